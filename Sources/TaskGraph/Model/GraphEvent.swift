@@ -1,0 +1,63 @@
+/// One recorded change of a graph. The event sequence alone is enough to rebuild any
+/// snapshot (see `GraphReplica`); it is what a replay log stores.
+public struct GraphEvent: Sendable, Equatable {
+    /// 1, 2, 3, ... per graph, without gaps.
+    public var sequence: UInt64
+    /// Seconds on the graph's clock.
+    public var time: Double
+    /// What changed.
+    public var change: GraphChange
+
+    public init(sequence: UInt64, time: Double, change: GraphChange) {
+        self.sequence = sequence
+        self.time = time
+        self.change = change
+    }
+}
+
+/// What a `GraphEvent` records.
+public enum GraphChange: Sendable, Equatable {
+    /// A node was created. `parent`/`index` are set when it is created as a child directly
+    /// (a `retry` attempt, a `then` closure's task).
+    case added(id: NodeID, kind: String, name: String, weight: Double, parent: NodeID?, index: Int?)
+    /// A node was adopted by a composite as its subtask number `index`.
+    case parentSet(id: NodeID, parent: NodeID, index: Int)
+    /// The node's weight changed.
+    case weightChanged(id: NodeID, weight: Double)
+    /// The node's state changed. `failed`/`message` describe a failed completion. A successful
+    /// completion also sets the node's fraction to 1.
+    case stateChanged(id: NodeID, state: TaskState, failed: Bool, message: String?)
+    /// The node's progress (own, or aggregated for composites) changed.
+    case progress(id: NodeID, progress: TaskProgress)
+    /// Somebody asked to cancel the node; `source` says who (`api`, `graph`, `parent`,
+    /// `child`, `timeout`, `failFast`, `keyboard`, ...). A `stateChanged` follows when the
+    /// request moved the node to `cancelled`.
+    case cancelRequested(id: NodeID, source: String)
+    /// Finished root subtrees released by retention.
+    case dropped(ids: [NodeID])
+
+    /// The node the change is about (nil for `dropped`).
+    public var nodeID: NodeID? {
+        switch self {
+        case .added(let id, _, _, _, _, _), .parentSet(let id, _, _), .weightChanged(let id, _),
+             .stateChanged(let id, _, _, _), .progress(let id, _), .cancelRequested(let id, _):
+            return id
+        case .dropped:
+            return nil
+        }
+    }
+}
+
+/// Where a cancel came from (`GraphChange.cancelRequested`'s `source`).
+public enum CancelSource {
+    public static let api = "api"
+    public static let graph = "graph"
+    public static let parent = "parent"
+    public static let child = "child"
+    public static let timeout = "timeout"
+    public static let failFast = "failFast"
+    public static let resolverReleased = "resolverReleased"
+    public static let keyboard = "keyboard"
+    public static let quit = "quit"
+    public static let signal = "signal"
+}

@@ -1,0 +1,94 @@
+/// The identity of a node (a task) within one graph. Stable for the graph's life; ids are
+/// handed out in creation order starting at 0.
+public struct NodeID: Hashable, Sendable, Codable, Comparable, CustomStringConvertible {
+    public let rawValue: Int
+    @inlinable public init(rawValue: Int) { self.rawValue = rawValue }
+    @inlinable public init(_ rawValue: Int) { self.rawValue = rawValue }
+    public static func < (a: NodeID, b: NodeID) -> Bool { a.rawValue < b.rawValue }
+    public var description: String { "#\(rawValue)" }
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(Int.self)
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(rawValue)
+    }
+}
+
+/// The kinds of node the library creates (`GraphNode.kind`).
+public enum NodeKind {
+    public static let task = "task"
+    public static let pending = "pending"
+    public static let delay = "delay"
+    public static let sequential = "sequential"
+    public static let concurrent = "concurrent"
+    public static let allSettled = "allSettled"
+    public static let then = "then"
+    public static let recover = "recover"
+    public static let chain = "chain"
+    public static let map = "map"
+    public static let timeout = "timeout"
+    public static let retry = "retry"
+    public static let race = "race"
+    public static let and = "and"
+    public static let validate = "validate"
+    /// Every kind above, in a fixed order.
+    public static let all = [task, pending, delay, sequential, concurrent, allSettled, then,
+                             recover, chain, map, timeout, retry, race, and, validate]
+}
+
+/// One node as found in a snapshot.
+public struct GraphNode: Sendable, Equatable {
+    public let id: NodeID
+    /// What the node is (see `NodeKind`), so a view can fold `map` adapters into their child.
+    public let kind: String
+    public let parent: NodeID?
+    /// Children in subtask order.
+    public let children: [NodeID]
+    public let name: String
+    public let weight: Double
+    public let state: TaskState
+    /// Completed with a failure.
+    public let failed: Bool
+    /// The node's own (for composites: aggregated, weighted) progress.
+    public let progress: TaskProgress
+    /// The error's description when failed.
+    public let message: String?
+
+    public init(id: NodeID, kind: String, parent: NodeID?, children: [NodeID], name: String,
+                weight: Double, state: TaskState, failed: Bool, progress: TaskProgress,
+                message: String?) {
+        self.id = id
+        self.kind = kind
+        self.parent = parent
+        self.children = children
+        self.name = name
+        self.weight = weight
+        self.state = state
+        self.failed = failed
+        self.progress = progress
+        self.message = message
+    }
+}
+
+/// A consistent copy of every node of a graph at one point of its event sequence.
+public struct GraphSnapshot: Sendable, Equatable {
+    public let nodes: [NodeID: GraphNode]
+    /// Nodes without a parent, in creation order.
+    public let roots: [NodeID]
+    /// How many events were recorded before this snapshot: apply exactly the events with a
+    /// greater sequence number to stay in step.
+    public let sequence: UInt64
+
+    public init(nodes: [NodeID: GraphNode], roots: [NodeID], sequence: UInt64) {
+        self.nodes = nodes
+        self.roots = roots
+        self.sequence = sequence
+    }
+
+    public subscript(id: NodeID) -> GraphNode? { nodes[id] }
+
+    /// An empty snapshot (no nodes, sequence 0).
+    public static let empty = GraphSnapshot(nodes: [:], roots: [], sequence: 0)
+}
