@@ -1,0 +1,28 @@
+// swift-tools-version: 6.1
+// The benchmark suite: a separate package, so that OpenCombine (a peer measured here) never
+// becomes a dependency of the TaskGraph library or of taskview.
+//
+//     swift run -c release --package-path Benchmarks taskgraph-bench [--quick] [--only W1,W3]
+import PackageDescription
+
+let package = Package(
+    name: "taskgraph-benchmarks",
+    dependencies: [
+        .package(name: "taskgraph", path: ".."),
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+    ],
+    targets: [
+        // glibc's mallinfo2(), which Swift's Glibc module does not export.
+        .target(name: "CMallocStats"),
+        .executableTarget(
+            name: "taskgraph-bench",
+            dependencies: [
+                "CMallocStats",
+                .product(name: "TaskGraph", package: "taskgraph"),
+                .product(name: "OpenCombine", package: "OpenCombine"),
+            ],
+            swiftSettings: [.define("NO_GRAPHTASK")]   // TEMP until the core lands
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,50 @@
+import Glibc
+
+/// Monotonic wall time in seconds (CLOCK_MONOTONIC), the only clock the harness reads.
+@inline(__always)
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}
+
+/// Seconds taken by `body`.
+@inline(__always)
+func seconds(_ body: () -> Void) -> Double {
+    let start = now()
+    body()
+    return now() - start
+}
+
+/// An accumulator the workloads write their results into, so the optimizer cannot drop the
+/// work and so each run can check it computed the right thing. Used from one thread at a
+/// time only (handlers run on the thread that settles), hence the unchecked conformance.
+final class Sink: @unchecked Sendable {
+    var total = 0
+    var count = 0
+
+    @inline(__always) func add(_ value: Int) {
+        total &+= value
+        count &+= 1
+    }
+}
+
+/// Stops the run with a clear message when a workload computed the wrong thing: a benchmark
+/// that measures broken work is worse than none.
+func check(_ condition: Bool, _ what: @autoclosure () -> String) {
+    if !condition {
+        printError("taskgraph-bench: wrong result: \(what())\n")
+        exit(1)
+    }
+}
+
+/// Writes `text` to standard error (fd 2; the C `stderr` global is not concurrency-safe).
+func printError(_ text: String) {
+    var bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
+        if n <= 0 { return }
+        offset += n
+    }
+}

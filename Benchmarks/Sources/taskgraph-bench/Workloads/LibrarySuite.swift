@@ -1,0 +1,82 @@
+/// W1-W5: the same jobs on GraphTask (plain and with the recorder), Swift Concurrency,
+/// OpenCombine and the minimal future.
+enum LibrarySuite {
+    static func workloads(_ config: Config) -> [Workload] {
+        var all: [Workload] = []
+        if config.wants("W1") {
+            all.append(Workload(
+                id: "W1", title: "create + execute + complete + 1 handler, per task",
+                n: config.size(100_000), measure: .perItem, target: .below(1e-6, "< 1 µs"),
+                runs: config.rounds(full: 7),
+                cases: cases(gt: GT.w1, swift: SwiftConcurrencySubject.w1,
+                             combine: OpenCombineSubject.w1, mini: MiniFutureSubject.w1)))
+        }
+        if config.wants("W2") {
+            all.append(Workload(
+                id: "W2", title: "chain of map/then links (build + run + release), per link",
+                n: config.size(100_000), measure: .perItem, target: .below(1e-6, "< 1 µs"),
+                runs: config.rounds(full: 7),
+                cases: cases(gt: GT.w2, swift: SwiftConcurrencySubject.w2,
+                             combine: OpenCombineSubject.w2, mini: MiniFutureSubject.w2)))
+        }
+        if config.wants("W3") {
+            all.append(Workload(
+                id: "W3", title: "fan-in: concurrent of N subtasks, per subtask",
+                n: config.size(100_000), measure: .perItem, target: .below(1e-6, "< 1 µs"),
+                runs: config.rounds(full: 7),
+                cases: cases(gt: GT.w3, swift: SwiftConcurrencySubject.w3,
+                             combine: OpenCombineSubject.w3, mini: MiniFutureSubject.w3)))
+        }
+        if config.wants("W4") {
+            all.append(Workload(
+                id: "W4", title: "heap bytes per unsettled task with 1 handler",
+                n: config.size(1_000_000), measure: .bytesPerItem, target: .below(400, "< 400 B"),
+                runs: config.runs ?? (config.quick ? 1 : 3), warmUp: false,
+                cases: cases(gt: GT.w4, swift: SwiftConcurrencySubject.w4,
+                             combine: OpenCombineSubject.w4, mini: MiniFutureSubject.w4)))
+        }
+        if config.wants("W5") {
+            all.append(Workload(
+                id: "W5", title: "cancel a 100 × 100 tree of executing tasks",
+                n: 100, measure: .total, target: .below(5e-3, "< 5 ms"),
+                runs: config.rounds(full: 7),
+                cases: cases(gt: GT.w5, swift: SwiftConcurrencySubject.w5,
+                             combine: OpenCombineSubject.w5, mini: MiniFutureSubject.w5)))
+        }
+        return all
+    }
+
+    private static func cases(gt: @escaping (Int, Bool) -> Double?, swift: @escaping (Int) -> Double,
+                              combine: @escaping (Int) -> Double, mini: @escaping (Int) -> Double) -> [Case] {
+        [
+            Case(subject: "GraphTask", kind: .graphTask) { gt($0, false) },
+            Case(subject: GT.recordedLabel, kind: .graphTaskRecorded) { gt($0, true) },
+            Case(subject: "Swift Concurrency", kind: .peer, run: swift),
+            Case(subject: "OpenCombine 0.14", kind: .peer, run: combine),
+            Case(subject: "minimal locked future (floor)", kind: .floor, run: mini),
+        ]
+    }
+}
+
+#if !NO_GRAPHTASK
+/// GraphTask's workloads, or n/a while the library lacks GraphTask.
+enum GT {
+    static let recordedLabel = Recorder.label
+    static func w1(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w1(n: n, recorded: rec) }
+    static func w2(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w2(n: n, recorded: rec) }
+    static func w3(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w3(n: n, recorded: rec) }
+    static func w4(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w4(n: n, recorded: rec) }
+    static func w5(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w5(width: n, recorded: rec) }
+    static func chain(depth: Int) -> Int { GraphTaskSubject.chain(depth: depth) }
+}
+#else
+enum GT {
+    static let recordedLabel = "GraphTask + recorder"
+    static func w1(_ n: Int, _ rec: Bool) -> Double? { nil }
+    static func w2(_ n: Int, _ rec: Bool) -> Double? { nil }
+    static func w3(_ n: Int, _ rec: Bool) -> Double? { nil }
+    static func w4(_ n: Int, _ rec: Bool) -> Double? { nil }
+    static func w5(_ n: Int, _ rec: Bool) -> Double? { nil }
+    static func chain(depth: Int) -> Int { -1 }
+}
+#endif

@@ -1,0 +1,85 @@
+import Glibc
+
+// taskgraph-bench: GraphTask against Swift Concurrency, OpenCombine and a minimal future, in
+// the same run, so every figure can be read as a ratio that holds on a noisy machine.
+
+let usage = """
+    USAGE: taskgraph-bench [--quick] [--only <groups>] [--runs <n>]
+
+    Runs the benchmark suite and prints one Markdown table: median, min and max per subject
+    and workload, GraphTask's median divided by each peer's, and each target with PASS/MISS.
+    Build in release mode: swift run -c release --package-path Benchmarks taskgraph-bench
+
+    OPTIONS:
+      --quick            Smoke run for CI: N/10, 3 rounds, depth probe up to 100k (~30 s).
+      --only <groups>    Comma-separated subset of: W1,W2,W3,W4,W5,depth,view.
+      --runs <n>         Rounds per workload (default 7; W4 3; quick 3, W4 1).
+      -h, --help         Show this help.
+    """
+
+func fail(_ message: String) -> Never {
+    printError("taskgraph-bench: \(message)\n\(usage)\n")
+    exit(2)
+}
+
+func parse(_ args: [String]) -> Config {
+    var config = Config()
+    var i = 0
+    while i < args.count {
+        switch args[i] {
+        case "--quick":
+            config.quick = true
+        case "--only":
+            i += 1
+            guard i < args.count else { fail("--only needs a list of groups") }
+            let wanted = args[i].split(separator: ",").map { $0.lowercased() }
+            let known = Set(Config.groups.map { $0.lowercased() })
+            for w in wanted where !known.contains(w) { fail("unknown group '\(w)' in --only") }
+            config.only = Set(wanted)
+        case "--runs":
+            i += 1
+            guard i < args.count, let n = Int(args[i]), n >= 1 else { fail("--runs needs a number >= 1") }
+            config.runs = n
+        case "-h", "--help":
+            print(usage)
+            exit(0)
+        default:
+            fail("unknown argument '\(args[i])'")
+        }
+        i += 1
+    }
+    return config
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--probe-chain" {
+    guard arguments.count == 3, let depth = Int(arguments[2]) else { fail("--probe-chain SUBJECT DEPTH") }
+    DepthProbe.child(subject: arguments[1], depth: depth)
+}
+let config = parse(arguments)
+let runner = Runner()
+let started = now()
+var rows: [Row] = []
+// 1 GiB stack: subjects that recurse per link can still be timed on long chains.
+runOnThread(stackBytes: 1 << 30) {
+    for workload in LibrarySuite.workloads(config) + ViewSuite.workloads(config) {
+        rows += runner.run(workload)
+    }
+}
+let depthResults = config.wants("depth") ? DepthProbe.run(quick: config.quick, log: runner) : []
+
+print("## taskgraph-bench\(config.quick ? " --quick" : "")")
+print("")
+print(Machine.description())
+print("")
+if !rows.isEmpty {
+    print(Report.table(rows))
+    print("")
+}
+if !depthResults.isEmpty {
+    print("Deepest chain on the default stack (W2's links, one child process per depth):")
+    print("")
+    print(DepthProbe.table(depthResults, quick: config.quick))
+    print("")
+}
+print("Total time: \(Report.sig3(now() - started)) s")
