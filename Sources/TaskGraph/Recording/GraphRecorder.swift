@@ -1,0 +1,232 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes a graph's events to a replay log (replay-log.md): the header, a snapshot of what
+/// exists, then every event with the log's own `seq` and `t` (seconds on the graph's clock
+/// since recording started), periodic snapshots, and on `finish()` (or `cancel()`) a final
+/// snapshot and an `end` line with the summary.
+///
+/// Lines are buffered and flushed at least every 100 ms, when the buffer passes 1 MiB, on
+/// `flush()`, on `finish()` and at process exit (`atexit`), so a crash loses at most the
+/// unflushed tail and never corrupts an earlier line.
+///
+/// Periodic snapshots: one is written when the events since the last one reach
+/// `max(snapshotEvery, 4 × live nodes)` (`snapshotEvery` defaults to 5,000), so seeking
+/// costs at most one snapshot plus that many events, and snapshots stay about a fifth of
+/// the log. A snapshot over 1 MiB is split into parts.
+///
+/// The recorder observes the graph synchronously (`Graph.snapshotAndObserve`); encoding is
+/// done by hand into a reused buffer, so recording costs no allocation per event.
+public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // state behind `lock`
+    /// The default minimum number of events between two snapshots.
+    public static let defaultSnapshotEvery = 5000
+    /// Buffered bytes that trigger a write before the 100 ms flush.
+    static let flushBytes = 1 << 20
+
+    /// Where the log goes.
+    public let path: String
+
+    private let lock = Lock()
+    private let file: LogFile
+    private var buffer = LogBuffer(capacity: GraphRecorder.flushBytes + (1 << 16))
+    private var model = LogModel()
+    private var seq: UInt64 = 0
+    private var eventsSinceSnapshot = 0
+    private let snapshotEvery: Int
+    private let startTime: Double
+    private var lastT: Double = 0
+    private var lastRootSettle: Double?
+    private var finished = false
+    private let clock: (any GraphClock)?
+    private var observation: (any GraphObservation)?
+    private var timer: (any DispatchSourceTimer)?
+
+    /// Opens `path` (created or truncated) and writes the header; events come from
+    /// `record(_:)`. Use `init(graph:path:...)` to record a graph.
+    /// - Parameters:
+    ///   - producer: the header's `producer` (default: this process's command line).
+    ///   - scenario, seed: header fields, written when given.
+    ///   - startTime: clock time that becomes `t = 0`.
+    public init(path: String, producer: String? = nil, scenario: String? = nil, seed: UInt64? = nil,
+                startTime: Double = 0, snapshotEvery: Int = GraphRecorder.defaultSnapshotEvery) throws {
+        self.path = path
+        self.file = try LogFile(path: path)
+        self.startTime = startTime
+        self.snapshotEvery = max(1, snapshotEvery)
+        self.clock = nil
+        buffer.header(created: iso8601Now(),
+                      producer: producer ?? CommandLine.arguments.joined(separator: " "),
+                      scenario: scenario, seed: seed)
+        startFlushing()
+    }
+
+    /// Opens `path`, writes the header and a snapshot of what `graph` holds now, then
+    /// records every event of `graph` until `finish()`/`cancel()`.
+    public init(graph: Graph, path: String, producer: String? = nil, scenario: String? = nil,
+                seed: UInt64? = nil, snapshotEvery: Int = GraphRecorder.defaultSnapshotEvery) throws {
+        self.path = path
+        self.file = try LogFile(path: path)
+        self.clock = graph.clock
+        self.startTime = graph.clock.now
+        self.snapshotEvery = max(1, snapshotEvery)
+        buffer.header(created: iso8601Now(),
+                      producer: producer ?? CommandLine.arguments.joined(separator: " "),
+                      scenario: scenario, seed: seed)
+        // The graph holds the recorder (through the handler) until `finish()`: the observation
+        // lives until cancelled, as `GraphObservation` promises. Our lock is held across
+        // registration, so an event on another thread waits until the snapshot is written.
+        lock.withLock {
+            let (snapshot, observation) = graph.snapshotAndObserve { event in
+                self.record(event)
+            }
+            self.observation = observation
+            model = LogModel(snapshot)
+            writeSnapshotLocked(t: 0)
+        }
+        startFlushing()
+    }
+
+    /// The first write error, if any (recording stops writing after one).
+    public var writeError: RecordingError? { lock.withLock { file.failure } }
+
+    /// Appends one event (its `sequence` is replaced by the log's own counter).
+    public func record(_ event: GraphEvent) {
+        lock.withLock {
+            guard !finished else { return }
+            let t = event.time - startTime
+            lastT = t
+            seq += 1
+            buffer.event(event.change, seq: seq, t: t)
+            if case let .stateChanged(id, state, _, _) = event.change, state.isSettled,
+               let n = model[id.rawValue], n.parent < 0 {
+                lastRootSettle = t
+            }
+            model.apply(event.change)
+            eventsSinceSnapshot += 1
+            if eventsSinceSnapshot >= max(snapshotEvery, 4 * model.liveCount) {
+                writeSnapshotLocked(t: t)
+            }
+            if buffer.count >= GraphRecorder.flushBytes { flushLocked() }
+        }
+    }
+
+    /// Records a key that changed something (`id`: the selected node), at the clock's time.
+    public func recordKey(_ key: String, node: NodeID?) {
+        let now = clock.map { $0.now - startTime }
+        lock.withLock {
+            guard !finished else { return }
+            seq += 1
+            buffer.key(key, id: node, seq: seq, t: max(now ?? lastT, lastT))
+        }
+    }
+
+    /// Writes whatever is buffered.
+    public func flush() {
+        lock.withLock { flushLocked() }
+    }
+
+    /// Stops recording: a final snapshot, the `end` line, flush, close. Later calls and
+    /// events are ignored.
+    public func finish() {
+        let observation: (any GraphObservation)? = lock.withLock {
+            guard !finished else { return nil }
+            let t = max(clock.map { $0.now - startTime } ?? lastT, lastT)
+            writeSnapshotLocked(t: t)
+            let allSettled = model.rootIDs.allSatisfy { model[$0]?.state.isSettled ?? true }
+            let duration = allSettled ? (lastRootSettle ?? t) : t
+            seq += 1
+            buffer.end(model.summary(duration: duration), seq: seq, t: t)
+            finished = true
+            flushLocked()
+            file.close()
+            defer { self.observation = nil }
+            return self.observation
+        }
+        observation?.cancel()
+        stopFlushing()
+    }
+
+    /// Same as `finish()`.
+    public func cancel() { finish() }
+
+    /// Stops recording without the final snapshot and `end`, as a killed session would
+    /// leave the log (for tests and for abandoning a session).
+    public func abandon() {
+        let observation: (any GraphObservation)? = lock.withLock {
+            guard !finished else { return nil }
+            finished = true
+            flushLocked()
+            file.close()
+            defer { self.observation = nil }
+            return self.observation
+        }
+        observation?.cancel()
+        stopFlushing()
+    }
+
+    private func writeSnapshotLocked(t: Double) {
+        seq = model.writeSnapshot(into: &buffer, seq: seq + 1, t: t) - 1
+        eventsSinceSnapshot = 0
+    }
+
+    private func flushLocked() {
+        guard !buffer.isEmpty else { return }
+        buffer.withBytes { file.write($0) }
+        buffer.removeAll()
+    }
+
+    private func startFlushing() {
+        let source = DispatchSource.makeTimerSource(queue: .global())
+        source.schedule(deadline: .now() + .milliseconds(100), repeating: .milliseconds(100),
+                        leeway: .milliseconds(10))
+        source.setEventHandler { [weak self] in self?.flush() }
+        lock.withLock { timer = source }
+        RecorderRegistry.shared.add(self)
+        source.resume()
+    }
+
+    private func stopFlushing() {
+        let t = lock.withLock { () -> (any DispatchSourceTimer)? in
+            defer { timer = nil }
+            return timer
+        }
+        t?.cancel()
+        RecorderRegistry.shared.remove(self)
+    }
+
+    deinit {
+        timer?.cancel()
+        if !finished { flushLocked() }
+    }
+}
+
+/// Live recorders, flushed at process exit.
+final class RecorderRegistry: @unchecked Sendable {   // state behind `lock`
+    static let shared = RecorderRegistry()
+
+    private let lock = Lock()
+    private var recorders: [ObjectIdentifier: Weak] = [:]
+    private var installed = false
+
+    struct Weak { weak var recorder: GraphRecorder? }
+
+    func add(_ r: GraphRecorder) {
+        let install = lock.withLock { () -> Bool in
+            recorders[ObjectIdentifier(r)] = Weak(recorder: r)
+            defer { installed = true }
+            return !installed
+        }
+        if install { atexit { RecorderRegistry.shared.flushAll() } }
+    }
+
+    func remove(_ r: GraphRecorder) {
+        lock.withLock { _ = recorders.removeValue(forKey: ObjectIdentifier(r)) }
+    }
+
+    func flushAll() {
+        let live = lock.withLock { recorders.values.compactMap(\.recorder) }
+        for r in live { r.flush() }
+    }
+}

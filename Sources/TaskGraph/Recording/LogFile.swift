@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why a log could not be opened or written.
+public struct RecordingError: Error, CustomStringConvertible, Sendable {
+    public let path: String
+    public let message: String
+    public var description: String { "\(path): \(message)" }
+}
+
+/// An append-only file descriptor: earlier bytes are never rewritten.
+final class LogFile {
+    let path: String
+    private var fd: Int32
+    private(set) var failure: RecordingError?
+
+    init(path: String) throws {
+        self.path = path
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        if fd < 0 {
+            throw RecordingError(path: path, message: String(cString: strerror(errno)))
+        }
+    }
+
+    /// Writes every byte (retrying short writes and EINTR); remembers the first failure.
+    func write(_ bytes: UnsafeRawBufferPointer) {
+        guard fd >= 0, failure == nil, var base = bytes.baseAddress else { return }
+        var left = bytes.count
+        while left > 0 {
+            let n = Glibc.write(fd, base, left)
+            if n < 0 {
+                if errno == EINTR { continue }
+                failure = RecordingError(path: path, message: String(cString: strerror(errno)))
+                return
+            }
+            left -= n
+            base += n
+        }
+    }
+
+    func close() {
+        if fd >= 0 { _ = Glibc.close(fd) }
+        fd = -1
+    }
+
+    deinit { close() }
+}
+
+/// The current time of day as ISO 8601 UTC ("2026-01-31T12:00:00Z"), for log headers.
+func iso8601Now() -> String {
+    var t = time(nil)
+    var parts = tm()
+    gmtime_r(&t, &parts)
+    var buf = [CChar](repeating: 0, count: 32)
+    let n = strftime(&buf, buf.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
+    return String(decoding: buf[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}

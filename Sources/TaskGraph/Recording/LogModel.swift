@@ -1,0 +1,261 @@
+/// A compact copy of a graph's nodes, folded from events: what the recorder needs for its
+/// periodic snapshots and summary, and what the replay reader rebuilds states with. Nodes
+/// live in a dense array; ids map to slots through a flat table, so sparse ids (a log that
+/// starts late) cost four bytes per id, and every update is an array access, not a hash.
+package struct LogModel: Sendable {
+    package struct Node: Sendable, Equatable {
+        package var id: Int32
+        package var parent: Int32 = -1
+        package var state: TaskState = .notExecuted
+        package var failed = false
+        package var live = true
+        package var kind: String
+        package var name: String
+        package var weight: Double
+        package var fraction: Double = 0
+        package var info: String?
+        package var message: String?
+        package var children: [Int32] = []
+
+        package init(id: Int32, kind: String, name: String, weight: Double) {
+            self.id = id
+            self.kind = kind
+            self.name = name
+            self.weight = weight
+        }
+    }
+
+    /// Largest node id accepted (ids index a flat table).
+    package static let maxID = (1 << 24) - 1
+
+    package private(set) var nodes: [Node] = []
+    private var slotOf: [Int32] = []
+    package private(set) var liveCount = 0
+
+    package init() {}
+
+    /// The slot of a live node, nil when unknown or dropped.
+    @inline(__always)
+    package func slot(_ id: Int) -> Int? {
+        guard id >= 0, id < slotOf.count else { return nil }
+        let s = Int(slotOf[id])
+        return s >= 0 && nodes[s].live ? s : nil
+    }
+
+    package func contains(_ id: Int) -> Bool { slot(id) != nil }
+
+    package subscript(id: Int) -> Node? { slot(id).map { nodes[$0] } }
+
+    /// Adds a node (replacing a dropped one with the same id). Caller checks `id <= maxID`.
+    @discardableResult
+    package mutating func add(_ node: Node) -> Int {
+        let id = Int(node.id)
+        if id >= slotOf.count {
+            slotOf.append(contentsOf: repeatElement(-1, count: id + 1 - slotOf.count))
+        }
+        if slotOf[id] >= 0 {
+            let s = Int(slotOf[id])
+            if !nodes[s].live { liveCount += 1 }
+            nodes[s] = node
+            return s
+        }
+        slotOf[id] = Int32(nodes.count)
+        nodes.append(node)
+        liveCount += 1
+        return nodes.count - 1
+    }
+
+    /// Inserts `child` into `parent`'s children at `index` (clamped), detaching it from a
+    /// previous parent first. Both must exist.
+    package mutating func attach(_ child: Int, to parent: Int, at index: Int) {
+        guard let c = slot(child), let p = slot(parent) else { return }
+        let old = Int(nodes[c].parent)
+        if old >= 0, let o = slot(old) {
+            nodes[o].children.removeAll { $0 == Int32(child) }
+        }
+        nodes[c].parent = Int32(parent)
+        let count = nodes[p].children.count
+        if index >= count {
+            nodes[p].children.append(Int32(child))
+        } else {
+            nodes[p].children.insert(Int32(child), at: max(0, index))
+        }
+    }
+
+    /// Applies one graph change; changes about unknown nodes are ignored.
+    package mutating func apply(_ change: GraphChange) {
+        switch change {
+        case let .added(id, kind, name, weight, parent, index):
+            guard id.rawValue >= 0, id.rawValue <= LogModel.maxID else { return }
+            add(Node(id: Int32(id.rawValue), kind: kind, name: name, weight: weight))
+            if let parent, contains(parent.rawValue) {
+                attach(id.rawValue, to: parent.rawValue, at: index ?? Int.max)
+            }
+        case let .parentSet(id, parent, index):
+            attach(id.rawValue, to: parent.rawValue, at: index)
+        case let .weightChanged(id, weight):
+            if let s = slot(id.rawValue) { nodes[s].weight = weight }
+        case let .stateChanged(id, state, failed, message):
+            guard let s = slot(id.rawValue) else { return }
+            nodes[s].state = state
+            nodes[s].failed = failed
+            nodes[s].message = failed ? message : nil
+            if state == .completed && !failed { nodes[s].fraction = 1 }
+        case let .progress(id, progress):
+            guard let s = slot(id.rawValue) else { return }
+            nodes[s].fraction = progress.fraction
+            nodes[s].info = progress.info
+        case .cancelRequested:
+            break
+        case let .dropped(ids):
+            drop(ids.map(\.rawValue))
+        }
+    }
+
+    package mutating func drop(_ ids: [Int]) {
+        for id in ids {
+            guard let s = slot(id) else { continue }
+            let p = Int(nodes[s].parent)
+            if p >= 0, let ps = slot(p) { nodes[ps].children.removeAll { $0 == Int32(id) } }
+            nodes[s].live = false
+            nodes[s].children = []
+            liveCount -= 1
+        }
+    }
+
+    /// Live nodes in ascending id order.
+    package func liveNodesByID() -> [Node] {
+        var out: [Node] = []
+        out.reserveCapacity(liveCount)
+        for id in 0..<slotOf.count {
+            let s = Int(slotOf[id])
+            if s >= 0, nodes[s].live { out.append(nodes[s]) }
+        }
+        return out
+    }
+
+    /// Live root ids (no parent) in ascending order.
+    package var rootIDs: [Int] {
+        var out: [Int] = []
+        for id in 0..<slotOf.count {
+            let s = Int(slotOf[id])
+            if s >= 0, nodes[s].live, nodes[s].parent < 0 { out.append(id) }
+        }
+        return out
+    }
+
+    /// The state as a `GraphSnapshot` (what `Graph.snapshot()` gives for the same history).
+    package func snapshot(sequence: UInt64) -> GraphSnapshot {
+        var out: [NodeID: GraphNode] = [:]
+        out.reserveCapacity(liveCount)
+        var roots: [NodeID] = []
+        for id in 0..<slotOf.count {
+            let s = Int(slotOf[id])
+            guard s >= 0, nodes[s].live else { continue }
+            let n = nodes[s]
+            let nid = NodeID(id)
+            out[nid] = GraphNode(
+                id: nid, kind: n.kind, parent: n.parent >= 0 ? NodeID(Int(n.parent)) : nil,
+                children: n.children.map { NodeID(Int($0)) }, name: n.name, weight: n.weight,
+                state: n.state, failed: n.failed, progress: TaskProgress(n.fraction, info: n.info),
+                message: n.message)
+            if n.parent < 0 { roots.append(nid) }
+        }
+        return GraphSnapshot(nodes: out, roots: roots, sequence: sequence)
+    }
+
+    /// A model holding exactly the nodes of `snapshot`.
+    package init(_ snapshot: GraphSnapshot) {
+        for id in snapshot.nodes.keys.sorted() {
+            let n = snapshot.nodes[id]!
+            var node = Node(id: Int32(id.rawValue), kind: n.kind, name: n.name, weight: n.weight)
+            node.parent = Int32(n.parent?.rawValue ?? -1)
+            node.state = n.state
+            node.failed = n.failed
+            node.fraction = n.progress.fraction
+            node.info = n.progress.info
+            node.message = n.message
+            node.children = n.children.map { Int32($0.rawValue) }
+            add(node)
+        }
+    }
+
+    /// Counts by outcome, as the `end` event and the headless summary report them.
+    package func summary(duration: Double) -> LogSummary {
+        var s = LogSummary()
+        s.duration = duration
+        for id in 0..<slotOf.count {
+            let slot = Int(slotOf[id])
+            guard slot >= 0, nodes[slot].live else { continue }
+            let n = nodes[slot]
+            switch n.state {
+            case .completed: if n.failed { s.failed += 1 } else { s.succeeded += 1 }
+            case .cancelled: s.cancelled += 1
+            case .executing: s.executing += 1
+            case .notExecuted: if isSkipped(slot) { s.skipped += 1 } else { s.notExecuted += 1 }
+            }
+        }
+        s.outcome = outcome
+        return s
+    }
+
+    /// Never executed, and its parent has settled or is itself skipped.
+    package func isSkipped(_ slot: Int) -> Bool {
+        var s = slot
+        var steps = 0
+        while nodes[s].state == .notExecuted, steps <= nodes.count {
+            let p = Int(nodes[s].parent)
+            guard p >= 0, let ps = self.slot(p) else { return false }
+            if nodes[ps].state.isSettled { return true }
+            s = ps
+            steps += 1
+        }
+        return false
+    }
+
+    /// The roots' outcome: "succeeded" when every root succeeded, "failed" when one failed,
+    /// "cancelled" when one was cancelled (and none failed), else "unfinished".
+    package var outcome: String {
+        var result = "succeeded"
+        var any = false
+        for id in rootIDs {
+            guard let n = self[id] else { continue }
+            any = true
+            switch n.state {
+            case .completed where n.failed: result = "failed"
+            case .completed: break
+            case .cancelled: if result == "succeeded" { result = "cancelled" }
+            case .notExecuted, .executing: return "unfinished"
+            }
+        }
+        return any ? result : "succeeded"
+    }
+}
+
+/// The figures of an `end` event.
+package struct LogSummary: Sendable, Equatable {
+    package var succeeded = 0
+    package var failed = 0
+    package var cancelled = 0
+    package var skipped = 0
+    package var notExecuted = 0
+    package var executing = 0
+    package var duration = 0.0
+    package var outcome = "unfinished"
+    package init() {}
+}
+
+extension LogModel {
+    /// The parent id of a live node (-1 for a root or an unknown node).
+    @inline(__always)
+    package func parentOf(_ id: Int) -> Int {
+        guard let s = slot(id) else { return -1 }
+        return Int(nodes[s].parent)
+    }
+
+    /// Replaces the children order of a live node.
+    package mutating func setChildren(of id: Int, _ children: [Int32]) {
+        guard let s = slot(id) else { return }
+        nodes[s].children = children
+    }
+}

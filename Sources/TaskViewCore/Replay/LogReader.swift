@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TaskGraph
+
+/// A log that cannot be replayed: the file, the line (when one is to blame) and the problem.
+public struct LogLoadError: Error, CustomStringConvertible, Sendable {
+    public let path: String
+    public let line: Int?
+    public let message: String
+
+    public var description: String {
+        if let line { return "\(path): line \(line): \(message)" }
+        return "\(path): \(message)"
+    }
+}
+
+/// Reads replay logs (replay-log.md) without trusting them. Limits, all documented here:
+/// - a line longer than `maxLineBytes` (4 MiB) is a bad line;
+/// - node ids are 0 ... 16,777,215; weights are finite and >= 0; fractions 0...1;
+///   times finite, >= 0 and never going backwards; seq strictly increasing (no gaps unless
+///   bad lines are skipped);
+/// - a parent must exist and may not make a cycle; nesting is at most `maxDepth` deep;
+/// - names and texts are kept as they are (the dashboard and the headless printer
+///   sanitize them before they reach the terminal).
+/// A bad line is an error naming its line number unless `skipBadLines`, which counts it.
+/// A final line without a newline is dropped (`truncatedAfterSeq`). Unknown fields and
+/// unknown event kinds are ignored; an unknown major version is refused.
+public enum LogReader {
+    /// Longest line accepted.
+    public static let maxLineBytes = 4 << 20
+    /// Deepest nesting of nodes accepted.
+    public static let maxDepth = 1_000_000
+    /// The major version this reader understands.
+    public static let version = 1
+
+    /// Reads and validates the log at `path`.
+    public static func load(path: String, skipBadLines: Bool = false) throws -> ReplayLog {
+        let bytes = try readFile(path)
+        return try parse(bytes, name: path, skipBadLines: skipBadLines)
+    }
+
+    /// Validates a log held in memory; `name` is used in messages.
+    public static func parse(_ bytes: [UInt8], name: String, skipBadLines: Bool = false) throws -> ReplayLog {
+        try bytes.withUnsafeBufferPointer { buf in
+            var parser = LogParser(name: name, skipBadLines: skipBadLines)
+            try parser.run(buf)
+            return parser.log
+        }
+    }
+
+    static func readFile(_ path: String) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw LogLoadError(path: path, line: nil, message: String(cString: strerror(errno)))
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            throw LogLoadError(path: path, line: nil, message: String(cString: strerror(errno)))
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            throw LogLoadError(path: path, line: nil, message: "not a regular file")
+        }
+        var out = [UInt8](repeating: 0, count: Int(st.st_size))
+        var filled = 0
+        while true {
+            if filled == out.count { out.append(contentsOf: repeatElement(0, count: max(4096, out.count / 2))) }
+            let n = out.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw LogLoadError(path: path, line: nil, message: String(cString: strerror(errno)))
+            }
+            if n == 0 { break }
+            filled += n
+        }
+        out.removeLast(out.count - filled)
+        return out
+    }
+}
