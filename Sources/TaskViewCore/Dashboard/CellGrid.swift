@@ -1,0 +1,122 @@
+/// What a cell's colour means; the terminal layer maps roles to colours (or, with
+/// NO_COLOR, to attributes only).
+public enum StyleRole: UInt8, Sendable, CaseIterable {
+    case normal, dim, executing, succeeded, failed, cancelled, skipped, header, bar, accent
+}
+
+/// A cell's look: a role plus attributes.
+public struct CellStyle: Hashable, Sendable {
+    public var role: StyleRole
+    public var bold: Bool
+    public var reverse: Bool
+    public var underline: Bool
+
+    public init(_ role: StyleRole = .normal, bold: Bool = false, reverse: Bool = false,
+                underline: Bool = false) {
+        self.role = role
+        self.bold = bold
+        self.reverse = reverse
+        self.underline = underline
+    }
+
+    public static let normal = CellStyle()
+}
+
+/// One screen cell. A wide character occupies its cell and the next, which holds
+/// `Cell.continuation`.
+public struct Cell: Hashable, Sendable {
+    public var scalar: Unicode.Scalar
+    public var style: CellStyle
+
+    public init(_ scalar: Unicode.Scalar, _ style: CellStyle = .normal) {
+        self.scalar = scalar
+        self.style = style
+    }
+
+    public static let blank = Cell(" ")
+    /// The right half of a wide character.
+    public static let continuationScalar: Unicode.Scalar = "\u{0}"
+}
+
+/// A frame: `height` rows of `width` cells, what the pure renderer produces and the
+/// terminal layer copies (only the cells that changed).
+public struct CellGrid: Sendable, Equatable {
+    public let width: Int
+    public let height: Int
+    public private(set) var cells: [Cell]
+
+    public init(width: Int, height: Int) {
+        self.width = max(0, width)
+        self.height = max(0, height)
+        cells = [Cell](repeating: .blank, count: self.width * self.height)
+    }
+
+    public subscript(x: Int, y: Int) -> Cell {
+        cells[y * width + x]
+    }
+
+    /// Sets one cell (ignored outside the grid).
+    public mutating func set(_ x: Int, _ y: Int, _ cell: Cell) {
+        guard x >= 0, y >= 0, x < width, y < height else { return }
+        cells[y * width + x] = cell
+    }
+
+    /// Applies `style` to cells `x..<x+count` of row `y`.
+    public mutating func restyle(y: Int, from x: Int, count: Int, _ style: (inout CellStyle) -> Void) {
+        guard y >= 0, y < height else { return }
+        let start = max(0, x), end = min(width, x + count)
+        guard start < end else { return }
+        for i in (y * width + start)..<(y * width + end) { style(&cells[i].style) }
+    }
+
+    /// Writes clean text from column `x` on row `y`, at most `limit` columns; returns the
+    /// column after the last one written. Wide characters that do not fit are not split.
+    @discardableResult
+    public mutating func write(_ text: String, x: Int, y: Int, style: CellStyle = .normal,
+                               limit: Int = .max) -> Int {
+        guard y >= 0, y < height else { return x }
+        let end = min(width, limit == .max ? width : x + max(0, limit))
+        var col = x
+        for s in text.unicodeScalars {
+            let w = Sanitizer.width(s)
+            if col + w > end { break }
+            if col >= 0 {
+                cells[y * width + col] = Cell(s, style)
+                if w == 2 { cells[y * width + col + 1] = Cell(Cell.continuationScalar, style) }
+            }
+            col += w
+        }
+        return col
+    }
+
+    /// Writes text cut to `limit` columns, ending with `ellipsis` when cut.
+    @discardableResult
+    public mutating func writeFitted(_ text: String, x: Int, y: Int, style: CellStyle = .normal,
+                                     limit: Int, ellipsis: Unicode.Scalar) -> Int {
+        guard limit > 0 else { return x }
+        let cols = Sanitizer.columns(text)
+        if cols <= limit { return write(text, x: x, y: y, style: style, limit: limit) }
+        let col = write(text, x: x, y: y, style: style, limit: limit - 1)
+        set(col, y, Cell(ellipsis, style))
+        return col + 1
+    }
+
+    /// Row `y` as text (continuation cells skipped), trailing spaces kept.
+    public func rowText(_ y: Int) -> String {
+        var out = String.UnicodeScalarView()
+        for x in 0..<width {
+            let s = cells[y * width + x].scalar
+            if s != Cell.continuationScalar { out.append(s) }
+        }
+        return String(out)
+    }
+
+    /// Every row as text with trailing spaces removed: handy for exact-row tests.
+    public var lines: [String] {
+        (0..<height).map { y in
+            var s = rowText(y)
+            while s.hasSuffix(" ") { s.removeLast() }
+            return s
+        }
+    }
+}

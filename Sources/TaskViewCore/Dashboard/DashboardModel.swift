@@ -1,0 +1,64 @@
+import TaskGraph
+
+/// Everything the renderer needs: the graph as absorbed from events, the view state, and
+/// what the source says about the session (title, clock, replay position).
+public struct DashboardModel: Sendable {
+    /// The live graph; events are absorbed here even while the display is paused.
+    public var tree = TreeModel()
+    /// The tree as it was when the person paused (nil when not paused): what is drawn.
+    public var frozen: TreeModel?
+    public var view = ViewState()
+    /// Header title: scenario or log name (sanitized when drawn).
+    public var title: String
+    /// Elapsed time on the graph clock, as the source last set it.
+    public var clockNow: Double = 0
+    /// The clock when the display was paused (what a frozen display shows).
+    public var pausedClock: Double?
+    /// The root whose outcome ends the session (-1: the first root).
+    public var root: Int = -1
+    /// Set when the root settled.
+    public var outcome: RootOutcome?
+    /// Replay-only fields, set by a replay source (see `DashboardSource`).
+    public var isReplay = false
+    public var replayPosition: Double = 0
+    public var replayDuration: Double = 0
+    public var replaySpeed: Double = 1
+    public var replayPlaying = true
+    /// Draw ASCII glyphs only.
+    public var ascii = false
+    /// Cached filter visibility (see `Filter`).
+    var filterCache = FilterCache()
+
+    public init(title: String) {
+        self.title = title
+    }
+
+    /// The tree that is drawn and navigated: frozen while paused.
+    public var shown: TreeModel { frozen ?? tree }
+
+    /// Absorbs one graph event into the live tree.
+    public mutating func absorb(_ event: GraphEvent) {
+        tree.absorb(event)
+    }
+
+    /// The root the session is about (explicit, else the first live root).
+    public var rootID: Int? {
+        if root >= 0 { return tree.contains(root) ? root : nil }
+        var first: Int?
+        tree.forEachRoot { first = $0; return false }
+        return first
+    }
+
+    /// Updates `outcome` from the live tree; returns true when it changed.
+    @discardableResult
+    public mutating func updateOutcome() -> Bool {
+        guard outcome == nil, let r = rootID else { return false }
+        let node = tree[r]
+        switch node.state {
+        case .completed: outcome = node.failed ? .failed : .succeeded
+        case .cancelled: outcome = .cancelled
+        default: return false
+        }
+        return true
+    }
+}

@@ -1,0 +1,205 @@
+import TaskGraph
+
+/// The tree as rows are drawn: `map` adapters folded into their child's row, collapsed
+/// nodes' children hidden, and a filter applied. Every walk is local (O(depth) or
+/// O(siblings)), never a pass over the whole tree, so a 100,000-node graph stays fast:
+/// the renderer starts at the top row's node and steps `next` once per row.
+public struct DisplayTree {
+    public let tree: TreeModel
+    public let view: ViewState
+    /// Filter visibility by raw id (nil: no filter).
+    let mask: [Bool]?
+
+    public init(tree: TreeModel, view: ViewState, mask: [Bool]?) {
+        self.tree = tree
+        self.view = view
+        self.mask = mask
+    }
+
+    func node(_ i: Int) -> TreeModel.Node { tree.nodes[i] }
+
+    /// A `map` adapter whose single child is drawn in its row.
+    public func isFoldingMap(_ i: Int) -> Bool {
+        view.foldMaps && tree.nodes[i].kind == NodeKind.map && tree.nodes[i].children.count == 1
+    }
+
+    /// A node drawn inside its adapter's row, not on a row of its own.
+    public func isFolded(_ i: Int) -> Bool {
+        let p = Int(tree.nodes[i].parent)
+        return p >= 0 && tree.contains(p) && isFoldingMap(p)
+    }
+
+    /// The node whose name and children a row shows (itself unless it is a folding map).
+    public func content(_ i: Int) -> Int {
+        var c = i
+        var guardSteps = 0
+        while isFoldingMap(c) && guardSteps < 10_000 {
+            c = Int(tree.nodes[c].children[0])
+            guardSteps += 1
+        }
+        return c
+    }
+
+    /// The row a node's row hangs under (-1: a root row).
+    public func parent(_ i: Int) -> Int {
+        var p = Int(tree.nodes[i].parent)
+        while p >= 0 && tree.contains(p) && isFolded(p) { p = Int(tree.nodes[p].parent) }
+        return p >= 0 && tree.contains(p) ? p : -1
+    }
+
+    func passes(_ i: Int) -> Bool {
+        guard let mask else { return true }
+        return i < mask.count && mask[i]
+    }
+
+    /// Whether the row's children are shown.
+    public func isExpanded(_ i: Int) -> Bool { mask != nil || view.isExpanded(i) }
+
+    /// Whether the row has any child row (regardless of collapsing).
+    public func hasChildren(_ i: Int) -> Bool {
+        for c in tree.nodes[content(i)].children where tree.contains(Int(c)) && passes(Int(c)) {
+            return true
+        }
+        return false
+    }
+
+    func firstChild(_ i: Int) -> Int? {
+        guard isExpanded(i) else { return nil }
+        for c in tree.nodes[content(i)].children where tree.contains(Int(c)) && passes(Int(c)) {
+            return Int(c)
+        }
+        return nil
+    }
+
+    func lastChild(_ i: Int) -> Int? {
+        guard isExpanded(i) else { return nil }
+        for c in tree.nodes[content(i)].children.reversed() where tree.contains(Int(c)) && passes(Int(c)) {
+            return Int(c)
+        }
+        return nil
+    }
+
+    /// The next row at the same level, if any.
+    public func nextSibling(_ i: Int) -> Int? {
+        let p = Int(tree.nodes[i].parent)
+        let start = Int(tree.nodes[i].index) + 1
+        if p >= 0 {
+            let kids = tree.nodes[p].children
+            var k = start
+            while k < kids.count {
+                let c = Int(kids[k])
+                if tree.contains(c) && passes(c) { return c }
+                k += 1
+            }
+            return nil
+        }
+        let slots = tree.rootSlots
+        var k = start
+        while k < slots.count {
+            let c = Int(slots[k])
+            if tree.isRootSlot(c) && Int(tree.nodes[c].index) == k && passes(c) { return c }
+            k += 1
+        }
+        return nil
+    }
+
+    func prevSibling(_ i: Int) -> Int? {
+        let p = Int(tree.nodes[i].parent)
+        var k = Int(tree.nodes[i].index) - 1
+        if p >= 0 {
+            let kids = tree.nodes[p].children
+            while k >= 0 {
+                let c = Int(kids[k])
+                if tree.contains(c) && passes(c) { return c }
+                k -= 1
+            }
+            return nil
+        }
+        let slots = tree.rootSlots
+        while k >= 0 {
+            let c = Int(slots[k])
+            if tree.isRootSlot(c) && Int(tree.nodes[c].index) == k && passes(c) { return c }
+            k -= 1
+        }
+        return nil
+    }
+
+    /// The first row of the tree.
+    public func first() -> Int? {
+        var found: Int?
+        tree.forEachRoot { r in
+            if passes(r) { found = r; return false }
+            return true
+        }
+        return found
+    }
+
+    /// The last row of the tree.
+    public func last() -> Int? {
+        var lastRoot: Int?
+        tree.forEachRoot { r in
+            if passes(r) { lastRoot = r }
+            return true
+        }
+        guard let r = lastRoot else { return nil }
+        return lastDescendant(r)
+    }
+
+    func lastDescendant(_ i: Int) -> Int {
+        var x = i
+        while let c = lastChild(x) { x = c }
+        return x
+    }
+
+    /// The row after `i` (preorder), if any.
+    public func next(_ i: Int) -> Int? {
+        if let c = firstChild(i) { return c }
+        var x = i
+        while true {
+            if let s = nextSibling(x) { return s }
+            x = parent(x)
+            if x < 0 { return nil }
+        }
+    }
+
+    /// The row before `i`, if any.
+    public func prev(_ i: Int) -> Int? {
+        if let s = prevSibling(i) { return lastDescendant(s) }
+        let p = parent(i)
+        return p >= 0 ? p : nil
+    }
+
+    /// Whether `i` has a row now (exists, not folded, passes the filter, ancestors expanded).
+    public func isVisible(_ i: Int) -> Bool {
+        guard tree.contains(i), !isFolded(i), passes(i) else { return false }
+        var p = parent(i)
+        while p >= 0 {
+            if !isExpanded(p) || !passes(p) { return false }
+            p = parent(p)
+        }
+        return true
+    }
+
+    /// Row ancestors of `i`, nearest first.
+    func ancestors(_ i: Int) -> [Int] {
+        var out: [Int] = []
+        var p = parent(i)
+        while p >= 0 { out.append(p); p = parent(p) }
+        return out
+    }
+
+    /// Whether row `a` comes before row `b` (both visible).
+    public func precedes(_ a: Int, _ b: Int) -> Bool {
+        if a == b { return false }
+        let pa = [a] + ancestors(a), pb = [b] + ancestors(b)
+        // Walk from the roots down to where the paths part.
+        var ia = pa.count - 1, ib = pb.count - 1
+        while ia >= 0 && ib >= 0 && pa[ia] == pb[ib] { ia -= 1; ib -= 1 }
+        if ia < 0 { return true }    // a is an ancestor of b
+        if ib < 0 { return false }   // b is an ancestor of a
+        return siblingOrder(pa[ia]) < siblingOrder(pb[ib])
+    }
+
+    /// Order among siblings, valid for two rows with the same row parent.
+    func siblingOrder(_ i: Int) -> Int { Int(tree.nodes[i].index) }
+}

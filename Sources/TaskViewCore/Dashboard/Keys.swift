@@ -1,0 +1,127 @@
+/// A key press, decoded from the terminal (or scripted in tests).
+public enum Key: Hashable, Sendable {
+    case char(Character)
+    case up, down, left, right, pageUp, pageDown, home, end
+    case enter, escape, backspace, ctrlC, resize
+
+    /// How the key is named in help, footers and replay logs.
+    public var name: String {
+        switch self {
+        case .char(" "): "space"
+        case .char(let c): String(c)
+        case .up: "↑"
+        case .down: "↓"
+        case .left: "←"
+        case .right: "→"
+        case .pageUp: "PgUp"
+        case .pageDown: "PgDn"
+        case .home: "Home"
+        case .end: "End"
+        case .enter: "Enter"
+        case .escape: "Esc"
+        case .backspace: "Backspace"
+        case .ctrlC: "Ctrl-C"
+        case .resize: "resize"
+        }
+    }
+}
+
+/// Everything a key can do.
+public enum Action: Hashable, Sendable {
+    case moveUp, moveDown, pageUp, pageDown, moveTop, moveBottom
+    case collapseOrParent, expand, expandOne, collapseOne, expandAll
+    case openDetail, close
+    case cancelAsk, cancelNow
+    case pause, filter, follow, help, quit
+    // Replay only (implemented by a replay `DashboardSource`).
+    case replayPlayPause, replayStepForward, replayStepBack, replaySeekBack, replaySeekForward
+    case replayJump(tenths: Int), replaySlower, replayFaster, replayReadOnly
+}
+
+/// Where a binding applies.
+public enum KeyScope: Sendable, Equatable {
+    case always, liveOnly, replayOnly
+}
+
+/// One row of the key table: the keys, what they do, and how help and footer show them.
+public struct KeyBinding: Sendable {
+    public let action: Action
+    public let keys: [Key]
+    /// Keys as help shows them: `↑/k`.
+    public let label: String
+    public let help: String
+    public let scope: KeyScope
+    /// Shown in the footer (the most useful keys).
+    public let footer: String?
+}
+
+/// The one key table: it dispatches keys and generates the help overlay and the footer,
+/// so they never disagree.
+public enum KeyTable {
+    public static let bindings: [KeyBinding] = {
+        var b: [KeyBinding] = [
+            .init(action: .moveUp, keys: [.up, .char("k")], label: "↑/k", help: "move up", scope: .always, footer: nil),
+            .init(action: .moveDown, keys: [.down, .char("j")], label: "↓/j", help: "move down", scope: .always, footer: "↑↓ move"),
+            .init(action: .pageUp, keys: [.pageUp], label: "PgUp", help: "page up", scope: .always, footer: nil),
+            .init(action: .pageDown, keys: [.pageDown], label: "PgDn", help: "page down", scope: .always, footer: nil),
+            .init(action: .moveTop, keys: [.char("g"), .home], label: "g/Home", help: "first row", scope: .always, footer: nil),
+            .init(action: .moveBottom, keys: [.char("G"), .end], label: "G/End", help: "last row", scope: .always, footer: nil),
+            .init(action: .collapseOrParent, keys: [.left, .char("h")], label: "←/h", help: "collapse, or go to parent", scope: .liveOnly, footer: nil),
+            .init(action: .collapseOrParent, keys: [.char("h")], label: "h", help: "collapse, or go to parent", scope: .replayOnly, footer: nil),
+            .init(action: .expand, keys: [.right, .char("l")], label: "→/l", help: "expand", scope: .liveOnly, footer: nil),
+            .init(action: .expand, keys: [.char("l")], label: "l", help: "expand", scope: .replayOnly, footer: nil),
+            .init(action: .expandOne, keys: [.char("+")], label: "+", help: "expand", scope: .always, footer: nil),
+            .init(action: .collapseOne, keys: [.char("-")], label: "-", help: "collapse", scope: .always, footer: nil),
+            .init(action: .expandAll, keys: [.char("*")], label: "*", help: "expand all", scope: .always, footer: nil),
+            .init(action: .openDetail, keys: [.enter], label: "Enter", help: "detail pane", scope: .always, footer: "Enter detail"),
+            .init(action: .close, keys: [.escape], label: "Esc", help: "close pane, clear filter", scope: .always, footer: nil),
+            .init(action: .cancelAsk, keys: [.char("x")], label: "x", help: "cancel the selected subtree (asks)", scope: .liveOnly, footer: "x cancel"),
+            .init(action: .cancelNow, keys: [.char("X")], label: "X", help: "cancel without asking", scope: .liveOnly, footer: nil),
+            .init(action: .pause, keys: [.char(" ")], label: "space", help: "pause the display (events keep flowing)", scope: .liveOnly, footer: "space pause"),
+            .init(action: .filter, keys: [.char("/")], label: "/", help: "filter by name (Esc clears)", scope: .always, footer: "/ filter"),
+            .init(action: .follow, keys: [.char("f")], label: "f", help: "follow the newest active node", scope: .always, footer: "f follow"),
+            .init(action: .help, keys: [.char("?")], label: "?", help: "help", scope: .always, footer: "? help"),
+            .init(action: .quit, keys: [.char("q"), .ctrlC], label: "q/Ctrl-C", help: "quit", scope: .always, footer: "q quit"),
+            .init(action: .replayPlayPause, keys: [.char(" ")], label: "space", help: "play/pause", scope: .replayOnly, footer: "space play"),
+            .init(action: .replayStepForward, keys: [.char(".")], label: ".", help: "step one event forward", scope: .replayOnly, footer: nil),
+            .init(action: .replayStepBack, keys: [.char(",")], label: ",", help: "step one event back", scope: .replayOnly, footer: nil),
+            .init(action: .replaySeekBack, keys: [.left], label: "←", help: "seek back 5 s", scope: .replayOnly, footer: "←→ seek"),
+            .init(action: .replaySeekForward, keys: [.right], label: "→", help: "seek forward 5 s", scope: .replayOnly, footer: nil),
+            .init(action: .replaySlower, keys: [.char("<")], label: "<", help: "half speed (down to 1/64)", scope: .replayOnly, footer: nil),
+            .init(action: .replayFaster, keys: [.char(">")], label: ">", help: "double speed (up to 64)", scope: .replayOnly, footer: nil),
+            .init(action: .replayReadOnly, keys: [.char("x"), .char("X")], label: "x/X", help: "(a replay is read-only)", scope: .replayOnly, footer: nil),
+        ]
+        let digits: [Key] = (0...9).map { .char(Character(String($0))) }
+        b.insert(.init(action: .replayJump(tenths: 0), keys: digits, label: "0-9", help: "jump to 0%-90%", scope: .replayOnly, footer: nil),
+                 at: b.count - 3)
+        return b
+    }()
+
+    /// The bindings that apply in a live session or a replay.
+    public static func bindings(replay: Bool) -> [KeyBinding] {
+        bindings.filter { $0.scope == .always || $0.scope == (replay ? .replayOnly : .liveOnly) }
+    }
+
+    /// The action for a key, if any.
+    public static func action(for key: Key, replay: Bool) -> Action? {
+        for b in bindings(replay: replay) where b.keys.contains(key) {
+            if case .replayJump = b.action, case .char(let c) = key, let d = c.wholeNumberValue {
+                return .replayJump(tenths: d)
+            }
+            return b.action
+        }
+        return nil
+    }
+
+    /// The help overlay's lines: `label  description`, in table order.
+    public static func helpLines(replay: Bool) -> [String] {
+        let rows = bindings(replay: replay)
+        let width = rows.map { $0.label.count }.max() ?? 0
+        return rows.map { $0.label + String(repeating: " ", count: width - $0.label.count + 2) + $0.help }
+    }
+
+    /// The footer's key hints.
+    public static func footer(replay: Bool) -> String {
+        bindings(replay: replay).compactMap(\.footer).joined(separator: "  ")
+    }
+}

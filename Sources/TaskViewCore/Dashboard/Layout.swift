@@ -1,0 +1,41 @@
+/// Where things go on a screen of a given size: header row, tree rows, detail pane,
+/// footer rows, and the widths of a tree row's columns. Narrow screens drop columns
+/// (info, bar, time, percent) before they cut names.
+public struct Layout: Sendable, Equatable {
+    public let width: Int
+    public let height: Int
+    /// First tree row and number of tree rows.
+    public let treeTop: Int
+    public let treeRows: Int
+    /// Detail pane rows (0: closed), drawn below the tree rows.
+    public let detailRows: Int
+    /// Footer rows at the bottom (1, or 2 for a cancel prompt with an upward note).
+    public let footerRows: Int
+    public let barWidth: Int
+    public let percentWidth: Int
+    public let timeWidth: Int
+    public let infoWidth: Int
+
+    public init(width: Int, height: Int, detailOpen: Bool, footerRows: Int = 1) {
+        self.width = max(0, width)
+        self.height = max(0, height)
+        let footer = height >= 4 ? min(footerRows, max(1, height - 3)) : (height >= 2 ? 1 : 0)
+        self.footerRows = footer
+        treeTop = height >= 2 ? 1 : 0
+        let area = max(0, height - treeTop - footer)
+        let detail = detailOpen && area >= 4 ? min(10, area / 2) : 0
+        detailRows = detail
+        treeRows = area - detail
+        barWidth = width >= 100 ? 20 : width >= 70 ? 12 : width >= 50 ? 8 : 0
+        percentWidth = width >= 30 ? 4 : 0
+        timeWidth = width >= 40 ? 6 : 0
+        infoWidth = width >= 90 ? min(30, width / 4) : 0
+    }
+
+    /// Columns left for tree lines, glyph and name.
+    public var nameColumns: Int {
+        var w = width
+        for c in [barWidth, percentWidth, timeWidth, infoWidth] where c > 0 { w -= c + 1 }
+        return max(0, w)
+    }
+}

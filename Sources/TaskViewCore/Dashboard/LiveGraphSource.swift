@@ -1,0 +1,95 @@
+import TaskGraph
+
+/// A running graph on a `VirtualClock`, paced against real time × `speed`: each tick runs
+/// the timers due by then (one at a time, so the clock stops where the root settled).
+/// Single-threaded and deterministic: the clock only moves inside `tick`.
+public final class LiveGraphSource: DashboardSource {
+    public let graph: Graph
+    public let clock: VirtualClock
+    public let root: NodeID
+    public let title: String
+    public let speed: Double
+    let inbox: EventInbox
+    var observation: (any GraphObservation)?
+    let startWork: () -> Void
+    var started = false
+    var clockOrigin: Double = 0
+    /// Called for keys that cancelled something (for the replay log's `key` events).
+    let onKey: ((String, NodeID?) -> Void)?
+
+    /// `start` executes the root; it runs after observation begins, in `start(model:)`.
+    public init(graph: Graph, clock: VirtualClock, root: NodeID, title: String, speed: Double,
+                onKey: ((String, NodeID?) -> Void)? = nil, start: @escaping () -> Void) {
+        self.graph = graph
+        self.clock = clock
+        self.root = root
+        self.title = title
+        self.speed = speed > 0 ? speed : 1
+        self.onKey = onKey
+        self.startWork = start
+        inbox = EventInbox(root: root)
+    }
+
+    deinit { observation?.cancel() }
+
+    public func start(model: inout DashboardModel) {
+        let inbox = self.inbox
+        let (snapshot, obs) = graph.snapshotAndObserve { inbox.receive($0) }
+        observation = obs
+        model.tree = TreeModel(snapshot: snapshot)
+        model.title = title
+        model.root = root.rawValue
+        clockOrigin = clock.now
+        if !started {
+            started = true
+            startWork()
+        }
+        absorb(&model)
+    }
+
+    var rootSettled: Bool { inbox.rootSettled }
+
+    public func tick(realElapsed: Double, model: inout DashboardModel) -> Bool {
+        if !rootSettled {
+            let target = clockOrigin + realElapsed * speed
+            while !rootSettled, let due = clock.nextDue, due <= target {
+                clock.runNext()
+            }
+            if !rootSettled && clock.now < target { clock.advance(by: target - clock.now) }
+        }
+        let before = model.clockNow
+        let changed = absorb(&model)
+        return changed || Format.duration(before) != Format.duration(model.clockNow)
+    }
+
+    @discardableResult
+    func absorb(_ model: inout DashboardModel) -> Bool {
+        let events = inbox.drain()
+        model.tree.absorb(events)
+        model.clockNow = clock.now - clockOrigin
+        let settled = model.updateOutcome()
+        Reducer.applyFollow(&model)
+        return !events.isEmpty || settled
+    }
+
+    public func secondsUntilNextTick(realElapsed: Double, model: DashboardModel) -> Double? {
+        if rootSettled { return nil }
+        // The elapsed time in the header moves every 0.1 s of graph time.
+        let frame = 1.0 / 30
+        guard let due = clock.nextDue else { return max(frame, 0.1 / speed) }
+        let wait = (due - clock.now) / speed
+        return min(max(wait, frame), max(frame, 0.1 / speed))
+    }
+
+    public func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {
+        guard case let .cancel(node, source) = effect else { return }
+        graph.cancel(NodeID(node), source: source)
+        onKey?(key.name, NodeID(node))
+        absorb(&model)
+    }
+
+    public func finish(source: String, model: inout DashboardModel) {
+        if !rootSettled { graph.cancel(root, source: source) }
+        absorb(&model)
+    }
+}

@@ -1,0 +1,62 @@
+extension Renderer {
+    /// Row 0: title, elapsed time, finished/PAUSED/FOLLOW, replay position, counts per state,
+    /// overall progress.
+    func drawHeader(_ model: DashboardModel, into grid: inout CellGrid) {
+        let w = grid.width
+        grid.restyle(y: 0, from: 0, count: w) { $0 = CellStyle(.header) }
+        let base = CellStyle(.header)
+        var x = grid.write(" " + clean(model.title), x: 0, y: 0, style: CellStyle(.header, bold: true))
+        let now = model.pausedClock ?? model.clockNow
+        x = grid.write("  " + Format.duration(now), x: x, y: 0, style: base)
+        if let outcome = model.outcome {
+            let role: StyleRole = outcome == .succeeded ? .succeeded : outcome == .failed ? .failed : .cancelled
+            x = grid.write("  ", x: x, y: 0, style: base)
+            x = grid.write("finished: " + outcome.word, x: x, y: 0, style: CellStyle(role, bold: true))
+        }
+        if model.isReplay {
+            var r = "  replay " + Format.duration(model.replayPosition) + "/" + Format.duration(model.replayDuration)
+            r += " x" + Format.speed(model.replaySpeed)
+            if !model.replayPlaying { r += " (stopped)" }
+            x = grid.write(r, x: x, y: 0, style: base)
+        }
+        if model.view.paused {
+            x = grid.write("  ", x: x, y: 0, style: base)
+            x = grid.write("PAUSED", x: x, y: 0, style: CellStyle(.accent, bold: true, reverse: true))
+        }
+        if model.view.follow {
+            x = grid.write("  ", x: x, y: 0, style: base)
+            x = grid.write("FOLLOW", x: x, y: 0, style: CellStyle(.accent, bold: true, reverse: true))
+        }
+        let tree = model.shown
+        let order: [DisplayState] = [.executing, .succeeded, .failed, .cancelled, .notExecuted, .skipped]
+        for s in order {
+            x = grid.write("  ", x: x, y: 0, style: base)
+            x = grid.write(String(glyphs.glyph(s)), x: x, y: 0, style: CellStyle(Renderer.role(s), bold: s == .failed))
+            x = grid.write(" \(tree.counts[s.rawValue])", x: x, y: 0, style: base)
+        }
+        x = grid.write("  ", x: x, y: 0, style: base)
+        if let p = tree.overallProgress {
+            let barW = min(10, max(0, w - x - 5))
+            drawBar(p, x: x, y: 0, width: barW, role: .accent, into: &grid)
+            grid.write(" " + Format.percent(p).trimmingLeadingSpaces, x: x + barW, y: 0, style: base)
+        } else {
+            grid.write("no tasks", x: x, y: 0, style: base)
+        }
+    }
+}
+
+extension String {
+    var trimmingLeadingSpaces: String {
+        String(drop(while: { $0 == " " }))
+    }
+}
+
+extension Format {
+    /// A replay speed: `2`, `0.5`, `1/64`.
+    public static func speed(_ s: Double) -> String {
+        if s >= 1 || s <= 0 { return weight(s) }
+        let inverse = (1 / s).rounded()
+        if abs(1 / inverse - s) < 1e-9 { return "1/" + weight(inverse) }
+        return fixed(s, decimals: 2)
+    }
+}

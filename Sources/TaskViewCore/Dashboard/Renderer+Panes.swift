@@ -1,0 +1,89 @@
+import TaskGraph
+
+extension Renderer {
+    /// The lines of the detail pane for node `n`: name, kind, id, parent, weight, progress,
+    /// state history with timestamps, error message, cancel source.
+    public func detailLines(_ tree: TreeModel, _ d: DisplayTree, node n: Int) -> [String] {
+        guard tree.contains(n) else { return [] }
+        let node = tree.nodes[n]
+        let c = d.content(n)
+        var lines: [String] = []
+        lines.append("Name: " + clean(tree.nodes[c].name))
+        var kind = "Kind: " + clean(node.kind)
+        if c != n { kind += " (adapter of #\(c) " + clean(tree.nodes[c].kind) + ")" }
+        kind += "   Id: #\(n)"
+        let p = Int(node.parent)
+        if p >= 0 && tree.contains(p) {
+            kind += "   Parent: #\(p) " + clean(tree.nodes[d.content(p)].name)
+        } else {
+            kind += "   Parent: none"
+        }
+        lines.append(kind)
+        var progress = "Weight: " + Format.weight(node.weight) + "   Progress: "
+            + Format.percent(fractionShown(node)).trimmingLeadingSpaces
+        if let info = node.info { progress += " " + clean(info) }
+        lines.append(progress)
+        lines.append("State: " + node.display.word)
+        lines.append("  " + Format.seconds3(node.addedAt) + "s  added (not executed)")
+        if !node.startedAt.isNaN {
+            lines.append("  " + Format.seconds3(node.startedAt) + "s  executing")
+        }
+        if !node.endedAt.isNaN {
+            var s = node.display.word
+            if node.display == .cancelled, let src = node.cancelSource { s += " (" + clean(src) + ")" }
+            lines.append("  " + Format.seconds3(node.endedAt) + "s  " + s)
+        } else if node.display == .skipped {
+            lines.append("  never executed: skipped")
+        }
+        if node.failed, let m = node.message { lines.append("Error: " + clean(m)) }
+        return lines
+    }
+
+    func drawDetail(_ model: DashboardModel, _ d: DisplayTree, _ layout: Layout, into grid: inout CellGrid) {
+        let y0 = layout.treeTop + layout.treeRows
+        let rule = String(repeating: glyphs.isASCII ? "-" : "─", count: grid.width)
+        grid.write(rule, x: 0, y: y0, style: CellStyle(.dim))
+        grid.write(" detail (Esc closes) ", x: 2, y: y0, style: CellStyle(.accent))
+        let lines = detailLines(model.shown, d, node: model.view.selection)
+        for (i, line) in lines.prefix(layout.detailRows - 1).enumerated() {
+            grid.writeFitted(" " + line, x: 0, y: y0 + 1 + i, limit: grid.width, ellipsis: glyphs.ellipsis)
+        }
+    }
+
+    func drawHelp(_ model: DashboardModel, _ layout: Layout, into grid: inout CellGrid) {
+        let rows = layout.height - layout.treeTop - layout.footerRows
+        guard rows > 0 else { return }
+        var lines = ["Keys (any key closes this help)"]
+        lines += KeyTable.helpLines(replay: model.isReplay).map { "  " + clean($0) }
+        for (i, line) in lines.prefix(rows).enumerated() {
+            grid.writeFitted(line, x: 1, y: layout.treeTop + i, style: CellStyle(i == 0 ? .accent : .normal, bold: i == 0),
+                             limit: grid.width - 1, ellipsis: glyphs.ellipsis)
+        }
+    }
+
+    func drawFooter(_ model: DashboardModel, _ layout: Layout, _ preview: CancelPreview?, into grid: inout CellGrid) {
+        guard layout.footerRows > 0 else { return }
+        let y = layout.height - 1
+        let style = CellStyle(.accent, bold: true)
+        if let preview {
+            if layout.footerRows > 1, let note = preview.upwardNote {
+                grid.writeFitted(clean(note), x: 0, y: y - 1, style: CellStyle(.cancelled),
+                                 limit: grid.width, ellipsis: glyphs.ellipsis)
+            }
+            grid.writeFitted(clean(preview.prompt), x: 0, y: y, style: style, limit: grid.width, ellipsis: glyphs.ellipsis)
+            return
+        }
+        if model.view.mode == .filterInput {
+            grid.writeFitted("/" + clean(model.view.filter) + "_", x: 0, y: y, style: style,
+                             limit: grid.width, ellipsis: glyphs.ellipsis)
+            return
+        }
+        if let message = model.view.message {
+            grid.writeFitted(clean(message), x: 0, y: y, style: style, limit: grid.width, ellipsis: glyphs.ellipsis)
+            return
+        }
+        var text = KeyTable.footer(replay: model.isReplay)
+        if !model.view.filter.isEmpty { text = "filter: " + clean(model.view.filter) + " (Esc clears)  " + text }
+        grid.writeFitted(clean(text), x: 0, y: y, style: CellStyle(.dim), limit: grid.width, ellipsis: glyphs.ellipsis)
+    }
+}

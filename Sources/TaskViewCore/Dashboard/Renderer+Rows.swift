@@ -1,0 +1,117 @@
+extension Renderer {
+    /// The tree rows, from `top` down, one `next` step per row.
+    func drawRows(_ model: DashboardModel, _ d: DisplayTree, _ layout: Layout, top: Int,
+                  into grid: inout CellGrid) {
+        guard layout.treeRows > 0 else { return }
+        var node: Int? = top >= 0 ? top : nil
+        if node == nil, d.first() != nil { node = d.first() }
+        if node == nil && layout.treeRows > 0 {
+            let text = model.view.filter.isEmpty ? "no tasks" : "no task matches the filter"
+            grid.write("  " + text, x: 0, y: layout.treeTop, style: CellStyle(.dim))
+            return
+        }
+        let now = model.pausedClock ?? model.clockNow
+        for r in 0..<layout.treeRows {
+            guard let n = node else { break }
+            drawRow(n, d, layout, y: layout.treeTop + r, now: now,
+                    selected: n == model.view.selection, into: &grid)
+            node = d.next(n)
+        }
+    }
+
+    func drawRow(_ n: Int, _ d: DisplayTree, _ layout: Layout, y: Int, now: Double, selected: Bool,
+                 into grid: inout CellGrid) {
+        let tree = d.tree
+        let node = tree.nodes[n]
+        let state = node.display
+        let role = Renderer.role(state)
+        let nameCols = layout.nameColumns
+        var x = drawPrefix(n, d, maxColumns: max(0, nameCols - 8), y: y, into: &grid)
+        x = grid.write(String(glyphs.glyph(state)), x: x, y: y, style: CellStyle(role, bold: state == .failed))
+        x = grid.write(" ", x: x, y: y)
+        if d.hasChildren(n) && !d.isExpanded(n) {
+            x = grid.write(String(glyphs.collapsed) + " ", x: x, y: y, style: CellStyle(.accent), limit: nameCols - x)
+        }
+        var name = clean(tree.nodes[d.content(n)].name)
+        if node.weight != 1 { name += (glyphs.isASCII ? " x" : " ×") + Format.weight(node.weight) }
+        let nameStyle = CellStyle(state == .notExecuted || state == .skipped ? .dim : .normal,
+                                  underline: state == .cancelled && glyphs.isASCII)
+        grid.writeFitted(name, x: x, y: y, style: nameStyle, limit: nameCols - x, ellipsis: glyphs.ellipsis)
+        var col = nameCols
+        if layout.barWidth > 0 {
+            col += 1
+            if state != .skipped {
+                drawBar(fractionShown(node), x: col, y: y, width: layout.barWidth, role: role, into: &grid)
+            }
+            col += layout.barWidth
+        }
+        if layout.percentWidth > 0 {
+            col += 1
+            if state != .skipped { grid.write(Format.percent(fractionShown(node)), x: col, y: y) }
+            col += layout.percentWidth
+        }
+        if layout.timeWidth > 0 {
+            col += 1
+            if !node.startedAt.isNaN {
+                let end = node.endedAt.isNaN ? now : node.endedAt
+                let t = Format.duration(end - node.startedAt)
+                grid.write(String(repeating: " ", count: max(0, layout.timeWidth - t.count)) + t,
+                           x: col, y: y, style: CellStyle(.dim), limit: layout.timeWidth)
+            }
+            col += layout.timeWidth
+        }
+        if layout.infoWidth > 0 {
+            col += 1
+            let (text, style) = infoText(node, state)
+            if !text.isEmpty {
+                grid.writeFitted(clean(text), x: col, y: y, style: style, limit: grid.width - col,
+                                 ellipsis: glyphs.ellipsis)
+            }
+        }
+        if selected {
+            grid.restyle(y: y, from: 0, count: grid.width) { $0.reverse = true }
+        }
+    }
+
+    func fractionShown(_ node: TreeModel.Node) -> Double {
+        node.state == .completed && !node.failed ? 1 : node.fraction
+    }
+
+    func infoText(_ node: TreeModel.Node, _ state: DisplayState) -> (String, CellStyle) {
+        switch state {
+        case .failed: return (node.message ?? "failed", CellStyle(.failed))
+        case .cancelled: return (node.cancelSource.map { "cancelled (\($0))" } ?? "cancelled", CellStyle(.cancelled))
+        case .skipped: return ("skipped", CellStyle(.dim))
+        default: return (node.info ?? "", CellStyle(.dim))
+        }
+    }
+
+    /// Tree lines for row `n`: one 3-column level per row ancestor below the root, drawn
+    /// only as deep as fits (deep chains show their last levels).
+    func drawPrefix(_ n: Int, _ d: DisplayTree, maxColumns: Int, y: Int, into grid: inout CellGrid) -> Int {
+        let maxLevels = maxColumns / 3
+        guard maxLevels > 0 else { return 0 }
+        // levels[k]: the node whose sibling situation decides column k, deepest first.
+        var levels: [Int] = []
+        var x = n
+        while levels.count < maxLevels {
+            let p = d.parent(x)
+            if p < 0 { break }
+            levels.append(x)
+            x = p
+        }
+        if levels.isEmpty { return 0 }
+        var col = 0
+        for k in stride(from: levels.count - 1, through: 0, by: -1) {
+            let hasNext = d.nextSibling(levels[k]) != nil
+            let piece: String
+            if k == 0 {
+                piece = (hasNext ? glyphs.tee : glyphs.last) + " "
+            } else {
+                piece = hasNext ? glyphs.pipe + " " : "   "
+            }
+            col = grid.write(piece, x: col, y: y, style: CellStyle(.dim))
+        }
+        return col
+    }
+}

@@ -1,0 +1,183 @@
+import TaskGraph
+
+extension TreeModel {
+    /// Applies one event. Events about unknown nodes are ignored (a log may start late).
+    public mutating func absorb(_ event: GraphEvent) {
+        sequence = event.sequence
+        time = event.time
+        switch event.change {
+        case let .added(id, kind, name, weight, parent, index):
+            add(id.rawValue, kind: kind, name: name, weight: weight, time: event.time)
+            if let parent, contains(parent.rawValue) {
+                attach(id.rawValue, to: parent.rawValue, at: index ?? Int.max)
+            } else {
+                appendRoot(id.rawValue)
+            }
+        case let .parentSet(id, parent, index):
+            let i = id.rawValue, p = parent.rawValue
+            guard contains(i), contains(p), i != p else { return }
+            detach(i)
+            attach(i, to: p, at: index)
+        case let .weightChanged(id, weight):
+            if contains(id.rawValue) { nodes[id.rawValue].weight = weight }
+        case let .stateChanged(id, state, failed, message):
+            setState(id.rawValue, state, failed: failed, message: message, time: event.time)
+        case let .progress(id, progress):
+            let i = id.rawValue
+            guard contains(i) else { return }
+            nodes[i].fraction = progress.fraction
+            nodes[i].info = progress.info
+        case let .cancelRequested(id, source):
+            if contains(id.rawValue) { nodes[id.rawValue].cancelSource = source }
+        case let .dropped(ids):
+            drop(ids)
+        }
+    }
+
+    /// Applies events in order.
+    public mutating func absorb<S: Sequence>(_ events: S) where S.Element == GraphEvent {
+        for e in events { absorb(e) }
+    }
+
+    private mutating func add(_ i: Int, kind: String, name: String, weight: Double, time: Double) {
+        guard i >= 0 else { return }
+        ensure(i)
+        if nodes[i].exists { counts[nodes[i].display.rawValue] -= 1 }
+        var node = Node()
+        node.exists = true
+        node.kind = kind
+        node.name = Sanitizer.clean(name)
+        node.weight = weight
+        node.addedAt = time
+        nodes[i] = node
+        counts[DisplayState.notExecuted.rawValue] += 1
+        structureVersion &+= 1
+    }
+
+    private mutating func appendRoot(_ i: Int) {
+        nodes[i].parent = -1
+        nodes[i].index = Int32(rootSlots.count)
+        rootSlots.append(Int32(i))
+    }
+
+    private mutating func detach(_ i: Int) {
+        let p = Int(nodes[i].parent)
+        if p < 0 {
+            rootTombstones += 1   // its slot in rootSlots is now stale
+            if rootTombstones > 64 && rootTombstones * 2 > rootSlots.count { compactRoots() }
+        } else if contains(p) {
+            var kids = nodes[p].children
+            nodes[p].children = []
+            let at = Int(nodes[i].index)
+            if at < kids.count && kids[at] == Int32(i) {
+                kids.remove(at: at)
+            } else {
+                kids.removeAll { $0 == Int32(i) }
+            }
+            nodes[p].children = kids
+            reindex(p, from: 0)
+        }
+        nodes[i].parent = -1
+    }
+
+    private mutating func attach(_ i: Int, to p: Int, at index: Int) {
+        nodes[i].parent = Int32(p)
+        let count = nodes[p].children.count
+        if index >= count {
+            nodes[i].index = Int32(count)
+            nodes[p].children.append(Int32(i))
+        } else {
+            let at = Swift.max(0, index)
+            nodes[p].children.insert(Int32(i), at: at)
+            reindex(p, from: at)
+        }
+        structureVersion &+= 1
+        if nodes[i].state == .notExecuted && !nodes[i].skipped
+            && (nodes[p].state.isSettled || nodes[p].skipped) {
+            setSkipped(i)
+            markSkippedBelow(i)
+        }
+    }
+
+    private mutating func reindex(_ p: Int, from start: Int) {
+        let kids = nodes[p].children
+        var k = start
+        while k < kids.count {
+            nodes[Int(kids[k])].index = Int32(k)
+            k += 1
+        }
+    }
+
+    private mutating func compactRoots() {
+        var slots: [Int32] = []
+        slots.reserveCapacity(rootSlots.count - rootTombstones)
+        var seen = Set<Int32>()
+        for s in rootSlots where isRootSlot(Int(s)) && seen.insert(s).inserted {
+            nodes[Int(s)].index = Int32(slots.count)
+            slots.append(s)
+        }
+        rootSlots = slots
+        rootTombstones = 0
+    }
+
+    private mutating func setState(_ i: Int, _ state: TaskState, failed: Bool, message: String?,
+                                   time: Double) {
+        guard contains(i) else { return }
+        let before = nodes[i].display
+        nodes[i].state = state
+        nodes[i].failed = failed
+        nodes[i].message = failed ? message : nil
+        switch state {
+        case .executing:
+            nodes[i].startedAt = time
+            executingOrder.append(Int32(i))
+        case .completed, .cancelled:
+            nodes[i].endedAt = time
+            if state == .completed && !failed { nodes[i].fraction = 1 }
+        case .notExecuted:
+            break
+        }
+        let after = nodes[i].display
+        if before != after {
+            counts[before.rawValue] -= 1
+            counts[after.rawValue] += 1
+        }
+        if state.isSettled { markSkippedBelow(i) }
+    }
+
+    private mutating func setSkipped(_ i: Int) {
+        counts[nodes[i].display.rawValue] -= 1
+        nodes[i].skipped = true
+        counts[nodes[i].display.rawValue] += 1
+    }
+
+    /// Marks every never-executed descendant reachable through never-executed nodes as
+    /// skipped. Each node is marked at most once, so this is O(1) amortized per node.
+    mutating func markSkippedBelow(_ i: Int) {
+        var stack: [Int32] = [Int32(i)]
+        while let top = stack.popLast() {
+            for c in nodes[Int(top)].children {
+                let ci = Int(c)
+                guard contains(ci), nodes[ci].state == .notExecuted, !nodes[ci].skipped else { continue }
+                setSkipped(ci)
+                stack.append(c)
+            }
+        }
+    }
+
+    private mutating func drop(_ ids: [NodeID]) {
+        let gone = Set(ids.map(\.rawValue))
+        for i in gone.sorted() where contains(i) {
+            let p = Int(nodes[i].parent)
+            if p < 0 {
+                rootTombstones += 1
+            } else if contains(p) && !gone.contains(p) {
+                detach(i)
+            }
+            counts[nodes[i].display.rawValue] -= 1
+            nodes[i] = Node()
+        }
+        structureVersion &+= 1
+        if rootTombstones > 0 && rootTombstones * 2 > rootSlots.count { compactRoots() }
+    }
+}

@@ -1,0 +1,163 @@
+import TaskGraph
+
+/// The graph as the dashboard knows it, built from `GraphEvent`s alone (so a live run and a
+/// replay of its log look the same). Nodes live in one array indexed by
+/// `NodeID.rawValue`; counts per display state are kept up to date per event, so nothing
+/// needs a pass over the whole tree per frame.
+public struct TreeModel: Sendable {
+    /// One node's facts. `parent`/`children` use raw ids (-1: none).
+    public struct Node: Sendable {
+        public var exists = false
+        public var kind: String = NodeKind.task
+        /// The name, sanitized once on arrival.
+        public var name: String = ""
+        public var parent: Int32 = -1
+        public var children: [Int32] = []
+        /// Position in the parent's `children` (or in `roots`).
+        public var index: Int32 = 0
+        public var weight: Double = 1
+        public var state: TaskState = .notExecuted
+        public var failed = false
+        public var skipped = false
+        public var fraction: Double = 0
+        /// Raw (unsanitized) info and error texts; sanitized when drawn.
+        public var info: String?
+        public var message: String?
+        public var addedAt: Double = 0
+        public var startedAt: Double = .nan
+        public var endedAt: Double = .nan
+        /// Source of the last cancel request seen for the node.
+        public var cancelSource: String?
+
+        /// The state a row shows.
+        public var display: DisplayState {
+            switch state {
+            case .notExecuted: skipped ? .skipped : .notExecuted
+            case .executing: .executing
+            case .completed: failed ? .failed : .succeeded
+            case .cancelled: .cancelled
+            }
+        }
+    }
+
+    public internal(set) var nodes: [Node] = []
+    /// Root ids in creation order; entries whose node is no longer a root are tombstones
+    /// (skipped when walking), so adopting a root costs O(1).
+    var rootSlots: [Int32] = []
+    var rootTombstones = 0
+    /// Number of live nodes per `DisplayState.rawValue`.
+    public internal(set) var counts = [Int](repeating: 0, count: DisplayState.allCases.count)
+    /// Time of the last event absorbed (graph clock).
+    public internal(set) var time: Double = 0
+    /// Sequence number of the last event absorbed.
+    public internal(set) var sequence: UInt64 = 0
+    /// Bumped when nodes appear, move or vanish (not on state or progress): lets derived
+    /// data such as a filter know when to recompute.
+    public internal(set) var structureVersion: UInt64 = 0
+    /// Ids that entered `executing`, in order; settled ones are dropped lazily.
+    var executingOrder: [Int32] = []
+
+    public init() {}
+
+    /// Number of live nodes.
+    public var liveCount: Int { counts.reduce(0, +) }
+
+    /// Whether `id` names a live node.
+    public func contains(_ id: Int) -> Bool {
+        id >= 0 && id < nodes.count && nodes[id].exists
+    }
+
+    /// The node (must exist).
+    public subscript(_ id: Int) -> Node { nodes[id] }
+
+    /// Live roots in creation order.
+    public var roots: [Int] {
+        var out: [Int] = []
+        forEachRoot { out.append($0); return true }
+        return out
+    }
+
+    /// Calls `body` for each live root in order until it returns false.
+    
+    public func forEachRoot(_ body: (Int) -> Bool) {
+        for slot in rootSlots {
+            let id = Int(slot)
+            if isRootSlot(id) && !body(id) { return }
+        }
+    }
+
+    func isRootSlot(_ id: Int) -> Bool {
+        id < nodes.count && nodes[id].exists && nodes[id].parent < 0
+    }
+
+    /// The newest node still executing, if any.
+    public mutating func newestExecuting() -> Int? {
+        while let last = executingOrder.last {
+            let id = Int(last)
+            if contains(id) && nodes[id].state == .executing { return id }
+            executingOrder.removeLast()
+        }
+        return nil
+    }
+
+    /// Overall weighted progress: the weighted mean of the roots' fractions (nil: no tasks).
+    public var overallProgress: Double? {
+        var sum = 0.0, weights = 0.0, plain = 0.0, n = 0
+        forEachRoot { id in
+            let node = nodes[id]
+            let f = node.state == .completed && !node.failed ? 1 : node.fraction
+            sum += node.weight * f
+            weights += node.weight
+            plain += f
+            n += 1
+            return true
+        }
+        if n == 0 { return nil }
+        return weights > 0 ? sum / weights : plain / Double(n)
+    }
+
+    /// Seeds the model from a snapshot (for viewers that join a running graph).
+    public init(snapshot: GraphSnapshot) {
+        self.init()
+        for id in snapshot.nodes.keys.sorted() {
+            let n = snapshot.nodes[id]!
+            ensure(id.rawValue)
+            var node = Node()
+            node.exists = true
+            node.kind = n.kind
+            node.name = Sanitizer.clean(n.name)
+            node.weight = n.weight
+            node.state = n.state
+            node.failed = n.failed
+            node.fraction = n.progress.fraction
+            node.info = n.progress.info
+            node.message = n.message
+            nodes[id.rawValue] = node
+            counts[node.display.rawValue] += 1
+        }
+        for root in snapshot.roots where contains(root.rawValue) {
+            nodes[root.rawValue].index = Int32(rootSlots.count)
+            rootSlots.append(Int32(root.rawValue))
+        }
+        for (id, n) in snapshot.nodes {
+            nodes[id.rawValue].parent = Int32(n.parent?.rawValue ?? -1)
+            nodes[id.rawValue].children = n.children.map { Int32($0.rawValue) }
+            for (i, c) in n.children.enumerated() where contains(c.rawValue) {
+                nodes[c.rawValue].index = Int32(i)
+            }
+        }
+        for id in snapshot.nodes.keys.sorted() where nodes[id.rawValue].state.isSettled {
+            markSkippedBelow(id.rawValue)
+        }
+        sequence = snapshot.sequence
+        structureVersion = 1
+    }
+
+    mutating func ensure(_ id: Int) {
+        if id >= nodes.count {
+            let target = Swift.max(id + 1, nodes.count * 2)
+            nodes.reserveCapacity(target)
+            while nodes.count <= id { nodes.append(Node()) }
+        }
+    }
+}

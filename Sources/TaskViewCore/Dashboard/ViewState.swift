@@ -1,0 +1,48 @@
+/// What the person did to the view: selection, scrolling, collapsed nodes, open panes and
+/// modes. Everything here changes only through the reducer.
+public struct ViewState: Sendable, Equatable {
+    /// What the keyboard currently talks to.
+    public enum Mode: Sendable, Equatable {
+        case normal
+        /// `x` asked to cancel this node; waiting for y/N.
+        case confirmCancel(node: Int)
+        /// Typing a filter after `/`.
+        case filterInput
+        /// The help overlay.
+        case help
+    }
+
+    public var mode: Mode = .normal
+    /// The selected row's node (-1: none).
+    public var selection: Int = -1
+    /// The node drawn on the first tree row (-1: start at the top).
+    public var top: Int = -1
+    /// Nodes the person collapsed (indexed by raw id; missing entries are expanded).
+    public var collapsed: [Bool] = []
+    public var detailOpen = false
+    /// The name filter (empty: none).
+    public var filter: String = ""
+    public var paused = false
+    public var follow = false
+    /// Fold `map` adapters into their child's row.
+    public var foldMaps = true
+    /// A one-line notice for the footer ("Nothing to cancel: ... has finished").
+    public var message: String?
+    /// Set by `q`/Ctrl-C; the loop ends.
+    public var quitRequested = false
+
+    public init() {}
+
+    /// Whether `id`'s children are shown (when not filtering).
+    public func isExpanded(_ id: Int) -> Bool {
+        id >= collapsed.count || !collapsed[id]
+    }
+
+    mutating func setCollapsed(_ id: Int, _ value: Bool) {
+        if id >= collapsed.count {
+            guard value else { return }
+            collapsed.append(contentsOf: repeatElement(false, count: id + 1 - collapsed.count))
+        }
+        collapsed[id] = value
+    }
+}

@@ -1,0 +1,43 @@
+import TaskGraph
+
+/// The headless output: one line per state change, then a summary. It is fed by
+/// `GraphEvent`s only, so a live run and the replay of its log print the same bytes.
+///
+/// Lines: `[T] #ID NAME: executing` / `succeeded` / `failed: MESSAGE` / `cancelled (SOURCE)`,
+/// T in seconds on the graph clock with three decimals, names and messages sanitized.
+public struct HeadlessPrinter: Sendable {
+    /// Everything absorbed so far (names, states, counts) for the summary.
+    public private(set) var tree: TreeModel
+
+    /// Starts empty, or from the snapshot the events continue.
+    public init(snapshot: GraphSnapshot? = nil) {
+        tree = snapshot.map(TreeModel.init(snapshot:)) ?? TreeModel()
+    }
+
+    /// Absorbs an event; returns the line to print for a state change (nil otherwise).
+    public mutating func absorb(_ event: GraphEvent) -> String? {
+        tree.absorb(event)
+        guard case let .stateChanged(id, state, failed, message) = event.change,
+              tree.contains(id.rawValue) else { return nil }
+        let head = "[" + Format.seconds3(event.time) + "] #\(id.rawValue) " + tree[id.rawValue].name + ": "
+        switch state {
+        case .notExecuted:
+            return nil
+        case .executing:
+            return head + "executing"
+        case .completed:
+            guard failed else { return head + "succeeded" }
+            return head + "failed: " + Sanitizer.clean(message ?? "error")
+        case .cancelled:
+            let source = tree[id.rawValue].cancelSource.map { Sanitizer.clean($0) } ?? "unknown"
+            return head + "cancelled (" + source + ")"
+        }
+    }
+
+    /// The summary block: `Summary:` with the counts, the duration (graph clock until
+    /// `root` settled; the last event's time if it never did), then the tree in ASCII with
+    /// each node's final state.
+    public func summary(root: NodeID? = nil) -> [String] {
+        HeadlessSummary(tree: tree).lines(root: root?.rawValue)
+    }
+}

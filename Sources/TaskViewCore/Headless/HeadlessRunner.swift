@@ -1,0 +1,52 @@
+import TaskGraph
+
+/// Runs a graph without curses: the virtual clock jumps from timer to timer as fast as
+/// the machine allows, and every state change prints one line; then the summary.
+public enum HeadlessRunner {
+    /// Runs until `root` settles. `start` executes the root (after observing begins);
+    /// `interrupted` is polled between timers (a signal: the root is cancelled with source
+    /// `signal`). Lines go to `print`. Returns the root's outcome (nil: it never settled
+    /// because nothing was left to run; the root is then cancelled with source `quit`).
+    public static func run(graph: Graph, clock: VirtualClock, root: NodeID,
+                           interrupted: () -> Bool = { false },
+                           print: (String) -> Void,
+                           start: () -> Void) -> RootOutcome {
+        let inbox = EventInbox(root: root)
+        let (snapshot, observation) = graph.snapshotAndObserve { inbox.receive($0) }
+        defer { observation.cancel() }
+        var printer = HeadlessPrinter(snapshot: snapshot)
+        func flush() {
+            for e in inbox.drain() {
+                if let line = printer.absorb(e) { print(line) }
+            }
+        }
+        start()
+        flush()
+        var cancelled = false
+        while !inbox.rootSettled {
+            if !cancelled && interrupted() {
+                cancelled = true
+                graph.cancel(root, source: CancelSource.signal)
+            } else if !clock.runNext() {
+                if cancelled { break }   // nothing left that could settle it
+                cancelled = true
+                graph.cancel(root, source: CancelSource.quit)
+            }
+            flush()
+        }
+        flush()
+        for line in printer.summary(root: root) { print(line) }
+        return outcome(printer.tree, root)
+    }
+
+    /// The root's outcome in a tree (cancelled when unsettled).
+    public static func outcome(_ tree: TreeModel, _ root: NodeID) -> RootOutcome {
+        guard tree.contains(root.rawValue) else { return .cancelled }
+        let n = tree[root.rawValue]
+        switch n.display {
+        case .succeeded: return .succeeded
+        case .failed: return .failed
+        default: return .cancelled
+        }
+    }
+}

@@ -1,0 +1,48 @@
+/// Number formats shared by the dashboard and the headless output (no Foundation, so the
+/// output does not depend on the locale).
+public enum Format {
+    /// Seconds with exactly three decimals: `12.345`.
+    public static func seconds3(_ t: Double) -> String {
+        fixed(t, decimals: 3)
+    }
+
+    /// `value` rounded to `decimals` places, always printing them.
+    public static func fixed(_ value: Double, decimals: Int) -> String {
+        guard value.isFinite else { return "0" }
+        var scale: Int64 = 1
+        for _ in 0..<decimals { scale *= 10 }
+        let negative = value < 0
+        let units = Int64((abs(value) * Double(scale)).rounded())
+        var s = String(units / scale)
+        if decimals > 0 {
+            var frac = String(units % scale)
+            while frac.count < decimals { frac = "0" + frac }
+            s += "." + frac
+        }
+        return negative && units != 0 ? "-" + s : s
+    }
+
+    /// A short duration: `4.2s`, `1m05s`, `2h03m`.
+    public static func duration(_ t: Double) -> String {
+        let t = t.isFinite ? max(0, t) : 0
+        if t < 60 { return fixed(t, decimals: 1) + "s" }
+        let whole = Int(t)
+        if whole < 3600 { return "\(whole / 60)m" + pad2(whole % 60) + "s" }
+        return "\(whole / 3600)h" + pad2((whole / 60) % 60) + "m"
+    }
+
+    /// Whole percent of a fraction, right-aligned in 4 columns: ` 45%`.
+    public static func percent(_ fraction: Double) -> String {
+        let p = Int((min(max(fraction, 0), 1) * 100).rounded(.down))
+        let s = "\(p)%"
+        return String(repeating: " ", count: max(0, 4 - s.count)) + s
+    }
+
+    /// A weight as shown next to a name: `2`, `0.5`.
+    public static func weight(_ w: Double) -> String {
+        if w == w.rounded() && abs(w) < 1e15 { return String(Int64(w)) }
+        return fixed(w, decimals: 2)
+    }
+
+    static func pad2(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+}
