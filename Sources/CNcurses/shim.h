@@ -1,1 +1,66 @@
+#ifndef TASKVIEW_CNCURSES_SHIM_H
+#define TASKVIEW_CNCURSES_SHIM_H
+
+// Wide-character API of ncursesw (cchar_t, mvwaddnwstr, get_wch, ...).
+#ifndef _XOPEN_SOURCE_EXTENDED
+#define _XOPEN_SOURCE_EXTENDED 1
+#endif
+#ifndef NCURSES_WIDECHAR
+#define NCURSES_WIDECHAR 1
+#endif
+
+#include <locale.h>
+#include <langinfo.h>
+#include <signal.h>
+#include <stdio.h>
+#include <wchar.h>
+#include <unistd.h>
+
+#if __has_include(<ncursesw/ncurses.h>)
+#include <ncursesw/ncurses.h>
+#else
 #include <ncurses.h>
+#endif
+
+// Attribute macros do not import into Swift: typed copies.
+static const attr_t tv_A_NORMAL = A_NORMAL;
+static const attr_t tv_A_BOLD = A_BOLD;
+static const attr_t tv_A_DIM = A_DIM;
+static const attr_t tv_A_REVERSE = A_REVERSE;
+static const attr_t tv_A_UNDERLINE = A_UNDERLINE;
+
+// Function-like macros and globals Swift 6 rejects, as inline functions.
+static inline int tv_getmaxy(WINDOW *w) { return getmaxy(w); }
+static inline int tv_getmaxx(WINDOW *w) { return getmaxx(w); }
+static inline int tv_colors(void) { return COLORS; }
+static inline WINDOW *tv_stdscr(void) { return stdscr; }
+static inline FILE *tv_fdopen(int fd, const char *mode) { return fdopen(dup(fd), mode); }
+static inline int tv_key_f(int n) { return KEY_F(n); }
+static inline const char *tv_codeset(void) { return nl_langinfo(CODESET); }
+
+// Draws one wide character with attributes and colour pair at (y, x).
+static inline int tv_put(WINDOW *w, int y, int x, wchar_t ch, attr_t attrs, short pair) {
+    wchar_t text[2] = { ch, 0 };
+    cchar_t cell;
+    if (setcchar(&cell, text, attrs, pair, NULL) != OK) return ERR;
+    return mvwadd_wch(w, y, x, &cell);
+}
+
+// Reads back the character and attributes at (y, x) (for off-terminal tests).
+static inline int tv_read(WINDOW *w, int y, int x, wchar_t *ch, attr_t *attrs, short *pair) {
+    cchar_t cell;
+    wchar_t text[CCHARW_MAX + 1];
+    if (mvwin_wch(w, y, x, &cell) == ERR) return ERR;
+    if (getcchar(&cell, text, attrs, pair, NULL) == ERR) return ERR;
+    *ch = text[0];
+    return OK;
+}
+
+// Empties the signal mask (processes spawned by Swift Testing inherit blocked signals).
+static inline void tv_unblock_signals(void) {
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+#endif

@@ -1,0 +1,83 @@
+import CNcurses
+import TaskViewCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The interactive loop: one thread, no busy waiting. It waits for a key at most until the
+/// source next has work, runs keys through the reducer, lets the source move time, and
+/// redraws only when the model or the screen changed (at most ~30 frames a second).
+public enum DashboardLoop {
+    /// What the loop needs besides a source.
+    public struct Options: Sendable {
+        public var ascii: Bool
+        public var noColor: Bool
+        public var exitWhenDone: Bool
+        public init(ascii: Bool, noColor: Bool, exitWhenDone: Bool) {
+            self.ascii = ascii
+            self.noColor = noColor
+            self.exitWhenDone = exitWhenDone
+        }
+    }
+
+    /// Runs the dashboard until the person quits (or the root settled with
+    /// `exitWhenDone`), restoring the terminal on every way out. Returns the final model.
+    public static func run(source: any DashboardSource, title: String, options: Options) throws -> DashboardModel {
+        Signals.install()
+        let terminal = try Terminal(noColor: options.noColor)
+        defer { terminal.close() }
+        var model = DashboardModel(title: title)
+        model.ascii = options.ascii
+        let renderer = Renderer(ascii: options.ascii)
+        let t0 = monotonicSeconds()
+        source.start(model: &model)
+        var dirty = true
+        var lastDraw = -1.0
+        let frame = 1.0 / 30
+        var treeRows = max(1, terminal.size.height - 2)
+
+        while true {
+            let now = monotonicSeconds() - t0
+            if Signals.pending != 0 {
+                Signals.reset()
+                source.finish(source: "signal", model: &model)
+                break
+            }
+            if model.view.quitRequested {
+                source.finish(source: "quit", model: &model)
+                break
+            }
+            if dirty && now - lastDraw >= frame {
+                model.refreshDerived()
+                let (w, h) = terminal.size
+                let f = renderer.render(model, width: w, height: h)
+                model.view.top = f.top
+                treeRows = max(1, Layout(width: w, height: h, detailOpen: model.view.detailOpen).treeRows)
+                terminal.draw(f.grid)
+                lastDraw = now
+                dirty = false
+                if model.outcome != nil && options.exitWhenDone { break }
+            }
+            var wait = source.secondsUntilNextTick(realElapsed: now, model: model) ?? 0.25
+            if dirty { wait = min(wait, max(0, lastDraw + frame - now)) }
+            if let key = terminal.readKey(timeout: Int((wait * 1000).rounded(.up))) {
+                if key == .resize {
+                    terminal.handleResize()
+                } else {
+                    let effects = Reducer.reduce(&model, key: key, rows: treeRows)
+                    for e in effects { source.perform(e, key: key, model: &model) }
+                }
+                dirty = true
+                lastDraw = -1   // answer keys at once
+            }
+            if source.tick(realElapsed: monotonicSeconds() - t0, model: &model) { dirty = true }
+        }
+        return model
+    }
+
+    static func monotonicSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,27 @@
+import TaskViewCore
+
+/// The short summary printed to the normal screen after the dashboard closes: outcome,
+/// counts, duration, failed nodes, log path.
+public enum ExitSummary {
+    /// At most ~one screen of lines.
+    public static func lines(model: DashboardModel, logPath: String?) -> [String] {
+        let summary = HeadlessSummary(tree: model.tree)
+        var out: [String] = []
+        let outcome = model.outcome.map { "finished: " + $0.word } ?? "not finished"
+        out.append("taskview: " + Sanitizer.clean(model.title) + " " + outcome + " after "
+                   + Format.seconds3(summary.duration(root: model.rootID)) + "s")
+        out.append(summary.countsLine)
+        var failed: [Int] = []
+        for i in model.tree.nodes.indices where model.tree.nodes[i].exists && model.tree.nodes[i].display == .failed {
+            failed.append(i)
+            if failed.count > 10 { break }
+        }
+        if !failed.isEmpty {
+            out.append("Failed:")
+            for i in failed.prefix(10) { out.append("  " + summary.describe(i)) }
+            if failed.count > 10 { out.append("  ...") }
+        }
+        if let logPath { out.append("Log: " + Sanitizer.clean(logPath)) }
+        return out
+    }
+}

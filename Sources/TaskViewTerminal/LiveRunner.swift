@@ -1,0 +1,91 @@
+import CNcurses
+import TaskGraph
+import TaskViewCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How a live run looks and ends.
+public struct LiveOptions: Sendable {
+    /// Simulated seconds per real second (> 0); headless runs ignore it.
+    public var speed: Double = 1
+    /// No curses even on a terminal.
+    public var headless = false
+    /// ASCII glyphs only (also chosen automatically for a non-UTF-8 locale).
+    public var ascii = false
+    /// Quit by itself when the root settled.
+    public var exitWhenDone = false
+    /// The replay log being written, named in the exit summary.
+    public var logPath: String?
+    /// Called for every key that cancelled something: the key's name and the node.
+    public var onKey: (@Sendable (_ key: String, _ selection: NodeID?) -> Void)?
+
+    public init(speed: Double = 1, headless: Bool = false, ascii: Bool = false, exitWhenDone: Bool = false,
+                logPath: String? = nil, onKey: (@Sendable (String, NodeID?) -> Void)? = nil) {
+        self.speed = speed
+        self.headless = headless
+        self.ascii = ascii
+        self.exitWhenDone = exitWhenDone
+        self.logPath = logPath
+        self.onKey = onKey
+    }
+}
+
+/// The entry point for every live run (default demo, `demo`, `run`): headless when stdout
+/// is not a terminal or `--headless`, else the curses dashboard.
+public enum LiveRunner {
+    /// Runs `root` of `graph` (on `clock`) to the end; `start` executes the root and is
+    /// called once observation has begun. Quitting before the root settled cancels it
+    /// (source `quit`, or `signal` for Ctrl-C/SIGTERM). Returns the exit status:
+    /// 0 succeeded, 1 failed, 130 cancelled.
+    public static func run(graph: Graph, clock: VirtualClock, root: NodeID, title: String,
+                           options: LiveOptions, start: @escaping () -> Void) -> Int32 {
+        if options.headless || isatty(1) == 0 {
+            return runHeadless(graph: graph, clock: clock, root: root, start: start)
+        }
+        let ascii = options.ascii || !Locale.isUTF8()
+        let source = LiveGraphSource(graph: graph, clock: clock, root: root, title: title,
+                                     speed: options.speed, onKey: options.onKey, start: start)
+        let loopOptions = DashboardLoop.Options(ascii: ascii, noColor: Locale.noColor(),
+                                                exitWhenDone: options.exitWhenDone)
+        let model: DashboardModel
+        do {
+            model = try DashboardLoop.run(source: source, title: title, options: loopOptions)
+        } catch {
+            writeStderr("taskview: \(error); showing plain output instead\n")
+            return runHeadless(graph: graph, clock: clock, root: root, start: start)
+        }
+        for line in ExitSummary.lines(model: model, logPath: options.logPath) { print(line) }
+        return (model.outcome ?? HeadlessRunner.outcome(model.tree, root)).exitStatus
+    }
+
+    static func runHeadless(graph: Graph, clock: VirtualClock, root: NodeID, start: @escaping () -> Void) -> Int32 {
+        Signals.install()
+        let outcome = HeadlessRunner.run(graph: graph, clock: clock, root: root,
+                                         interrupted: { Signals.pending != 0 },
+                                         print: { print($0) }, start: start)
+        return outcome.exitStatus
+    }
+
+    static func writeStderr(_ text: String) {
+        var t = text
+        t.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    }
+}
+
+/// Locale and environment checks.
+enum Locale {
+    /// Sets the locale from the environment and tells whether it is UTF-8.
+    static func isUTF8() -> Bool {
+        setlocale(LC_ALL, "")
+        guard let cs = tv_codeset() else { return false }
+        let name = String(cString: cs).uppercased()
+        return name == "UTF-8" || name == "UTF8"
+    }
+
+    /// NO_COLOR set to anything non-empty (no-color.org).
+    static func noColor() -> Bool {
+        guard let v = getenv("NO_COLOR") else { return false }
+        return v.pointee != 0
+    }
+}

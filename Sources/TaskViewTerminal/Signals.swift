@@ -1,0 +1,36 @@
+import CNcurses
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SIGINT/SIGTERM handling that lets the main loop restore the terminal: the handlers only
+/// record the signal; the loop polls `pending` between key waits.
+public enum Signals {
+    static let received = Atomic<Int32>(0)
+
+    /// Clears the signal mask inherited from the parent (Swift Testing blocks SIGINT,
+    /// SIGTERM, SIGWINCH and more in the processes it spawns). Call at program start.
+    public static func unblockAll() {
+        tv_unblock_signals()
+    }
+
+    /// Installs the handlers (before curses starts, so ncurses keeps its hands off them).
+    /// No SA_RESTART: a signal interrupts the key wait at once.
+    public static func install() {
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { sig in
+            Signals.received.store(sig, ordering: .relaxed)
+        }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = 0
+        sigaction(SIGINT, &action, nil)
+        sigaction(SIGTERM, &action, nil)
+    }
+
+    /// The signal received since the last `reset` (0: none).
+    public static var pending: Int32 { received.load(ordering: .relaxed) }
+
+    /// Forgets a received signal.
+    public static func reset() { received.store(0, ordering: .relaxed) }
+}

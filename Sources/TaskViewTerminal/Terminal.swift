@@ -1,0 +1,133 @@
+import CNcurses
+import TaskViewCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The curses screen: setup and restore, size, key input, and drawing a `CellGrid` by
+/// copying only the cells that changed since the last frame. Every call on the main thread.
+public final class Terminal {
+    public enum OpenError: Error, CustomStringConvertible {
+        case unknownTerminal(String)
+        public var description: String {
+            switch self {
+            case .unknownTerminal(let t): "cannot use terminal type '\(Sanitizer.clean(t))'"
+            }
+        }
+    }
+
+    let screen: OpaquePointer
+    let window: UnsafeMutablePointer<WINDOW>
+    let output: UnsafeMutablePointer<FILE>?
+    let input: UnsafeMutablePointer<FILE>?
+    let ownsFiles: Bool
+    let colors: Bool
+    private var previous: CellGrid?
+    private var closed = false
+
+    /// Starts curses on the real terminal (stdout/stdin) with `TERM`.
+    public convenience init(noColor: Bool) throws {
+        try self.init(term: nil, output: tv_fdopen(1, "w"), input: tv_fdopen(0, "r"), ownsFiles: true, noColor: noColor)
+    }
+
+    /// Starts curses on the given streams (tests use /dev/null).
+    public init(term: String?, output: UnsafeMutablePointer<FILE>?, input: UnsafeMutablePointer<FILE>?,
+                ownsFiles: Bool, noColor: Bool) throws {
+        guard let s = newterm(term, output, input) else {
+            throw OpenError.unknownTerminal(term ?? getenv("TERM").map { String(cString: $0) } ?? "")
+        }
+        set_term(s)
+        screen = s
+        self.output = output
+        self.input = input
+        self.ownsFiles = ownsFiles
+        // newterm's standard screen (curses resizes it on KEY_RESIZE); the `stdscr` global
+        // itself does not import under Swift 6.
+        window = tv_stdscr()
+        cbreak()
+        noecho()
+        nonl()
+        keypad(window, true)
+        set_escdelay(25)
+        curs_set(0)
+        leaveok(window, true)
+        var useColor = false
+        if !noColor && has_colors() {
+            start_color()
+            use_default_colors()
+            useColor = true
+            init_pair(1, Int16(COLOR_RED), -1)
+            init_pair(2, Int16(COLOR_GREEN), -1)
+            init_pair(3, Int16(COLOR_YELLOW), -1)
+            init_pair(4, Int16(COLOR_MAGENTA), -1)
+            init_pair(5, Int16(COLOR_CYAN), -1)
+            init_pair(6, Int16(COLOR_BLUE), -1)
+        }
+        colors = useColor
+    }
+
+    deinit { close() }
+
+    /// Restores the terminal (cursor visible, alternate screen off). Safe to call twice.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        curs_set(1)
+        endwin()
+        delscreen(screen)
+        if ownsFiles {
+            if let output { fclose(output) }
+            if let input { fclose(input) }
+        }
+    }
+
+    /// Columns and rows.
+    public var size: (width: Int, height: Int) {
+        (Int(tv_getmaxx(window)), Int(tv_getmaxy(window)))
+    }
+
+    /// Repaints everything on the next draw (after a resize, curses already resized the
+    /// standard screen).
+    public func handleResize() {
+        previous = nil
+    }
+
+    /// Resizes the virtual screen (off-terminal tests).
+    public func resize(width: Int, height: Int) {
+        resizeterm(Int32(height), Int32(width))
+        previous = nil
+    }
+
+    /// Waits at most `milliseconds` (negative: forever) for a key.
+    public func readKey(timeout milliseconds: Int) -> Key? {
+        wtimeout(window, Int32(max(-1, min(milliseconds, 60_000))))
+        var ch: wint_t = 0
+        let r = wget_wch(window, &ch)
+        if r == ERR { return nil }
+        if r == KEY_CODE_YES { return KeyDecoder.special(Int32(ch)) }
+        return KeyDecoder.character(UInt32(ch))
+    }
+
+    /// Draws `grid`, writing only cells that differ from the last frame.
+    public func draw(_ grid: CellGrid) {
+        let full = previous == nil || previous!.width != grid.width || previous!.height != grid.height
+        if full { werase(window) }
+        for y in 0..<grid.height {
+            for x in 0..<grid.width {
+                let cell = grid[x, y]
+                if cell.scalar == Cell.continuationScalar { continue }
+                if !full, let p = previous, p[x, y] == cell { continue }
+                let (attrs, pair) = CursesStyle.attributes(cell.style, colors: colors)
+                _ = tv_put(window, Int32(y), Int32(x), wchar_t(bitPattern: cell.scalar.value), attrs, pair)
+            }
+        }
+        previous = grid
+        wrefresh(window)
+    }
+
+    /// Forgets the last frame so the next `draw` repaints everything.
+    public func invalidate() { previous = nil }
+
+    /// The underlying window (tests read cells back from it).
+    public var rawWindow: UnsafeMutablePointer<WINDOW> { window }
+}
