@@ -163,15 +163,16 @@ public struct ReplayLog: Sendable {
                 out.append(GraphEvent(sequence: seq, time: time, change: .stateChanged(
                     id: id, state: .executing, failed: false, message: nil)))
             }
-            if n.fraction > 0 || n.info != nil {
-                out.append(GraphEvent(sequence: seq, time: time, change: .progress(
-                    id: id, progress: TaskProgress(n.fraction, info: n.info))))
-            }
         }
         // Settle children before parents so upward reasoning (skipped rows) sees final states.
         for n in nodes.reversed() where n.state.isSettled {
             out.append(GraphEvent(sequence: seq, time: time, change: .stateChanged(
                 id: NodeID(Int(n.id)), state: n.state, failed: n.failed, message: n.message)))
+        }
+        for n in nodes where n.fraction > 0 || n.info != nil {
+            if n.state == .completed && !n.failed && n.fraction == 1 && n.info == nil { continue }
+            out.append(GraphEvent(sequence: seq, time: time, change: .progress(
+                id: NodeID(Int(n.id)), progress: TaskProgress(n.fraction, info: n.info))))
         }
         return out
     }
