@@ -1,7 +1,253 @@
-/// The part of every task that does not depend on its result types. (placeholder; the core lands next)
+/// What every task has, whatever its result types: identity, state, weight, progress,
+/// cancellation, and its place in the graph. `GraphTask` is the typed task; use
+/// `AnyGraphTask` to keep tasks of different types together.
+///
+/// All mutable state is guarded by the lock of the task's graph, the same lock that guards
+/// the graph's records, so a transition and its record are one atomic step. User code
+/// (bodies, handlers) never runs with that lock held.
 public class AnyGraphTask: @unchecked Sendable {
+    /// The graph this task is a node of.
     public let graph: Graph
-    public internal(set) var id: NodeID = NodeID(0)
-    init(graph: Graph) { self.graph = graph }
-    func cancel(source: String) {}
+    /// The name the dashboard shows.
+    public let name: String
+    /// This task's node in the graph.
+    public var id: NodeID { NodeID(rawID) }
+    private(set) var rawID = 0
+    let kindIndex: UInt8
+    /// What the node is (`NodeKind`).
+    public var kind: String { NodeKind.all[Int(kindIndex)] }
+
+    // Guarded by graph.lock.
+    var _state: TaskState = .notExecuted
+    var _failed = false
+    var _weight: Double
+    var _progress = TaskProgress.zero
+    weak var _parent: AnyGraphTask?
+    var _index = 0
+    var _adopted = false
+    var _cancelHandlers: [@Sendable () -> Void] = []
+    /// How a composite drives its subtasks; nil for leaves and once settled.
+    var driver: CompositeDriver?
+
+    init(graph: Graph, kind: String, name: String?, weight: Double = 1,
+         parent: AnyGraphTask? = nil, index: Int = 0, executing: Bool = false) {
+        self.graph = graph
+        self.name = Graph.cut(name ?? kind)
+        self._weight = weight
+        self.kindIndex = NodeRecord.kindIndex(kind)
+        graph.lock.withLock {
+            rawID = graph.addNodeLocked(kind: kind, name: self.name, weight: weight, task: self,
+                                        parent: parent?.rawID ?? -1, index: index)
+            if let parent {
+                _parent = parent
+                _index = index
+                _adopted = true
+            }
+            if executing {
+                _state = .executing
+                _ = graph.setStateLocked(rawID, .executing, retain: self)
+            }
+        }
+    }
+
+    deinit {
+        // A never-run chain of composites would otherwise be released recursively.
+        if let driver { ReleasePool.release([driver]) }
+    }
+
+    // MARK: - Reading
+
+    /// The current state; reflects every transition before the call.
+    public var state: TaskState { graph.lock.withLock { _state } }
+
+    /// Whether the task was cancelled.
+    public var isCancelled: Bool { graph.lock.withLock { _state == .cancelled } }
+
+    /// The task's own progress (for composites: the weighted aggregate of its subtasks).
+    public var currentProgress: TaskProgress { graph.lock.withLock { _progress } }
+
+    /// How much this task counts in its parent's aggregated progress: finite and >= 0,
+    /// default 1; 0 means it does not count.
+    public var weight: Double {
+        get { graph.lock.withLock { _weight } }
+        set { setWeight(newValue) }
+    }
+
+    /// Sets `weight` and returns the task, for chaining.
+    @discardableResult
+    public func setWeight(_ w: Double) -> Self {
+        precondition(w.isFinite && w >= 0, "GraphTask weight must be finite and >= 0, got \(w)")
+        let parent: AnyGraphTask? = graph.lock.withLock {
+            guard _weight != w else { return nil }
+            _weight = w
+            graph.setWeightLocked(rawID, w)
+            return _parent.flatMap { $0._state == .executing ? $0 : nil }
+        }
+        if let parent { Trampoline.enter { parent.driver(locking: true)?.weightsChanged(owner: parent) } }
+        return self
+    }
+
+    // MARK: - Executing
+
+    /// Starts the task; a second call, or a call on a settled task, does nothing. A root runs
+    /// its body on the calling thread.
+    @discardableResult
+    public func execute() -> Self {
+        Trampoline.enter { startIfNeeded() }
+        return self
+    }
+
+    func startIfNeeded() {
+        let go: Bool = graph.lock.withLock {
+            guard _state == .notExecuted else { return false }
+            _state = .executing
+            _ = graph.setStateLocked(rawID, .executing, retain: self)
+            return true
+        }
+        if go { run() }
+    }
+
+    /// Runs the body (leaves) or starts the subtasks (composites). Overridden.
+    func run() {}
+
+    // MARK: - Cancelling
+
+    /// Cancels the task: an unsettled task moves to `cancelled`, its executing subtasks are
+    /// cancelled, its not-executed ones never run, and (api.md "Upward") a parent that
+    /// cannot finish without it is cancelled too. Cancelling a settled task does nothing.
+    public func cancel() {
+        cancel(source: CancelSource.api)
+    }
+
+    /// Cancels with `source` recorded, as a cancel from outside the task's parent.
+    public func cancel(source: String) {
+        Trampoline.enter { cancel(source: source, byParent: false) }
+    }
+
+    /// Runs `handler` once if the task is cancelled (at once if it already is).
+    @discardableResult
+    public func onCancel(_ handler: @escaping @Sendable () -> Void) -> Self {
+        let now: Bool = graph.lock.withLock {
+            switch _state {
+            case .cancelled: return true
+            case .completed: return false
+            default:
+                _cancelHandlers.append(handler)
+                return false
+            }
+        }
+        if now { handler() }
+        return self
+    }
+
+    func cancel(source: String, byParent: Bool) {
+        var handlers: [@Sendable () -> Void] = []
+        var children: [AnyGraphTask] = []
+        var parent: AnyGraphTask?
+        var index = 0
+        var released: AnyGraphTask?
+        var garbage: AnyObject?
+        let did: Bool = graph.lock.withLock {
+            guard _state == .notExecuted || _state == .executing else { return false }
+            graph.cancelRequestedLocked(rawID, source: source)
+            _state = .cancelled
+            released = graph.setStateLocked(rawID, .cancelled)
+            swap(&handlers, &_cancelHandlers)
+            if let d = driver {
+                children = d.executingChildrenLocked()
+                garbage = d
+                driver = nil
+            }
+            if !byParent, let p = _parent, !p._state.isSettled {
+                parent = p
+                index = _index
+            }
+            return true
+        }
+        guard did else { return }
+        let leftovers = droppedOnCancel()
+        for h in handlers { h() }
+        notifyCancelled(leftovers)
+        let childSource = CancelSourceCode.code(for: CancelSource.parent)
+        for child in children { Trampoline.run(child, .cancelByParent, childSource) }
+        if let parent { Trampoline.run(parent, .childCancelled, index) }
+        withExtendedLifetime((released, garbage, leftovers)) {}
+    }
+
+    /// Drops what a cancelled task no longer needs (handlers, body); returned for release
+    /// outside the lock. Overridden.
+    func droppedOnCancel() -> Any? { nil }
+
+    /// Tells internal waiters (`value`, `wait`) about a cancel, with what `droppedOnCancel`
+    /// returned. Overridden.
+    func notifyCancelled(_ dropped: Any?) {}
+
+    // MARK: - Trampoline
+
+    func perform(_ op: Trampoline.Op, _ arg: Int) {
+        switch op {
+        case .start:
+            startIfNeeded()
+        case .childSettled:
+            driver(locking: true)?.childSettled(owner: self, index: arg)
+        case .childProgress:
+            driver(locking: true)?.childProgress(owner: self, index: arg)
+        case .childCancelled:
+            if let d = driver(locking: true) {
+                d.childCancelled(owner: self, index: arg)
+            } else {
+                cancel(source: CancelSource.child, byParent: false)
+            }
+        case .cancelByParent:
+            cancel(source: CancelSourceCode.source(for: arg), byParent: true)
+        case .cancelUpward:
+            cancel(source: CancelSourceCode.source(for: arg), byParent: false)
+        }
+    }
+
+    func driver(locking: Bool) -> CompositeDriver? {
+        locking ? graph.lock.withLock { driver } : driver
+    }
+
+    // MARK: - Progress
+
+    /// Records a new own progress and returns the parent to tell, if any. Lock held.
+    func recordProgressLocked(_ p: TaskProgress) -> AnyGraphTask? {
+        _progress = p
+        graph.setProgressLocked(rawID, p)
+        return executingParentLocked()
+    }
+
+    func executingParentLocked() -> AnyGraphTask? {
+        guard let p = _parent, p._state == .executing else { return nil }
+        return p
+    }
+
+    /// Calls the progress handlers and tells the parent. Overridden to call handlers.
+    func didReportProgress(_ p: TaskProgress, parent: AnyGraphTask?, index: Int) {
+        if let parent { Trampoline.run(parent, .childProgress, index) }
+    }
+
+    // MARK: - Adoption
+
+    /// Makes this task subtask number `index` of `parent`. Traps on a second adoption or a
+    /// task from another graph. Lock held.
+    func adoptLocked(by parent: AnyGraphTask, index: Int) {
+        precondition(graph === parent.graph,
+                     "GraphTask '\(name)' belongs to another graph than its composite '\(parent.name)'")
+        precondition(!_adopted,
+                     "GraphTask '\(name)' is already a subtask of another composite; a task is adopted at most once")
+        _adopted = true
+        _parent = parent
+        _index = index
+        graph.setParentLocked(rawID, parent: parent.rawID, index: index)
+    }
+}
+
+/// Cancel sources that travel through the trampoline as small integers.
+enum CancelSourceCode {
+    static let table = [CancelSource.parent, CancelSource.failFast, CancelSource.timeout,
+                        CancelSource.child, CancelSource.api]
+    static func code(for source: String) -> Int { table.firstIndex(of: source) ?? 0 }
+    static func source(for code: Int) -> String { table.indices.contains(code) ? table[code] : CancelSource.parent }
 }

@@ -1,0 +1,99 @@
+/// Drives the one-child composites: `map*` and `validate` (outcome transformed), and
+/// `timeout` (a timer on the graph's clock races the inner task). The owner reports the
+/// inner task's progress, transformed by `mapProgress` where given.
+final class AdapterDriver: CompositeDriver, @unchecked Sendable {
+    /// Settles the owner from the completed inner task.
+    let finish: (AnyGraphTask, AnyGraphTask) -> Void
+    let mapProgress: (@Sendable (TaskProgress) -> TaskProgress)?
+    /// For `timeout`: seconds, and what the owner fails with when they run out.
+    let timeout: (seconds: Double, fail: (AnyGraphTask) -> Void)?
+
+    // Guarded by the graph's lock.
+    private var timer: (any GraphTimer)?
+    private var over = false
+
+    init(inner: AnyGraphTask,
+         mapProgress: (@Sendable (TaskProgress) -> TaskProgress)? = nil,
+         timeout: (seconds: Double, fail: (AnyGraphTask) -> Void)? = nil,
+         finish: @escaping (AnyGraphTask, AnyGraphTask) -> Void) {
+        self.finish = finish
+        self.mapProgress = mapProgress
+        self.timeout = timeout
+        super.init(children: [inner])
+    }
+
+    var inner: AnyGraphTask { children[0] }
+
+    override func start(owner: AnyGraphTask) {
+        if let timeout {
+            // The clock starts at execute().
+            let t = owner.graph.clock.schedule(after: timeout.seconds) { [weak owner, weak self] in
+                guard let owner, let self else { return }
+                Trampoline.enter { self.timedOut(owner: owner) }
+            }
+            owner.graph.lock.withLock { timer = t }
+        }
+        step(owner: owner)
+    }
+
+    private func step(owner: AnyGraphTask) {
+        enum Next { case none, start, finish, cancel }
+        let next: Next = owner.graph.lock.withLock {
+            guard !over, owner._state == .executing else { return .none }
+            switch inner._state {
+            case .notExecuted: return .start
+            case .executing: return .none
+            case .cancelled: return .cancel
+            case .completed:
+                over = true
+                return .finish
+            }
+        }
+        switch next {
+        case .none: break
+        case .start: Trampoline.run(inner, .start)
+        case .cancel: owner.cancel(source: CancelSource.child, byParent: false)
+        case .finish:
+            let t = owner.graph.lock.withLock { () -> (any GraphTimer)? in
+                defer { timer = nil }
+                return timer
+            }
+            t?.cancel()
+            finish(owner, inner)
+        }
+    }
+
+    private func timedOut(owner: AnyGraphTask) {
+        let go: Bool = owner.graph.lock.withLock {
+            guard !over, owner._state == .executing else { return false }
+            over = true
+            timer = nil
+            return true
+        }
+        guard go, let timeout else { return }
+        inner.cancel(source: CancelSource.timeout, byParent: true)
+        timeout.fail(owner)
+    }
+
+    override func childSettled(owner: AnyGraphTask, index: Int) {
+        step(owner: owner)
+    }
+
+    override func childProgress(owner: AnyGraphTask, index: Int) {
+        let p = owner.graph.lock.withLock { inner._progress }
+        let mapped = mapProgress.map { $0(p) } ?? p
+        let report: (AnyGraphTask?, Int)? = owner.graph.lock.withLock {
+            guard !over, owner._state == .executing, mapped != owner._progress else { return nil }
+            return (owner.recordProgressLocked(mapped), owner._index)
+        }
+        if let (parent, index) = report { owner.didReportProgress(mapped, parent: parent, index: index) }
+    }
+
+    override func executingChildrenLocked() -> [AnyGraphTask] {
+        if let timer {
+            timer.cancel()
+            self.timer = nil
+        }
+        return super.executingChildrenLocked()
+    }
+}

@@ -1,0 +1,119 @@
+/// One-child adapters: `map*`, `validate`, `timeout` and `retry`. Each is a node of its own
+/// (kind `map`, `validate`, `timeout`, `retry`), parent of the task it adapts.
+extension GraphTask {
+    /// Transforms the value of a success.
+    public func mapResult<S2>(name: String? = nil, _ f: @escaping @Sendable (Success) -> S2) -> GraphTask<S2, Failure> {
+        mapOutcome(name: name) { $0.map(f) }
+    }
+
+    /// Transforms the error of a failure.
+    public func mapError<F2>(name: String? = nil, _ f: @escaping @Sendable (Failure) -> F2) -> GraphTask<Success, F2> {
+        mapOutcome(name: name) { $0.mapError(f) }
+    }
+
+    /// Transforms the outcome.
+    public func mapOutcome<S2, F2>(name: String? = nil,
+                                   _ f: @escaping @Sendable (Result<Success, Failure>) -> Result<S2, F2>) -> GraphTask<S2, F2> {
+        adapter(kind: NodeKind.map, name: name) { f($0) }
+    }
+
+    /// Transforms every progress report of this task.
+    public func mapProgress(name: String? = nil,
+                            _ f: @escaping @Sendable (TaskProgress) -> TaskProgress) -> GraphTask<Success, Failure> {
+        adapter(kind: NodeKind.map, name: name, mapProgress: f) { $0 }
+    }
+
+    /// Reports a fraction `f` of this task as `a + f * (b - a)`: with (0.6, 1), 0.5 becomes 0.8.
+    public func mapProgress(byScalingFractionIntoRange range: (Double, Double),
+                            name: String? = nil) -> GraphTask<Success, Failure> {
+        let (a, b) = range
+        return mapProgress(name: name) { p in TaskProgress(a + p.fraction * (b - a), info: p.info) }
+    }
+
+    /// Fails with `TaskValidationError(message)` when `predicate` rejects the value.
+    public func validate(_ message: String = "validation failed", name: String? = nil,
+                         _ predicate: @escaping @Sendable (Success) -> Bool) -> GraphTask<Success, any Error> {
+        adapter(kind: NodeKind.validate, name: name) { r -> Result<Success, any Error> in
+            switch r {
+            case .success(let v):
+                return predicate(v) ? .success(v) : .failure(TaskValidationError(message: message))
+            case .failure(let e):
+                return .failure(e)
+            }
+        }
+    }
+
+    /// Fails with `TimeoutError` if this task has not completed `seconds` after `execute()`
+    /// (on the graph's clock); the inner task is then cancelled with source `timeout`.
+    public func timeout(seconds: Double, name: String? = nil) -> GraphTask<Success, any Error> {
+        precondition(seconds.isFinite && seconds >= 0, "timeout(seconds:) needs a finite, non-negative number")
+        let owner = GraphTask<Success, any Error>(graph: graph, kind: NodeKind.timeout, name: name, body: nil)
+        owner.install(AdapterDriver(
+            inner: self,
+            timeout: (seconds, { owner in
+                unsafeDowncast(owner, to: GraphTask<Success, any Error>.self)
+                    .settle(.failure(TimeoutError(seconds: seconds)))
+            }),
+            finish: { owner, inner in
+                let r = unsafeDowncast(inner, to: GraphTask.self)._result!
+                unsafeDowncast(owner, to: GraphTask<Success, any Error>.self).settle(r.mapError { $0 })
+            }))
+        return owner
+    }
+
+    /// Up to `max(attempts, 1)` attempts: this task first, then fresh copies of it (same
+    /// closure, same structure; handlers are not copied). Fails with the last error.
+    public func retry(_ attempts: Int, name: String? = nil) -> GraphTask {
+        let factory = copyFactory()
+        let owner = GraphTask(graph: graph, kind: NodeKind.retry, name: name, body: nil)
+        owner.install(RetryDriver(
+            first: self, attempts: attempts,
+            makeAttempt: factory.map { make in { owner, index in make(owner, index) } },
+            finish: { owner, attempt in
+                let r = unsafeDowncast(attempt, to: GraphTask.self)._result!
+                unsafeDowncast(owner, to: GraphTask.self).settle(r)
+            }))
+        return owner
+    }
+
+    func adapter<S2, F2>(kind: String, name: String?,
+                         mapProgress: (@Sendable (TaskProgress) -> TaskProgress)? = nil,
+                         _ f: @escaping @Sendable (Result<Success, Failure>) -> Result<S2, F2>) -> GraphTask<S2, F2> {
+        let owner = GraphTask<S2, F2>(graph: graph, kind: kind, name: name, body: nil)
+        owner.install(AdapterDriver(inner: self, mapProgress: mapProgress, finish: { owner, inner in
+            let r = unsafeDowncast(inner, to: GraphTask.self)._result!
+            unsafeDowncast(owner, to: GraphTask<S2, F2>.self).settle(f(r))
+        }))
+        return owner
+    }
+
+    /// Makes fresh copies of this task as children of a retry node, if it can be copied: a
+    /// leaf that has not run yet. Composites and `pending` tasks cannot: one attempt.
+    func copyFactory() -> ((AnyGraphTask, Int) -> AnyGraphTask)? {
+        let kind = self.kind
+        let (b, w): (Body?, Double) = graph.lock.withLock {
+            (driver == nil && _state == .notExecuted ? body : nil, _weight)
+        }
+        guard let b else { return nil }
+        let graph = self.graph, name = self.name
+        return { owner, index in
+            let t = GraphTask(graph: graph, kind: kind, name: name, body: b, parent: owner, index: index)
+            if w != 1 { t.setWeight(w) }
+            return t
+        }
+    }
+}
+
+/// What `validate` fails with when its predicate rejects the value.
+public struct TaskValidationError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let message: String
+    public init(message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// What `timeout(seconds:)` fails with when the time runs out first.
+public struct TimeoutError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let seconds: Double
+    public init(seconds: Double) { self.seconds = seconds }
+    public var description: String { "timed out after \(seconds) s" }
+}

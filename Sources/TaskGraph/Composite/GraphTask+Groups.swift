@@ -1,0 +1,111 @@
+/// The outcome of one subtask of `allSettled`.
+public enum Settled<Success, Failure: Error> {
+    case success(Success)
+    case failure(Failure)
+    case cancelled
+}
+
+extension Settled: Sendable where Success: Sendable, Failure: Sendable {}
+
+extension Settled: Equatable where Success: Equatable, Failure: Equatable {}
+
+extension GraphTask {
+    /// Runs `tasks` one after another; fails at once with the first failure (the rest never
+    /// run). Succeeds with the results in order; an empty list succeeds with `[]`.
+    public static func sequential(_ tasks: [GraphTask], name: String? = nil,
+                                  graph: Graph? = nil) -> GraphTask<[Success], Failure> {
+        group(.sequential, kind: NodeKind.sequential, tasks, name: name, graph: graph)
+    }
+
+    /// Executes every task at once; succeeds when all succeed (results in order); fails as
+    /// soon as one fails, cancelling the ones still executing first.
+    public static func concurrent(_ tasks: [GraphTask], name: String? = nil,
+                                  graph: Graph? = nil) -> GraphTask<[Success], Failure> {
+        group(.concurrent, kind: NodeKind.concurrent, tasks, name: name, graph: graph)
+    }
+
+    /// Executes every task at once and never fails: reports every outcome in order. A
+    /// subtask cancelled from outside counts as `.cancelled` and the others go on.
+    public static func allSettled(_ tasks: [GraphTask], name: String? = nil,
+                                  graph: Graph? = nil) -> GraphTask<[Settled<Success, Failure>], Never> {
+        let owner = GraphTask<[Settled<Success, Failure>], Never>(
+            graph: graph ?? tasks.first?.graph ?? .shared, kind: NodeKind.allSettled, name: name, body: nil)
+        owner.install(GroupDriver(
+            mode: .allSettled, children: tasks,
+            finish: { owner, children in
+                let out = children.map { c -> Settled<Success, Failure> in
+                    let t = unsafeDowncast(c, to: GraphTask.self)
+                    switch t._result {
+                    case .success(let v)?: return .success(v)
+                    case .failure(let e)?: return .failure(e)
+                    case nil: return .cancelled
+                    }
+                }
+                unsafeDowncast(owner, to: GraphTask<[Settled<Success, Failure>], Never>.self).settle(.success(out))
+            },
+            pass: { _, _ in }))
+        return owner
+    }
+
+    /// The first task to settle, by success or failure, wins; the others are cancelled
+    /// (source `parent`). An empty array is a programmer error.
+    public static func race(_ tasks: [GraphTask], name: String? = nil, graph: Graph? = nil) -> GraphTask {
+        precondition(!tasks.isEmpty, "GraphTask.race needs at least one task")
+        let owner = GraphTask(graph: graph ?? tasks[0].graph, kind: NodeKind.race, name: name, body: nil)
+        owner.install(GroupDriver(
+            mode: .race, children: tasks,
+            finish: { _, _ in },
+            pass: { owner, winner in
+                let r = unsafeDowncast(winner, to: GraphTask.self)._result!
+                unsafeDowncast(owner, to: GraphTask.self).settle(r)
+            }))
+        return owner
+    }
+
+    /// Runs this task and `other` concurrently; succeeds with both values, fails fast.
+    public func and<B>(_ other: GraphTask<B, Failure>, name: String? = nil) -> GraphTask<(Success, B), Failure> {
+        let owner = GraphTask<(Success, B), Failure>(graph: graph, kind: NodeKind.and, name: name, body: nil)
+        owner.install(GroupDriver(
+            mode: .concurrent, children: [self, other],
+            finish: { owner, children in
+                let a = unsafeDowncast(children[0], to: GraphTask.self)._result!
+                let b = unsafeDowncast(children[1], to: GraphTask<B, Failure>.self)._result!
+                let o = unsafeDowncast(owner, to: GraphTask<(Success, B), Failure>.self)
+                switch (a, b) {
+                case (.success(let x), .success(let y)): o.settle(.success((x, y)))
+                case (.failure(let e), _), (_, .failure(let e)): o.settle(.failure(e))
+                }
+            },
+            pass: { owner, failed in
+                let o = unsafeDowncast(owner, to: GraphTask<(Success, B), Failure>.self)
+                if let a = failed as? GraphTask, case .failure(let e)? = a._result {
+                    o.settle(.failure(e))
+                } else if let b = failed as? GraphTask<B, Failure>, case .failure(let e)? = b._result {
+                    o.settle(.failure(e))
+                }
+            }))
+        return owner
+    }
+
+    static func group(_ mode: GroupDriver.Mode, kind: String, _ tasks: [GraphTask], name: String?,
+                      graph: Graph?) -> GraphTask<[Success], Failure> {
+        let owner = GraphTask<[Success], Failure>(
+            graph: graph ?? tasks.first?.graph ?? .shared, kind: kind, name: name, body: nil)
+        owner.install(GroupDriver(
+            mode: mode, children: tasks,
+            finish: { owner, children in
+                var values: [Success] = []
+                values.reserveCapacity(children.count)
+                for c in children {
+                    if case .success(let v)? = unsafeDowncast(c, to: GraphTask.self)._result { values.append(v) }
+                }
+                unsafeDowncast(owner, to: GraphTask<[Success], Failure>.self).settle(.success(values))
+            },
+            pass: { owner, failed in
+                if case .failure(let e)? = unsafeDowncast(failed, to: GraphTask.self)._result {
+                    unsafeDowncast(owner, to: GraphTask<[Success], Failure>.self).settle(.failure(e))
+                }
+            }))
+        return owner
+    }
+}

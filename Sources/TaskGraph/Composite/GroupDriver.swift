@@ -1,0 +1,210 @@
+/// Drives `sequential`, `concurrent`, `allSettled`, `race` and `and`: a list of subtasks
+/// reached in subtask order. The typed parts (building the result, passing on a failure)
+/// come in as closures from the constructors.
+final class GroupDriver: CompositeDriver, @unchecked Sendable {
+    enum Mode { case sequential, concurrent, allSettled, race }
+
+    let mode: Mode
+    /// Settles the owner with the results of all children (all consumed).
+    let finish: (AnyGraphTask, [AnyGraphTask]) -> Void
+    /// Settles the owner with this child's outcome (a failure, or the race winner).
+    let pass: (AnyGraphTask, AnyGraphTask) -> Void
+
+    // Guarded by the graph's lock.
+    private var consumed: [Bool]
+    private var remaining: Int
+    private var next = 0
+    private var aggregate: WeightedAggregate
+    private var over = false
+
+    init(mode: Mode, children: [AnyGraphTask],
+         finish: @escaping (AnyGraphTask, [AnyGraphTask]) -> Void,
+         pass: @escaping (AnyGraphTask, AnyGraphTask) -> Void) {
+        self.mode = mode
+        self.finish = finish
+        self.pass = pass
+        consumed = Array(repeating: false, count: children.count)
+        remaining = children.count
+        aggregate = WeightedAggregate(weights: Array(repeating: 1, count: children.count))
+        super.init(children: children)
+    }
+
+    override func adoptChildrenLocked(owner: AnyGraphTask) {
+        super.adoptChildrenLocked(owner: owner)
+        aggregate.setWeights(children.map { $0._weight })
+    }
+
+    /// What the driver decided under the lock, carried out after unlocking.
+    private enum Step {
+        case none
+        case start(AnyGraphTask)
+        case finishAll
+        case pass(AnyGraphTask, cancelOthers: [AnyGraphTask], source: String)
+        case cancelOwner
+        case progress(TaskProgress, AnyGraphTask?, Int)
+    }
+
+    override func start(owner: AnyGraphTask) {
+        switch mode {
+        case .sequential:
+            advance(owner: owner)
+        case .concurrent, .allSettled, .race:
+            for i in children.indices {
+                let step: Step = owner.graph.lock.withLock {
+                    guard !over, owner._state == .executing else { return .none }
+                    let c = children[i]
+                    switch c._state {
+                    case .notExecuted: return .start(c)
+                    case .executing: return .none
+                    case .completed: return consumeLocked(owner: owner, i)
+                    case .cancelled: return cancelledLocked(owner: owner, i)
+                    }
+                }
+                perform(step, owner: owner)
+                if case .start(let c) = step { Trampoline.run(c, .start) }
+            }
+            let done: Bool = owner.graph.lock.withLock {
+                guard !over, owner._state == .executing, remaining == 0 else { return false }
+                over = true
+                return true
+            }
+            if done { finish(owner, children) }
+        }
+    }
+
+    /// Sequential: consume settled children in order and start the next one.
+    private func advance(owner: AnyGraphTask) {
+        while true {
+            var startChild: AnyGraphTask?
+            var step = Step.none
+            var again = false
+            owner.graph.lock.withLock {
+                guard !over, owner._state == .executing else { return }
+                guard next < children.count else {
+                    over = true
+                    step = .finishAll
+                    return
+                }
+                let c = children[next]
+                switch c._state {
+                case .notExecuted:
+                    startChild = c
+                case .executing:
+                    break
+                case .completed:
+                    step = consumeLocked(owner: owner, next)
+                    if !over {
+                        next += 1
+                        again = true
+                    }
+                case .cancelled:
+                    step = cancelledLocked(owner: owner, next)
+                }
+            }
+            if let startChild {
+                Trampoline.run(startChild, .start)
+                return
+            }
+            perform(step, owner: owner)
+            if !again { return }
+        }
+    }
+
+    /// Counts a completed child (lock held).
+    private func consumeLocked(owner: AnyGraphTask, _ i: Int) -> Step {
+        guard !consumed[i], !over else { return .none }
+        let c = children[i]
+        consumed[i] = true
+        remaining -= 1
+        if c._failed && mode != .allSettled || mode == .race {
+            over = true
+            let others = children.indices.compactMap { j -> AnyGraphTask? in
+                j != i && children[j]._state == .executing ? children[j] : nil
+            }
+            return .pass(c, cancelOthers: others,
+                         source: mode == .race ? CancelSource.parent : CancelSource.failFast)
+        }
+        aggregate.set(i, 1)
+        if mode != .sequential && remaining == 0 {
+            over = true
+            return .finishAll
+        }
+        return reportLocked(owner: owner)
+    }
+
+    /// A child found cancelled, or cancelled from outside (lock held).
+    private func cancelledLocked(owner: AnyGraphTask, _ i: Int) -> Step {
+        guard mode == .allSettled else { return over ? .none : .cancelOwner }
+        guard !consumed[i], !over, owner._state == .executing else { return .none }
+        consumed[i] = true
+        remaining -= 1
+        aggregate.set(i, 1)
+        if remaining == 0 {
+            over = true
+            return .finishAll
+        }
+        return reportLocked(owner: owner)
+    }
+
+    private func reportLocked(owner: AnyGraphTask) -> Step {
+        guard let v = aggregate.takeReport() else { return .none }
+        let (p, parent, index) = recordLocked(owner: owner, v)
+        return .progress(p, parent, index)
+    }
+
+    private func perform(_ step: Step, owner: AnyGraphTask) {
+        switch step {
+        case .none, .start:
+            break
+        case .finishAll:
+            finish(owner, children)
+        case let .pass(child, others, source):
+            let code = CancelSourceCode.code(for: source)
+            for o in others { o.cancel(source: CancelSourceCode.source(for: code), byParent: true) }
+            pass(owner, child)
+        case .cancelOwner:
+            owner.cancel(source: CancelSource.child, byParent: false)
+        case let .progress(p, parent, index):
+            owner.didReportProgress(p, parent: parent, index: index)
+        }
+    }
+
+    override func childSettled(owner: AnyGraphTask, index: Int) {
+        if mode == .sequential {
+            let isCurrent: Bool = owner.graph.lock.withLock { index == next }
+            if isCurrent { advance(owner: owner) }
+            return
+        }
+        let step: Step = owner.graph.lock.withLock {
+            guard owner._state == .executing else { return .none }
+            return consumeLocked(owner: owner, index)
+        }
+        perform(step, owner: owner)
+    }
+
+    override func childProgress(owner: AnyGraphTask, index: Int) {
+        let step: Step = owner.graph.lock.withLock {
+            guard !over, owner._state == .executing, !consumed[index] else { return .none }
+            aggregate.set(index, children[index]._progress.fraction)
+            return reportLocked(owner: owner)
+        }
+        perform(step, owner: owner)
+    }
+
+    override func childCancelled(owner: AnyGraphTask, index: Int) {
+        let step: Step = owner.graph.lock.withLock {
+            if mode == .allSettled { return cancelledLocked(owner: owner, index) }
+            return owner._state.isSettled ? .none : .cancelOwner
+        }
+        perform(step, owner: owner)
+    }
+
+    override func weightsChanged(owner: AnyGraphTask) {
+        let step: Step = owner.graph.lock.withLock {
+            guard !over, owner._state == .executing else { return .none }
+            aggregate.setWeights(children.map { $0._weight })
+            return reportLocked(owner: owner)
+        }
+        perform(step, owner: owner)
+    }
+}

@@ -1,0 +1,75 @@
+/// Drives `retry`: up to `attempts` attempts, each a child of the retry node. The first
+/// attempt is the receiver; later ones are fresh copies made by `makeAttempt`. The owner
+/// reports the current attempt's progress, never going down.
+final class RetryDriver: CompositeDriver, @unchecked Sendable {
+    let attempts: Int
+    /// Makes the next attempt as a child of the owner at the given index; nil when the
+    /// receiver cannot be copied (a `pending` task): then there is one attempt.
+    let makeAttempt: ((AnyGraphTask, Int) -> AnyGraphTask)?
+    /// Settles the owner from a completed attempt.
+    let finish: (AnyGraphTask, AnyGraphTask) -> Void
+
+    // Guarded by the graph's lock.
+    private var current = 0
+    private var over = false
+    private var best = 0.0
+
+    init(first: AnyGraphTask, attempts: Int,
+         makeAttempt: ((AnyGraphTask, Int) -> AnyGraphTask)?,
+         finish: @escaping (AnyGraphTask, AnyGraphTask) -> Void) {
+        self.attempts = max(1, attempts)
+        self.makeAttempt = makeAttempt
+        self.finish = finish
+        super.init(children: [first])
+    }
+
+    override func start(owner: AnyGraphTask) {
+        step(owner: owner)
+    }
+
+    private func step(owner: AnyGraphTask) {
+        enum Next { case none, start(AnyGraphTask), finish(AnyGraphTask), again(Int), cancel }
+        let next: Next = owner.graph.lock.withLock {
+            guard !over, owner._state == .executing else { return .none }
+            let c = children[current]
+            switch c._state {
+            case .notExecuted: return .start(c)
+            case .executing: return .none
+            case .cancelled: return .cancel
+            case .completed:
+                if c._failed && current + 1 < attempts && makeAttempt != nil {
+                    current += 1
+                    return .again(current)
+                }
+                over = true
+                return .finish(c)
+            }
+        }
+        switch next {
+        case .none: break
+        case .start(let c): Trampoline.run(c, .start)
+        case .cancel: owner.cancel(source: CancelSource.child, byParent: false)
+        case .finish(let c): finish(owner, c)
+        case .again(let index):
+            let attempt = makeAttempt!(owner, index)
+            owner.graph.lock.withLock { children.append(attempt) }
+            step(owner: owner)
+        }
+    }
+
+    override func childSettled(owner: AnyGraphTask, index: Int) {
+        let isCurrent: Bool = owner.graph.lock.withLock { index == current }
+        if isCurrent { step(owner: owner) }
+    }
+
+    override func childProgress(owner: AnyGraphTask, index: Int) {
+        let report: (TaskProgress, AnyGraphTask?, Int)? = owner.graph.lock.withLock {
+            guard !over, owner._state == .executing, index == current else { return nil }
+            let p = children[index]._progress
+            guard p.fraction >= best, p != owner._progress else { return nil }
+            best = p.fraction
+            return (p, owner.recordProgressLocked(p), owner._index)
+        }
+        if let (p, parent, i) = report { owner.didReportProgress(p, parent: parent, index: i) }
+    }
+}

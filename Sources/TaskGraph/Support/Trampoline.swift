@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Work between tasks (start a subtask, tell a parent a child settled, cancel across a
+/// link) goes through the trampoline of the current thread: it runs inline up to a small
+/// depth, then queues on the same thread, and the outermost call drains the queue before
+/// it returns. So a chain of 100,000 links uses constant stack, and nothing ever hops to
+/// another thread.
+final class Trampoline {
+    enum Op: UInt8 {
+        case start, childSettled, childProgress, childCancelled, cancelByParent, cancelUpward
+    }
+
+    struct Job {
+        let task: AnyGraphTask
+        let op: Op
+        let arg: Int
+    }
+
+    static let maxInlineDepth = 48
+
+    private var depth = 0
+    private var queue: [Job] = []
+    private var head = 0
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { raw in
+            guard let raw else { return }
+            Unmanaged<Trampoline>.fromOpaque(raw).release()
+        }
+        return key
+    }()
+
+    static var current: Trampoline {
+        if let raw = pthread_getspecific(key) {
+            return Unmanaged<Trampoline>.fromOpaque(raw).takeUnretainedValue()
+        }
+        let t = Trampoline()
+        pthread_setspecific(key, Unmanaged.passRetained(t).toOpaque())
+        return t
+    }
+
+    /// Runs `task.perform(op, arg)` now, or after the calls already on this thread's stack.
+    static func run(_ task: AnyGraphTask, _ op: Op, _ arg: Int = 0) {
+        let t = current
+        if t.depth >= maxInlineDepth {
+            t.queue.append(Job(task: task, op: op, arg: arg))
+            return
+        }
+        t.depth += 1
+        task.perform(op, arg)
+        t.depth -= 1
+        if t.depth == 0 { t.drain() }
+    }
+
+    /// Brackets a public entry point so work queued inside it finishes before it returns.
+    static func enter<T>(_ body: () -> T) -> T {
+        let t = current
+        t.depth += 1
+        let value = body()
+        t.depth -= 1
+        if t.depth == 0 { t.drain() }
+        return value
+    }
+
+    private func drain() {
+        while head < queue.count {
+            let job = queue[head]
+            head += 1
+            depth = 1
+            job.task.perform(job.op, job.arg)
+            depth = 0
+        }
+        queue.removeAll(keepingCapacity: queue.capacity <= 1024)
+        head = 0
+    }
+}
+
+/// Releases objects iteratively: a deinit that would release a long chain of tasks hands
+/// them here instead of releasing them recursively.
+final class ReleasePool {
+    private var pending: [AnyObject] = []
+    private var draining = false
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { raw in
+            guard let raw else { return }
+            Unmanaged<ReleasePool>.fromOpaque(raw).release()
+        }
+        return key
+    }()
+
+    static var current: ReleasePool {
+        if let raw = pthread_getspecific(key) {
+            return Unmanaged<ReleasePool>.fromOpaque(raw).takeUnretainedValue()
+        }
+        let p = ReleasePool()
+        pthread_setspecific(key, Unmanaged.passRetained(p).toOpaque())
+        return p
+    }
+
+    /// Takes ownership of `objects` and releases them after the current deinit returns.
+    static func release(_ objects: [AnyObject]) {
+        guard !objects.isEmpty else { return }
+        let pool = current
+        pool.pending.append(contentsOf: objects)
+        guard !pool.draining else { return }
+        pool.draining = true
+        while !pool.pending.isEmpty {
+            // Swap the list out first: releasing can append to it.
+            var batch: [AnyObject] = []
+            swap(&batch, &pool.pending)
+            batch.removeAll()
+        }
+        pool.draining = false
+    }
+}

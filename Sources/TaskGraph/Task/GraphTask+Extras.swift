@@ -1,0 +1,48 @@
+import Dispatch
+
+extension GraphTask where Success == Void, Failure == Never {
+    /// A task that succeeds `seconds` after it is executed, on the graph's clock.
+    public static func delay(seconds: Double, name: String? = nil, graph: Graph = .shared) -> GraphTask {
+        GraphTask(graph: graph, kind: NodeKind.delay, name: name, body: .four({ task, succeed, _, _ in
+            let timer = task.graph.clock.schedule(after: seconds) { succeed(()) }
+            task.onCancel { timer.cancel() }
+        }))
+    }
+}
+
+extension DispatchQueue {
+    /// A task (on `Graph.shared`) that succeeds on this queue at `deadline` once executed.
+    public func asyncAfter(deadline: DispatchTime) -> GraphTask<Void, Never> {
+        GraphTask(graph: .shared, kind: NodeKind.delay, name: "asyncAfter",
+                  body: .two({ [self] succeed, _ in
+                      asyncAfter(deadline: deadline) { succeed(()) }
+                  }))
+    }
+}
+
+extension GraphTask {
+    /// Like `success(_:)`, with the handler run on `queue`.
+    @discardableResult
+    public func success(on queue: DispatchQueue, _ handler: @escaping @Sendable (Success) -> Void) -> Self {
+        success { v in queue.async { handler(v) } }
+    }
+
+    /// Like `failure(_:)`, with the handler run on `queue`.
+    @discardableResult
+    public func failure(on queue: DispatchQueue, _ handler: @escaping @Sendable (Failure) -> Void) -> Self {
+        failure { e in queue.async { handler(e) } }
+    }
+
+    /// Like `completion(_:)`, with the handler run on `queue`.
+    @discardableResult
+    public func completion(on queue: DispatchQueue,
+                           _ handler: @escaping @Sendable (Result<Success, Failure>) -> Void) -> Self {
+        completion { r in queue.async { handler(r) } }
+    }
+
+    /// Like `progress(_:)`, with the handler run on `queue` (in order per queue).
+    @discardableResult
+    public func progress(on queue: DispatchQueue, _ handler: @escaping @Sendable (TaskProgress) -> Void) -> Self {
+        progress { p in queue.async { handler(p) } }
+    }
+}
