@@ -20,8 +20,7 @@ let package = Package(
                 "CMallocStats",
                 .product(name: "TaskGraph", package: "taskgraph"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
-            ],
-            swiftSettings: [.define("NO_GRAPHTASK")]   // TEMP until the core lands
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

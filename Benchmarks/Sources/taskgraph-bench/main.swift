@@ -14,6 +14,7 @@ let usage = """
       --quick            Smoke run for CI: N/10, 3 rounds, depth probe up to 100k (~30 s).
       --only <groups>    Comma-separated subset of: W1,W2,W3,W4,W5,depth,view.
       --runs <n>         Rounds per workload (default 7; W4 3; quick 3, W4 1).
+      --subject <text>   Only subjects whose name contains <text> (e.g. for a profiler).
       -h, --help         Show this help.
     """
 
@@ -40,6 +41,10 @@ func parse(_ args: [String]) -> Config {
             i += 1
             guard i < args.count, let n = Int(args[i]), n >= 1 else { fail("--runs needs a number >= 1") }
             config.runs = n
+        case "--subject":
+            i += 1
+            guard i < args.count, !args[i].isEmpty else { fail("--subject needs a name") }
+            config.subject = args[i]
         case "-h", "--help":
             print(usage)
             exit(0)
@@ -59,13 +64,8 @@ if arguments.first == "--probe-chain" {
 let config = parse(arguments)
 let runner = Runner()
 let started = now()
-var rows: [Row] = []
 // 1 GiB stack: subjects that recurse per link can still be timed on long chains.
-runOnThread(stackBytes: 1 << 30) {
-    for workload in LibrarySuite.workloads(config) + ViewSuite.workloads(config) {
-        rows += runner.run(workload)
-    }
-}
+let rows = runOnThread(stackBytes: 1 << 30) { Suite.runTimed(config, runner: runner) }
 let depthResults = config.wants("depth") ? DepthProbe.run(quick: config.quick, log: runner) : []
 
 print("## taskgraph-bench\(config.quick ? " --quick" : "")")

@@ -18,6 +18,7 @@ struct Runner {
         let cases = workload.cases
         var values = Array(repeating: [Double](), count: cases.count)
         var unavailable = Array(repeating: false, count: cases.count)
+        let start = now()
         progress("\(workload.id): \(workload.title)")
         if workload.warmUp {
             for (i, c) in cases.enumerated() where c.run(Swift.max(1, workload.n / 10)) == nil {
@@ -26,10 +27,13 @@ struct Runner {
         }
         for round in 0..<workload.runs {
             for (i, c) in cases.enumerated() where !unavailable[i] {
+                let t0 = now()
                 if let v = c.run(workload.n) { values[i].append(v) } else { unavailable[i] = true }
+                if ProcessInfoLite.verboseTiming { progress("    \(c.subject): \(Report.sig3(now() - t0)) s") }
             }
             progress("  round \(round + 1)/\(workload.runs) done")
         }
+        progress("  \(workload.id) took \(Report.sig3(now() - start)) s")
         return cases.enumerated().map { i, c in
             Row(workload: workload, subject: c.subject, kind: c.kind,
                 stats: unavailable[i] ? nil : Stats(values[i]),
@@ -41,4 +45,9 @@ struct Runner {
         guard verbose else { return }
         printError(line + "\n")
     }
+}
+
+/// BENCH_VERBOSE=1 prints how long each subject's run took (to tune the suite's duration).
+enum ProcessInfoLite {
+    static let verboseTiming = getenv("BENCH_VERBOSE") != nil
 }

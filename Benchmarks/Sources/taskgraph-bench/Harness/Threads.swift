@@ -3,16 +3,23 @@ import Glibc
 
 /// Carries a closure to another thread that the caller joins before going on.
 private final class ThreadBody: @unchecked Sendable {   // handed over once, then joined
-    let body: () -> Void
-    init(_ body: @escaping () -> Void) { self.body = body }
+    let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
 }
 
-/// Runs `body` on a new thread with a stack of `stackBytes` and waits for it.
+/// Runs `body` on a new thread with a stack of `stackBytes`, waits for it and returns its
+/// result (joined, so handing the result over needs no Sendable).
 ///
 /// The timed workloads run on a 1 GiB stack so that subjects that recurse once per link
 /// (OpenCombine, the minimal future) can still be timed on 100,000-link chains; how deep
 /// each subject gets on the *default* stack is measured separately, in child processes.
-func runOnThread(stackBytes: Int, _ body: @escaping () -> Void) {
+func runOnThread<T>(stackBytes: Int, _ body: @escaping @Sendable () -> T) -> T {
+    let result = ResultBox<T>()
+    runOnThread(stackBytes: stackBytes) { result.value = body() }
+    return result.value!
+}
+
+private func runOnThread(stackBytes: Int, _ body: @escaping @Sendable () -> Void) {
     var attr = pthread_attr_t()
     pthread_attr_init(&attr)
     defer { pthread_attr_destroy(&attr) }

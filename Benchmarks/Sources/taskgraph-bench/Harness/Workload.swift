@@ -58,5 +58,5 @@ struct Workload {
     let runs: Int
     /// Run each case once at n/10 first, untimed (page faults, lazy metadata, code paging).
     var warmUp = true
-    let cases: [Case]
+    var cases: [Case]
 }

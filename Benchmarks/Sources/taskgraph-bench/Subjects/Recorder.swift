@@ -3,10 +3,9 @@ import Glibc
 import Synchronization
 import TaskGraph
 
-/// The "GraphTask + recorder" subjects' observer.
-///
-/// TODO(issue 5): switch to `graph.record(to:)` (the replay-log writer) once it is in main;
-/// until then this attaches a no-op `graph.observe { _ in }`, as the issue allows.
+/// The "GraphTask + recorder" subjects' observer: `graph.record(to:)`, the replay-log writer,
+/// into a temporary file deleted when the run ends. Stopping it (final snapshot, `end` line,
+/// close) happens after the timed part.
 struct Recorder {
     let observation: any GraphObservation
     let path: String?
@@ -15,8 +14,13 @@ struct Recorder {
     private static let counter = Atomic<Int>(0)
 
     static func attach(to graph: Graph) -> Recorder {
-        let observation = graph.observe { _ in }
-        return Recorder(observation: observation, path: nil)
+        let path = temporaryPath()
+        do {
+            return Recorder(observation: try graph.record(to: path, producer: "taskgraph-bench"), path: path)
+        } catch {
+            printError("taskgraph-bench: cannot record to \(path): \(error)\n")
+            exit(1)
+        }
     }
 
     static func temporaryPath() -> String {
@@ -30,6 +34,6 @@ struct Recorder {
     }
 
     /// What the recorded rows attach: shown in the table's subject name.
-    static let label = "GraphTask + observer (no-op)"
+    static let label = "GraphTask + recorder"
 }
 #endif

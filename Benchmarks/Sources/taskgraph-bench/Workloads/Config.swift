@@ -6,6 +6,13 @@ struct Config {
     var only: Set<String>?
     /// Rounds per workload; nil uses the default for the mode.
     var runs: Int?
+    /// Only subjects whose name contains this (case-insensitive), e.g. for profiling one.
+    var subject: String?
+
+    func wantsSubject(_ name: String) -> Bool {
+        guard let subject else { return true }
+        return name.lowercased().contains(subject.lowercased())
+    }
 
     static let groups = ["W1", "W2", "W3", "W4", "W5", "depth", "view"]
 

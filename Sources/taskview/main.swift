@@ -1,1 +1,0 @@
-print("taskview: not yet")
