@@ -1,0 +1,211 @@
+/// A strict RFC 8259 parser that remembers where every value starts, so scenario errors
+/// can say FILE:LINE:COLUMN. No comments, no trailing commas, no NaN; duplicate keys,
+/// nesting over `maxDepth` and trailing text are errors, never traps.
+public struct JSONParser {
+    public static let maxDepth = 256
+
+    private let bytes: [UInt8]
+    private var i = 0
+    private var line = 1
+    private var lineStart = 0
+
+    private init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// Parses one JSON document.
+    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONNode {
+        var p = JSONParser(bytes)
+        if p.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { p.i = 3; p.lineStart = 3 }
+        p.skipWS()
+        let v = try p.value(depth: 0)
+        p.skipWS()
+        guard p.i == p.bytes.count else { throw p.error("unexpected text after the JSON value") }
+        return v
+    }
+
+    private var position: JSONPosition {
+        // Columns count scalars: skip UTF-8 continuation bytes.
+        var col = 1
+        var k = lineStart
+        while k < i && k < bytes.count {
+            if bytes[k] & 0xC0 != 0x80 { col += 1 }
+            k += 1
+        }
+        return JSONPosition(line: line, column: col)
+    }
+
+    private func error(_ message: String) -> JSONSyntaxError {
+        JSONSyntaxError(position: position, message: message)
+    }
+
+    private var peek: UInt8? { i < bytes.count ? bytes[i] : nil }
+
+    private mutating func skipWS() {
+        while i < bytes.count {
+            switch bytes[i] {
+            case 32, 9, 13: i += 1
+            case 10: i += 1; line += 1; lineStart = i
+            default: return
+            }
+        }
+    }
+
+    private mutating func value(depth: Int) throws(JSONSyntaxError) -> JSONNode {
+        guard depth < JSONParser.maxDepth else { throw error("nesting deeper than \(JSONParser.maxDepth)") }
+        let pos = position
+        guard let c = peek else { throw error("unexpected end of file, expected a value") }
+        switch c {
+        case UInt8(ascii: "{"): return JSONNode(value: try object(depth: depth), position: pos)
+        case UInt8(ascii: "["): return JSONNode(value: try array(depth: depth), position: pos)
+        case UInt8(ascii: "\""): return JSONNode(value: .string(try string()), position: pos)
+        case UInt8(ascii: "t"): try literal("true"); return JSONNode(value: .bool(true), position: pos)
+        case UInt8(ascii: "f"): try literal("false"); return JSONNode(value: .bool(false), position: pos)
+        case UInt8(ascii: "n"): try literal("null"); return JSONNode(value: .null, position: pos)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return JSONNode(value: .number(try number()), position: pos)
+        case UInt8(ascii: "/"): throw error("comments are not allowed in JSON")
+        default: throw error("unexpected character '\(Self.show(c))', expected a value")
+        }
+    }
+
+    static func show(_ c: UInt8) -> String {
+        c >= 0x20 && c < 0x7F ? String(UnicodeScalar(c)) : "\\u{\(String(c, radix: 16))}"
+    }
+
+    private mutating func literal(_ word: String) throws(JSONSyntaxError) {
+        for b in word.utf8 {
+            guard peek == b else { throw error("invalid literal, expected \(word)") }
+            i += 1
+        }
+    }
+
+    private mutating func object(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+        i += 1
+        var members: [JSONMember] = []
+        var seen = Set<String>()
+        skipWS()
+        if peek == UInt8(ascii: "}") { i += 1; return .object(members) }
+        while true {
+            skipWS()
+            let keyPos = position
+            guard peek == UInt8(ascii: "\"") else {
+                if peek == UInt8(ascii: "}") { throw error("trailing comma before '}'") }
+                throw error("expected a field name in double quotes")
+            }
+            let key = try string()
+            guard seen.insert(key).inserted else {
+                throw JSONSyntaxError(position: keyPos, message: "duplicate field \"\(key)\"")
+            }
+            skipWS()
+            guard peek == UInt8(ascii: ":") else { throw error("expected ':' after the field name") }
+            i += 1
+            skipWS()
+            let v = try value(depth: depth + 1)
+            members.append(JSONMember(key: key, keyPosition: keyPos, value: v))
+            skipWS()
+            switch peek {
+            case UInt8(ascii: ","): i += 1
+            case UInt8(ascii: "}"): i += 1; return .object(members)
+            case nil: throw error("unexpected end of file, expected ',' or '}'")
+            default: throw error("expected ',' or '}'")
+            }
+        }
+    }
+
+    private mutating func array(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+        i += 1
+        var items: [JSONNode] = []
+        skipWS()
+        if peek == UInt8(ascii: "]") { i += 1; return .array(items) }
+        while true {
+            skipWS()
+            if peek == UInt8(ascii: "]") { throw error("trailing comma before ']'") }
+            items.append(try value(depth: depth + 1))
+            skipWS()
+            switch peek {
+            case UInt8(ascii: ","): i += 1
+            case UInt8(ascii: "]"): i += 1; return .array(items)
+            case nil: throw error("unexpected end of file, expected ',' or ']'")
+            default: throw error("expected ',' or ']'")
+            }
+        }
+    }
+
+    private mutating func string() throws(JSONSyntaxError) -> String {
+        i += 1
+        var out: [UInt8] = []
+        while true {
+            guard let c = peek else { throw error("unterminated string") }
+            if c == UInt8(ascii: "\"") { i += 1; break }
+            if c < 0x20 { throw error("control character in a string (escape it)") }
+            if c != UInt8(ascii: "\\") { out.append(c); i += 1; continue }
+            i += 1
+            guard let e = peek else { throw error("unterminated string") }
+            i += 1
+            switch e {
+            case UInt8(ascii: "\""): out.append(34)
+            case UInt8(ascii: "\\"): out.append(92)
+            case UInt8(ascii: "/"): out.append(47)
+            case UInt8(ascii: "b"): out.append(8)
+            case UInt8(ascii: "f"): out.append(12)
+            case UInt8(ascii: "n"): out.append(10)
+            case UInt8(ascii: "r"): out.append(13)
+            case UInt8(ascii: "t"): out.append(9)
+            case UInt8(ascii: "u"):
+                var v = try hex4()
+                if v >= 0xD800 && v < 0xDC00 && peek == 92, i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "u") {
+                    let save = i
+                    i += 2
+                    let lo = try hex4()
+                    if lo >= 0xDC00 && lo < 0xE000 { v = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00) } else { i = save }
+                }
+                out.append(contentsOf: String(UnicodeScalar(v) ?? "\u{FFFD}").utf8)
+            default: i -= 1; throw error("invalid escape '\\\(Self.show(e))'")
+            }
+        }
+        // Invalid UTF-8 becomes U+FFFD rather than an error: names are sanitized later anyway.
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            guard let c = peek else { throw error("invalid \\u escape") }
+            let d: UInt32
+            switch c {
+            case 48...57: d = UInt32(c - 48)
+            case 97...102: d = UInt32(c - 87)
+            case 65...70: d = UInt32(c - 55)
+            default: throw error("invalid \\u escape")
+            }
+            v = v << 4 | d
+            i += 1
+        }
+        return v
+    }
+
+    private mutating func number() throws(JSONSyntaxError) -> Double {
+        let start = i
+        if peek == UInt8(ascii: "-") { i += 1 }
+        guard let first = peek, first >= 48, first <= 57 else { throw error("invalid number") }
+        i += 1
+        if first == 48, let c = peek, c >= 48, c <= 57 { throw error("numbers may not have leading zeros") }
+        while let c = peek, c >= 48, c <= 57 { i += 1 }
+        if peek == UInt8(ascii: ".") {
+            i += 1
+            guard let c = peek, c >= 48, c <= 57 else { throw error("invalid number: digits expected after '.'") }
+            while let c = peek, c >= 48, c <= 57 { i += 1 }
+        }
+        if peek == UInt8(ascii: "e") || peek == UInt8(ascii: "E") {
+            i += 1
+            if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { i += 1 }
+            guard let c = peek, c >= 48, c <= 57 else { throw error("invalid number: digits expected in the exponent") }
+            while let c = peek, c >= 48, c <= 57 { i += 1 }
+        }
+        let text = String(decoding: bytes[start..<i], as: UTF8.self)
+        guard let v = Double(text), v.isFinite else {
+            i = start
+            throw error("number out of range")
+        }
+        return v
+    }
+}

@@ -1,0 +1,53 @@
+/// A scenario (taskview.md, "Scenarios"): a tree of simulated work that taskview builds with
+/// the real TaskGraph API. `repeat` is already expanded.
+public struct Scenario: Sendable {
+    /// The scenario's name (demo name or file name without extension).
+    public var name: String
+    /// The root's `description` (shown by `demo --list`).
+    public var description: String?
+    public var root: ScenarioNode
+}
+
+/// One node of a scenario.
+public struct ScenarioNode: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case work, sequential, concurrent, allSettled, then, recover, retry, timeout
+    }
+
+    public var kind: Kind
+    public var name: String
+    public var weight: Double?
+    public var children: [ScenarioNode] = []
+    // work
+    public var duration: Double = 1
+    public var steps: Int = 10
+    public var phases: [String] = []
+    public var fail = false
+    public var failAt: Double?
+    public var failProbability: Double?
+    public var message: String?
+    // retry / timeout
+    public var attempts: Int = 3
+    public var seconds: Double = 0
+
+    public init(kind: Kind, name: String) {
+        self.kind = kind
+        self.name = name
+    }
+
+    /// Nodes in the tree (the scenario's own, not the adapters the builder adds).
+    public var count: Int { 1 + children.reduce(0) { $0 + $1.count } }
+}
+
+/// A scenario that cannot be used: `FILE:LINE:COLUMN: message` (the message names the
+/// node's JSON path where one is to blame).
+public struct ScenarioError: Error, CustomStringConvertible, Sendable, Equatable {
+    public var file: String
+    public var position: JSONPosition?
+    public var message: String
+
+    public var description: String {
+        if let position { return "\(file):\(position.line):\(position.column): \(message)" }
+        return "\(file): \(message)"
+    }
+}

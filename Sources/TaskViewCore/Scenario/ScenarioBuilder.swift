@@ -1,0 +1,208 @@
+import Synchronization
+import TaskGraph
+
+/// The one failure type of scenario tasks (timeouts are mapped into it).
+public struct ScenarioFailure: Error, CustomStringConvertible, Sendable, Equatable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Every scenario node becomes a task of this type.
+public typealias ScenarioTask = GraphTask<Void, ScenarioFailure>
+
+/// Builds a scenario with the real TaskGraph API on `graph` (which should use a
+/// `VirtualClock`): `work` leaves are four-argument `GraphTask`s that report `steps` progress
+/// reports on the graph's clock and then succeed or fail; the other kinds are the library's
+/// composites. `sequential`, `concurrent` and `allSettled` change the result type, so each
+/// gets a `map` adapter (same name, same weight) that brings it back to `ScenarioTask`;
+/// `timeout` gets a `mapError` adapter that turns `TimeoutError` into `ScenarioFailure`.
+/// The dashboard folds `map` adapters into their child's row.
+public struct ScenarioBuilder {
+    public let graph: Graph
+    public let seed: UInt64
+
+    public init(graph: Graph, seed: UInt64) {
+        self.graph = graph
+        self.seed = seed
+    }
+
+    /// The root task (not executed).
+    public func build(_ scenario: Scenario) -> ScenarioTask {
+        build(scenario.root, path: "0")
+    }
+
+    /// `path` is the node's position ("0.2.1"), which seeds its random draws.
+    func build(_ node: ScenarioNode, path: String) -> ScenarioTask {
+        let kids = { node.children.enumerated().map { build($1, path: "\(path).\($0)") } }
+        let task: ScenarioTask
+        switch node.kind {
+        case .work:
+            task = work(node, path: path)
+        case .sequential:
+            task = ScenarioTask.sequential(kids(), name: node.name, graph: graph)
+                .mapResult(name: node.name) { _ in () }
+        case .concurrent:
+            task = ScenarioTask.concurrent(kids(), name: node.name, graph: graph)
+                .mapResult(name: node.name) { _ in () }
+        case .allSettled:
+            task = ScenarioTask.allSettled(kids(), name: node.name, graph: graph)
+                .mapOutcome(name: node.name) { _ in Result<Void, ScenarioFailure>.success(()) }
+        case .then:
+            let k = kids()
+            task = k[0].then(k[1], name: node.name)
+        case .recover:
+            let k = kids()
+            task = k[0].recover(k[1], name: node.name)
+        case .retry:
+            task = kids()[0].retry(node.attempts, name: node.name)
+        case .timeout:
+            task = kids()[0].timeout(seconds: node.seconds, name: node.name)
+                .mapError(name: node.name) { error in
+                    (error as? ScenarioFailure) ?? ScenarioFailure(String(describing: error))
+                }
+        }
+        if let w = node.weight { task.weight = w }
+        return task
+    }
+
+    /// A simulated leaf. Each run of its closure (the first attempt, then each `retry`
+    /// copy) is one attempt, with its own generator.
+    func work(_ node: ScenarioNode, path: String) -> ScenarioTask {
+        let spec = WorkSpec(node)
+        let attempts = AttemptCounter()
+        let seed = self.seed
+        let clock = graph.clock
+        return ScenarioTask(name: node.name, graph: graph) { task, succeed, fail, progress in
+            let attempt = attempts.next()
+            var rng = SplitMix64(seed: seed, path: path, attempt: attempt)
+            let unlucky = spec.failProbability.map { rng.nextUnit() < $0 } ?? false
+            let run = WorkRun(spec: spec, fails: spec.fail || unlucky || spec.failAt != nil,
+                              clock: clock, succeed: { succeed(()) }, fail: fail, progress: progress)
+            task.onCancel { run.stop() }
+            run.next()
+        }
+    }
+}
+
+/// What a `work` node does, resolved once.
+struct WorkSpec: Sendable {
+    let duration: Double
+    let steps: Int
+    let phases: [String]
+    let fail: Bool
+    let failAt: Double?
+    let failProbability: Double?
+    let message: String
+
+    init(_ node: ScenarioNode) {
+        duration = node.duration
+        steps = node.steps
+        phases = node.phases
+        fail = node.fail
+        failAt = node.failAt
+        failProbability = node.failProbability
+        message = node.message ?? "\(node.name) failed"
+    }
+
+    /// When the attempt ends: at `failAt` (if earlier than the duration) when failing.
+    func end(fails: Bool) -> Double {
+        guard fails, let failAt else { return duration }
+        return min(failAt, duration)
+    }
+
+    /// Time of progress report `i` (1-based) since the start.
+    func stepTime(_ i: Int) -> Double { duration * Double(i) / Double(steps) }
+
+    /// The phase text of report `i`: phases spread evenly over the steps.
+    func phase(_ i: Int) -> String? {
+        guard !phases.isEmpty, steps > 0 else { return nil }
+        return phases[min(phases.count - 1, (i - 1) * phases.count / steps)]
+    }
+}
+
+/// Counts the runs of one leaf's closure.
+final class AttemptCounter: Sendable {
+    private let count = Mutex(0)
+    func next() -> Int {
+        count.withLock { n in
+            defer { n += 1 }
+            return n
+        }
+    }
+}
+
+/// One attempt of a `work` leaf: a chain of timers on the graph's clock, one per progress
+/// report, then the outcome. Cancelling stops the pending timer.
+final class WorkRun: Sendable {
+    private struct State {
+        var step = 0
+        var elapsed = 0.0
+        var timer: (any GraphTimer)?
+        var stopped = false
+    }
+
+    let spec: WorkSpec
+    let fails: Bool
+    let end: Double
+    let clock: any GraphClock
+    let succeed: @Sendable () -> Void
+    let fail: @Sendable (ScenarioFailure) -> Void
+    let progress: @Sendable (TaskProgress) -> Void
+    private let state = Mutex(State())
+
+    init(spec: WorkSpec, fails: Bool, clock: any GraphClock, succeed: @escaping @Sendable () -> Void,
+         fail: @escaping @Sendable (ScenarioFailure) -> Void, progress: @escaping @Sendable (TaskProgress) -> Void) {
+        self.spec = spec
+        self.fails = fails
+        self.end = spec.end(fails: fails)
+        self.clock = clock
+        self.succeed = succeed
+        self.fail = fail
+        self.progress = progress
+    }
+
+    /// Schedules the next report, or the outcome.
+    func next() {
+        let (at, elapsed, stopped) = state.withLock { s -> (Double, Double, Bool) in
+            let i = s.step + 1
+            let at = i <= spec.steps && (spec.stepTime(i) < end || (!fails && spec.stepTime(i) <= end))
+                ? spec.stepTime(i) : end
+            return (at, s.elapsed, s.stopped)
+        }
+        guard !stopped else { return }
+        let timer = clock.schedule(after: max(0, at - elapsed)) { [self] in fire(at: at) }
+        state.withLock { $0.timer = timer }
+    }
+
+    private func fire(at time: Double) {
+        let i = state.withLock { s -> Int? in
+            guard !s.stopped else { return nil }
+            s.elapsed = time
+            let i = s.step + 1
+            if i <= spec.steps && (spec.stepTime(i) < end || (!fails && spec.stepTime(i) <= end)) {
+                s.step = i
+                return i
+            }
+            s.stopped = true
+            return 0
+        }
+        switch i {
+        case nil: return
+        case 0?:
+            if fails { fail(ScenarioFailure(spec.message)) } else { succeed() }
+        case let i?:
+            progress(TaskProgress(Double(i) / Double(spec.steps), info: spec.phase(i)))
+            next()
+        }
+    }
+
+    func stop() {
+        let t = state.withLock { s -> (any GraphTimer)? in
+            s.stopped = true
+            defer { s.timer = nil }
+            return s.timer
+        }
+        t?.cancel()
+    }
+}

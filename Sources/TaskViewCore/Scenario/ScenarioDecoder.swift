@@ -1,0 +1,175 @@
+/// Turns parsed JSON into a `Scenario`, checking every field: unknown fields, wrong types
+/// and invalid values are errors naming the position and the node's JSON path.
+public enum ScenarioDecoder {
+    /// Most nodes a scenario may expand to (with `repeat`).
+    public static let maxNodes = 1_000_000
+    public static let maxRepeat = 100_000
+    public static let maxSteps = 100_000
+    public static let maxDuration = 1_000_000.0
+    public static let maxAttempts = 1000
+
+    static let common: Set<String> = ["kind", "name", "weight", "repeat"]
+    static let fields: [ScenarioNode.Kind: Set<String>] = [
+        .work: common.union(["duration", "steps", "phases", "fail", "failAt", "failProbability", "message"]),
+        .sequential: common.union(["children"]), .concurrent: common.union(["children"]),
+        .allSettled: common.union(["children"]), .then: common.union(["children"]),
+        .recover: common.union(["children"]), .retry: common.union(["children", "attempts"]),
+        .timeout: common.union(["children", "seconds"]),
+    ]
+
+    /// Parses and validates scenario text. `file` names it in messages.
+    public static func decode(_ bytes: [UInt8], file: String, name: String) throws(ScenarioError) -> Scenario {
+        let json: JSONNode
+        do {
+            json = try JSONParser.parse(bytes)
+        } catch {
+            throw ScenarioError(file: file, position: error.position, message: error.message)
+        }
+        var d = Decoder(file: file)
+        guard case .object(let members) = json.value else {
+            throw d.fail(json.position, "$", "a scenario is one JSON object (the root node), not \(json.value.typeName)")
+        }
+        var description: String?
+        var rootMembers = members
+        if let i = members.firstIndex(where: { $0.key == "description" }) {
+            let m = members[i]
+            guard case .string(let s) = m.value.value else {
+                throw d.fail(m.value.position, "$", "\"description\" must be a string")
+            }
+            description = s
+            rootMembers.remove(at: i)
+        }
+        if let r = members.first(where: { $0.key == "repeat" }) {
+            throw d.fail(r.keyPosition, "$", "the root node cannot have \"repeat\"")
+        }
+        let nodes = try d.node(JSONNode(value: .object(rootMembers), position: json.position), path: "$")
+        return Scenario(name: name, description: description, root: nodes[0])
+    }
+
+    struct Decoder {
+        let file: String
+        var total = 0
+
+        func fail(_ pos: JSONPosition, _ path: String, _ message: String) -> ScenarioError {
+            ScenarioError(file: file, position: pos, message: "\(path): \(message)")
+        }
+
+        /// One node, expanded by `repeat` (so possibly several).
+        mutating func node(_ json: JSONNode, path: String) throws(ScenarioError) -> [ScenarioNode] {
+            guard case .object(let members) = json.value else {
+                throw fail(json.position, path, "a node must be an object, not \(json.value.typeName)")
+            }
+            func member(_ key: String) -> JSONMember? { members.first { $0.key == key } }
+            guard let kindMember = member("kind") else { throw fail(json.position, path, "missing \"kind\"") }
+            guard case .string(let kindText) = kindMember.value.value else {
+                throw fail(kindMember.value.position, path, "\"kind\" must be a string")
+            }
+            guard let kind = ScenarioNode.Kind(rawValue: kindText) else {
+                let known = ScenarioNode.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+                throw fail(kindMember.value.position, path, "unknown node kind \"\(kindText)\" (expected one of: \(known))")
+            }
+            guard let nameMember = member("name") else { throw fail(json.position, path, "missing \"name\"") }
+            guard case .string(let name) = nameMember.value.value, !name.isEmpty else {
+                throw fail(nameMember.value.position, path, "\"name\" must be a non-empty string")
+            }
+            let label = "\(path) (\(kindText) \"\(name.prefix(60))\")"
+            let allowed = ScenarioDecoder.fields[kind]!
+            for m in members where !allowed.contains(m.key) {
+                let hint = m.key == "description" ? " (only the root may have a description)" : ""
+                throw fail(m.keyPosition, label, "unknown field \"\(m.key)\" for a \(kindText) node\(hint)")
+            }
+            var node = ScenarioNode(kind: kind, name: name)
+            var copies = 1
+            for m in members {
+                let pos = m.value.position
+                func number(min: Double, max: Double, minInclusive: Bool = true) throws(ScenarioError) -> Double {
+                    guard case .number(let v) = m.value.value else {
+                        throw fail(pos, label, "\"\(m.key)\" must be a number, not \(m.value.value.typeName)")
+                    }
+                    guard (minInclusive ? v >= min : v > min), v <= max else {
+                        let lower = minInclusive ? ">= \(Self.show(min))" : "> \(Self.show(min))"
+                        throw fail(pos, label, "\"\(m.key)\" must be \(lower) and <= \(Self.show(max)), not \(Self.show(v))")
+                    }
+                    return v
+                }
+                func integer(min: Int, max: Int) throws(ScenarioError) -> Int {
+                    guard case .number(let v) = m.value.value, v == v.rounded() else {
+                        throw fail(pos, label, "\"\(m.key)\" must be an integer")
+                    }
+                    guard v >= Double(min), v <= Double(max) else {
+                        throw fail(pos, label, "\"\(m.key)\" must be between \(min) and \(max), not \(Self.show(v))")
+                    }
+                    return Int(v)
+                }
+                func string() throws(ScenarioError) -> String {
+                    guard case .string(let s) = m.value.value else {
+                        throw fail(pos, label, "\"\(m.key)\" must be a string, not \(m.value.value.typeName)")
+                    }
+                    return s
+                }
+                switch m.key {
+                case "weight": node.weight = try number(min: 0, max: 1e9)
+                case "repeat": copies = try integer(min: 1, max: ScenarioDecoder.maxRepeat)
+                case "duration": node.duration = try number(min: 0, max: ScenarioDecoder.maxDuration)
+                case "steps": node.steps = try integer(min: 0, max: ScenarioDecoder.maxSteps)
+                case "phases":
+                    guard case .array(let items) = m.value.value else {
+                        throw fail(pos, label, "\"phases\" must be an array of strings")
+                    }
+                    for item in items {
+                        guard case .string(let s) = item.value else {
+                            throw fail(item.position, label, "\"phases\" must be an array of strings")
+                        }
+                        node.phases.append(s)
+                    }
+                case "fail":
+                    guard case .bool(let b) = m.value.value else { throw fail(pos, label, "\"fail\" must be true or false") }
+                    node.fail = b
+                case "failAt": node.failAt = try number(min: 0, max: ScenarioDecoder.maxDuration)
+                case "failProbability": node.failProbability = try number(min: 0, max: 1)
+                case "message": node.message = try string()
+                case "attempts": node.attempts = try integer(min: 1, max: ScenarioDecoder.maxAttempts)
+                case "seconds": node.seconds = try number(min: 0, max: ScenarioDecoder.maxDuration, minInclusive: false)
+                default: break   // kind, name, children
+                }
+            }
+            if kind == .timeout && member("seconds") == nil {
+                throw fail(json.position, label, "a timeout node needs \"seconds\"")
+            }
+            if kind != .work {
+                guard let c = member("children") else { throw fail(json.position, label, "missing \"children\"") }
+                guard case .array(let items) = c.value.value else {
+                    throw fail(c.value.position, label, "\"children\" must be an array of nodes")
+                }
+                var children: [ScenarioNode] = []
+                for (i, item) in items.enumerated() {
+                    children += try self.node(item, path: "\(path).children[\(i)]")
+                }
+                let need: Int? = switch kind {
+                case .then, .recover: 2
+                case .retry, .timeout: 1
+                default: nil
+                }
+                if let need, children.count != need {
+                    throw fail(c.value.position, label,
+                               "a \(kindText) node needs exactly \(need == 1 ? "one child" : "two children"), not \(children.count)")
+                }
+                node.children = children
+            }
+            total += node.count * copies
+            guard total <= ScenarioDecoder.maxNodes else {
+                throw fail(json.position, label, "the scenario expands to more than \(ScenarioDecoder.maxNodes) nodes")
+            }
+            guard copies > 1 else { return [node] }
+            return (1...copies).map { k in
+                var copy = node
+                copy.name = "\(name) \(k)"
+                return copy
+            }
+        }
+
+        static func show(_ v: Double) -> String {
+            v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Finds scenarios: the embedded demos by name, or a user's file.
+public enum ScenarioLoader {
+    /// The name of the default demo (`taskview` without arguments).
+    public static let defaultDemo = "build"
+    /// Largest scenario file read.
+    public static let maxFileBytes = 64 << 20
+
+    /// Names of the shipped demos, in display order.
+    public static var demoNames: [String] { EmbeddedDemos.all.map(\.name) }
+
+    /// The JSON text of a shipped demo.
+    public static func demoText(_ name: String) -> String? {
+        EmbeddedDemos.all.first { $0.name == name }?.json
+    }
+
+    /// A shipped demo by name.
+    public static func demo(_ name: String) throws(ScenarioError) -> Scenario {
+        guard let text = demoText(name) else {
+            throw ScenarioError(file: name, position: nil,
+                                message: "no demo named \"\(name)\" (try: \(demoNames.joined(separator: ", ")))")
+        }
+        return try ScenarioDecoder.decode(Array(text.utf8), file: "demos/\(name).json", name: name)
+    }
+
+    /// `(name, description)` of every shipped demo.
+    public static func demoList() -> [(name: String, description: String)] {
+        demoNames.map { name in
+            let d = (try? demo(name))?.description ?? ""
+            return (name, d)
+        }
+    }
+
+    /// A user's scenario file; its name is the file name without directory and extension.
+    public static func file(_ path: String) throws(ScenarioError) -> Scenario {
+        let bytes: [UInt8]
+        do {
+            bytes = try readFile(path)
+        } catch {
+            throw ScenarioError(file: path, position: nil, message: error.message)
+        }
+        var base = path.split(separator: "/").last.map(String.init) ?? path
+        if let dot = base.lastIndex(of: "."), dot != base.startIndex { base = String(base[..<dot]) }
+        return try ScenarioDecoder.decode(bytes, file: path, name: base)
+    }
+
+    struct ReadError: Error { let message: String }
+
+    static func readFile(_ path: String) throws(ReadError) -> [UInt8] {
+        guard let f = fopen(path, "rb") else {
+            throw ReadError(message: "cannot read the file: \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(f) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, f) }
+            if n > 0 { out.append(contentsOf: chunk[..<n]) }
+            if out.count > maxFileBytes { throw ReadError(message: "the file is larger than 64 MiB") }
+            if n < chunk.count {
+                if ferror(f) != 0 { throw ReadError(message: "cannot read the file: \(String(cString: strerror(errno)))") }
+                break
+            }
+        }
+        return out
+    }
+}
