@@ -114,14 +114,25 @@ public enum KeyTable {
     }
 
     /// The help overlay's lines: `label  description`, in table order.
-    public static func helpLines(replay: Bool) -> [String] {
+    public static func helpLines(replay: Bool, ascii: Bool = false) -> [String] {
         let rows = bindings(replay: replay)
-        let width = rows.map { $0.label.count }.max() ?? 0
-        return rows.map { $0.label + String(repeating: " ", count: width - $0.label.count + 2) + $0.help }
+        let labels = rows.map { ascii ? asciiLabel($0.label) : $0.label }
+        let width = labels.map(\.count).max() ?? 0
+        return zip(rows, labels).map { row, label in
+            label + String(repeating: " ", count: width - label.count + 2) + row.help
+        }
     }
 
     /// The footer's key hints.
-    public static func footer(replay: Bool) -> String {
-        bindings(replay: replay).compactMap(\.footer).joined(separator: "  ")
+    public static func footer(replay: Bool, ascii: Bool = false) -> String {
+        let text = bindings(replay: replay).compactMap(\.footer).joined(separator: "  ")
+        return ascii ? asciiLabel(text) : text
+    }
+
+    /// Arrow names spelled in ASCII.
+    public static func asciiLabel(_ text: String) -> String {
+        text.replacing("↑↓", with: "Up/Down").replacing("←→", with: "Left/Right")
+            .replacing("↑", with: "Up").replacing("↓", with: "Down")
+            .replacing("←", with: "Left").replacing("→", with: "Right")
     }
 }

@@ -54,7 +54,7 @@ extension Renderer {
         let rows = layout.height - layout.treeTop - layout.footerRows
         guard rows > 0 else { return }
         var lines = ["Keys (any key closes this help)"]
-        lines += KeyTable.helpLines(replay: model.isReplay).map { "  " + clean($0) }
+        lines += KeyTable.helpLines(replay: model.isReplay, ascii: glyphs.isASCII).map { "  " + clean($0) }
         for (i, line) in lines.prefix(rows).enumerated() {
             grid.writeFitted(line, x: 1, y: layout.treeTop + i, style: CellStyle(i == 0 ? .accent : .normal, bold: i == 0),
                              limit: grid.width - 1, ellipsis: glyphs.ellipsis)
@@ -82,7 +82,7 @@ extension Renderer {
             grid.writeFitted(clean(message), x: 0, y: y, style: style, limit: grid.width, ellipsis: glyphs.ellipsis)
             return
         }
-        var text = KeyTable.footer(replay: model.isReplay)
+        var text = KeyTable.footer(replay: model.isReplay, ascii: glyphs.isASCII)
         if !model.view.filter.isEmpty { text = "filter: " + clean(model.view.filter) + " (Esc clears)  " + text }
         grid.writeFitted(clean(text), x: 0, y: y, style: CellStyle(.dim), limit: grid.width, ellipsis: glyphs.ellipsis)
     }

@@ -1,0 +1,70 @@
+import ArgumentParser
+import TaskGraph
+import TaskViewTerminal
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Options every live command shares (`taskview`, `demo`, `run`; `replay` uses the
+/// display ones).
+struct CommonOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Write the replay log to PATH (default: a timestamped file under ./taskview-logs/).", valueName: "PATH"))
+    var record: String?
+
+    @Flag(name: .long, help: "Do not write a replay log.")
+    var noRecord = false
+
+    @Option(name: .long, help: ArgumentHelp("Seed of every random draw.", valueName: "N"))
+    var seed: UInt64 = 0
+
+    @Option(name: .long, help: ArgumentHelp("Simulated seconds per real second (> 0; 2 is twice as fast). Headless runs ignore it.", valueName: "X"))
+    var speed: Double = 1
+
+    @Flag(name: .long, help: "No curses: one plain line per state change and a summary (also when stdout is not a terminal).")
+    var headless = false
+
+    @Flag(name: .long, help: "Draw with ASCII characters only (automatic for a non-UTF-8 locale).")
+    var ascii = false
+
+    @Flag(name: .long, help: "Quit by itself when the root task settled.")
+    var exitWhenDone = false
+
+    func validate() throws {
+        guard speed > 0, speed.isFinite else {
+            throw ValidationError("--speed must be a number greater than 0 (got \(speed))")
+        }
+        if noRecord && record != nil {
+            throw ValidationError("--record and --no-record cannot be used together")
+        }
+    }
+
+    /// The log to write, nil with `--no-record`. The default is
+    /// `taskview-logs/taskview-YYYYMMDD-HHMMSS[-N].jsonl` (created on demand).
+    func recordPath(prefix: String = "taskview") throws -> String? {
+        if noRecord { return nil }
+        if let record { return record }
+        let dir = "taskview-logs"
+        if mkdir(dir, 0o755) != 0 && errno != EEXIST {
+            throw ValidationError("cannot create directory \(dir): \(String(decoding: UnsafeRawBufferPointer(start: strerror(errno), count: strlen(strerror(errno))), as: UTF8.self))")
+        }
+        var now = time(nil)
+        var parts = tm()
+        localtime_r(&now, &parts)
+        var buf = [CChar](repeating: 0, count: 32)
+        strftime(&buf, buf.count, "%Y%m%d-%H%M%S", &parts)
+        let stamp = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var path = "\(dir)/\(prefix)-\(stamp).jsonl"
+        var n = 2
+        while access(path, F_OK) == 0 {
+            path = "\(dir)/\(prefix)-\(stamp)-\(n).jsonl"
+            n += 1
+        }
+        return path
+    }
+
+    /// The options of `LiveRunner.run`.
+    func liveOptions(logPath: String?, onKey: (@Sendable (String, NodeID?) -> Void)? = nil) -> LiveOptions {
+        LiveOptions(speed: speed, headless: headless, ascii: ascii, exitWhenDone: exitWhenDone,
+                    logPath: logPath, onKey: onKey)
+    }
+}
