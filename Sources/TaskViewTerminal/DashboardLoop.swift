@@ -48,7 +48,7 @@ public enum DashboardLoop {
                 break
             }
             if dirty && now - lastDraw >= frame {
-                model.refreshDerived()
+                model.fixSelection()
                 let (w, h) = terminal.size
                 let f = renderer.render(model, width: w, height: h)
                 model.view.top = f.top

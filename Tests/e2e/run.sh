@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# End-to-end tests of the taskview dashboard in a real terminal (tmux, no TTY needed).
+# Usage: bash Tests/e2e/run.sh PATH-TO-TASKVIEW
+# Prints one line per test and finally "e2e: N passed, M failed"; exits non-zero on failure.
+set -u
+
+BIN=${1:?usage: run.sh PATH-TO-TASKVIEW}
+case "$BIN" in /*) ;; *) BIN="$PWD/$BIN" ;; esac
+[ -x "$BIN" ] || { echo "e2e: not executable: $BIN"; echo "e2e: 0 passed, 1 failed"; exit 1; }
+command -v tmux >/dev/null || { echo "e2e: tmux is not installed"; echo "e2e: 0 passed, 1 failed"; exit 1; }
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/taskview-e2e.XXXXXX")
+SOCK="$WORK/sock"
+TMUX_CMD=(tmux -S "$SOCK" -f /dev/null)
+PASSED=0
+FAILED=0
+export LC_ALL=C.UTF-8
+
+cleanup() {
+    "${TMUX_CMD[@]}" kill-server >/dev/null 2>&1
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+t() { "${TMUX_CMD[@]}" "$@"; }
+
+# One server for all tests; each test gets its own session running a plain shell.
+t new-session -d -s keep -x 80 -y 10 "sleep 100000"
+
+screen() { t capture-pane -t "$1" -p; }
+
+# wait_for SESSION REGEX [SECONDS]: polls the screen every 50 ms.
+wait_for() {
+    local s=$1 re=$2 limit=${3:-30} i=0
+    local n=$((limit * 20))
+    while [ $i -lt $n ]; do
+        if screen "$s" | grep -qE -- "$re"; then return 0; fi
+        sleep 0.05
+        i=$((i + 1))
+    done
+    echo "  timed out after ${limit}s waiting for /$re/ on screen:"
+    screen "$s" | sed 's/^/  | /'
+    return 1
+}
+
+# wait_gone SESSION REGEX [SECONDS]
+wait_gone() {
+    local s=$1 re=$2 limit=${3:-30} i=0
+    local n=$((limit * 20))
+    while [ $i -lt $n ]; do
+        if ! screen "$s" | grep -qE -- "$re"; then return 0; fi
+        sleep 0.05
+        i=$((i + 1))
+    done
+    echo "  timed out after ${limit}s waiting for /$re/ to go"
+    return 1
+}
+
+# start SESSION ARGS...: a shell that records stty before and after, runs taskview, prints EXIT=n.
+start() {
+    local s=$1; shift
+    t new-session -d -s "$s" -x 120 -y 30 "env TERM=tmux-256color bash --norc --noprofile"
+    wait_for "$s" '[#$] *$' 10 >/dev/null || true
+    t send-keys -t "$s" "cd '$WORK' && stty -g > '$WORK/$s.before' && '$BIN' --no-record $* ; echo EXIT=\$? ; stty -g > '$WORK/$s.after'" Enter
+}
+
+# restored SESSION EXPECTED-EXIT: taskview ended with that status and left the terminal as it found it.
+restored() {
+    local s=$1 want=$2
+    wait_for "$s" '^EXIT=[0-9]+' 30 || return 1
+    local got
+    got=$(screen "$s" | grep -oE '^EXIT=[0-9]+' | tail -1)
+    [ "$got" = "EXIT=$want" ] || { echo "  expected EXIT=$want, got $got"; return 1; }
+    local i=0
+    while [ ! -s "$WORK/$s.after" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+    local flags
+    flags=$(t display-message -p -t "$s" '#{alternate_on} #{cursor_flag}')
+    [ "$flags" = "0 1" ] || { echo "  terminal not restored: alternate_on cursor_flag = $flags"; return 1; }
+    cmp -s "$WORK/$s.before" "$WORK/$s.after" || { echo "  stty settings changed"; return 1; }
+    screen "$s" | grep -qE '^Summary: ' || { echo "  no summary printed after exit"; return 1; }
+}
+
+run_test() {
+    local name=$1; shift
+    if "$@"; then
+        PASSED=$((PASSED + 1)); echo "ok   $name"
+    else
+        FAILED=$((FAILED + 1)); echo "FAIL $name"
+    fi
+    t kill-session -t "$name" >/dev/null 2>&1
+}
+
+taskview_pid() {
+    local shell_pid
+    shell_pid=$(t display-message -p -t "$1" '#{pane_pid}')
+    pgrep -P "$shell_pid" | head -1
+}
+
+test_rows_move_detail_quit() {
+    local s=rows_move_detail_quit
+    start $s
+    wait_for $s '├─ . prepare' 30 || return 1
+    wait_for $s 'q quit' 10 || return 1
+    t send-keys -t $s j Enter
+    wait_for $s 'Name: prepare' 10 || return 1
+    t send-keys -t $s Escape
+    wait_gone $s 'Name: prepare' 10 || return 1
+    t send-keys -t $s q
+    restored $s 130
+}
+
+test_cancel_subtree_allsettled_continues() {
+    local s=cancel_subtree_allsettled_continues
+    start $s
+    # Wait until the compiles run, then select one through the filter.
+    wait_for $s '● compile core/task\.c' 40 || return 1
+    t send-keys -t $s / 'core/graph.c' Enter G Escape
+    t send-keys -t $s x
+    wait_for $s 'Cancel compile core/graph\.c and its 0 running subtasks\? \[y/N\]' 10 || return 1
+    t send-keys -t $s y
+    wait_for $s '⊘ compile core/graph\.c .*cancelled \(keyboard\)' 10 || return 1
+    # Its siblings in the allSettled group go on and finish.
+    screen $s | grep -qE '● compile core/task\.c' || { echo "  sibling stopped running"; return 1; }
+    wait_for $s '✓ compile core/task\.c' 60 || return 1
+    screen $s | grep -qE '⊘ compile core/graph\.c' || { echo "  cancelled row changed"; return 1; }
+    t send-keys -t $s q
+    restored $s 130
+}
+
+test_confirm_defaults_to_no() {
+    local s=confirm_defaults_to_no
+    start $s
+    wait_for $s '● build' 30 || return 1
+    t send-keys -t $s x
+    wait_for $s 'Cancel build and its [0-9]+ running subtasks\? \[y/N\]' 10 || return 1
+    t send-keys -t $s n
+    wait_for $s 'Not cancelled' 10 || return 1
+    screen $s | grep -q '⊘ build' && { echo "  build was cancelled"; return 1; }
+    t send-keys -t $s q
+    restored $s 130
+}
+
+test_help_and_resize() {
+    local s=help_and_resize
+    start $s
+    wait_for $s '● build' 30 || return 1
+    t send-keys -t $s '?'
+    wait_for $s 'Keys \(any key closes this help\)' 10 || return 1
+    wait_for $s 'cancel the selected subtree' 5 || return 1
+    t send-keys -t $s Escape
+    wait_gone $s 'Keys \(any key closes' 10 || return 1
+    t send-keys -t $s j j j
+    t resize-window -t $s -x 20 -y 5
+    wait_for $s 'build' 10 || return 1
+    sleep 0.3
+    t resize-window -t $s -x 40 -y 8
+    sleep 0.3
+    t resize-window -t $s -x 120 -y 30
+    wait_for $s '├─ . prepare' 10 || return 1
+    t send-keys -t $s q
+    restored $s 130
+}
+
+test_ctrl_c() {
+    local s=ctrl_c
+    start $s
+    wait_for $s '● build' 30 || return 1
+    t send-keys -t $s C-c
+    restored $s 130
+}
+
+test_sigterm() {
+    local s=sigterm
+    start $s
+    wait_for $s '● build' 30 || return 1
+    local pid
+    pid=$(taskview_pid $s)
+    [ -n "$pid" ] || { echo "  no taskview process found"; return 1; }
+    kill -TERM "$pid"
+    restored $s 130
+}
+
+test_exit_when_done() {
+    local s=exit_when_done
+    start $s --speed 50 --exit-when-done
+    restored $s 0
+}
+
+test_ascii_locale() {
+    local s=ascii_locale
+    t new-session -d -s $s -x 120 -y 30 "env LC_ALL=C TERM=tmux-256color '$BIN' --no-record --speed 4; sleep 5"
+    wait_for $s '^\|- [*o] prepare' 30 || return 1
+    if screen $s | LC_ALL=C grep -q $'[\x80-\xff]'; then echo "  non-ASCII bytes on screen"; return 1; fi
+    t send-keys -t $s q
+}
+
+test_headless_pipe() {
+    local out="$WORK/headless.out" status
+    "$BIN" --no-record > "$out" 2>"$WORK/headless.err"
+    status=$?
+    [ $status -eq 0 ] || { echo "  exit status $status"; return 1; }
+    grep -qE '^\[[0-9]+\.[0-9]{3}\] #[0-9]+ build: executing$' "$out" || { echo "  no state lines"; return 1; }
+    grep -qE '^Summary: ' "$out" || { echo "  no summary"; return 1; }
+    if LC_ALL=C grep -q $'\x1b' "$out"; then echo "  escape sequences in headless output"; return 1; fi
+}
+
+test_usage_errors() {
+    "$BIN" --speed 0 >/dev/null 2>&1; [ $? -eq 2 ] || { echo "  --speed 0 not exit 2"; return 1; }
+    "$BIN" --no-such-option >/dev/null 2>&1; [ $? -eq 2 ] || { echo "  unknown option not exit 2"; return 1; }
+    "$BIN" --help >/dev/null 2>&1; [ $? -eq 0 ] || { echo "  --help not exit 0"; return 1; }
+}
+
+run_test rows_move_detail_quit test_rows_move_detail_quit
+run_test cancel_subtree_allsettled_continues test_cancel_subtree_allsettled_continues
+run_test confirm_defaults_to_no test_confirm_defaults_to_no
+run_test help_and_resize test_help_and_resize
+run_test ctrl_c test_ctrl_c
+run_test sigterm test_sigterm
+run_test exit_when_done test_exit_when_done
+run_test ascii_locale test_ascii_locale
+run_test headless_pipe test_headless_pipe
+run_test usage_errors test_usage_errors
+
+echo "e2e: $PASSED passed, $FAILED failed"
+[ $FAILED -eq 0 ]
