@@ -16,8 +16,7 @@ extension TaskView {
 /// `taskview` without a subcommand: the default demo, live, recorded unless `--no-record`.
 enum DefaultRun {
     static func run(_ common: CommonOptions) throws -> Int32 {
-        let logPath = try common.recordPath()
-        return try BuiltinDemo.runLive(common, logPath: logPath)
+        try ScenarioRunner.runDefault(common)   // the `build` demo (demos/build.json)
     }
 
     /// Runs a built graph live with recording: the common path of the default demo.

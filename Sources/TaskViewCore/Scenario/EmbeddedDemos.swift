@@ -142,12 +142,7 @@ enum EmbeddedDemos {
     {
       "kind": "retry", "name": "upload (3 attempts)", "attempts": 3, "weight": 2,
       "children": [
-        {
-          "kind": "timeout", "name": "upload attempt (2.5 s limit)", "seconds": 2.5,
-          "children": [
-            { "kind": "work", "name": "upload", "duration": 2, "steps": 4, "failProbability": 0.5, "message": "upload interrupted" }
-          ]
-        }
+        { "kind": "work", "name": "upload", "duration": 2, "steps": 4, "failProbability": 0.7, "message": "upload interrupted" }
       ]
     },
     {

@@ -1,0 +1,114 @@
+import TaskGraph
+
+/// Chrome trace / Perfetto JSON of a replay log: one complete (`"ph":"X"`) event per node
+/// that ran, timestamps in µs of the graph clock, one track (`tid`) per nesting level (named
+/// by metadata events), failed and cancelled nodes marked in the name and in `args`.
+/// Nodes never executed are left out; nodes still running when the log ends last until then.
+public enum ChromeTrace {
+    struct Span {
+        var name = ""
+        var kind = ""
+        var parent = -1
+        var start: Double?
+        var end: Double?
+        var state: TaskState = .notExecuted
+        var failed = false
+        var message: String?
+        var cancelSource: String?
+    }
+
+    /// The trace JSON (one document, newline-terminated).
+    public static func export(_ log: ReplayLog) -> [UInt8] {
+        var spans: [Int: Span] = [:]
+        // The log's first snapshot may hold nodes that existed before recording began.
+        if let first = log.checkpoint(atOrBefore: 0) {
+            for n in first.model.liveNodesByID() {
+                var s = Span(name: n.name, kind: n.kind, parent: Int(n.parent))
+                s.state = n.state
+                if n.state != .notExecuted { s.start = 0 }
+                if n.state.isSettled { s.end = 0 }
+                s.failed = n.failed
+                s.message = n.message
+                spans[Int(n.id)] = s
+            }
+        }
+        for e in log.events {
+            switch e.change {
+            case let .added(id, kind, name, _, parent, _):
+                spans[id.rawValue] = Span(name: name, kind: kind, parent: parent?.rawValue ?? -1)
+            case let .parentSet(id, parent, _):
+                spans[id.rawValue]?.parent = parent.rawValue
+            case let .stateChanged(id, state, failed, message):
+                guard var s = spans[id.rawValue] else { continue }
+                s.state = state
+                if state == .executing && s.start == nil { s.start = e.time }
+                if state.isSettled {
+                    if s.start == nil && state == .completed { s.start = e.time }
+                    s.end = e.time
+                    s.failed = failed
+                    s.message = message
+                }
+                spans[id.rawValue] = s
+            case let .cancelRequested(id, source):
+                if spans[id.rawValue]?.cancelSource == nil { spans[id.rawValue]?.cancelSource = source }
+            default:
+                break
+            }
+        }
+        var out = LogBuffer(capacity: spans.count * 160 + 256)
+        out.raw("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[")
+        var first = true
+        func comma() { if first { first = false } else { out.byte(44) } }
+        func depth(_ id: Int) -> Int {
+            var d = 0
+            var p = spans[id]?.parent ?? -1
+            while p >= 0, d < 10_000 {
+                d += 1
+                p = spans[p]?.parent ?? -1
+            }
+            return d
+        }
+        var depths = Set<Int>()
+        for id in spans.keys.sorted() {
+            let s = spans[id]!
+            guard let start = s.start else { continue }
+            let end = s.end ?? log.duration
+            let d = depth(id)
+            depths.insert(d)
+            let outcome: String
+            switch s.state {
+            case .completed: outcome = s.failed ? "failed" : "succeeded"
+            case .cancelled: outcome = "cancelled"
+            case .executing: outcome = "executing"
+            case .notExecuted: outcome = "notExecuted"
+            }
+            comma()
+            out.raw("{\"name\":")
+            out.string(outcome == "failed" || outcome == "cancelled" ? "\(s.name) [\(outcome)]" : s.name)
+            out.raw(",\"cat\":"); out.string(s.kind)
+            out.raw(",\"ph\":\"X\",\"ts\":"); out.int(micros(start))
+            out.raw(",\"dur\":"); out.int(max(0, micros(end) - micros(start)))
+            out.raw(",\"pid\":1,\"tid\":"); out.int(d)
+            out.raw(",\"args\":{\"id\":"); out.int(id)
+            out.raw(",\"state\":"); out.string(outcome)
+            if let m = s.message { out.raw(",\"message\":"); out.string(m) }
+            if outcome == "cancelled", let c = s.cancelSource { out.raw(",\"cancelSource\":"); out.string(c) }
+            if s.parent >= 0 { out.raw(",\"parent\":"); out.int(s.parent) }
+            out.raw("}}")
+        }
+        comma()
+        out.raw("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{\"name\":")
+        out.string(log.header.scenario ?? log.name)
+        out.raw("}}")
+        for d in depths.sorted() {
+            out.raw(",{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":"); out.int(d)
+            out.raw(",\"args\":{\"name\":\"level \(d)\"}}")
+            out.raw(",{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":"); out.int(d)
+            out.raw(",\"args\":{\"sort_index\":\(d)}}")
+        }
+        out.raw("]}\n")
+        return out.bytes
+    }
+
+    static func micros(_ t: Double) -> Int { Int((t * 1_000_000).rounded()) }
+}

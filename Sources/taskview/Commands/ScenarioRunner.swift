@@ -1,0 +1,43 @@
+import ArgumentParser
+import TaskGraph
+import TaskViewCore
+import TaskViewTerminal
+
+/// Runs a scenario live (dashboard or headless), recorded unless `--no-record`: the common
+/// path of `taskview`, `demo` and `run`.
+enum ScenarioRunner {
+    static func run(_ scenario: Scenario, common: CommonOptions) throws -> Int32 {
+        let logPath = try common.recordPath(prefix: scenario.name)
+        let session: ScenarioSession
+        do {
+            session = try ScenarioSession(scenario: scenario, seed: common.seed, recordTo: logPath)
+        } catch {
+            Main.writeStderr("taskview: cannot write the replay log: \(Sanitizer.clean(String(describing: error)))\n")
+            throw ExitCode(2)
+        }
+        let recorder = session.recorder
+        let options = common.liveOptions(logPath: logPath, onKey: { key, node in
+            recorder?.recordKey(key, node: node)
+        })
+        let status = LiveRunner.run(graph: session.graph, clock: session.clock, root: session.rootID,
+                                    title: scenario.name, options: options, start: { session.start() })
+        session.finishRecording()
+        if let logPath { Main.writeStderr("Log written to \(Sanitizer.clean(logPath))\n") }
+        return status
+    }
+
+    /// Loads a scenario or exits 2 with `FILE:LINE:COLUMN: message` on stderr.
+    static func load(_ body: () throws(ScenarioError) -> Scenario) throws -> Scenario {
+        do {
+            return try body()
+        } catch {
+            Main.writeStderr("taskview: \(Sanitizer.clean(error.description))\n")
+            throw ExitCode(2)
+        }
+    }
+
+    /// The default demo (`taskview` without a subcommand).
+    static func runDefault(_ common: CommonOptions) throws -> Int32 {
+        try run(load { () throws(ScenarioError) in try ScenarioLoader.demo(ScenarioLoader.defaultDemo) }, common: common)
+    }
+}
