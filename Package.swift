@@ -5,6 +5,7 @@ let package = Package(
     name: "taskgraph",
     products: [
         .library(name: "TaskGraph", targets: ["TaskGraph"]),
+        .library(name: "TaskViewCore", targets: ["TaskViewCore"]),   // for Benchmarks/
         .executable(name: "taskview", targets: ["taskview"]),
     ],
     dependencies: [
