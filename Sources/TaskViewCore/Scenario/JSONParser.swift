@@ -106,6 +106,7 @@ public struct JSONParser {
             case UInt8(ascii: ","): i += 1
             case UInt8(ascii: "}"): i += 1; return .object(members)
             case nil: throw error("unexpected end of file, expected ',' or '}'")
+            case UInt8(ascii: "/"): throw error("comments are not allowed in JSON")
             default: throw error("expected ',' or '}'")
             }
         }
@@ -125,6 +126,7 @@ public struct JSONParser {
             case UInt8(ascii: ","): i += 1
             case UInt8(ascii: "]"): i += 1; return .array(items)
             case nil: throw error("unexpected end of file, expected ',' or ']'")
+            case UInt8(ascii: "/"): throw error("comments are not allowed in JSON")
             default: throw error("expected ',' or ']'")
             }
         }
