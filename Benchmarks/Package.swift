@@ -19,6 +19,7 @@ let package = Package(
             dependencies: [
                 "CMallocStats",
                 .product(name: "TaskGraph", package: "taskgraph"),
+                .product(name: "TaskViewCore", package: "taskgraph"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]
         ),

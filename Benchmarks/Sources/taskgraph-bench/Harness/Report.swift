@@ -3,8 +3,8 @@
 enum Report {
     static func table(_ rows: [Row]) -> String {
         var lines = [
-            "| Workload | Subject | median | min | max | GraphTask ÷ this (plain / recorded) | Target | |",
-            "|---|---|---:|---:|---:|---:|---|---|",
+            "| Workload | Subject | median | min | max | runs | GraphTask ÷ this (plain / recorded) | Target | |",
+            "|---|---|---:|---:|---:|---:|---:|---|---|",
         ]
         var lastWorkload = ""
         for row in rows {
@@ -15,7 +15,7 @@ enum Report {
             let plain = sameWorkload.first { $0.kind == .graphTask }?.stats?.median
             let recorded = sameWorkload.first { $0.kind == .graphTaskRecorded }?.stats?.median
             guard let s = row.stats else {
-                lines.append("| \(title) | \(row.subject) | \(row.note) | | | | \(targetText(row)) | |")
+                lines.append("| \(title) | \(row.subject) | \(row.note) | | | | | \(targetText(row)) | |")
                 continue
             }
             var ratio = ""
@@ -28,8 +28,11 @@ enum Report {
                 || row.kind == .taskView {
                 verdict = target.pass(s.median) ? "PASS" : "MISS"
             }
+            // For a rate, the shortest time per item is the highest rate: min and max swap.
+            var (low, high) = (s.min, s.max)
+            if case .rate = w.measure { (low, high) = (high, low) }
             lines.append("| \(title) | \(row.subject) | \(format(s.median, w.measure)) | "
-                + "\(format(s.min, w.measure)) | \(format(s.max, w.measure)) | \(ratio) | "
+                + "\(format(low, w.measure)) | \(format(high, w.measure)) | \(s.runs) | \(ratio) | "
                 + "\(targetText(row)) | \(verdict) |")
         }
         return lines.joined(separator: "\n")

@@ -13,6 +13,10 @@ struct Row {
 struct Runner {
     /// Prints what is running to stderr, so a long run shows it is alive.
     var verbose = true
+    /// Wall seconds one subject may spend on a workload's rounds: once spent, that subject
+    /// stops repeating (after at least one timed run), so a slow subject cannot stretch the
+    /// suite past its time limit. Its row shows how many runs it got.
+    var budgetPerCase: Double = 6
 
     func run(_ workload: Workload) -> [Row] {
         let cases = workload.cases
@@ -25,10 +29,12 @@ struct Runner {
                 unavailable[i] = true
             }
         }
+        var spent = Array(repeating: 0.0, count: cases.count)
         for round in 0..<workload.runs {
-            for (i, c) in cases.enumerated() where !unavailable[i] {
+            for (i, c) in cases.enumerated() where !unavailable[i] && (round == 0 || spent[i] < budgetPerCase) {
                 let t0 = now()
                 if let v = c.run(workload.n) { values[i].append(v) } else { unavailable[i] = true }
+                spent[i] += now() - t0
                 if ProcessInfoLite.verboseTiming { progress("    \(c.subject): \(Report.sig3(now() - t0)) s") }
             }
             progress("  round \(round + 1)/\(workload.runs) done")

@@ -17,6 +17,10 @@ enum DepthProbe {
         var deepest: Int? { steps.last { $0.outcome.succeeded }?.depth }
     }
 
+    /// Seconds a child may take before it is killed and its depth reported as "timeout": the
+    /// probe is about the stack, and a slow subject must not stretch the suite.
+    static func timeout(quick: Bool) -> Double { quick ? 10 : 20 }
+
     static func depths(quick: Bool) -> [Int] {
         quick ? [1_000, 10_000, 100_000] : [1_000, 10_000, 100_000, 1_000_000]
     }
@@ -28,7 +32,7 @@ enum DepthProbe {
             var steps: [(Int, ChildOutcome, Double)] = []
             for depth in depths(quick: quick) {
                 let (outcome, secs) = runSelf(["--probe-chain", subject, String(depth)],
-                                              timeout: quick ? 15 : 40)
+                                              timeout: timeout(quick: quick))
                 steps.append((depth, outcome, secs))
                 log.progress("  \(names[subject]!) at \(depth): \(outcome.text)")
                 if !outcome.succeeded { break }
@@ -71,6 +75,7 @@ enum DepthProbe {
         for r in results {
             let cells = ds.map { d -> String in
                 guard let s = r.steps.first(where: { $0.depth == d }) else { return "not tried" }
+                if s.outcome == .timedOut { return "timeout (> \(Int(timeout(quick: quick))) s)" }
                 return s.outcome.succeeded ? "ok (\(Report.sig3(s.seconds)) s)" : s.outcome.text
             }
             let deepest = r.deepest.map { "≥ " + label($0) } ?? "< \(label(ds[0]))"

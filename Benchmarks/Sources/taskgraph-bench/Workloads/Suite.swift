@@ -4,7 +4,9 @@ enum Suite {
     static func runTimed(_ config: Config, runner: Runner) -> [Row] {
         var rows: [Row] = []
         for var workload in LibrarySuite.workloads(config) + ViewSuite.workloads(config) {
-            workload.cases = workload.cases.filter { config.wantsSubject($0.subject) }
+            // An exact name picks one subject ("GraphTask"); otherwise any name containing it.
+            let exact = workload.cases.filter { $0.subject.lowercased() == config.subject?.lowercased() }
+            workload.cases = exact.isEmpty ? workload.cases.filter { config.wantsSubject($0.subject) } : exact
             if !workload.cases.isEmpty { rows += runner.run(workload) }
         }
         return rows
