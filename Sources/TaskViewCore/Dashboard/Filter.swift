@@ -84,7 +84,7 @@ extension DashboardModel {
             if view.top >= 0 && d.isVisible(view.top) { return view.top }
             return d.first()
         }
-        let top = view.top >= 0 && d.isVisible(view.top) ? view.top : sel
+        guard let top = view.top >= 0 && d.isVisible(view.top) ? view.top : d.first() else { return sel }
         if top == sel { return sel }
         // Is the selection within `rows` rows below top?
         var x = top
