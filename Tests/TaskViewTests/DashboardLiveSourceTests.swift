@@ -1,0 +1,85 @@
+import Testing
+import TaskGraph
+@testable import TaskViewCore
+
+/// The live source against a real graph: keys cancel through `Graph.cancel` and the tree
+/// shows the result at once; `allSettled` keeps its other members running.
+@Suite struct DashboardLiveSourceTests {
+    struct Fixture {
+        let clock = VirtualClock()
+        let graph: Graph
+        let root: GraphTask<[Settled<Void, Never>], Never>
+        let leaves: [GraphTask<Void, Never>]
+        let source: LiveGraphSource
+        var model = DashboardModel(title: "test")
+
+        init(keys: (@Sendable (String, NodeID?) -> Void)? = nil) {
+            graph = Graph(clock: clock)
+            let g = graph
+            leaves = (0..<3).map { GraphTask<Void, Never>.delay(seconds: 10, name: "leaf \($0)", graph: g) }
+            root = GraphTask.allSettled(leaves, name: "group", graph: graph)
+            let r = root
+            source = LiveGraphSource(graph: graph, clock: clock, root: root.id, title: "test", speed: 1,
+                                     onKey: keys, start: { r.execute() })
+            source.start(model: &model)
+            model.fixSelection()
+        }
+    }
+
+    @Test func keyboardCancelOfOneMemberLeavesTheOthersRunning() {
+        final class Keys: @unchecked Sendable { var seen: [(String, NodeID?)] = [] }
+        let keys = Keys()
+        var f = Fixture(keys: { keys.seen.append(($0, $1)) })
+        #expect(f.model.tree[f.root.id.rawValue].display == .executing)
+        _ = f.source.tick(realElapsed: 2, model: &f.model)
+        #expect(f.model.clockNow == 2)
+        let effects = press(&f.model, .down, .char("x"), .char("y"))
+        #expect(effects == [.cancel(node: f.leaves[0].id.rawValue, source: "keyboard")])
+        for e in effects { f.source.perform(e, key: .char("y"), model: &f.model) }
+        #expect(f.model.tree[f.leaves[0].id.rawValue].display == .cancelled)
+        #expect(f.model.tree[f.leaves[0].id.rawValue].cancelSource == "keyboard")
+        #expect(f.model.tree[f.leaves[1].id.rawValue].display == .executing)
+        #expect(f.model.tree[f.root.id.rawValue].display == .executing)
+        #expect(keys.seen.count == 1 && keys.seen[0].0 == "y" && keys.seen[0].1 == f.leaves[0].id)
+        _ = f.source.tick(realElapsed: 11, model: &f.model)
+        #expect(f.model.tree[f.leaves[1].id.rawValue].display == .succeeded)
+        #expect(f.model.outcome == .succeeded)
+        #expect(f.model.clockNow == 10)   // the clock stops where the root settled
+    }
+
+    @Test func quitBeforeTheEndCancelsTheRootWithSourceQuit() {
+        var f = Fixture()
+        _ = f.source.tick(realElapsed: 1, model: &f.model)
+        press(&f.model, .char("q"))
+        #expect(f.model.view.quitRequested)
+        f.source.finish(source: "quit", model: &f.model)
+        #expect(f.model.outcome == .cancelled)
+        #expect(f.model.tree[f.root.id.rawValue].cancelSource == "quit")
+        #expect(f.model.outcome?.exitStatus == 130)
+    }
+
+    @Test func idleSourceAsksForNoWakeupsOnceSettled() {
+        var f = Fixture()
+        #expect(f.source.secondsUntilNextTick(realElapsed: 0, model: f.model) != nil)
+        _ = f.source.tick(realElapsed: 20, model: &f.model)
+        #expect(f.source.secondsUntilNextTick(realElapsed: 20, model: f.model) == nil)
+        #expect(!f.source.tick(realElapsed: 30, model: &f.model))
+    }
+
+    @Test func cancellingALargeSubtreeStaysFast() {
+        let clock = VirtualClock()
+        let graph = Graph(clock: clock)
+        let leaves = (0..<10_000).map { GraphTask<Void, Never>.delay(seconds: 5, name: "n\($0)", graph: graph) }
+        let group = GraphTask.concurrent(leaves, name: "big", graph: graph)
+        let source = LiveGraphSource(graph: graph, clock: clock, root: group.id, title: "big", speed: 1,
+                                     start: { group.execute() })
+        var model = DashboardModel(title: "big")
+        source.start(model: &model)
+        model.fixSelection()
+        #expect(model.tree.counts[DisplayState.executing.rawValue] == 10_001)
+        let effects = press(&model, .char("X"))
+        for e in effects { source.perform(e, key: .char("X"), model: &model) }
+        #expect(model.tree.counts[DisplayState.cancelled.rawValue] == 10_001)
+        #expect(model.outcome == .cancelled)
+    }
+}
