@@ -15,7 +15,8 @@ enum Report {
             let plain = sameWorkload.first { $0.kind == .graphTask }?.stats?.median
             let recorded = sameWorkload.first { $0.kind == .graphTaskRecorded }?.stats?.median
             guard let s = row.stats else {
-                lines.append("| \(title) | \(row.subject) | \(row.note) | | | | | \(targetText(row)) | |")
+                lines.append("| \(title) | \(row.subject) | \(row.note) | | | | | \(targetText(row)) | "
+                    + "\(row.timedOut ? "MISS" : "") |")
                 continue
             }
             var ratio = ""

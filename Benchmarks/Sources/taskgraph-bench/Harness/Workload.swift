@@ -59,4 +59,9 @@ struct Workload {
     /// Run each case once at n/10 first, untimed (page faults, lazy metadata, code paging).
     var warmUp = true
     var cases: [Case]
+    /// Set for workloads that run in a child process with a time limit (see `ViewSuite`):
+    /// returns every run's value, or nil when the child did not finish in time.
+    var isolated: (() -> [Double]?)? = nil
+    /// What the row says when `isolated` timed out.
+    var timeoutNote = ""
 }

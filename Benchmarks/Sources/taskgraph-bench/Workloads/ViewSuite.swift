@@ -6,30 +6,82 @@ import TaskViewCore
 /// drawing a frame, absorbing events into the dashboard model, writing a replay log
 /// (`GraphRecorder`), loading one (`LogReader`) and seeking in it (`ReplaySource`).
 /// There is no peer for these: each row is checked against its target only.
+///
+/// Each workload runs in a child process (`--view-child`) that builds its own fixture and
+/// does all the rounds, killed after `timeLimit` seconds: a workload that scales badly
+/// shows as "timeout" and MISS instead of stretching the suite.
 enum ViewSuite {
-    static func workloads(_ config: Config) -> [Workload] {
-        guard config.wants("view") else { return [] }
-        let fixture = ViewFixture(nodes: config.size(100_000), events: config.size(1_000_000))
-        let nodes = fixture.nodes.formatted, events = fixture.eventCount.formatted
-        let runs = config.rounds(full: 7)
-        func one(_ id: String, _ title: String, _ m: Measure, _ target: Target, runs: Int = runs,
-                 _ run: @escaping () -> Double) -> Workload {
-            Workload(id: id, title: title, n: 1, measure: m, target: target, runs: runs, warmUp: false,
-                     cases: [Case(subject: "taskview", kind: .taskView) { _ in run() }])
-        }
-        return [
-            one("V1", "render one frame (model → cells) of a \(nodes)-node graph at 200×60",
-                .total, .below(1e-3, "< 1 ms")) { fixture.renderFrames(count: config.quick ? 20 : 100) },
-            one("V2", "absorb \(events) graph events into the dashboard model", .rate(unit: "events"),
-                .atLeast(perSecond: 1e6, "≥ 1 M events/s")) { fixture.absorb() },
-            one("V3", "write \(events) events to a replay log (GraphRecorder)", .rate(unit: "events"),
-                .atLeast(perSecond: 1e6, "≥ 1 M events/s")) { fixture.write() },
-            one("V4", "load a \(events)-event log (LogReader.load)", .total, .below(1, "< 1 s")) {
-                fixture.load()
-            },
-            one("V5", "seek in it (worst of jumps to 90, 10, 50, 30, 70 %)", .total,
-                .below(0.05, "< 50 ms")) { fixture.seek() },
+    struct Spec {
+        let id: String
+        let title: (ViewFixture) -> String
+        let measure: Measure
+        let target: Target
+        let body: (ViewFixture) -> Double
+    }
+
+    static func timeLimit(quick: Bool) -> Double { quick ? 8 : 25 }
+
+    static func fixture(quick: Bool) -> ViewFixture {
+        ViewFixture(nodes: quick ? 10_000 : 100_000, events: quick ? 100_000 : 1_000_000)
+    }
+
+    static func specs(quick: Bool) -> [Spec] {
+        [
+            Spec(id: "V1", title: { "render one frame (model → cells) of a \($0.nodes.formatted)-node graph at 200×60" },
+                 measure: .total, target: .below(1e-3, "< 1 ms")) { $0.renderFrames(count: quick ? 20 : 100) },
+            Spec(id: "V2", title: { "absorb \($0.eventCount.formatted) graph events into the dashboard model" },
+                 measure: .rate(unit: "events"), target: .atLeast(perSecond: 1e6, "≥ 1 M events/s")) { $0.absorb() },
+            Spec(id: "V3", title: { "write \($0.eventCount.formatted) events to a replay log (GraphRecorder)" },
+                 measure: .rate(unit: "events"), target: .atLeast(perSecond: 1e6, "≥ 1 M events/s")) { $0.write() },
+            Spec(id: "V4", title: { "load a \($0.eventCount.formatted)-event log (LogReader.load)" },
+                 measure: .total, target: .below(1, "< 1 s")) { $0.load() },
+            Spec(id: "V5", title: { _ in "seek in it (worst of jumps to 90, 10, 50, 30, 70 %)" },
+                 measure: .total, target: .below(0.05, "< 50 ms")) { $0.seek() },
         ]
+    }
+
+    /// The parent side: one workload per spec, each run by a child process.
+    static func workloads(_ config: Config, budget: Double) -> [Workload] {
+        guard config.wants("view") else { return [] }
+        let sizes = fixture(quick: config.quick)   // only for titles; builds nothing
+        let rounds = config.rounds(full: 7)
+        let limit = timeLimit(quick: config.quick)
+        return specs(quick: config.quick).map { spec in
+            var w = Workload(id: spec.id, title: spec.title(sizes), n: 1, measure: spec.measure,
+                             target: spec.target, runs: rounds, warmUp: false,
+                             cases: [Case(subject: "taskview", kind: .taskView) { _ in nil }])
+            w.timeoutNote = "timeout (> \(Int(limit)) s)"
+            w.isolated = {
+                let out = Recorder.temporaryPath() + ".values"
+                defer { unlink(out) }
+                let args = ["--view-child", spec.id, config.quick ? "quick" : "full", String(rounds),
+                            String(budget), out]
+                let (outcome, _) = runSelf(args, timeout: limit)
+                guard outcome.succeeded, let text = Machine.readFile(out) else { return nil }
+                let values = text.split(separator: " ").compactMap { Double($0) }
+                return values.isEmpty ? nil : values
+            }
+            return w
+        }
+    }
+
+    /// The child side: builds the fixture, runs `rounds` rounds (fewer once `budget` seconds
+    /// are spent), writes the values to `out`, exits 0.
+    static func child(id: String, quick: Bool, rounds: Int, budget: Double, out: String) -> Never {
+        guard let spec = specs(quick: quick).first(where: { $0.id == id }) else {
+            printError("unknown view workload \(id)\n")
+            exit(2)
+        }
+        let fixture = fixture(quick: quick)
+        var values: [Double] = []
+        let start = now()
+        for _ in 0..<max(1, rounds) where values.isEmpty || now() - start < budget {
+            values.append(spec.body(fixture))
+        }
+        guard let f = fopen(out, "w") else { exit(1) }
+        fputs(values.map { String($0) }.joined(separator: " "), f)
+        fclose(f)
+        exit(0)
     }
 }
 
@@ -40,7 +92,7 @@ final class ViewFixture {
     private let total: Int
     private lazy var events: [GraphEvent] = EventFactory.events(nodes: nodes, total: total)
     private lazy var frameModel: DashboardModel = makeFrameModel()
-    private let path = Recorder.temporaryPath()
+    private lazy var path = Recorder.temporaryPath()
     private var written = false
     private var loaded: ReplayLog?
 
@@ -49,18 +101,21 @@ final class ViewFixture {
         self.total = events
     }
 
-    deinit { unlink(path) }
+    deinit { if written { unlink(path) } }
 
     var eventCount: Int { total }
 
-    /// A model of a graph in the middle of its run (every node executing, with progress).
+    /// A model of a graph in the middle of its run (every node executing, with progress),
+    /// built from a snapshot (`GraphReplica` folds the events) so that drawing is measured
+    /// apart from absorbing.
     private func makeFrameModel() -> DashboardModel {
+        var replica = GraphReplica()
+        for e in EventFactory.events(nodes: nodes, progressPerLeaf: 2, settle: false) { replica.apply(e) }
         var model = DashboardModel(title: "taskgraph-bench")
-        for e in EventFactory.events(nodes: nodes, progressPerLeaf: 2, settle: false) { model.absorb(e) }
+        model.tree = TreeModel(snapshot: replica.snapshot)
         model.refreshDerived()
         return model
     }
-
     /// Seconds per frame, over `count` frames with the selection jumping through the tree
     /// (each frame also settles the top row, as the dashboard does when a person moves).
     func renderFrames(count: Int) -> Double {
