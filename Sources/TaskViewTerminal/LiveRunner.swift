@@ -43,10 +43,10 @@ public enum LiveRunner {
         if options.headless || isatty(1) == 0 {
             return runHeadless(graph: graph, clock: clock, root: root, start: start)
         }
-        let ascii = options.ascii || !Locale.isUTF8()
+        let ascii = options.ascii || !TerminalEnvironment.isUTF8()
         let source = LiveGraphSource(graph: graph, clock: clock, root: root, title: title,
                                      speed: options.speed, onKey: options.onKey, start: start)
-        let loopOptions = DashboardLoop.Options(ascii: ascii, noColor: Locale.noColor(),
+        let loopOptions = DashboardLoop.Options(ascii: ascii, noColor: TerminalEnvironment.noColor(),
                                                 exitWhenDone: options.exitWhenDone)
         let model: DashboardModel
         do {
@@ -73,10 +73,11 @@ public enum LiveRunner {
     }
 }
 
-/// Locale and environment checks.
-enum Locale {
-    /// Sets the locale from the environment and tells whether it is UTF-8.
-    static func isUTF8() -> Bool {
+/// Locale and environment checks shared by every dashboard command.
+public enum TerminalEnvironment {
+    /// Sets the locale from the environment and tells whether it is UTF-8 (else the
+    /// dashboard draws ASCII only).
+    public static func isUTF8() -> Bool {
         setlocale(LC_ALL, "")
         guard let cs = tv_codeset() else { return false }
         let name = String(cString: cs).uppercased()
@@ -84,7 +85,7 @@ enum Locale {
     }
 
     /// NO_COLOR set to anything non-empty (no-color.org).
-    static func noColor() -> Bool {
+    public static func noColor() -> Bool {
         guard let v = getenv("NO_COLOR") else { return false }
         return v.pointee != 0
     }

@@ -181,3 +181,35 @@ import TaskGraph
         #expect(rows[6] == "Also cancels (upward): inner")
     }
 }
+
+@Suite struct DashboardRendererSizeTests {
+    /// Every size from nothing to 30x9, in every mode: no crash, exact grid size, the
+    /// selection on screen whenever there are tree rows.
+    @Test func everySmallSizeInEveryMode() {
+        var s = smallBuild()
+        s.add(5, "名前 wide", parent: 0)
+        for mode in 0..<5 {
+            var m = model(s)
+            press(&m, .end)
+            switch mode {
+            case 1: press(&m, .enter)
+            case 2: press(&m, .char("?"))
+            case 3: press(&m, .char("x"))
+            case 4: press(&m, .char("/"), .char("a"))
+            default: break
+            }
+            for w in 0...30 {
+                for h in 0...9 {
+                    m.refreshDerived()
+                    let f = Renderer(ascii: w % 2 == 0).render(m, width: w, height: h)
+                    #expect(f.grid.cells.count == w * h)
+                    let layout = Layout(width: w, height: h, detailOpen: m.view.detailOpen)
+                    if (mode == 0 || mode == 1) && layout.treeRows > 0 && w > 0 {
+                        // The selected row (reverse video) is on screen.
+                        #expect((0..<h).contains { f.grid[0, $0].style.reverse }, "\(w)x\(h)")
+                    }
+                }
+            }
+        }
+    }
+}
