@@ -1,6 +1,7 @@
 /// Drives the one-child composites: `map*` and `validate` (outcome transformed), and
 /// `timeout` (a timer on the graph's clock races the inner task). The owner reports the
 /// inner task's progress, transformed by `mapProgress` where given.
+@usableFromInline
 final class AdapterDriver: CompositeDriver, @unchecked Sendable {
     /// Settles the owner from the completed inner task.
     let finish: (AnyGraphTask, AnyGraphTask) -> Void
@@ -9,9 +10,10 @@ final class AdapterDriver: CompositeDriver, @unchecked Sendable {
     let timeout: (seconds: Double, fail: (AnyGraphTask) -> Void)?
 
     // Guarded by the graph's lock.
-    private var timer: (any GraphTimer)?
-    private var over = false
+    @exclusivity(unchecked) private var timer: (any GraphTimer)?
+    @exclusivity(unchecked) private var over = false
 
+    @usableFromInline
     init(inner: AnyGraphTask,
          mapProgress: (@Sendable (TaskProgress) -> TaskProgress)? = nil,
          timeout: (seconds: Double, fail: (AnyGraphTask) -> Void)? = nil,
@@ -24,7 +26,7 @@ final class AdapterDriver: CompositeDriver, @unchecked Sendable {
 
     var inner: AnyGraphTask { children[0] }
 
-    override func start(owner: AnyGraphTask) {
+    @usableFromInline override func start(owner: AnyGraphTask) {
         if let timeout {
             // The clock starts at execute().
             let t = owner.graph.clock.schedule(after: timeout.seconds) { [weak owner, weak self] in

@@ -1,9 +1,10 @@
 /// How a composite task drives its subtasks. The owner task holds its driver until it
 /// settles; the driver holds the subtasks. Driver state is guarded by the graph's lock, and
 /// driver methods are called without the lock held (they take it as needed).
+@usableFromInline
 class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's lock
     /// The subtasks, in subtask order.
-    var children: [AnyGraphTask]
+    @exclusivity(unchecked) var children: [AnyGraphTask]
 
     init(children: [AnyGraphTask]) {
         self.children = children
@@ -19,7 +20,7 @@ class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's l
         for (i, c) in children.enumerated() { c.adoptLocked(by: owner, index: i) }
     }
 
-    func start(owner: AnyGraphTask) {}
+    @usableFromInline func start(owner: AnyGraphTask) {}
     func childSettled(owner: AnyGraphTask, index: Int) {}
     func childProgress(owner: AnyGraphTask, index: Int) {}
     /// A subtask was cancelled from outside: by default the owner cannot finish without it.

@@ -2,28 +2,33 @@
 /// (kind `map`, `validate`, `timeout`, `retry`), parent of the task it adapts.
 extension GraphTask {
     /// Transforms the value of a success.
+    @inlinable
     public func mapResult<S2>(name: String? = nil, _ f: @escaping @Sendable (Success) -> S2) -> GraphTask<S2, Failure> {
         mapOutcome(name: name) { $0.map(f) }
     }
 
     /// Transforms the error of a failure.
+    @inlinable
     public func mapError<F2>(name: String? = nil, _ f: @escaping @Sendable (Failure) -> F2) -> GraphTask<Success, F2> {
         mapOutcome(name: name) { $0.mapError(f) }
     }
 
     /// Transforms the outcome.
+    @inlinable
     public func mapOutcome<S2, F2>(name: String? = nil,
                                    _ f: @escaping @Sendable (Result<Success, Failure>) -> Result<S2, F2>) -> GraphTask<S2, F2> {
-        adapter(kind: NodeKind.map, name: name) { f($0) }
+        adapter(kindIndex: KindIndex.map, name: name) { f($0) }
     }
 
     /// Transforms every progress report of this task.
+    @inlinable
     public func mapProgress(name: String? = nil,
                             _ f: @escaping @Sendable (TaskProgress) -> TaskProgress) -> GraphTask<Success, Failure> {
-        adapter(kind: NodeKind.map, name: name, mapProgress: f) { $0 }
+        adapter(kindIndex: KindIndex.map, name: name, mapProgress: f) { $0 }
     }
 
     /// Reports a fraction `f` of this task as `a + f * (b - a)`: with (0.6, 1), 0.5 becomes 0.8.
+    @inlinable
     public func mapProgress(byScalingFractionIntoRange range: (Double, Double),
                             name: String? = nil) -> GraphTask<Success, Failure> {
         let (a, b) = range
@@ -31,9 +36,10 @@ extension GraphTask {
     }
 
     /// Fails with `TaskValidationError(message)` when `predicate` rejects the value.
+    @inlinable
     public func validate(_ message: String = "validation failed", name: String? = nil,
                          _ predicate: @escaping @Sendable (Success) -> Bool) -> GraphTask<Success, any Error> {
-        adapter(kind: NodeKind.validate, name: name) { r -> Result<Success, any Error> in
+        adapter(kindIndex: KindIndex.validate, name: name) { r -> Result<Success, any Error> in
             switch r {
             case .success(let v):
                 return predicate(v) ? .success(v) : .failure(TaskValidationError(message: message))
@@ -45,9 +51,10 @@ extension GraphTask {
 
     /// Fails with `TimeoutError` if this task has not completed `seconds` after `execute()`
     /// (on the graph's clock); the inner task is then cancelled with source `timeout`.
+    @inlinable
     public func timeout(seconds: Double, name: String? = nil) -> GraphTask<Success, any Error> {
         precondition(seconds.isFinite && seconds >= 0, "timeout(seconds:) needs a finite, non-negative number")
-        let owner = GraphTask<Success, any Error>(graph: graph, kind: NodeKind.timeout, name: name, body: nil)
+        let owner = GraphTask<Success, any Error>(graph: graph, kindIndex: KindIndex.timeout, name: name, body: nil)
         owner.install(AdapterDriver(
             inner: self,
             timeout: (seconds, { owner in
@@ -63,9 +70,10 @@ extension GraphTask {
 
     /// Up to `max(attempts, 1)` attempts: this task first, then fresh copies of it (same
     /// closure, same structure; handlers are not copied). Fails with the last error.
+    @inlinable
     public func retry(_ attempts: Int, name: String? = nil) -> GraphTask {
         let factory = copyFactory()
-        let owner = GraphTask(graph: graph, kind: NodeKind.retry, name: name, body: nil)
+        let owner = GraphTask(graph: graph, kindIndex: KindIndex.retry, name: name, body: nil)
         owner.install(RetryDriver(
             first: self, attempts: attempts,
             makeAttempt: factory.map { make in { owner, index in make(owner, index) } },
@@ -76,10 +84,11 @@ extension GraphTask {
         return owner
     }
 
-    func adapter<S2, F2>(kind: String, name: String?,
+    @inlinable
+    func adapter<S2, F2>(kindIndex: UInt8, name: String?,
                          mapProgress: (@Sendable (TaskProgress) -> TaskProgress)? = nil,
                          _ f: @escaping @Sendable (Result<Success, Failure>) -> Result<S2, F2>) -> GraphTask<S2, F2> {
-        let owner = GraphTask<S2, F2>(graph: graph, kind: kind, name: name, body: nil)
+        let owner = GraphTask<S2, F2>(graph: graph, kindIndex: kindIndex, name: name, body: nil)
         owner.install(AdapterDriver(inner: self, mapProgress: mapProgress, finish: { owner, inner in
             let r = unsafeDowncast(inner, to: GraphTask.self)._result!
             unsafeDowncast(owner, to: GraphTask<S2, F2>.self).settle(f(r))
@@ -89,15 +98,15 @@ extension GraphTask {
 
     /// Makes fresh copies of this task as children of a retry node, if it can be copied: a
     /// leaf that has not run yet. Composites and `pending` tasks cannot: one attempt.
+    @usableFromInline
     func copyFactory() -> ((AnyGraphTask, Int) -> AnyGraphTask)? {
-        let kind = self.kind
-        let (b, w): (Body?, Double) = graph.lock.withLock {
+        let (b, w): ((@Sendable (AnyGraphTask) -> Void)?, Double) = graph.lock.withLock {
             (driver == nil && _state == .notExecuted ? body : nil, _weight)
         }
         guard let b else { return nil }
-        let graph = self.graph, name = self.name
+        let graph = self.graph, name = self.name, kindIndex = self.kindIndex
         return { owner, index in
-            let t = GraphTask(graph: graph, kind: kind, name: name, body: b, parent: owner, index: index)
+            let t = GraphTask(graph: graph, kindIndex: kindIndex, name: name, body: b, parent: owner, index: index)
             if w != 1 { t.setWeight(w) }
             return t
         }

@@ -12,24 +12,27 @@ extension Settled: Equatable where Success: Equatable, Failure: Equatable {}
 extension GraphTask {
     /// Runs `tasks` one after another; fails at once with the first failure (the rest never
     /// run). Succeeds with the results in order; an empty list succeeds with `[]`.
+    @inlinable
     public static func sequential(_ tasks: [GraphTask], name: String? = nil,
                                   graph: Graph? = nil) -> GraphTask<[Success], Failure> {
-        group(.sequential, kind: NodeKind.sequential, tasks, name: name, graph: graph)
+        group(.sequential, kindIndex: KindIndex.sequential, tasks, name: name, graph: graph)
     }
 
     /// Executes every task at once; succeeds when all succeed (results in order); fails as
     /// soon as one fails, cancelling the ones still executing first.
+    @inlinable
     public static func concurrent(_ tasks: [GraphTask], name: String? = nil,
                                   graph: Graph? = nil) -> GraphTask<[Success], Failure> {
-        group(.concurrent, kind: NodeKind.concurrent, tasks, name: name, graph: graph)
+        group(.concurrent, kindIndex: KindIndex.concurrent, tasks, name: name, graph: graph)
     }
 
     /// Executes every task at once and never fails: reports every outcome in order. A
     /// subtask cancelled from outside counts as `.cancelled` and the others go on.
+    @inlinable
     public static func allSettled(_ tasks: [GraphTask], name: String? = nil,
                                   graph: Graph? = nil) -> GraphTask<[Settled<Success, Failure>], Never> {
         let owner = GraphTask<[Settled<Success, Failure>], Never>(
-            graph: graph ?? tasks.first?.graph ?? .shared, kind: NodeKind.allSettled, name: name, body: nil)
+            graph: graph ?? tasks.first?.graph ?? .shared, kindIndex: KindIndex.allSettled, name: name, body: nil)
         owner.install(GroupDriver(
             mode: .allSettled, children: tasks,
             finish: { owner, children in
@@ -49,9 +52,10 @@ extension GraphTask {
 
     /// The first task to settle, by success or failure, wins; the others are cancelled
     /// (source `parent`). An empty array is a programmer error.
+    @inlinable
     public static func race(_ tasks: [GraphTask], name: String? = nil, graph: Graph? = nil) -> GraphTask {
         precondition(!tasks.isEmpty, "GraphTask.race needs at least one task")
-        let owner = GraphTask(graph: graph ?? tasks[0].graph, kind: NodeKind.race, name: name, body: nil)
+        let owner = GraphTask(graph: graph ?? tasks[0].graph, kindIndex: KindIndex.race, name: name, body: nil)
         owner.install(GroupDriver(
             mode: .race, children: tasks,
             finish: { _, _ in },
@@ -63,8 +67,9 @@ extension GraphTask {
     }
 
     /// Runs this task and `other` concurrently; succeeds with both values, fails fast.
+    @inlinable
     public func and<B>(_ other: GraphTask<B, Failure>, name: String? = nil) -> GraphTask<(Success, B), Failure> {
-        let owner = GraphTask<(Success, B), Failure>(graph: graph, kind: NodeKind.and, name: name, body: nil)
+        let owner = GraphTask<(Success, B), Failure>(graph: graph, kindIndex: KindIndex.and, name: name, body: nil)
         owner.install(GroupDriver(
             mode: .concurrent, children: [self, other],
             finish: { owner, children in
@@ -87,10 +92,11 @@ extension GraphTask {
         return owner
     }
 
-    static func group(_ mode: GroupDriver.Mode, kind: String, _ tasks: [GraphTask], name: String?,
+    @inlinable
+    static func group(_ mode: GroupDriver.Mode, kindIndex: UInt8, _ tasks: [GraphTask], name: String?,
                       graph: Graph?) -> GraphTask<[Success], Failure> {
         let owner = GraphTask<[Success], Failure>(
-            graph: graph ?? tasks.first?.graph ?? .shared, kind: kind, name: name, body: nil)
+            graph: graph ?? tasks.first?.graph ?? .shared, kindIndex: kindIndex, name: name, body: nil)
         owner.install(GroupDriver(
             mode: mode, children: tasks,
             finish: { owner, children in

@@ -2,15 +2,17 @@
 extension GraphTask {
     /// Runs `next` after this task succeeds; fails with this task's error otherwise (and
     /// `next` never runs).
+    @inlinable
     public func then<S2>(_ next: GraphTask<S2, Failure>, name: String? = nil) -> GraphTask<S2, Failure> {
-        link(kind: NodeKind.then, name: name, second: next,
+        link(kindIndex: KindIndex.then, name: name, second: next,
              direct: { r in r.failureOnly() }, make: { _ in next })
     }
 
     /// Runs the task `make` returns from this task's value, after this task succeeds.
+    @inlinable
     public func then<S2>(name: String? = nil,
                          _ make: @escaping @Sendable (Success) -> GraphTask<S2, Failure>) -> GraphTask<S2, Failure> {
-        link(kind: NodeKind.then, name: name, second: nil,
+        link(kindIndex: KindIndex.then, name: name, second: nil,
              direct: { r in r.failureOnly() },
              make: { r in
                  guard case .success(let v) = r else { preconditionFailure("then: no value") }
@@ -19,15 +21,17 @@ extension GraphTask {
     }
 
     /// Runs `other` if this task fails; succeeds with this task's value otherwise.
+    @inlinable
     public func recover<F2>(_ other: GraphTask<Success, F2>, name: String? = nil) -> GraphTask<Success, F2> {
-        link(kind: NodeKind.recover, name: name, second: other,
+        link(kindIndex: KindIndex.recover, name: name, second: other,
              direct: { r in r.successOnly() }, make: { _ in other })
     }
 
     /// Runs the task `make` returns from this task's error, if it fails.
+    @inlinable
     public func recover<F2>(name: String? = nil,
                             _ make: @escaping @Sendable (Failure) -> GraphTask<Success, F2>) -> GraphTask<Success, F2> {
-        link(kind: NodeKind.recover, name: name, second: nil,
+        link(kindIndex: KindIndex.recover, name: name, second: nil,
              direct: { r in r.successOnly() },
              make: { r in
                  guard case .failure(let e) = r else { preconditionFailure("recover: no error") }
@@ -36,17 +40,19 @@ extension GraphTask {
     }
 
     /// Always runs the task `make` returns from this task's outcome.
+    @inlinable
     public func chain<S2, F2>(name: String? = nil,
                               _ make: @escaping @Sendable (Result<Success, Failure>) -> GraphTask<S2, F2>) -> GraphTask<S2, F2> {
-        link(kind: NodeKind.chain, name: name, second: nil, direct: { _ in nil }, make: make)
+        link(kindIndex: KindIndex.chain, name: name, second: nil, direct: { _ in nil }, make: make)
     }
 
     /// A two-link composite. `direct` settles the owner from the first outcome when it
     /// returns non-nil; otherwise `make` gives the second link.
-    func link<S2, F2>(kind: String, name: String?, second: GraphTask<S2, F2>?,
+    @inlinable
+    func link<S2, F2>(kindIndex: UInt8, name: String?, second: GraphTask<S2, F2>?,
                       direct: @escaping @Sendable (Result<Success, Failure>) -> Result<S2, F2>?,
                       make: @escaping @Sendable (Result<Success, Failure>) -> GraphTask<S2, F2>) -> GraphTask<S2, F2> {
-        let owner = GraphTask<S2, F2>(graph: graph, kind: kind, name: name, body: nil)
+        let owner = GraphTask<S2, F2>(graph: graph, kindIndex: kindIndex, name: name, body: nil)
         let driver = LinkDriver(
             first: self, second: second,
             decide: { first in
@@ -69,6 +75,7 @@ extension GraphTask {
 
 extension AnyGraphTask {
     /// Gives a new composite its driver and adopts the driver's children.
+    @usableFromInline
     func install(_ d: CompositeDriver) {
         graph.lock.withLock {
             driver = d
@@ -78,11 +85,13 @@ extension AnyGraphTask {
 }
 
 extension Result {
+    @inlinable
     func failureOnly<S2>() -> Result<S2, Failure>? {
         if case .failure(let e) = self { return .failure(e) }
         return nil
     }
 
+    @inlinable
     func successOnly<F2>() -> Result<Success, F2>? {
         if case .success(let v) = self { return .success(v) }
         return nil

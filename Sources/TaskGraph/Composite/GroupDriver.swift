@@ -1,7 +1,9 @@
 /// Drives `sequential`, `concurrent`, `allSettled`, `race` and `and`: a list of subtasks
 /// reached in subtask order. The typed parts (building the result, passing on a failure)
 /// come in as closures from the constructors.
+@usableFromInline
 final class GroupDriver: CompositeDriver, @unchecked Sendable {
+    @usableFromInline
     enum Mode { case sequential, concurrent, allSettled, race }
 
     let mode: Mode
@@ -11,12 +13,13 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
     let pass: (AnyGraphTask, AnyGraphTask) -> Void
 
     // Guarded by the graph's lock.
-    private var consumed: [Bool]
-    private var remaining: Int
-    private var next = 0
-    private var aggregate: WeightedAggregate
-    private var over = false
+    @exclusivity(unchecked) private var consumed: [Bool]
+    @exclusivity(unchecked) private var remaining: Int
+    @exclusivity(unchecked) private var next = 0
+    @exclusivity(unchecked) private var aggregate: WeightedAggregate
+    @exclusivity(unchecked) private var over = false
 
+    @usableFromInline
     init(mode: Mode, children: [AnyGraphTask],
          finish: @escaping (AnyGraphTask, [AnyGraphTask]) -> Void,
          pass: @escaping (AnyGraphTask, AnyGraphTask) -> Void) {
@@ -44,7 +47,7 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
         case progress(TaskProgress, AnyGraphTask?, Int)
     }
 
-    override func start(owner: AnyGraphTask) {
+    @usableFromInline override func start(owner: AnyGraphTask) {
         switch mode {
         case .sequential:
             advance(owner: owner)

@@ -1,8 +1,10 @@
 /// Drives `then`, `recover` and `chain`: a first link, then maybe a second one (given up
 /// front, or made by a closure from the first link's outcome). Both links count in the
 /// owner's progress like a two-step `sequential`; a skipped second link counts 1.
+@usableFromInline
 final class LinkDriver: CompositeDriver, @unchecked Sendable {
     /// What to do once the first link completed.
+    @usableFromInline
     enum Decision {
         /// Settle the owner from the first link (then after a failure, recover after a success).
         case finishFromFirst
@@ -18,9 +20,10 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
     let finishFromSecond: (AnyGraphTask, AnyGraphTask) -> Void
 
     // Guarded by the graph's lock.
-    private var phase = 0          // 0: first link, 1: second link, 2: over
-    private var aggregate: WeightedAggregate
+    @exclusivity(unchecked) private var phase = 0          // 0: first link, 1: second link, 2: over
+    @exclusivity(unchecked) private var aggregate: WeightedAggregate
 
+    @usableFromInline
     init(first: AnyGraphTask, second: AnyGraphTask?,
          decide: @escaping (AnyGraphTask) -> Decision,
          finishFromFirst: @escaping (AnyGraphTask, AnyGraphTask) -> Void,
@@ -37,7 +40,7 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
         aggregate.setWeights(children.map { $0._weight } + (children.count < 2 ? [1] : []))
     }
 
-    override func start(owner: AnyGraphTask) {
+    @usableFromInline override func start(owner: AnyGraphTask) {
         step(owner: owner)
     }
 

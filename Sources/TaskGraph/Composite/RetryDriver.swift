@@ -1,6 +1,7 @@
 /// Drives `retry`: up to `attempts` attempts, each a child of the retry node. The first
 /// attempt is the receiver; later ones are fresh copies made by `makeAttempt`. The owner
 /// reports the current attempt's progress, never going down.
+@usableFromInline
 final class RetryDriver: CompositeDriver, @unchecked Sendable {
     let attempts: Int
     /// Makes the next attempt as a child of the owner at the given index; nil when the
@@ -10,10 +11,11 @@ final class RetryDriver: CompositeDriver, @unchecked Sendable {
     let finish: (AnyGraphTask, AnyGraphTask) -> Void
 
     // Guarded by the graph's lock.
-    private var current = 0
-    private var over = false
-    private var best = 0.0
+    @exclusivity(unchecked) private var current = 0
+    @exclusivity(unchecked) private var over = false
+    @exclusivity(unchecked) private var best = 0.0
 
+    @usableFromInline
     init(first: AnyGraphTask, attempts: Int,
          makeAttempt: ((AnyGraphTask, Int) -> AnyGraphTask)?,
          finish: @escaping (AnyGraphTask, AnyGraphTask) -> Void) {
@@ -23,7 +25,7 @@ final class RetryDriver: CompositeDriver, @unchecked Sendable {
         super.init(children: [first])
     }
 
-    override func start(owner: AnyGraphTask) {
+    @usableFromInline override func start(owner: AnyGraphTask) {
         step(owner: owner)
     }
 

@@ -28,15 +28,14 @@ extension Graph {
         for o in observers { o.handler(event) }
     }
 
-    func addNodeLocked(kind: String, name: String, weight: Double, task: AnyGraphTask?,
+    func addNodeLocked(kindIndex: UInt8, name: String, weight: Double, task: AnyGraphTask?,
                        parent: Int = -1, index: Int = 0) -> Int {
-        let name = cut(name)
-        var record = NodeRecord(kindIndex: NodeRecord.kindIndex(kind), weight: weight, name: name)
+        var record = NodeRecord(kindIndex: kindIndex, weight: weight, name: name)
         record.task = task
         record.parent = parent
         let id = table.append(record)
         if parent >= 0, table.contains(parent) { insertChild(id, into: parent, at: index) }
-        emit(.added(id: NodeID(id), kind: kind, name: name, weight: weight,
+        emit(.added(id: NodeID(id), kind: NodeKind.all[Int(kindIndex)], name: name, weight: weight,
                     parent: parent >= 0 ? NodeID(parent) : nil, index: parent >= 0 ? index : nil))
         return id
     }
@@ -62,6 +61,7 @@ extension Graph {
         emit(.weightChanged(id: NodeID(id), weight: weight))
     }
 
+    @usableFromInline
     func setProgressLocked(_ id: Int, _ progress: TaskProgress) {
         guard table.contains(id) else { return }
         table[id].fraction = progress.fraction
@@ -75,6 +75,7 @@ extension Graph {
 
     /// Records a state change. `retain` is the task to keep alive while executing; the
     /// returned task (the one released on settling) must be released after unlocking.
+    @usableFromInline
     func setStateLocked(_ id: Int, _ state: TaskState, failed: Bool = false, message: String? = nil,
                         retain: AnyGraphTask? = nil) -> AnyGraphTask? {
         guard table.contains(id) else { return nil }

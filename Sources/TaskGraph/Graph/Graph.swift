@@ -12,14 +12,14 @@ public final class Graph: @unchecked Sendable {   // mutable state behind `lock`
     /// The time source of every timestamp, `delay` and `timeout` of this graph.
     public let clock: any GraphClock
 
-    let lock = Lock()
+    @usableFromInline let lock = Lock()
     // Everything below is guarded by `lock`.
-    var table = NodeTable()
-    var sequence: UInt64 = 0
-    var observers: [GraphObserver] = []
-    var retentionPolicy: Retention?
-    var finishedRoots: [(id: Int, time: Double)] = []
-    var finishedRootsHead = 0
+    @exclusivity(unchecked) var table = NodeTable()
+    @exclusivity(unchecked) var sequence: UInt64 = 0
+    @exclusivity(unchecked) var observers: [GraphObserver] = []
+    @exclusivity(unchecked) var retentionPolicy: Retention?
+    @exclusivity(unchecked) var finishedRoots: [(id: Int, time: Double)] = []
+    @exclusivity(unchecked) var finishedRootsHead = 0
 
     /// Creates a graph that keeps every node (no retention limit).
     public init(clock: any GraphClock = MonotonicClock()) {

@@ -29,8 +29,8 @@ struct NodeTable {
     static let chunkSize = 1 << shift
 
     final class Chunk {
-        var records: [NodeRecord] = []
-        var live = 0
+        @exclusivity(unchecked) var records: [NodeRecord] = []
+        @exclusivity(unchecked) var live = 0
         init() { records.reserveCapacity(NodeTable.chunkSize) }
     }
 

@@ -33,7 +33,7 @@ public enum NodeKind {
     public static let race = "race"
     public static let and = "and"
     public static let validate = "validate"
-    /// Every kind above, in a fixed order.
+    /// Every kind above, in a fixed order (a node stores its kind as an index into it).
     public static let all = [task, pending, delay, sequential, concurrent, allSettled, then,
                              recover, chain, map, timeout, retry, race, and, validate]
 }
@@ -91,4 +91,24 @@ public struct GraphSnapshot: Sendable, Equatable {
 
     /// An empty snapshot (no nodes, sequence 0).
     public static let empty = GraphSnapshot(nodes: [:], roots: [], sequence: 0)
+}
+
+/// Indices into `NodeKind.all`, which is how nodes store their kind.
+@usableFromInline
+enum KindIndex {
+    @usableFromInline static let task: UInt8 = 0
+    @usableFromInline static let pending: UInt8 = 1
+    @usableFromInline static let delay: UInt8 = 2
+    @usableFromInline static let sequential: UInt8 = 3
+    @usableFromInline static let concurrent: UInt8 = 4
+    @usableFromInline static let allSettled: UInt8 = 5
+    @usableFromInline static let then: UInt8 = 6
+    @usableFromInline static let recover: UInt8 = 7
+    @usableFromInline static let chain: UInt8 = 8
+    @usableFromInline static let map: UInt8 = 9
+    @usableFromInline static let timeout: UInt8 = 10
+    @usableFromInline static let retry: UInt8 = 11
+    @usableFromInline static let race: UInt8 = 12
+    @usableFromInline static let and: UInt8 = 13
+    @usableFromInline static let validate: UInt8 = 14
 }

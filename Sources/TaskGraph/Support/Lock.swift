@@ -1,10 +1,12 @@
-#if TSAN_LOCKS
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
-/// A mutual-exclusion lock. Built with `-DTSAN_LOCKS` it is a pthread mutex, which
-/// ThreadSanitizer understands (it does not see `Synchronization.Mutex`'s futex waits).
+/// A mutual-exclusion lock backed by a pthread mutex: fast when uncontended, and
+/// understood by ThreadSanitizer (which does not see `Synchronization.Mutex`'s futex
+/// waits). `lock()`/`unlock()` are exposed so generic hot paths need no closure.
 @usableFromInline
 final class Lock: @unchecked Sendable {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -20,30 +22,13 @@ final class Lock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    @inlinable func lock() { pthread_mutex_lock(mutex) }
-    @inlinable func unlock() { pthread_mutex_unlock(mutex) }
+    @inlinable @inline(__always) func lock() { pthread_mutex_lock(mutex) }
+    @inlinable @inline(__always) func unlock() { pthread_mutex_unlock(mutex) }
 
-    @inlinable
+    @inlinable @inline(__always)
     func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        lock()
-        defer { unlock() }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
 }
-#else
-import Synchronization
-
-/// A mutual-exclusion lock (a futex-based `Mutex`). Built with `-DTSAN_LOCKS` it is a
-/// pthread mutex instead, which ThreadSanitizer understands.
-@usableFromInline
-final class Lock: @unchecked Sendable {
-    @usableFromInline let mutex = Mutex<Void>(())
-
-    @usableFromInline init() {}
-
-    @inlinable
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        try mutex.withLock { _ in try body() }
-    }
-}
-#endif

@@ -7,7 +7,9 @@ import Glibc
 /// depth, then queues on the same thread, and the outermost call drains the queue before
 /// it returns. So a chain of 100,000 links uses constant stack, and nothing ever hops to
 /// another thread.
+@usableFromInline
 final class Trampoline {
+    @usableFromInline
     enum Op: UInt8 {
         case start, childSettled, childProgress, childCancelled, cancelByParent, cancelUpward
     }
@@ -20,9 +22,9 @@ final class Trampoline {
 
     static let maxInlineDepth = 48
 
-    private var depth = 0
-    private var queue: [Job] = []
-    private var head = 0
+    @exclusivity(unchecked) private var depth = 0
+    @exclusivity(unchecked) private var queue: [Job] = []
+    @exclusivity(unchecked) private var head = 0
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -43,6 +45,7 @@ final class Trampoline {
     }
 
     /// Runs `task.perform(op, arg)` now, or after the calls already on this thread's stack.
+    @usableFromInline
     static func run(_ task: AnyGraphTask, _ op: Op, _ arg: Int = 0) {
         let t = current
         if t.depth >= maxInlineDepth {
@@ -55,14 +58,26 @@ final class Trampoline {
         if t.depth == 0 { t.drain() }
     }
 
+    /// Runs `task.perform(op, arg)` after the work already on this thread's stack and queue.
+    /// Used for progress passed up to a parent: by then the child may have settled, and the
+    /// parent reads the child's latest fraction once instead of reacting to every step.
+    static func later(_ task: AnyGraphTask, _ op: Op, _ arg: Int = 0) {
+        let t = current
+        if t.depth == 0 {
+            run(task, op, arg)
+        } else {
+            t.queue.append(Job(task: task, op: op, arg: arg))
+        }
+    }
+
     /// Brackets a public entry point so work queued inside it finishes before it returns.
-    static func enter<T>(_ body: () -> T) -> T {
+    @usableFromInline
+    static func enter(_ body: () -> Void) {
         let t = current
         t.depth += 1
-        let value = body()
+        body()
         t.depth -= 1
         if t.depth == 0 { t.drain() }
-        return value
     }
 
     private func drain() {
@@ -81,8 +96,8 @@ final class Trampoline {
 /// Releases objects iteratively: a deinit that would release a long chain of tasks hands
 /// them here instead of releasing them recursively.
 final class ReleasePool {
-    private var pending: [AnyObject] = []
-    private var draining = false
+    @exclusivity(unchecked) private var pending: [AnyObject] = []
+    @exclusivity(unchecked) private var draining = false
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()

@@ -12,31 +12,38 @@ public class AnyGraphTask: @unchecked Sendable {
     public let name: String
     /// This task's node in the graph.
     public var id: NodeID { NodeID(rawID) }
-    private(set) var rawID = 0
-    let kindIndex: UInt8
+    @exclusivity(unchecked) @usableFromInline var rawID = 0
+    @usableFromInline let kindIndex: UInt8
     /// What the node is (`NodeKind`).
     public var kind: String { NodeKind.all[Int(kindIndex)] }
 
     // Guarded by graph.lock.
-    var _state: TaskState = .notExecuted
-    var _failed = false
-    var _weight: Double
-    var _progress = TaskProgress.zero
-    weak var _parent: AnyGraphTask?
-    var _index = 0
-    var _adopted = false
-    var _cancelHandlers: [@Sendable () -> Void] = []
+    @exclusivity(unchecked) @usableFromInline var _state: TaskState = .notExecuted
+    @exclusivity(unchecked) @usableFromInline var _failed = false
+    @exclusivity(unchecked) @usableFromInline var _weight: Double
+    @exclusivity(unchecked) @usableFromInline var _progress = TaskProgress.zero
+    @exclusivity(unchecked) @usableFromInline weak var _parent: AnyGraphTask?
+    @exclusivity(unchecked) @usableFromInline var _index = 0
+    @exclusivity(unchecked) @usableFromInline var _adopted = false
+    @exclusivity(unchecked) @usableFromInline var _cancelHandlers: [@Sendable () -> Void] = []
+    /// A leaf's work, type-erased: made by `GraphTask`'s initializers (inlined into the
+    /// caller, so specialized); it gets this task and settles it. Dropped once started.
+    @exclusivity(unchecked) @usableFromInline var body: (@Sendable (AnyGraphTask) -> Void)?
+    /// Handlers in registration order, type-erased (see `HandlerEntry`).
+    @exclusivity(unchecked) @usableFromInline var handlers = HandlerList()
     /// How a composite drives its subtasks; nil for leaves and once settled.
-    var driver: CompositeDriver?
+    @exclusivity(unchecked) @usableFromInline var driver: CompositeDriver?
 
-    init(graph: Graph, kind: String, name: String?, weight: Double = 1,
-         parent: AnyGraphTask? = nil, index: Int = 0, executing: Bool = false) {
+    @usableFromInline
+    init(graph: Graph, kindIndex: UInt8, name: String?, body: (@Sendable (AnyGraphTask) -> Void)?,
+         weight: Double = 1, parent: AnyGraphTask? = nil, index: Int = 0, executing: Bool = false) {
         self.graph = graph
-        self.name = Graph.cut(name ?? kind)
+        self.body = body
+        self.name = name.map(Graph.cut) ?? NodeKind.all[Int(kindIndex)]
         self._weight = weight
-        self.kindIndex = NodeRecord.kindIndex(kind)
+        self.kindIndex = kindIndex
         graph.lock.withLock {
-            rawID = graph.addNodeLocked(kind: kind, name: self.name, weight: weight, task: self,
+            rawID = graph.addNodeLocked(kindIndex: kindIndex, name: self.name, weight: weight, task: self,
                                         parent: parent?.rawID ?? -1, index: index)
             if let parent {
                 _parent = parent
@@ -97,18 +104,26 @@ public class AnyGraphTask: @unchecked Sendable {
         return self
     }
 
+    /// Runs the body (leaves) or starts the subtasks (composites), once.
+    @usableFromInline
     func startIfNeeded() {
-        let go: Bool = graph.lock.withLock {
-            guard _state == .notExecuted else { return false }
-            _state = .executing
-            _ = graph.setStateLocked(rawID, .executing, retain: self)
-            return true
+        let lock = graph.lock
+        lock.lock()
+        guard _state == .notExecuted else {
+            lock.unlock()
+            return
         }
-        if go { run() }
+        _state = .executing
+        _ = graph.setStateLocked(rawID, .executing, retain: self)
+        let b = body, d = driver
+        body = nil
+        lock.unlock()
+        if let d {
+            d.start(owner: self)
+        } else if let b {
+            b(self)
+        }
     }
-
-    /// Runs the body (leaves) or starts the subtasks (composites). Overridden.
-    func run() {}
 
     // MARK: - Cancelling
 
@@ -165,22 +180,27 @@ public class AnyGraphTask: @unchecked Sendable {
             return true
         }
         guard did else { return }
-        let leftovers = droppedOnCancel()
         for h in handlers { h() }
-        notifyCancelled(leftovers)
+        finishCancel()
         let childSource = CancelSourceCode.code(for: CancelSource.parent)
         for child in children { Trampoline.run(child, .cancelByParent, childSource) }
         if let parent { Trampoline.run(parent, .childCancelled, index) }
-        withExtendedLifetime((released, garbage, leftovers)) {}
+        withExtendedLifetime((released, garbage)) {}
     }
 
-    /// Drops what a cancelled task no longer needs (handlers, body); returned for release
-    /// outside the lock. Overridden.
-    func droppedOnCancel() -> Any? { nil }
-
-    /// Tells internal waiters (`value`, `wait`) about a cancel, with what `droppedOnCancel`
-    /// returned. Overridden.
-    func notifyCancelled(_ dropped: Any?) {}
+    /// After the `onCancel` handlers ran: drops the handlers and body of a cancelled task and
+    /// tells internal waiters (`value`, `wait`).
+    func finishCancel() {
+        let lock = graph.lock
+        lock.lock()
+        var list = HandlerList()
+        swap(&list, &handlers)
+        let oldBody = body
+        body = nil
+        lock.unlock()
+        list.send(.cancelled, nil)
+        withExtendedLifetime(oldBody) {}
+    }
 
     // MARK: - Trampoline
 
@@ -212,20 +232,49 @@ public class AnyGraphTask: @unchecked Sendable {
     // MARK: - Progress
 
     /// Records a new own progress and returns the parent to tell, if any. Lock held.
+    @usableFromInline
     func recordProgressLocked(_ p: TaskProgress) -> AnyGraphTask? {
         _progress = p
         graph.setProgressLocked(rawID, p)
         return executingParentLocked()
     }
 
+    @usableFromInline
     func executingParentLocked() -> AnyGraphTask? {
         guard let p = _parent, p._state == .executing else { return nil }
         return p
     }
 
-    /// Calls the progress handlers and tells the parent. Overridden to call handlers.
+    /// Reports the task's own progress: recorded and passed on only while executing and only
+    /// when the fraction or the info changed.
+    @usableFromInline
+    func report(_ p: TaskProgress) {
+        let lock = graph.lock
+        lock.lock()
+        guard _state == .executing, p != _progress else {
+            lock.unlock()
+            return
+        }
+        let parent = recordProgressLocked(p)
+        let index = _index
+        let list = handlers.progressCount > 0 ? handlers : HandlerList()
+        lock.unlock()
+        if list.progressCount > 0 || parent != nil {
+            Trampoline.enter {
+                list.sendProgress(p)
+                if let parent { Trampoline.later(parent, .childProgress, index) }
+            }
+        }
+    }
+
+    /// After a composite recorded a new aggregate: calls the progress handlers and tells the
+    /// parent.
     func didReportProgress(_ p: TaskProgress, parent: AnyGraphTask?, index: Int) {
-        if let parent { Trampoline.run(parent, .childProgress, index) }
+        let list: HandlerList = graph.lock.withLock {
+            handlers.progressCount > 0 ? handlers : HandlerList()
+        }
+        list.sendProgress(p)
+        if let parent { Trampoline.later(parent, .childProgress, index) }
     }
 
     // MARK: - Adoption

@@ -3,20 +3,21 @@ import Dispatch
 extension GraphTask where Success == Void, Failure == Never {
     /// A task that succeeds `seconds` after it is executed, on the graph's clock.
     public static func delay(seconds: Double, name: String? = nil, graph: Graph = .shared) -> GraphTask {
-        GraphTask(graph: graph, kind: NodeKind.delay, name: name, body: .four({ task, succeed, _, _ in
-            let timer = task.graph.clock.schedule(after: seconds) { succeed(()) }
+        GraphTask(graph: graph, kindIndex: KindIndex.delay, name: name, body: { task in
+            let t = unsafeDowncast(task, to: GraphTask.self)
+            let timer = task.graph.clock.schedule(after: seconds) { t.settle(.success(())) }
             task.onCancel { timer.cancel() }
-        }))
+        })
     }
 }
 
 extension DispatchQueue {
     /// A task (on `Graph.shared`) that succeeds on this queue at `deadline` once executed.
     public func asyncAfter(deadline: DispatchTime) -> GraphTask<Void, Never> {
-        GraphTask(graph: .shared, kind: NodeKind.delay, name: "asyncAfter",
-                  body: .two({ [self] succeed, _ in
-                      asyncAfter(deadline: deadline) { succeed(()) }
-                  }))
+        GraphTask(graph: .shared, kindIndex: KindIndex.delay, name: "asyncAfter", body: { [self] task in
+            let t = unsafeDowncast(task, to: GraphTask<Void, Never>.self)
+            asyncAfter(deadline: deadline) { t.settle(.success(())) }
+        })
     }
 }
 

@@ -13,7 +13,7 @@ extension GraphTask {
             }
             let result: Result<Success, Failure>? = await withTaskCancellationHandler {
                 await withCheckedContinuation { continuation in
-                    addHandler(.settled { continuation.resume(returning: $0) })
+                    addWaiter { continuation.resume(returning: $0) }
                     executeUnlessAdopted()
                 }
             } onCancel: {
@@ -33,10 +33,10 @@ extension GraphTask {
     public func wait(timeout: Double) -> Result<Success, Failure>? {
         let done = DispatchSemaphore(value: 0)
         let box = ResultBox<Success, Failure>()
-        addHandler(.settled { r in
+        addWaiter { r in
             box.set(r)
             done.signal()
-        })
+        }
         executeUnlessAdopted()
         let nanos = Int(max(0, min(timeout, 1e9)) * 1e9)
         guard done.wait(timeout: .now() + .nanoseconds(nanos)) == .success else { return nil }

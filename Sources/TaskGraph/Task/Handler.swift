@@ -1,55 +1,63 @@
-import Dispatch
+/// What an erased handler is told: the task settled (the pointer is to its
+/// `Result<Success, Failure>`), was cancelled (no pointer), or reported progress (the pointer
+/// is to a `TaskProgress`).
+@usableFromInline
+enum HandlerEvent: UInt8 {
+    case settled, cancelled, progress
+}
 
-/// One registered handler. Kept in one list so handlers run in registration order.
-enum Handler<Success: Sendable, Failure: Error> {
-    case success(@Sendable (Success) -> Void)
-    case failure(@Sendable (Failure) -> Void)
-    case completion(@Sendable (Result<Success, Failure>) -> Void)
-    case progress(@Sendable (TaskProgress) -> Void)
-    /// Internal waiters (`value`, `wait`): the outcome, or nil when cancelled.
-    case settled(@Sendable (Result<Success, Failure>?) -> Void)
+/// One registered handler with its types erased, so a task's handler list has the same
+/// layout whatever its result types and is freed without generic metadata lookups. The
+/// typed wrapper is made where the handler is registered (specialized code).
+@usableFromInline
+struct HandlerEntry: Sendable {
+    @usableFromInline let isProgress: Bool
+    @usableFromInline let call: @Sendable (HandlerEvent, UnsafeRawPointer?) -> Void
 
-    /// Calls the handler for a settled outcome (progress handlers ignore it).
-    @inline(__always)
-    func call(with result: Result<Success, Failure>) {
-        switch self {
-        case .success(let h): if case .success(let v) = result { h(v) }
-        case .failure(let h): if case .failure(let e) = result { h(e) }
-        case .completion(let h): h(result)
-        case .settled(let h): h(result)
-        case .progress: break
-        }
-    }
-
-    var isProgress: Bool {
-        if case .progress = self { return true }
-        return false
+    @inlinable
+    init(isProgress: Bool, _ call: @escaping @Sendable (HandlerEvent, UnsafeRawPointer?) -> Void) {
+        self.isProgress = isProgress
+        self.call = call
     }
 }
 
 /// The handler list: the first handler inline (most tasks have exactly one), the rest in
-/// an array.
-struct HandlerList<Success: Sendable, Failure: Error> {
-    var first: Handler<Success, Failure>?
-    var rest: [Handler<Success, Failure>] = []
-    var progressCount = 0
+/// an array. Handlers run in registration order.
+@usableFromInline
+struct HandlerList {
+    @usableFromInline var first: HandlerEntry?
+    @usableFromInline var rest: [HandlerEntry] = []
+    @usableFromInline var progressCount = 0
 
-    var isEmpty: Bool { first == nil }
+    @inlinable init() {}
 
-    mutating func append(_ h: Handler<Success, Failure>) {
+    @inlinable var isEmpty: Bool { first == nil }
+
+    @inlinable
+    mutating func append(_ h: HandlerEntry) {
         if h.isProgress { progressCount += 1 }
         if first == nil { first = h } else { rest.append(h) }
     }
 
-    @inline(__always)
-    func forEach(_ body: (Handler<Success, Failure>) -> Void) {
+    /// Tells every handler (progress handlers ignore `settled`/`cancelled`, and the others
+    /// ignore `progress`).
+    @inlinable
+    func send(_ event: HandlerEvent, _ pointer: UnsafeRawPointer?) {
         guard let first else { return }
-        body(first)
-        for h in rest { body(h) }
+        if event == .progress {
+            guard progressCount > 0 else { return }
+            if first.isProgress { first.call(event, pointer) }
+            for h in rest where h.isProgress { h.call(event, pointer) }
+        } else {
+            if !first.isProgress { first.call(event, pointer) }
+            for h in rest where !h.isProgress { h.call(event, pointer) }
+        }
     }
 
-    func forEachProgress(_ body: (@Sendable (TaskProgress) -> Void) -> Void) {
+    /// Tells the progress handlers about `p`.
+    @inlinable
+    func sendProgress(_ p: TaskProgress) {
         guard progressCount > 0 else { return }
-        forEach { if case .progress(let h) = $0 { body(h) } }
+        withUnsafePointer(to: p) { send(.progress, UnsafeRawPointer($0)) }
     }
 }
