@@ -91,9 +91,11 @@ run_test() {
 }
 
 taskview_pid() {
-    local shell_pid
+    local shell_pid p
     shell_pid=$(t display-message -p -t "$1" '#{pane_pid}')
-    pgrep -P "$shell_pid" | head -1
+    for p in /proc/[0-9]*; do
+        [ "$(awk '{print $4}' "$p/stat" 2>/dev/null)" = "$shell_pid" ] && { echo "${p#/proc/}"; return; }
+    done
 }
 
 test_rows_move_detail_quit() {
@@ -194,6 +196,20 @@ test_ascii_locale() {
     t send-keys -t $s q
 }
 
+test_no_color() {
+    local s=no_color
+    t new-session -d -s $s -x 120 -y 30 "env TERM=tmux-256color '$BIN' --no-record; sleep 5"
+    wait_for $s '● build' 30 || return 1
+    t capture-pane -t $s -p -e | grep -qE $'\e\\[(3[1-6]|38;5;[0-9]+)m' || { echo "  no colours without NO_COLOR"; return 1; }
+    t send-keys -t $s q
+    s=no_color_set
+    t new-session -d -s $s -x 120 -y 30 "env NO_COLOR=1 TERM=tmux-256color '$BIN' --no-record; sleep 5"
+    wait_for $s '● build' 30 || return 1
+    if t capture-pane -t $s -p -e | grep -qE $'\e\\[(3[1-6]|38;5;[0-9]+)m'; then echo "  colours with NO_COLOR"; return 1; fi
+    t send-keys -t $s q
+    t kill-session -t no_color_set >/dev/null 2>&1
+}
+
 test_headless_pipe() {
     local out="$WORK/headless.out" status
     "$BIN" --no-record > "$out" 2>"$WORK/headless.err"
@@ -218,6 +234,7 @@ run_test ctrl_c test_ctrl_c
 run_test sigterm test_sigterm
 run_test exit_when_done test_exit_when_done
 run_test ascii_locale test_ascii_locale
+run_test no_color test_no_color
 run_test headless_pipe test_headless_pipe
 run_test usage_errors test_usage_errors
 
