@@ -14,7 +14,7 @@ let usage = """
       --quick            Smoke run for CI: N/10, 3 rounds, depth probe up to 100k (~30 s).
       --only <groups>    Comma-separated subset of: W1,W2,W3,W4,W5,depth,view.
       --runs <n>         Rounds per workload (default 7, W4 1; quick 3, W4 1). A subject
-                         stops repeating once it has used 6 s (quick: 1.5 s) on a workload.
+                         stops repeating once it has used 4 s (quick: 1.5 s) on a workload.
       --subject <text>   Only subjects whose name contains <text> (e.g. for a profiler).
       -h, --help         Show this help.
     """
@@ -70,7 +70,7 @@ if arguments.first == "--view-child" {
                     out: arguments[5])
 }
 let config = parse(arguments)
-let runner = Runner(budgetPerCase: config.quick ? 1.5 : 6)
+let runner = Runner(budgetPerCase: config.quick ? 1.5 : 4)
 let started = now()
 // 1 GiB stack: subjects that recurse per link can still be timed on long chains.
 let rows = runOnThread(stackBytes: 1 << 30) { Suite.runTimed(config, runner: runner) }

@@ -19,7 +19,7 @@ enum DepthProbe {
 
     /// Seconds a child may take before it is killed and its depth reported as "timeout": the
     /// probe is about the stack, and a slow subject must not stretch the suite.
-    static func timeout(quick: Bool) -> Double { quick ? 10 : 20 }
+    static func timeout(quick: Bool) -> Double { quick ? 10 : 15 }
 
     static func depths(quick: Bool) -> [Int] {
         quick ? [1_000, 10_000, 100_000] : [1_000, 10_000, 100_000, 1_000_000]

@@ -19,7 +19,7 @@ enum ViewSuite {
         let body: (ViewFixture) -> Double
     }
 
-    static func timeLimit(quick: Bool) -> Double { quick ? 8 : 25 }
+    static func timeLimit(quick: Bool) -> Double { quick ? 6 : 15 }
 
     static func fixture(quick: Bool) -> ViewFixture {
         ViewFixture(nodes: quick ? 10_000 : 100_000, events: quick ? 100_000 : 1_000_000)
