@@ -34,6 +34,10 @@ public final class Terminal {
     public init(term: String?, output: UnsafeMutablePointer<FILE>?, input: UnsafeMutablePointer<FILE>?,
                 ownsFiles: Bool, noColor: Bool) throws {
         guard let s = newterm(term, output, input) else {
+            if ownsFiles {
+                if let output { fclose(output) }
+                if let input { fclose(input) }
+            }
             throw OpenError.unknownTerminal(term ?? getenv("TERM").map { String(cString: $0) } ?? "")
         }
         set_term(s)

@@ -29,12 +29,13 @@ public struct HeadlessSummary: Sendable {
             + "\(c[DisplayState.notExecuted.rawValue]) not executed, \(c[DisplayState.executing.rawValue]) executing"
     }
 
-    /// `#ID NAME: STATE` with the error or cancel source.
+    /// `#ID NAME: STATE` with the error or cancel source (sanitized; the tree lines are
+    /// ASCII, names keep their characters).
     public func describe(_ i: Int) -> String {
         let n = tree[i]
-        var s = "#\(i) " + Sanitizer.clean(n.name, ascii: true) + ": " + n.display.word
-        if n.display == .failed { s += ": " + Sanitizer.clean(n.message ?? "error", ascii: true) }
-        if n.display == .cancelled, let src = n.cancelSource { s += " (" + Sanitizer.clean(src, ascii: true) + ")" }
+        var s = "#\(i) " + Sanitizer.clean(n.name) + ": " + n.display.word
+        if n.display == .failed { s += ": " + Sanitizer.clean(n.message ?? "error") }
+        if n.display == .cancelled, let src = n.cancelSource { s += " (" + Sanitizer.clean(src) + ")" }
         return s
     }
 
