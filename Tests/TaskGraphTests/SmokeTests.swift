@@ -70,3 +70,23 @@ import Testing
         #expect(got.all == [[.cancelled, .success(2)]])
     }
 }
+
+@Suite struct RetryCopySmokeTests {
+    @Test func retryOfCompositeMakesFreshAttempts() {
+        let (g, _) = virtualGraph()
+        let runs = Recorder<Int>()
+        let leaf = GraphTask<Int, TestError>(name: "flaky", graph: g) { s, f in
+            runs.add(1)
+            if runs.count < 3 { f(TestError()) } else { s(7) }
+        }
+        let seq = GraphTask.sequential([GraphTask<Int, TestError>.succeed(1, graph: g), leaf], name: "seq")
+        let r = seq.retry(5, name: "retry")
+        let got = Recorder<[Int]>()
+        r.success { got.add($0) }.execute()
+        #expect(got.all == [[1, 7]])
+        #expect(runs.count == 3)
+        let snap = g.snapshot()
+        #expect(snap[r.id]?.children.count == 3)
+        #expect(snap[r.id]?.children.allSatisfy { snap[$0]?.kind == "sequential" && snap[$0]?.name == "seq" } == true)
+    }
+}

@@ -6,6 +6,10 @@ class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's l
     /// The subtasks, in subtask order.
     @exclusivity(unchecked) var children: [AnyGraphTask]
 
+    /// Builds the same composite over fresh copies of its subtasks (for `retry`); set by the
+    /// composite's constructor.
+    @usableFromInline var remake: (([AnyGraphTask]) -> AnyGraphTask)?
+
     init(children: [AnyGraphTask]) {
         self.children = children
     }

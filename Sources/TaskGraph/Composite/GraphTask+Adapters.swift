@@ -55,7 +55,7 @@ extension GraphTask {
     public func timeout(seconds: Double, name: String? = nil) -> GraphTask<Success, any Error> {
         precondition(seconds.isFinite && seconds >= 0, "timeout(seconds:) needs a finite, non-negative number")
         let owner = GraphTask<Success, any Error>(graph: graph, kindIndex: KindIndex.timeout, name: name, body: nil)
-        owner.install(AdapterDriver(
+        let driver = (AdapterDriver(
             inner: self,
             timeout: (seconds, { owner in
                 unsafeDowncast(owner, to: GraphTask<Success, any Error>.self)
@@ -65,6 +65,8 @@ extension GraphTask {
                 let r = unsafeDowncast(inner, to: GraphTask.self)._result!
                 unsafeDowncast(owner, to: GraphTask<Success, any Error>.self).settle(r.mapError { $0 })
             }))
+        driver.remake = { c in unsafeDowncast(c[0], to: GraphTask.self).timeout(seconds: seconds, name: name) }
+        owner.install(driver)
         return owner
     }
 
@@ -72,15 +74,15 @@ extension GraphTask {
     /// closure, same structure; handlers are not copied). Fails with the last error.
     @inlinable
     public func retry(_ attempts: Int, name: String? = nil) -> GraphTask {
-        let factory = copyFactory()
         let owner = GraphTask(graph: graph, kindIndex: KindIndex.retry, name: name, body: nil)
-        owner.install(RetryDriver(
-            first: self, attempts: attempts,
-            makeAttempt: factory.map { make in { owner, index in make(owner, index) } },
+        let driver = RetryDriver(
+            first: self, attempts: attempts, copier: makeCopier(),
             finish: { owner, attempt in
                 let r = unsafeDowncast(attempt, to: GraphTask.self)._result!
                 unsafeDowncast(owner, to: GraphTask.self).settle(r)
-            }))
+            })
+        driver.remake = { c in unsafeDowncast(c[0], to: GraphTask.self).retry(attempts, name: name) }
+        owner.install(driver)
         return owner
     }
 
@@ -89,28 +91,18 @@ extension GraphTask {
                          mapProgress: (@Sendable (TaskProgress) -> TaskProgress)? = nil,
                          _ f: @escaping @Sendable (Result<Success, Failure>) -> Result<S2, F2>) -> GraphTask<S2, F2> {
         let owner = GraphTask<S2, F2>(graph: graph, kindIndex: kindIndex, name: name, body: nil)
-        owner.install(AdapterDriver(inner: self, mapProgress: mapProgress, finish: { owner, inner in
+        let driver = AdapterDriver(inner: self, mapProgress: mapProgress, finish: { owner, inner in
             let r = unsafeDowncast(inner, to: GraphTask.self)._result!
             unsafeDowncast(owner, to: GraphTask<S2, F2>.self).settle(f(r))
-        }))
+        })
+        driver.remake = { c in
+            unsafeDowncast(c[0], to: GraphTask.self).adapter(kindIndex: kindIndex, name: name,
+                                                              mapProgress: mapProgress, f)
+        }
+        owner.install(driver)
         return owner
     }
 
-    /// Makes fresh copies of this task as children of a retry node, if it can be copied: a
-    /// leaf that has not run yet. Composites and `pending` tasks cannot: one attempt.
-    @usableFromInline
-    func copyFactory() -> ((AnyGraphTask, Int) -> AnyGraphTask)? {
-        let (b, w): ((@Sendable (AnyGraphTask) -> Void)?, Double) = graph.lock.withLock {
-            (driver == nil && _state == .notExecuted ? body : nil, _weight)
-        }
-        guard let b else { return nil }
-        let graph = self.graph, name = self.name, kindIndex = self.kindIndex
-        return { owner, index in
-            let t = GraphTask(graph: graph, kindIndex: kindIndex, name: name, body: b, parent: owner, index: index)
-            if w != 1 { t.setWeight(w) }
-            return t
-        }
-    }
 }
 
 /// What `validate` fails with when its predicate rejects the value.

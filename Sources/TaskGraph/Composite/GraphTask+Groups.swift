@@ -33,7 +33,10 @@ extension GraphTask {
                                   graph: Graph? = nil) -> GraphTask<[Settled<Success, Failure>], Never> {
         let owner = GraphTask<[Settled<Success, Failure>], Never>(
             graph: graph ?? tasks.first?.graph ?? .shared, kindIndex: KindIndex.allSettled, name: name, body: nil)
-        owner.install(GroupDriver(
+        let group = graph ?? tasks.first?.graph ?? .shared
+        owner.installGroup(remake: { c in
+            GraphTask.allSettled(c.map { unsafeDowncast($0, to: GraphTask.self) }, name: name, graph: group)
+        }, GroupDriver(
             mode: .allSettled, children: tasks,
             finish: { owner, children in
                 let out = children.map { c -> Settled<Success, Failure> in
@@ -56,7 +59,10 @@ extension GraphTask {
     public static func race(_ tasks: [GraphTask], name: String? = nil, graph: Graph? = nil) -> GraphTask {
         precondition(!tasks.isEmpty, "GraphTask.race needs at least one task")
         let owner = GraphTask(graph: graph ?? tasks[0].graph, kindIndex: KindIndex.race, name: name, body: nil)
-        owner.install(GroupDriver(
+        let group = graph ?? tasks[0].graph
+        owner.installGroup(remake: { c in
+            GraphTask.race(c.map { unsafeDowncast($0, to: GraphTask.self) }, name: name, graph: group)
+        }, GroupDriver(
             mode: .race, children: tasks,
             finish: { _, _ in },
             pass: { owner, winner in
@@ -70,7 +76,9 @@ extension GraphTask {
     @inlinable
     public func and<B>(_ other: GraphTask<B, Failure>, name: String? = nil) -> GraphTask<(Success, B), Failure> {
         let owner = GraphTask<(Success, B), Failure>(graph: graph, kindIndex: KindIndex.and, name: name, body: nil)
-        owner.install(GroupDriver(
+        owner.installGroup(remake: { c in
+            unsafeDowncast(c[0], to: GraphTask.self).and(unsafeDowncast(c[1], to: GraphTask<B, Failure>.self), name: name)
+        }, GroupDriver(
             mode: .concurrent, children: [self, other],
             finish: { owner, children in
                 let a = unsafeDowncast(children[0], to: GraphTask.self)._result!
@@ -97,7 +105,11 @@ extension GraphTask {
                       graph: Graph?) -> GraphTask<[Success], Failure> {
         let owner = GraphTask<[Success], Failure>(
             graph: graph ?? tasks.first?.graph ?? .shared, kindIndex: kindIndex, name: name, body: nil)
-        owner.install(GroupDriver(
+        let group = graph ?? tasks.first?.graph ?? .shared
+        owner.installGroup(remake: { c in
+            GraphTask.group(mode, kindIndex: kindIndex, c.map { unsafeDowncast($0, to: GraphTask.self) },
+                            name: name, graph: group)
+        }, GroupDriver(
             mode: mode, children: tasks,
             finish: { owner, children in
                 var values: [Success] = []
@@ -113,5 +125,13 @@ extension GraphTask {
                 }
             }))
         return owner
+    }
+}
+
+extension AnyGraphTask {
+    @usableFromInline
+    func installGroup(remake: @escaping ([AnyGraphTask]) -> AnyGraphTask, _ d: CompositeDriver) {
+        d.remake = remake
+        install(d)
     }
 }

@@ -68,6 +68,15 @@ extension GraphTask {
                 let r = unsafeDowncast(second, to: GraphTask<S2, F2>.self)._result!
                 unsafeDowncast(owner, to: GraphTask<S2, F2>.self).settle(r)
             })
+        driver.remake = { c in
+            let first = unsafeDowncast(c[0], to: GraphTask<Success, Failure>.self)
+            guard c.count > 1 else {
+                return first.link(kindIndex: kindIndex, name: name, second: nil, direct: direct, make: make)
+            }
+            let copy = unsafeDowncast(c[1], to: GraphTask<S2, F2>.self)
+            return first.link(kindIndex: kindIndex, name: name, second: copy, direct: direct,
+                              make: { _ in copy })
+        }
         owner.install(driver)
         return owner
     }

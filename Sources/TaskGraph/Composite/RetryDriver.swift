@@ -4,9 +4,9 @@
 @usableFromInline
 final class RetryDriver: CompositeDriver, @unchecked Sendable {
     let attempts: Int
-    /// Makes the next attempt as a child of the owner at the given index; nil when the
-    /// receiver cannot be copied (a `pending` task): then there is one attempt.
-    let makeAttempt: ((AnyGraphTask, Int) -> AnyGraphTask)?
+    /// Makes a fresh copy of the first attempt; nil when it cannot be copied (a `pending`
+    /// task): then there is one attempt.
+    let copier: (() -> AnyGraphTask)?
     /// Settles the owner from a completed attempt.
     let finish: (AnyGraphTask, AnyGraphTask) -> Void
 
@@ -17,10 +17,10 @@ final class RetryDriver: CompositeDriver, @unchecked Sendable {
 
     @usableFromInline
     init(first: AnyGraphTask, attempts: Int,
-         makeAttempt: ((AnyGraphTask, Int) -> AnyGraphTask)?,
+         copier: (() -> AnyGraphTask)?,
          finish: @escaping (AnyGraphTask, AnyGraphTask) -> Void) {
         self.attempts = max(1, attempts)
-        self.makeAttempt = makeAttempt
+        self.copier = copier
         self.finish = finish
         super.init(children: [first])
     }
@@ -39,7 +39,7 @@ final class RetryDriver: CompositeDriver, @unchecked Sendable {
             case .executing: return .none
             case .cancelled: return .cancel
             case .completed:
-                if c._failed && current + 1 < attempts && makeAttempt != nil {
+                if c._failed && current + 1 < attempts && copier != nil {
                     current += 1
                     return .again(current)
                 }
@@ -53,8 +53,11 @@ final class RetryDriver: CompositeDriver, @unchecked Sendable {
         case .cancel: owner.cancel(source: CancelSource.child, byParent: false)
         case .finish(let c): finish(owner, c)
         case .again(let index):
-            let attempt = makeAttempt!(owner, index)
-            owner.graph.lock.withLock { children.append(attempt) }
+            let attempt = copier!()
+            owner.graph.lock.withLock {
+                attempt.adoptLocked(by: owner, index: index)
+                children.append(attempt)
+            }
             step(owner: owner)
         }
     }

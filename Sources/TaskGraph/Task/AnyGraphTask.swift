@@ -277,6 +277,38 @@ public class AnyGraphTask: @unchecked Sendable {
         if let parent { Trampoline.later(parent, .childProgress, index) }
     }
 
+    // MARK: - Copies (retry)
+
+    /// Makes fresh copies of this task (same closures, same structure, same name and
+    /// weight; no handlers), if it has not run yet. Nil for `pending` tasks and tasks that
+    /// already started: `retry` then makes one attempt.
+    @usableFromInline
+    func makeCopier() -> (() -> AnyGraphTask)? {
+        let (b, d, state, w) = graph.lock.withLock { (body, driver, _state, _weight) }
+        guard state == .notExecuted else { return nil }
+        let copy: () -> AnyGraphTask
+        if let d {
+            guard let remake = d.remake else { return nil }
+            let copiers = d.children.map { $0.makeCopier() }
+            guard !copiers.contains(where: { $0 == nil }) else { return nil }
+            copy = { remake(copiers.map { $0!() }) }
+        } else if let b {
+            copy = leafCopier(body: b)
+        } else {
+            return nil
+        }
+        return {
+            let t = copy()
+            if w != 1 { t.setWeight(w) }
+            return t
+        }
+    }
+
+    /// A leaf of the same type with the same body. Overridden by `GraphTask`.
+    func leafCopier(body: @escaping @Sendable (AnyGraphTask) -> Void) -> () -> AnyGraphTask {
+        preconditionFailure("leafCopier is overridden")
+    }
+
     // MARK: - Adoption
 
     /// Makes this task subtask number `index` of `parent`. Traps on a second adoption or a

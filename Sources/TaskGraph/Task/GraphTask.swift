@@ -84,6 +84,11 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
         })
     }
 
+    override func leafCopier(body: @escaping @Sendable (AnyGraphTask) -> Void) -> () -> AnyGraphTask {
+        let graph = self.graph, kindIndex = self.kindIndex, name = self.name
+        return { GraphTask(graph: graph, kindIndex: kindIndex, name: name, body: body) }
+    }
+
     // MARK: - Reading
 
     /// The outcome; nil until completed (and forever if cancelled).
