@@ -11,10 +11,11 @@ struct TaskView: ParsableCommand {
         commandName: "taskview",
         abstract: "Watch a task graph run: a live tree with weighted progress; cancel any subtree from the keyboard.",
         discussion: """
-            Without a subcommand, runs the default demo live. When stdout is not a terminal, or
-            with --headless, prints one line per state change and a summary instead.
-            Exit status: 0 the root succeeded, 1 it failed, 130 it was cancelled (also by quitting),
-            2 bad input, 3 a replayed log whose root never settled.
+            Without a subcommand, runs the default demo live. When stdout is not a terminal, \
+            or with --headless, prints one line per state change and a summary instead.
+
+            Exit status: 0 the root succeeded, 1 it failed, 130 it was cancelled (also by \
+            quitting), 2 bad input, 3 a replayed log whose root never settled.
             """,
         subcommands: TaskView.subcommandTypes
     )
