@@ -1,4 +1,5 @@
-import Synchronization
+import Foundation
+import Testing
 @testable import TaskGraph
 
 struct TestError: Error, Equatable, CustomStringConvertible {
@@ -6,18 +7,75 @@ struct TestError: Error, Equatable, CustomStringConvertible {
     var description: String { "test error \(code)" }
 }
 
+/// A pthread-backed lock (NSLock), so ThreadSanitizer sees the synchronization
+/// (it does not see `Synchronization.Mutex` on Linux).
+final class Locked<T>: @unchecked Sendable {   // `value` guarded by `lock`
+    private let lock = NSLock()
+    private var value: T
+    init(_ value: T) { self.value = value }
+    func withLock<R>(_ body: (inout T) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+    var get: T { withLock { $0 } }
+}
+
 /// A thread-safe list of what happened, in order.
 final class Recorder<T: Sendable>: Sendable {
-    private let items = Mutex<[T]>([])
+    private let items = Locked<[T]>([])
     func add(_ item: T) { items.withLock { $0.append(item) } }
-    var all: [T] { items.withLock { $0 } }
+    var all: [T] { items.get }
     var count: Int { items.withLock { $0.count } }
+}
+
+/// A thread-safe counter.
+final class Counter: Sendable {
+    private let n = Locked(0)
+    func bump() { n.withLock { $0 += 1 } }
+    var value: Int { n.get }
 }
 
 /// A fresh graph on a virtual clock.
 func virtualGraph() -> (Graph, VirtualClock) {
     let clock = VirtualClock()
     return (Graph(clock: clock), clock)
+}
+
+/// Every event of `graph` from now on, in order.
+final class EventLog: Sendable {
+    private let items = Locked<[GraphEvent]>([])
+    let observation: any GraphObservation
+
+    init(_ graph: Graph) {
+        let items = self.items
+        observation = graph.observe { e in items.withLock { $0.append(e) } }
+    }
+
+    var events: [GraphEvent] { items.get }
+    var changes: [GraphChange] { events.map(\.change) }
+
+    /// The cancel sources recorded for `id`, in order.
+    func cancelSources(_ id: NodeID) -> [String] {
+        changes.compactMap { if case let .cancelRequested(i, s) = $0, i == id { return s } else { return nil } }
+    }
+
+    /// The states `id` moved through, in order.
+    func states(_ id: NodeID) -> [TaskState] {
+        changes.compactMap { if case let .stateChanged(i, s, _, _) = $0, i == id { return s } else { return nil } }
+    }
+
+    /// The progress fractions recorded for `id`, in order.
+    func fractions(_ id: NodeID) -> [Double] {
+        changes.compactMap { if case let .progress(i, p) = $0, i == id { return p.fraction } else { return nil } }
+    }
+
+    /// The state a replica rebuilt from these events shows.
+    var replica: GraphReplica {
+        var r = GraphReplica()
+        for e in events { r.apply(e) }
+        return r
+    }
 }
 
 /// A leaf that completes when the virtual clock reaches `after` seconds from execute.
@@ -34,4 +92,57 @@ func timed<S: Sendable>(_ value: S, after seconds: Double, name: String? = nil, 
 /// A leaf that never settles by itself.
 func forever(name: String? = nil, graph: Graph) -> GraphTask<Int, TestError> {
     GraphTask<Int, TestError>(name: name, graph: graph) { _, _ in }
+}
+
+/// A leaf that reports `steps` on the virtual clock, one per second, then succeeds with `value`.
+func stepped(_ steps: [Double], value: Int = 0, name: String? = nil, graph: Graph) -> GraphTask<Int, TestError> {
+    GraphTask<Int, TestError>(name: name, graph: graph) { task, succeed, _, progress in
+        for (i, f) in steps.enumerated() {
+            let t = graph.clock.schedule(after: Double(i + 1)) { progress(TaskProgress(f)) }
+            task.onCancel { t.cancel() }
+        }
+        let t = graph.clock.schedule(after: Double(steps.count + 1)) { succeed(value) }
+        task.onCancel { t.cancel() }
+    }
+}
+
+/// Polls `condition` every few milliseconds until it holds or `timeout` seconds pass.
+func eventually(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
+    let end = Date().addingTimeInterval(timeout)
+    while Date() < end {
+        if condition() { return true }
+        usleep(2_000)
+    }
+    return condition()
+}
+
+/// Runs `body` on a thread with an 8 MiB stack and waits for it.
+func onBigStack(_ body: @escaping @Sendable () -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        body()
+        done.signal()
+    }
+    thread.stackSize = 8 << 20
+    thread.start()
+    done.wait()
+}
+
+/// A small seeded generator (SplitMix64) for reproducible random programs.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The success value of a completed task (nil if not completed or failed).
+func val<S, F>(_ t: GraphTask<S, F>) -> S? {
+    guard case .success(let v)? = t.outcome else { return nil }
+    return v
 }
