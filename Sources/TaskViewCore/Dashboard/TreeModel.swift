@@ -154,10 +154,8 @@ public struct TreeModel: Sendable {
     }
 
     mutating func ensure(_ id: Int) {
-        if id >= nodes.count {
-            let target = Swift.max(id + 1, nodes.count * 2)
-            nodes.reserveCapacity(target)
-            while nodes.count <= id { nodes.append(Node()) }
-        }
+        // Plain appends: the array doubles its capacity by itself. (Reserving count * 2 on
+        // every new node reallocated and copied the whole array each time.)
+        while nodes.count <= id { nodes.append(Node()) }
     }
 }
