@@ -20,20 +20,20 @@ extension Graph {
         return String(text.unicodeScalars[..<end])
     }
 
+    /// Counts one event and, when somebody observes, builds it and hands it on (the change
+    /// is built only then).
     @inline(__always)
-    func emit(_ change: GraphChange) {
+    func emit(_ change: @autoclosure () -> GraphChange) {
         sequence &+= 1
         guard !observers.isEmpty else { return }
-        let event = GraphEvent(sequence: sequence, time: clock.now, change: change)
+        let event = GraphEvent(sequence: sequence, time: clock.now, change: change())
         for o in observers { o.handler(event) }
     }
 
     func addNodeLocked(kindIndex: UInt8, name: String, weight: Double, task: AnyGraphTask?,
                        parent: Int = -1, index: Int = 0) -> Int {
-        var record = NodeRecord(kindIndex: kindIndex, weight: weight, name: name)
-        record.task = task
-        record.parent = parent
-        let id = table.append(record)
+        let id = table.append(NodeRecord(kindIndex: kindIndex, parent: parent, weight: weight,
+                                          name: name, task: task))
         if parent >= 0, table.contains(parent) { insertChild(id, into: parent, at: index) }
         emit(.added(id: NodeID(id), kind: NodeKind.all[Int(kindIndex)], name: name, weight: weight,
                     parent: parent >= 0 ? NodeID(parent) : nil, index: parent >= 0 ? index : nil))

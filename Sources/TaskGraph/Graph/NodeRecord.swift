@@ -17,6 +17,16 @@ struct NodeRecord {
 
     var kind: String { NodeKind.all[Int(kindIndex)] }
 
+    init(kindIndex: UInt8, dropped: Bool = false, parent: Int = -1, weight: Double, name: String,
+         task: AnyGraphTask? = nil) {
+        self.kindIndex = kindIndex
+        self.dropped = dropped
+        self.parent = parent
+        self.weight = weight
+        self.name = name
+        self.task = task
+    }
+
     static func kindIndex(_ kind: String) -> UInt8 {
         UInt8(NodeKind.all.firstIndex(of: kind) ?? 0)
     }
@@ -39,7 +49,7 @@ struct NodeTable {
     /// Failure messages, kept aside because few nodes have one.
     var messages: [Int: String] = [:]
 
-    mutating func append(_ record: NodeRecord) -> Int {
+    mutating func append(_ record: consuming NodeRecord) -> Int {
         let id = count
         if id & (Self.chunkSize - 1) == 0 { chunks.append(Chunk()) }
         let chunk = chunks[id >> Self.shift]!
@@ -56,7 +66,8 @@ struct NodeTable {
 
     /// Access to a live record; callers check `contains` first.
     subscript(id: Int) -> NodeRecord {
-        get { chunks[id >> Self.shift]!.records[id & (Self.chunkSize - 1)] }
+        // `_read` so that reading one field does not copy the whole record.
+        _read { yield chunks[id >> Self.shift]!.records[id & (Self.chunkSize - 1)] }
         nonmutating _modify {
             let chunk = chunks[id >> Self.shift]!
             yield &chunk.records[id & (Self.chunkSize - 1)]

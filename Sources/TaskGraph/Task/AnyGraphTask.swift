@@ -185,7 +185,8 @@ public class AnyGraphTask: @unchecked Sendable {
         let childSource = CancelSourceCode.code(for: CancelSource.parent)
         for child in children { Trampoline.run(child, .cancelByParent, childSource) }
         if let parent { Trampoline.run(parent, .childCancelled, index) }
-        withExtendedLifetime((released, garbage)) {}
+        withExtendedLifetime(released) {}
+        withExtendedLifetime(garbage) {}
     }
 
     /// After the `onCancel` handlers ran: drops the handlers and body of a cancelled task and

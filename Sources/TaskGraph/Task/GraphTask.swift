@@ -135,7 +135,9 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
                 if let parent { Trampoline.run(parent, .childSettled, index) }
             }
         }
-        withExtendedLifetime((released, oldDriver, oldCancelHandlers)) {}
+        withExtendedLifetime(released) {}
+        withExtendedLifetime(oldDriver) {}
+        withExtendedLifetime(oldCancelHandlers) {}
     }
 
     // MARK: - Observing
