@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Bad input never crashes and never half-runs: each case runs the taskview binary and checks
+# its exit status and the message on stderr (file, line, what is wrong).
+# Usage: bash Tests/e2e/bad-input.sh PATH-TO-TASKVIEW
+# Prints one line per case and finally "bad-input: N passed, M failed".
+set -u
+BIN=${1:?usage: bad-input.sh PATH-TO-TASKVIEW}
+D=$(mktemp -d "${TMPDIR:-/tmp}/taskview-bad.XXXXXX")
+trap 'rm -rf "$D"' EXIT
+pass=0; fail=0
+
+# expect NAME STATUS REGEX -- COMMAND...: runs COMMAND, checks its status and that stderr matches REGEX.
+expect() {
+    local name=$1 want=$2 re=$3; shift 4
+    "$@" >"$D/out" 2>"$D/err" </dev/null
+    local got=$?
+    if [ "$got" -eq "$want" ] && { [ -z "$re" ] || grep -qE -- "$re" "$D/err"; }; then
+        pass=$((pass + 1)); echo "ok   $name"
+    else
+        fail=$((fail + 1)); echo "FAIL $name: status $got (want $want), stderr:"; head -c 400 "$D/err" | sed 's/^/    | /'; echo
+    fi
+}
+
+# Scenario files.
+printf '{"kind":"work", "name": "a",}\n' >"$D/comma.json"
+expect "scenario: JSON error is FILE:LINE:COLUMN" 2 "comma.json:1:[0-9]+: .*trailing comma" -- "$BIN" run "$D/comma.json" --headless
+printf '{\n  "kind": "sequential",\n  "name": "root",\n  "children": [{"kind": "wrok", "name": "x"}]\n}\n' >"$D/kind.json"
+expect "scenario: unknown node kind" 2 'kind.json:4:[0-9]+: .*unknown node kind "wrok"' -- "$BIN" run "$D/kind.json" --headless
+printf '{"kind":"work","name":"a","bogus":1}\n' >"$D/field.json"
+expect "scenario: unknown field" 2 'field.json:1:[0-9]+: .*unknown field "bogus"' -- "$BIN" run "$D/field.json" --headless
+printf '{"kind":"work","name":"a","weight":-1}\n' >"$D/weight.json"
+expect "scenario: negative weight" 2 'weight.json.*weight' -- "$BIN" run "$D/weight.json" --headless
+printf '{"kind":"retry","name":"r","attempts":0,"children":[{"kind":"work","name":"a"}]}\n' >"$D/attempts.json"
+expect "scenario: attempts < 1" 2 'attempts.json.*attempts' -- "$BIN" run "$D/attempts.json" --headless
+expect "scenario: missing file" 2 "missing.json" -- "$BIN" run "$D/missing.json" --headless
+expect "demo: unknown name" 2 "nosuchdemo" -- "$BIN" demo nosuchdemo --headless
+expect "usage: --speed 0" 2 "speed" -- "$BIN" demo build --speed 0 --headless
+expect "usage: unknown option" 2 "unknown|Unknown" -- "$BIN" --frobnicate
+
+# Replay logs, made from a real recorded run.
+"$BIN" demo pipeline --headless --record "$D/ok.jsonl" >/dev/null 2>&1
+expect "log: a good log replays" 0 "" -- "$BIN" replay "$D/ok.jsonl" --headless
+sed '1s/"version":1/"version":2/' "$D/ok.jsonl" >"$D/v2.jsonl"
+expect "log: unknown major version" 2 "v2.jsonl: line 1: .*version 2" -- "$BIN" replay "$D/v2.jsonl" --headless
+awk 'NR==50{print "{\"seq\":49,\"t\":garbage"; next}{print}' "$D/ok.jsonl" >"$D/corrupt.jsonl"
+expect "log: corrupt middle line" 2 "corrupt.jsonl: line 50: " -- "$BIN" replay "$D/corrupt.jsonl" --headless
+expect "log: --skip-bad-lines counts them" 0 "skipped 1 bad line" -- "$BIN" replay "$D/corrupt.jsonl" --headless --skip-bad-lines
+awk 'NR==6{print "{\"seq\":5,\"t\":0,\"ev\":\"add\",\"id\":-5,\"kind\":\"task\",\"name\":\"x\",\"weight\":1}"; next}{print}' "$D/ok.jsonl" >"$D/neg.jsonl"
+expect "log: negative id" 2 "neg.jsonl: line 6: .*-5" -- "$BIN" replay "$D/neg.jsonl" --headless
+awk 'NR==6{print "{\"seq\":5,\"t\":0,\"ev\":\"parent\",\"id\":1,\"parent\":999,\"index\":0}"; next}{print}' "$D/ok.jsonl" >"$D/parent.jsonl"
+expect "log: parent that does not exist" 2 "parent.jsonl: line 6: .*999" -- "$BIN" replay "$D/parent.jsonl" --headless
+awk 'NR==6{print "{\"seq\":5,\"t\":0,\"ev\":\"parent\",\"id\":0,\"parent\":1,\"index\":0}"; next} NR==7{print "{\"seq\":6,\"t\":0,\"ev\":\"parent\",\"id\":1,\"parent\":0,\"index\":0}"; next}{print}' "$D/ok.jsonl" >"$D/cycle.jsonl"
+expect "log: cycle" 2 "cycle.jsonl: line 7: .*cycle" -- "$BIN" replay "$D/cycle.jsonl" --headless
+{ head -n 9 "$D/ok.jsonl"; head -c 104857600 /dev/zero | tr '\0' 'x'; echo; tail -n +10 "$D/ok.jsonl"; } >"$D/huge.jsonl"
+expect "log: a 100 MB line" 2 "huge.jsonl: line 10: .*longer than" -- "$BIN" replay "$D/huge.jsonl" --headless
+head -c $(( $(stat -c %s "$D/ok.jsonl") / 2 )) "$D/ok.jsonl" >"$D/cut.jsonl"
+expect "log: truncated mid-line replays, root never settled" 3 "cut.jsonl: truncated after seq [0-9]+" -- "$BIN" replay "$D/cut.jsonl" --headless
+expect "log: missing file" 2 "nope.jsonl" -- "$BIN" replay "$D/nope.jsonl" --headless
+expect "export: bad format" 2 "format|Format" -- "$BIN" export "$D/ok.jsonl" --format svg
+
+echo "bad-input: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
