@@ -15,7 +15,7 @@ extension GraphTask {
     @inlinable
     public static func sequential(_ tasks: [GraphTask], name: String? = nil,
                                   graph: Graph? = nil) -> GraphTask<[Success], Failure> {
-        group(.sequential, kindIndex: KindIndex.sequential, tasks, name: name, graph: graph)
+        group(.sequential, kindIndex: KindIndex.sequential, tasks, name: name, graph: graph) { $0 }
     }
 
     /// Executes every task at once; succeeds when all succeed (results in order); fails as
@@ -23,7 +23,7 @@ extension GraphTask {
     @inlinable
     public static func concurrent(_ tasks: [GraphTask], name: String? = nil,
                                   graph: Graph? = nil) -> GraphTask<[Success], Failure> {
-        group(.concurrent, kindIndex: KindIndex.concurrent, tasks, name: name, graph: graph)
+        group(.concurrent, kindIndex: KindIndex.concurrent, tasks, name: name, graph: graph) { $0 }
     }
 
     /// Executes every task at once and never fails: reports every outcome in order. A
@@ -31,11 +31,18 @@ extension GraphTask {
     @inlinable
     public static func allSettled(_ tasks: [GraphTask], name: String? = nil,
                                   graph: Graph? = nil) -> GraphTask<[Settled<Success, Failure>], Never> {
-        let owner = GraphTask<[Settled<Success, Failure>], Never>(
-            graph: graph ?? tasks.first?.graph ?? .shared, kindIndex: KindIndex.allSettled, name: name, body: nil)
+        settledGroup(tasks, name: name, graph: graph) { $0 }
+    }
+
+    @inlinable
+    static func settledGroup<Out, OutF>(_ tasks: [GraphTask], name: String?, graph: Graph?,
+                                        combine: @escaping @Sendable ([Settled<Success, Failure>]) -> Out) -> GraphTask<Out, OutF> {
         let group = graph ?? tasks.first?.graph ?? .shared
+        let owner = GraphTask<Out, OutF>(graph: group, kindIndex: KindIndex.allSettled, name: name, body: nil)
         owner.installGroup(remake: { c in
-            GraphTask.allSettled(c.map { unsafeDowncast($0, to: GraphTask.self) }, name: name, graph: group)
+            let fresh: GraphTask<Out, OutF> = GraphTask.settledGroup(
+                c.map { unsafeDowncast($0, to: GraphTask.self) }, name: name, graph: group, combine: combine)
+            return fresh
         }, GroupDriver(
             mode: .allSettled, children: tasks,
             finish: { owner, children in
@@ -47,7 +54,7 @@ extension GraphTask {
                     case nil: return .cancelled
                     }
                 }
-                unsafeDowncast(owner, to: GraphTask<[Settled<Success, Failure>], Never>.self).settle(.success(out))
+                unsafeDowncast(owner, to: GraphTask<Out, OutF>.self).settle(.success(combine(out)))
             },
             pass: { _, _ in }))
         return owner
@@ -101,14 +108,13 @@ extension GraphTask {
     }
 
     @inlinable
-    static func group(_ mode: GroupDriver.Mode, kindIndex: UInt8, _ tasks: [GraphTask], name: String?,
-                      graph: Graph?) -> GraphTask<[Success], Failure> {
-        let owner = GraphTask<[Success], Failure>(
-            graph: graph ?? tasks.first?.graph ?? .shared, kindIndex: kindIndex, name: name, body: nil)
+    static func group<Out>(_ mode: GroupDriver.Mode, kindIndex: UInt8, _ tasks: [GraphTask], name: String?,
+                           graph: Graph?, combine: @escaping @Sendable ([Success]) -> Out) -> GraphTask<Out, Failure> {
         let group = graph ?? tasks.first?.graph ?? .shared
+        let owner = GraphTask<Out, Failure>(graph: group, kindIndex: kindIndex, name: name, body: nil)
         owner.installGroup(remake: { c in
             GraphTask.group(mode, kindIndex: kindIndex, c.map { unsafeDowncast($0, to: GraphTask.self) },
-                            name: name, graph: group)
+                            name: name, graph: group, combine: combine)
         }, GroupDriver(
             mode: mode, children: tasks,
             finish: { owner, children in
@@ -117,14 +123,40 @@ extension GraphTask {
                 for c in children {
                     if case .success(let v)? = unsafeDowncast(c, to: GraphTask.self)._result { values.append(v) }
                 }
-                unsafeDowncast(owner, to: GraphTask<[Success], Failure>.self).settle(.success(values))
+                unsafeDowncast(owner, to: GraphTask<Out, Failure>.self).settle(.success(combine(values)))
             },
             pass: { owner, failed in
                 if case .failure(let e)? = unsafeDowncast(failed, to: GraphTask.self)._result {
-                    unsafeDowncast(owner, to: GraphTask<[Success], Failure>.self).settle(.failure(e))
+                    unsafeDowncast(owner, to: GraphTask<Out, Failure>.self).settle(.failure(e))
                 }
             }))
         return owner
+    }
+}
+
+/// Groups that fold their results back into the element type, so that groups nest inside
+/// groups without an adapter node in between (what a builder of arbitrary trees, such as
+/// taskview's scenarios, needs).
+extension GraphTask {
+    /// Like `sequential(_:name:graph:)`, folding the results in order with `combine`.
+    @inlinable
+    public static func sequential(_ tasks: [GraphTask], name: String? = nil, graph: Graph? = nil,
+                                  combine: @escaping @Sendable ([Success]) -> Success) -> GraphTask {
+        group(.sequential, kindIndex: KindIndex.sequential, tasks, name: name, graph: graph, combine: combine)
+    }
+
+    /// Like `concurrent(_:name:graph:)`, folding the results in order with `combine`.
+    @inlinable
+    public static func concurrent(_ tasks: [GraphTask], name: String? = nil, graph: Graph? = nil,
+                                  combine: @escaping @Sendable ([Success]) -> Success) -> GraphTask {
+        group(.concurrent, kindIndex: KindIndex.concurrent, tasks, name: name, graph: graph, combine: combine)
+    }
+
+    /// Like `allSettled(_:name:graph:)` (it never fails), folding the outcomes with `combine`.
+    @inlinable
+    public static func allSettled(_ tasks: [GraphTask], name: String? = nil, graph: Graph? = nil,
+                                  combine: @escaping @Sendable ([Settled<Success, Failure>]) -> Success) -> GraphTask {
+        settledGroup(tasks, name: name, graph: graph, combine: combine)
     }
 }
 
