@@ -85,7 +85,7 @@ func runDemo(_ name: String, seed: UInt64, path: String, cancel: (name: String, 
         let log = try LogReader.load(path: path)
         let text = String(decoding: ChromeTrace.export(log), as: UTF8.self)
         #expect(text.hasPrefix("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[{\"name\":"))
-        #expect(text.contains(#"{"name":"slow query [cancelled]","cat":"task","ph":"X","ts":0,"dur":3000000,"pid":1,"tid":4,"args":{"id":5,"state":"cancelled","cancelSource":"timeout","parent":6}}"#))
+        #expect(text.contains(#"{"name":"slow query [cancelled]","cat":"task","ph":"X","ts":0,"dur":3000000,"pid":1,"tid":2,"args":{"id":5,"state":"cancelled","cancelSource":"timeout","parent":6}}"#))
         #expect(text.contains(#""name":"audit [failed]""#))
         #expect(text.contains(#"{"name":"thread_name","ph":"M","pid":1,"tid":0,"args":{"name":"level 0"}}"#))
         // Valid JSON by our strict parser.

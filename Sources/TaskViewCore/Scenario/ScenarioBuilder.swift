@@ -1,23 +1,22 @@
 import Synchronization
 import TaskGraph
 
-/// The one failure type of scenario tasks (timeouts are mapped into it).
+/// What a failing `work` node fails with.
 public struct ScenarioFailure: Error, CustomStringConvertible, Sendable, Equatable {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 }
 
-/// Every scenario node becomes a task of this type.
-public typealias ScenarioTask = GraphTask<Void, ScenarioFailure>
+/// Every scenario node becomes a task of this type (`any Error`, so that `timeout` needs no
+/// adapter).
+public typealias ScenarioTask = GraphTask<Void, any Error>
 
 /// Builds a scenario with the real TaskGraph API on `graph` (which should use a
 /// `VirtualClock`): `work` leaves are four-argument `GraphTask`s that report `steps` progress
 /// reports on the graph's clock and then succeed or fail; the other kinds are the library's
-/// composites. `sequential`, `concurrent` and `allSettled` change the result type, so each
-/// gets a `map` adapter (same name, same weight) that brings it back to `ScenarioTask`;
-/// `timeout` gets a `mapError` adapter that turns `TimeoutError` into `ScenarioFailure`.
-/// The dashboard folds `map` adapters into their child's row.
+/// composites (the groups in their `combine:` form, so each scenario node is exactly one
+/// node of the graph).
 public struct ScenarioBuilder {
     public let graph: Graph
     public let seed: UInt64
@@ -40,14 +39,11 @@ public struct ScenarioBuilder {
         case .work:
             task = work(node, path: path)
         case .sequential:
-            task = ScenarioTask.sequential(kids(), name: node.name, graph: graph)
-                .mapResult(name: node.name) { _ in () }
+            task = ScenarioTask.sequential(kids(), name: node.name, graph: graph) { _ in () }
         case .concurrent:
-            task = ScenarioTask.concurrent(kids(), name: node.name, graph: graph)
-                .mapResult(name: node.name) { _ in () }
+            task = ScenarioTask.concurrent(kids(), name: node.name, graph: graph) { _ in () }
         case .allSettled:
-            task = ScenarioTask.allSettled(kids(), name: node.name, graph: graph)
-                .mapOutcome(name: node.name) { _ in Result<Void, ScenarioFailure>.success(()) }
+            task = ScenarioTask.allSettled(kids(), name: node.name, graph: graph) { _ in () }
         case .then:
             let k = kids()
             task = k[0].then(k[1], name: node.name)
@@ -58,9 +54,6 @@ public struct ScenarioBuilder {
             task = kids()[0].retry(node.attempts, name: node.name)
         case .timeout:
             task = kids()[0].timeout(seconds: node.seconds, name: node.name)
-                .mapError(name: node.name) { error in
-                    (error as? ScenarioFailure) ?? ScenarioFailure(String(describing: error))
-                }
         }
         if let w = node.weight { task.weight = w }
         return task
