@@ -253,6 +253,24 @@ import Testing
         #expect(roots[0].state == .completed)
     }
 
+    @Test(.disabled("library bug: adopting a task whose node retention dropped leaves a dangling child id in snapshot()"))
+    func retentionThenLateAdoptionKeepsTheSnapshotConsistent() {
+        let clock = VirtualClock()
+        let g = Graph(clock: clock, retention: Retention(maxFinishedRoots: 0))
+        let log = EventLog(g)
+        let early = GraphTask<Int, TestError>.succeed(2, graph: g)
+        early.cancel()   // a finished root: dropped at once
+        #expect(g.snapshot()[early.id] == nil)
+        let seq = GraphTask.sequential([GraphTask<Int, TestError>.succeed(1, graph: g), early])
+        let snap = g.snapshot()
+        let dangling = snap.nodes.values.flatMap(\.children).filter { snap[$0] == nil }
+        #expect(dangling.isEmpty)
+        #expect(log.replica.snapshot == snap)
+        seq.execute()
+        #expect(seq.state == .cancelled)
+        #expect(log.replica.snapshot == g.snapshot())
+    }
+
     @Test func retentionByAge() {
         let clock = VirtualClock()
         let g = Graph(clock: clock, retention: Retention(maxFinishedRoots: 100, maxAge: 10))

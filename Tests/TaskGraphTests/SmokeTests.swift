@@ -30,23 +30,6 @@ import Testing
         #expect(p.all == [0.1, 0.4, 1.0])
     }
 
-    @Test func deepThenChain() {
-        let (g, _) = virtualGraph()
-        var t = GraphTask<Int, TestError>.succeed(0, graph: g)
-        for _ in 0..<100_000 { t = t.then { v in .succeed(v + 1, graph: g) } }
-        let got = Recorder<Int>()
-        t.success { got.add($0) }.execute()
-        #expect(got.all == [100_000])
-    }
-
-    @Test func deepSequential() {
-        let (g, _) = virtualGraph()
-        let tasks = (0..<100_000).map { GraphTask<Int, TestError>.succeed($0, graph: g) }
-        let got = Recorder<Int>()
-        GraphTask.sequential(tasks).success { got.add($0.count) }.execute()
-        #expect(got.all == [100_000])
-    }
-
     @Test func cancelUpward() {
         let (g, clock) = virtualGraph()
         let a = timed(1, after: 1, graph: g), b = timed(2, after: 1, graph: g)

@@ -116,16 +116,23 @@ func eventually(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
     return condition()
 }
 
-/// Runs `body` on a thread with an 8 MiB stack and waits for it.
+/// Runs `body` on a thread with exactly an 8 MiB stack (a pthread made here, so the size is
+/// certain; Swift Testing's worker threads may have smaller stacks) and waits for it.
 func onBigStack(_ body: @escaping @Sendable () -> Void) {
-    let done = DispatchSemaphore(value: 0)
-    let thread = Thread {
-        body()
-        done.signal()
-    }
-    thread.stackSize = 8 << 20
-    thread.start()
-    done.wait()
+    final class Box { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
+    var attr = pthread_attr_t()
+    pthread_attr_init(&attr)
+    defer { pthread_attr_destroy(&attr) }
+    #expect(pthread_attr_setstacksize(&attr, 8 << 20) == 0)
+    var thread = pthread_t()
+    let arg = Unmanaged.passRetained(Box(body)).toOpaque()
+    let rc = pthread_create(&thread, &attr, { raw in
+        let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+        box.body()
+        return nil
+    }, arg)
+    #expect(rc == 0)
+    if rc == 0 { pthread_join(thread, nil) }
 }
 
 /// A small seeded generator (SplitMix64) for reproducible random programs.
@@ -145,4 +152,14 @@ struct SeededGenerator: RandomNumberGenerator {
 func val<S, F>(_ t: GraphTask<S, F>) -> S? {
     guard case .success(let v)? = t.outcome else { return nil }
     return v
+}
+
+/// Like `eventually`, for async tests: sleeps without blocking a cooperative thread.
+func eventuallyAsync(timeout: Double = 10, _ condition: () -> Bool) async -> Bool {
+    let end = Date().addingTimeInterval(timeout)
+    while Date() < end {
+        if condition() { return true }
+        try? await Task.sleep(nanoseconds: 2_000_000)
+    }
+    return condition()
 }
