@@ -18,8 +18,10 @@ import Glibc
 /// the log. A snapshot over 1 MiB is split into parts.
 ///
 /// The recorder observes the graph synchronously (`Graph.snapshotAndObserve`); encoding is
-/// done by hand into a reused buffer, so recording costs no allocation per event.
-public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // state behind `lock`
+/// done by hand into a reused buffer, so recording costs no allocation per event. Writing
+/// the file happens outside `lock` (the buffer is swapped for an empty one), so the graph,
+/// which calls `record(_:)` under its own lock, never waits for the disk.
+public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // state behind `lock`, file behind `writeLock`
     /// The default minimum number of events between two snapshots.
     public static let defaultSnapshotEvery = 5000
     /// Buffered bytes that trigger a write before the 100 ms flush.
@@ -29,16 +31,20 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // s
     public let path: String
 
     private let lock = Lock()
+    /// Held while writing; taken before `lock`, never inside it.
+    private let writeLock = Lock()
     private let file: LogFile
-    private var buffer = LogBuffer(capacity: GraphRecorder.flushBytes + (1 << 16))
-    private var model = LogModel()
-    private var seq: UInt64 = 0
-    private var eventsSinceSnapshot = 0
+    @exclusivity(unchecked) private var buffer = LogBuffer(capacity: GraphRecorder.flushBytes + (1 << 16))
+    /// The buffer being written (behind `writeLock`), swapped with `buffer`.
+    @exclusivity(unchecked) private var writing = LogBuffer(capacity: GraphRecorder.flushBytes + (1 << 16))
+    @exclusivity(unchecked) private var model = LogModel()
+    @exclusivity(unchecked) private var seq: UInt64 = 0
+    @exclusivity(unchecked) private var eventsSinceSnapshot = 0
     private let snapshotEvery: Int
     private let startTime: Double
-    private var lastT: Double = 0
-    private var lastRootSettle: Double?
-    private var finished = false
+    @exclusivity(unchecked) private var lastT: Double = 0
+    @exclusivity(unchecked) private var lastRootSettle: Double?
+    @exclusivity(unchecked) private var finished = false
     private let clock: (any GraphClock)?
     private var observation: (any GraphObservation)?
     private var timer: (any DispatchSourceTimer)?
@@ -89,12 +95,12 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // s
     }
 
     /// The first write error, if any (recording stops writing after one).
-    public var writeError: RecordingError? { lock.withLock { file.failure } }
+    public var writeError: RecordingError? { writeLock.withLock { file.failure } }
 
     /// Appends one event (its `sequence` is replaced by the log's own counter).
     public func record(_ event: GraphEvent) {
-        lock.withLock {
-            guard !finished else { return }
+        let full = lock.withLock { () -> Bool in
+            guard !finished else { return false }
             let t = event.time - startTime
             lastT = t
             seq += 1
@@ -108,8 +114,9 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // s
             if eventsSinceSnapshot >= max(snapshotEvery, 4 * model.liveCount) {
                 writeSnapshotLocked(t: t)
             }
-            if buffer.count >= GraphRecorder.flushBytes { flushLocked() }
+            return buffer.count >= GraphRecorder.flushBytes
         }
+        if full { flush() }
     }
 
     /// Records a key that changed something (`id`: the selected node), at the clock's time.
@@ -122,9 +129,15 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // s
         }
     }
 
-    /// Writes whatever is buffered.
+    /// Writes whatever is buffered. Only the swap of buffers happens under `lock`; the
+    /// write itself holds `writeLock`, which keeps flushes in order.
     public func flush() {
-        lock.withLock { flushLocked() }
+        writeLock.withLock {
+            lock.withLock { swap(&buffer, &writing) }
+            guard !writing.isEmpty else { return }
+            writing.withBytes { file.write($0) }
+            writing.removeAll()
+        }
     }
 
     /// Stops recording: a final snapshot, the `end` line, flush, close. Later calls and
@@ -139,12 +152,11 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // s
             seq += 1
             buffer.end(model.summary(duration: duration), seq: seq, t: t)
             finished = true
-            flushLocked()
-            file.close()
             defer { self.observation = nil }
             return self.observation
         }
         observation?.cancel()
+        closeFile()
         stopFlushing()
     }
 
@@ -157,24 +169,23 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // s
         let observation: (any GraphObservation)? = lock.withLock {
             guard !finished else { return nil }
             finished = true
-            flushLocked()
-            file.close()
             defer { self.observation = nil }
             return self.observation
         }
         observation?.cancel()
+        closeFile()
         stopFlushing()
+    }
+
+    /// Writes what is left and closes the file (after `finished` is set: nothing follows).
+    private func closeFile() {
+        flush()
+        writeLock.withLock { file.close() }
     }
 
     private func writeSnapshotLocked(t: Double) {
         seq = model.writeSnapshot(into: &buffer, seq: seq + 1, t: t) - 1
         eventsSinceSnapshot = 0
-    }
-
-    private func flushLocked() {
-        guard !buffer.isEmpty else { return }
-        buffer.withBytes { file.write($0) }
-        buffer.removeAll()
     }
 
     private func startFlushing() {
@@ -198,7 +209,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // s
 
     deinit {
         timer?.cancel()
-        if !finished { flushLocked() }
+        if !finished { flush() }
     }
 }
 

@@ -185,9 +185,3 @@ extension LogModel {
         return seq
     }
 }
-
-extension LogBuffer {
-    package mutating func appendBytes(_ b: UnsafeRawBufferPointer) {
-        bytes.append(contentsOf: b)
-    }
-}
