@@ -133,20 +133,21 @@ extension LogParser {
 
     /// O(n) walk: every path upward must reach a root within `maxDepth` steps.
     static func checkAcyclic(_ model: LogModel, _ nodes: [SnapshotNode]) throws {
-        var mark = [Int32: UInt8]()   // 1: on the current path, 2: known to reach a root
-        mark.reserveCapacity(nodes.count)
+        // By id (ids are at most LogModel.maxID): 1 on the current path, 2 known to reach a root.
+        var mark = [UInt8](repeating: 0, count: Int(nodes.last?.node.id ?? 0) + 1)
         var path: [Int] = []
         for n in nodes {
             var id = Int(n.node.id)
             path.removeAll(keepingCapacity: true)
-            while id >= 0, mark[Int32(id)] != 2 {
-                if mark[Int32(id)] == 1 { throw LineError("snapshot nodes form a cycle at node \(id)") }
-                mark[Int32(id)] = 1
+            while id >= 0, id >= mark.count || mark[id] != 2 {
+                guard id < mark.count else { break }   // not a snapshot node: parentOf gives -1
+                if mark[id] == 1 { throw LineError("snapshot nodes form a cycle at node \(id)") }
+                mark[id] = 1
                 path.append(id)
                 if path.count > LogReader.maxDepth { throw LineError("nesting deeper than \(LogReader.maxDepth)") }
                 id = model.parentOf(id)
             }
-            for p in path { mark[Int32(p)] = 2 }
+            for p in path { mark[p] = 2 }
         }
     }
 }

@@ -56,6 +56,8 @@ struct LogParser {
     var lastSeq = 0
     var lastT = 0.0
     var pending: PendingSnapshot?
+    /// Node kinds seen so far (see `internedKind`).
+    var kinds: [String] = []
 
     init(name: String, skipBadLines: Bool) {
         log = ReplayLog(name: name)
@@ -92,7 +94,7 @@ struct LogParser {
                 guard len <= LogReader.maxLineBytes else {
                     throw LineError("line is longer than the reader's cap of 4 MiB (\(len) bytes)")
                 }
-                try eventLine(line)
+                if try !fastEventLine(line) { try eventLine(line) }
             } catch let e as LineError {
                 guard skipBadLines else { throw LogLoadError(path: log.name, line: lineNo, message: e.message) }
                 log.skippedLines += 1
