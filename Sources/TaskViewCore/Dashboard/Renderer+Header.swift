@@ -16,10 +16,10 @@ extension Renderer {
         if model.isReplay {
             var r = "  replay " + Format.duration(model.replayPosition) + "/" + Format.duration(model.replayDuration)
             r += " x" + Format.speed(model.replaySpeed)
-            if !model.replayPlaying { r += " (stopped)" }
             x = grid.write(r, x: x, y: 0, style: base)
         }
-        if model.view.paused {
+        // Live: the display is frozen. Replay: playback is paused.
+        if model.view.paused || (model.isReplay && !model.replayPlaying) {
             x = grid.write("  ", x: x, y: 0, style: base)
             x = grid.write("PAUSED", x: x, y: 0, style: CellStyle(.accent, bold: true, reverse: true))
         }
