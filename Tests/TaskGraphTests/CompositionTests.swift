@@ -389,4 +389,19 @@ func errorCode<S>(_ r: Result<S, TestError>?) -> Int? {
         #expect(explicit.graph === h)
         #expect(GraphTask<Int, TestError>.sequential([]).graph === Graph.shared)
     }
+
+    @Test func retryDoesNotCopyTheReceiversHandlers() {
+        let (g, _) = virtualGraph()
+        let runs = Counter()
+        let seen = Recorder<String>()
+        let leaf = GraphTask<Int, TestError>(graph: g) { s, f in
+            runs.bump()
+            if runs.value < 3 { f(TestError(code: runs.value)) } else { s(runs.value) }
+        }
+        leaf.failure { seen.add("receiver failure \($0.code)") }.success { _ in seen.add("receiver success") }
+        let r = leaf.retry(3).execute()
+        #expect(val(r) == 3)
+        #expect(seen.all == ["receiver failure 1"])
+    }
 }
+

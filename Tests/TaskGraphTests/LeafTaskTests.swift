@@ -1,3 +1,4 @@
+import Foundation
 import Dispatch
 import Testing
 @testable import TaskGraph
@@ -223,5 +224,24 @@ import Testing
         #expect(g.snapshot()[t.id]?.weight == 0)
         let weights = log.changes.compactMap { if case let .weightChanged(_, w) = $0 { return w } else { return nil } }
         #expect(weights == [2.5, 0])
+    }
+
+    @Test func aRootRunsItsBodyOnTheThreadThatCallsExecute() {
+        let (g, _) = virtualGraph()
+        let same = Recorder<Bool>()
+        let caller = Locked<pthread_t?>(nil)
+        let t = GraphTask<Int, TestError>(graph: g) { s, _ in
+            same.add(pthread_equal(pthread_self(), caller.get!) != 0)
+            s(1)
+        }
+        let seq = GraphTask.sequential([t])
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            caller.withLock { $0 = pthread_self() }
+            seq.execute()
+            done.signal()
+        }.start()
+        done.wait()
+        #expect(same.all == [true])
     }
 }

@@ -222,4 +222,22 @@ func statesMoveForward(_ log: EventLog) -> [NodeID] {
         }
         #expect(down.isEmpty, "\(down.prefix(10))")
     }
+
+    @Test func racingResolversExactlyOneWins() {
+        let n = 3000
+        let (g, _) = virtualGraph()
+        let pairs = (0..<n).map { _ in GraphTask<Int, TestError>.pending(graph: g) }
+        let tally = Tally(size: n)
+        for (i, p) in pairs.enumerated() { p.task.success { _ in tally.bump("success", i) } }
+        DispatchQueue.concurrentPerform(iterations: Self.threads) { worker in
+            for i in 0..<n {
+                let won = worker % 2 == 0 ? pairs[i].resolver.succeed(worker) : pairs[i].resolver.fill(.success(worker))
+                if won { tally.bump("won", i) }
+            }
+        }
+        let won = tally.get("won"), success = tally.get("success")
+        #expect(won.filter { $0 != 1 }.count == 0, "resolvers that returned true: \(won.filter { $0 != 1 }.prefix(5))")
+        #expect(success.allSatisfy { $0 == 1 })
+    }
 }
+
