@@ -199,4 +199,25 @@ func close(_ a: [Double], _ b: [Double], tolerance: Double = 1e-9) -> Bool {
         #expect(p.all == [0.5, 1.0])
         #expect(v.all == [[1, 2]])
     }
+
+    @Test func allSettledCountsACancelledMemberAsSettled() {
+        let (g, clock) = virtualGraph()
+        let a = timed(1, after: 1, graph: g)
+        let b = timed(2, after: 2, graph: g)
+        let p = Recorder<Double>()
+        GraphTask.allSettled([a, b]).progress { p.add($0.fraction) }.execute()
+        b.cancel()
+        #expect(p.all == [0.5])
+        clock.runUntilIdle()
+        #expect(p.all == [0.5, 1.0])
+    }
+
+    @Test func thenLinksCountWithTheirWeights() {
+        let (g, clock) = virtualGraph()
+        let p = Recorder<Double>()
+        timed(1, after: 1, graph: g).setWeight(3).then(timed(2, after: 1, graph: g))
+            .progress { p.add($0.fraction) }.execute()
+        clock.runUntilIdle()
+        #expect(p.all == [0.75, 1.0])
+    }
 }

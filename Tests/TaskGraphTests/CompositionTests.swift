@@ -403,5 +403,12 @@ func errorCode<S>(_ r: Result<S, TestError>?) -> Int? {
         #expect(val(r) == 3)
         #expect(seen.all == ["receiver failure 1"])
     }
-}
 
+    @Test func timeoutPassesTheInnerFailureOn() {
+        let (g, clock) = virtualGraph()
+        let t = failing(6, after: 1, graph: g).timeout(seconds: 5).execute()
+        clock.runUntilIdle()
+        guard case .failure(let e)? = t.outcome else { Issue.record("not failed"); return }
+        #expect((e as? TestError)?.code == 6)
+    }
+}

@@ -240,4 +240,3 @@ func statesMoveForward(_ log: EventLog) -> [NodeID] {
         #expect(success.allSatisfy { $0 == 1 })
     }
 }
-
