@@ -68,6 +68,9 @@ package struct LogBuffer {
         append(s.utf8Start, s.utf8CodeUnitCount)
     }
 
+    /// Text that needs no escaping; disfavoured so that plain literals take the
+    /// `StaticString` overload (no String at all).
+    @_disfavoredOverload
     package mutating func raw(_ s: String) {
         var s = s
         s.withUTF8 { if let p = $0.baseAddress { append(p, $0.count) } }

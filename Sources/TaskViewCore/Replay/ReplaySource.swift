@@ -2,7 +2,9 @@ import TaskGraph
 
 /// The dashboard driven by a replay log: plays the events against real time × speed, and
 /// implements the replay controls (play/pause, step, seek ∓5 s, jump to 0-90 %, speed
-/// 1/64 ... 64). Seeking back rebuilds the tree from the nearest snapshot of the log.
+/// 1/64 ... 64). Seeking starts from the nearest of the trees kept along the log (built by
+/// one pass over its events when the replay starts) or from where the replay is, whichever
+/// leaves fewer events to apply.
 public final class ReplaySource: DashboardSource {
     public let log: ReplayLog
     public let title: String
@@ -14,6 +16,10 @@ public final class ReplaySource: DashboardSource {
     public private(set) var playing = true
     private var lastReal: Double?
     private let root: Int
+    /// Trees after `count` events, ascending by count, the first at 0; spaced so that at most
+    /// max(minSpacing, 3 × nodes) events separate two of them.
+    private var trees: [(count: Int, tree: TreeModel)] = []
+    static let minSpacing = 5000
 
     public static let minSpeed = 1.0 / 64
     public static let maxSpeed = 64.0
@@ -30,6 +36,7 @@ public final class ReplaySource: DashboardSource {
         model.isReplay = true
         model.title = title
         model.root = root
+        buildTrees()
         rebuild(at: log.eventCount(atTime: 0), model: &model)
         time = 0
         publish(&model)
@@ -91,7 +98,11 @@ public final class ReplaySource: DashboardSource {
     public func seek(to target: Double, model: inout DashboardModel) {
         time = min(max(0, target), log.duration)
         let count = log.eventCount(atTime: time)
-        if count < position { rebuild(at: count, model: &model) } else { _ = advance(to: count, model: &model) }
+        if count < position || count - position > eventsFromNearestTree(to: count) {
+            rebuild(at: count, model: &model)
+        } else {
+            _ = advance(to: count, model: &model)
+        }
     }
 
     private func advance(to count: Int, model: inout DashboardModel) -> Bool {
@@ -103,8 +114,46 @@ public final class ReplaySource: DashboardSource {
         return true
     }
 
+    /// The events between the nearest kept tree and `count`, plus the cost of copying it
+    /// (about one event per two nodes).
+    private func eventsFromNearestTree(to count: Int) -> Int {
+        guard let k = nearestTree(to: count) else { return Int.max }
+        return count - trees[k].count + trees[k].tree.liveCount / 2
+    }
+
+    private func nearestTree(to count: Int) -> Int? {
+        var lo = 0, hi = trees.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if trees[mid].count <= count { lo = mid + 1 } else { hi = mid }
+        }
+        return lo > 0 ? lo - 1 : nil
+    }
+
+    /// One pass over the log, keeping a copy of the tree every max(minSpacing, 3 × nodes)
+    /// events: a seek then applies at most that many events to a copy.
+    private func buildTrees() {
+        guard trees.isEmpty else { return }
+        var tree = TreeModel(snapshot: log.snapshot(afterEvents: 0))
+        trees = [(0, tree)]
+        var done = 0
+        let total = log.eventCount
+        while done < total {
+            let next = min(total, done + max(ReplaySource.minSpacing, 3 * tree.liveCount))
+            tree.absorb(log.events[done..<next])
+            done = next
+            if done < total { trees.append((done, tree)) }
+        }
+    }
+
     private func rebuild(at count: Int, model: inout DashboardModel) {
-        model.tree = TreeModel(snapshot: log.snapshot(afterEvents: count))
+        buildTrees()
+        let k = nearestTree(to: count) ?? 0
+        // A different tree: its structure version must not repeat one the view has seen.
+        let version = max(model.tree.structureVersion, trees[k].tree.structureVersion) &+ 1
+        model.tree = trees[k].tree
+        model.tree.structureVersion = version
+        model.tree.absorb(log.events[trees[k].count..<count])
         position = count
         model.outcome = nil
         model.updateOutcome()

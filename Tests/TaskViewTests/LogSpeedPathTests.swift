@@ -1,0 +1,90 @@
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import TaskGraph
+@testable import TaskViewCore
+
+/// The replay log's fast paths give exactly what the general ones give.
+@Suite struct LogSpeedPathTests {
+    private func text(_ v: Double) -> String {
+        var b = LogBuffer()
+        b.double(v)
+        return String(decoding: b.bytes, as: UTF8.self)
+    }
+
+    @Test func doublesAreWrittenAsDescriptionWritesThem() {
+        var rng = SplitMix64(seed: 7)
+        var values: [Double] = [0.1, 0.2, 0.30000000000000004, 1.0 / 3, 2.0 / 3, 0.5, 0.125, 0.0001, 0.00012,
+                                123456.789, 99999.99999, 0.9999999999999999, 1.5, 1e14 + 0.5]
+        for k in 1...20_000 {
+            values.append(Double(k) * 1e-5)
+            values.append(Double(k % 97) / Double(k % 89 + 1))
+            values.append(Double(rng.next() >> 11) / Double(1 << 53) * 1000)
+            values.append(Double(rng.next() >> 11) / Double(1 << 53))
+        }
+        var mismatches: [String] = []
+        for v in values where v != v.rounded(.towardZero) && mismatches.count < 5 {
+            if text(v) != v.description { mismatches.append("\(v.description) written as \(text(v))") }
+        }
+        #expect(mismatches.isEmpty)
+        #expect(text(12) == "12")
+        #expect(text(-2.5) == "-2.5")
+        #expect(text(1e-5) == "1e-05")
+        #expect(text(.nan) == "0")
+    }
+
+    @Test func logBufferCopiesDoNotShareWrites() {
+        var a = LogBuffer(capacity: 8)
+        a.raw("abc")
+        var b = a
+        b.raw("def")
+        a.int(-42)
+        #expect(String(decoding: a.bytes, as: UTF8.self) == "abc-42")
+        #expect(String(decoding: b.bytes, as: UTF8.self) == "abcdef")
+        var s = LogBuffer(capacity: 4)
+        s.string("q\"\\\n\u{1}é")
+        #expect(String(decoding: s.bytes, as: UTF8.self) == #""q\"\\\n\u0001é""#)
+    }
+
+    /// The same log read through the fast path and, with a space after every comma (a
+    /// layout only the general path reads), through the general path.
+    @Test func fastAndGeneralPathsReadTheSameLog() throws {
+        let events = randomHistory(seed: 11, events: 3000)
+        let path = try writeLog(events, snapshotEvery: 100)
+        defer { unlink(path) }
+        let fast = try LogReader.load(path: path)
+        let bytes = try LogReader.readFile(path)
+        var spaced: [UInt8] = []
+        var inString = false, escaped = false
+        for (i, c) in bytes.enumerated() {
+            spaced.append(c)
+            if escaped { escaped = false; continue }
+            if c == 92 { escaped = inString; continue }
+            if c == 34 { inString.toggle() }
+            if c == 44 && !inString && i > bytes.firstIndex(of: 10)! { spaced.append(32) }
+        }
+        let general = try LogReader.parse(spaced, name: "spaced")
+        #expect(fast.events.count == general.events.count)
+        #expect(fast.events.elementsEqual(general.events) { "\($0)" == "\($1)" })
+        #expect(fast.checkpoints.map(\.eventCount) == general.checkpoints.map(\.eventCount))
+        #expect(fast.finalSnapshot.nodes == general.finalSnapshot.nodes)
+        #expect(fast.lastSeq == general.lastSeq)
+    }
+
+    @Test func fastPathLeavesBadLinesToTheGeneralPath() throws {
+        let log = """
+        {"format":"taskgraph-log","version":1,"created":"x","producer":"p"}
+        {"seq":1,"t":0,"ev":"add","id":0,"kind":"task","name":"a","weight":1}
+        {"seq":2,"t":0.5,"ev":"progress","id":0,"fraction":1.5}
+
+        """
+        #expect(throws: LogLoadError.self) { try LogReader.parse(Array(log.utf8), name: "bad") }
+        do {
+            _ = try LogReader.parse(Array(log.utf8), name: "bad")
+        } catch let e as LogLoadError {
+            #expect(e.line == 3)
+            #expect(e.message == "fraction 1.5 is outside 0...1")
+        }
+    }
+}
