@@ -19,7 +19,7 @@ let package = Package(
         // taskview's pure parts: model, reducer, renderer, scenarios, replay, headless output.
         .target(name: "TaskViewCore", dependencies: ["TaskGraph"]),
         // The thin layer that talks to ncurses.
-        .target(name: "TaskViewTerminal", dependencies: ["TaskViewCore", "CNcurses"]),
+        .target(name: "TaskViewTerminal", dependencies: ["TaskGraph", "TaskViewCore", "CNcurses"]),
         .executableTarget(
             name: "taskview",
             dependencies: [
