@@ -117,19 +117,30 @@ final class ReleasePool {
         return p
     }
 
-    /// Takes ownership of `objects` and releases them after the current deinit returns.
-    static func release(_ objects: [AnyObject]) {
-        guard !objects.isEmpty else { return }
+    /// Takes ownership of `object` and releases it after the current deinit returns.
+    static func release(_ object: AnyObject) {
         let pool = current
-        pool.pending.append(contentsOf: objects)
-        guard !pool.draining else { return }
-        pool.draining = true
-        while !pool.pending.isEmpty {
+        pool.pending.append(object)
+        pool.drainIfIdle()
+    }
+
+    /// Takes ownership of `tasks` and releases them after the current deinit returns.
+    static func release(_ tasks: [AnyGraphTask]) {
+        guard !tasks.isEmpty else { return }
+        let pool = current
+        for t in tasks { pool.pending.append(t) }
+        pool.drainIfIdle()
+    }
+
+    private func drainIfIdle() {
+        guard !draining else { return }
+        draining = true
+        while !pending.isEmpty {
             // Swap the list out first: releasing can append to it.
             var batch: [AnyObject] = []
-            swap(&batch, &pool.pending)
+            swap(&batch, &pending)
             batch.removeAll()
         }
-        pool.draining = false
+        draining = false
     }
 }

@@ -59,7 +59,7 @@ public class AnyGraphTask: @unchecked Sendable {
 
     deinit {
         // A never-run chain of composites would otherwise be released recursively.
-        if let driver { ReleasePool.release([driver]) }
+        if let driver { ReleasePool.release(driver as AnyObject) }
     }
 
     // MARK: - Reading
@@ -162,12 +162,17 @@ public class AnyGraphTask: @unchecked Sendable {
         var index = 0
         var released: AnyGraphTask?
         var garbage: AnyObject?
+        var waiters = HandlerList()
+        var oldBody: (@Sendable (AnyGraphTask) -> Void)?
         let did: Bool = graph.lock.withLock {
             guard _state == .notExecuted || _state == .executing else { return false }
             graph.cancelRequestedLocked(rawID, source: source)
             _state = .cancelled
             released = graph.setStateLocked(rawID, .cancelled)
             swap(&handlers, &_cancelHandlers)
+            swap(&waiters, &self.handlers)
+            oldBody = body
+            body = nil
             if let d = driver {
                 children = d.executingChildrenLocked()
                 garbage = d
@@ -181,25 +186,14 @@ public class AnyGraphTask: @unchecked Sendable {
         }
         guard did else { return }
         for h in handlers { h() }
-        finishCancel()
+        // After the onCancel handlers: the other handlers never run, internal waiters
+        // (`value`, `wait`) learn of the cancel.
+        if !waiters.isEmpty { waiters.send(.cancelled, nil) }
         let childSource = CancelSourceCode.code(for: CancelSource.parent)
         for child in children { Trampoline.run(child, .cancelByParent, childSource) }
         if let parent { Trampoline.run(parent, .childCancelled, index) }
         withExtendedLifetime(released) {}
         withExtendedLifetime(garbage) {}
-    }
-
-    /// After the `onCancel` handlers ran: drops the handlers and body of a cancelled task and
-    /// tells internal waiters (`value`, `wait`).
-    func finishCancel() {
-        let lock = graph.lock
-        lock.lock()
-        var list = HandlerList()
-        swap(&list, &handlers)
-        let oldBody = body
-        body = nil
-        lock.unlock()
-        list.send(.cancelled, nil)
         withExtendedLifetime(oldBody) {}
     }
 
