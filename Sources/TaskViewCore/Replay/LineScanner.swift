@@ -190,7 +190,42 @@ struct LineScanner {
             if exp10 < 0 { v /= LineScanner.powers[-exp10] } else { v *= LineScanner.powers[exp10] }
             return neg ? -v : v
         }
+        // 17-19 significant digits (shortest forms such as 0.30000000000000004): exact.
+        if simple, exp10 < 0, exp10 >= -22, let v = LineScanner.quotient(mantissa, -exp10) {
+            return neg ? -v : v
+        }
         return try slowNumber(from: start)
+    }
+
+    /// m / 10^k correctly rounded (to nearest, ties to even), by one 128-bit division.
+    static func quotient(_ m: UInt64, _ k: Int) -> Double? {
+        guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *), m > 0 else { return nil }
+        let p = k <= 19 ? UInt128(pow10u64[k]) : UInt128(pow10u64[19]) &* UInt128(pow10u64[k - 19])
+        let mBits = 64 - m.leadingZeroBitCount
+        let pBits = 128 - p.leadingZeroBitCount
+        let s = 55 + pBits - mBits   // so that the quotient has at least 54 bits
+        guard s >= 0, mBits + s <= 127 else { return nil }
+        let (q128, r) = (UInt128(m) << s).quotientAndRemainder(dividingBy: p)
+        guard q128 < UInt128(1) << 64 else { return nil }
+        var q = UInt64(q128)
+        var sticky = r != 0
+        var e = -s
+        while q >= 1 << 54 {
+            sticky = sticky || q & 1 != 0
+            q >>= 1
+            e += 1
+        }
+        let roundBit = q & 1
+        q >>= 1
+        e += 1
+        if roundBit == 1 && (sticky || q & 1 == 1) { q += 1 }
+        return Double(sign: .plus, exponent: e, significand: Double(q))
+    }
+
+    static let pow10u64: [UInt64] = (0...19).map { p in
+        var v: UInt64 = 1
+        for _ in 0..<p { v *= 10 }
+        return v
     }
 
     static let powers: [Double] = (0...22).map { p in
