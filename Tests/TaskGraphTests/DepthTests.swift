@@ -44,7 +44,7 @@ import Testing
         #expect(result.get == [Self.links, 1])
     }
 
-    @Test(.disabled("library bug: releasing a never-executed 100,000-link then chain overflows the stack (recursive deinit)"))
+    @Test
     func neverExecutedThenChainIsReleased() {
         let done = Counter()
         onBigStack {
@@ -57,7 +57,7 @@ import Testing
         #expect(done.value == 1)
     }
 
-    @Test(.disabled("library bug: releasing a never-executed 100,000-link then chain overflows the stack (recursive deinit)"))
+    @Test
     func neverExecutedTaskFormThenChainIsReleased() {
         let done = Counter()
         onBigStack {
@@ -82,7 +82,7 @@ import Testing
         #expect(done.value == 1)
     }
 
-    @Test(.disabled("library bug: releasing 100,000 never-executed nested composites overflows the stack (recursive deinit)"))
+    @Test
     func neverExecutedNestedSequentialsAreReleased() {
         let done = Counter()
         onBigStack {

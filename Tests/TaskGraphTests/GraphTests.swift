@@ -253,7 +253,7 @@ import Testing
         #expect(roots[0].state == .completed)
     }
 
-    @Test(.disabled("library bug: adopting a task whose node retention dropped leaves a dangling child id in snapshot()"))
+    @Test
     func retentionThenLateAdoptionKeepsTheSnapshotConsistent() {
         let clock = VirtualClock()
         let g = Graph(clock: clock, retention: Retention(maxFinishedRoots: 0))

@@ -42,9 +42,8 @@ struct RandomProgram {
         default:
             let first = tree(depth: depth - 1)
             if !lateAdoption {
-                // A pre-built root can be cancelled, finish and be dropped by retention before a
-                // `then` closure returns it (a known library bug, see GraphTests), so with
-                // retention the closure makes its task when called.
+                // With retention, the closure makes its task when called (late adoption of a
+                // dropped root is covered by GraphTests).
                 let g = graph, name = "late\(tasks.count)"
                 t = first.then { v in timed(v, after: 0.5, name: name, graph: g) }
             } else if chance(0.5) {

@@ -224,7 +224,7 @@ func statesMoveForward(_ log: EventLog) -> [NodeID] {
     }
 
     /// Two resolvers racing on one task: exactly one may return true.
-    @Test(.disabled("library bug: Resolver.fill checks state, settles, then re-reads state, so two racing resolvers can both return true"))
+    @Test
     func racingResolversExactlyOneWins() {
         let n = 3000
         let (g, _) = virtualGraph()

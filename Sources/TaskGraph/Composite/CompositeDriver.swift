@@ -15,9 +15,12 @@ class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's l
     }
 
     deinit {
-        // A long chain of never-run composites is released iteratively, not recursively.
-        ReleasePool.release(children)
+        // A long chain of never-run composites is released iteratively, not recursively: the
+        // pool takes the only references to the children.
+        ReleasePool.hold(&children)
+        ReleasePool.drain()
     }
+
 
     /// Adopts every child (lock held). Call once, right after the owner exists.
     func adoptChildrenLocked(owner: AnyGraphTask) {

@@ -41,6 +41,8 @@ extension Graph {
     }
 
     func setParentLocked(_ id: Int, parent: Int, index: Int) {
+        // A node already dropped by retention (a finished root) is not recorded again.
+        guard table.contains(id), table.contains(parent) else { return }
         table[id].parent = parent
         insertChild(id, into: parent, at: index)
         emit(.parentSet(id: NodeID(id), parent: NodeID(parent), index: index))

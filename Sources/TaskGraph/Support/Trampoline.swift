@@ -117,19 +117,25 @@ final class ReleasePool {
         return p
     }
 
-    /// Takes ownership of `object` and releases it after the current deinit returns.
-    static func release(_ object: AnyObject) {
-        let pool = current
-        pool.pending.append(object)
-        pool.drainIfIdle()
+    /// Moves `object` into the pool: the caller must keep no other reference, so that the
+    /// pool's is the last one. Call `drain()` afterwards.
+    static func hold(_ object: consuming AnyObject?) {
+        guard let object else { return }
+        current.pending.append(object)
     }
 
-    /// Takes ownership of `tasks` and releases them after the current deinit returns.
-    static func release(_ tasks: [AnyGraphTask]) {
+    /// Moves every task of `tasks` into the pool and empties it.
+    static func hold(_ tasks: inout [AnyGraphTask]) {
         guard !tasks.isEmpty else { return }
         let pool = current
         for t in tasks { pool.pending.append(t) }
-        pool.drainIfIdle()
+        tasks = []
+    }
+
+    /// Releases what the pool holds, one at a time, unless a drain further up this thread's
+    /// stack will do it.
+    static func drain() {
+        current.drainIfIdle()
     }
 
     private func drainIfIdle() {

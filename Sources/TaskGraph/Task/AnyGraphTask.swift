@@ -58,9 +58,14 @@ public class AnyGraphTask: @unchecked Sendable {
     }
 
     deinit {
-        // A never-run chain of composites would otherwise be released recursively.
-        if let driver { ReleasePool.release(driver as AnyObject) }
+        // A never-run chain of composites would otherwise be released recursively: the pool
+        // takes the only reference to the driver and releases it iteratively.
+        if driver != nil {
+            ReleasePool.hold(driver.take())
+            ReleasePool.drain()
+        }
     }
+
 
     // MARK: - Reading
 

@@ -97,15 +97,15 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
     // MARK: - Settling
 
     /// Completes the task with `result` if it is executing; later calls are ignored.
-    @inlinable
-    final func settle(_ result: Result<Success, Failure>) {
+    @inlinable @discardableResult
+    final func settle(_ result: Result<Success, Failure>) -> Bool {
         var message: String?
         if case .failure(let e) = result { message = String(describing: e) }
         let lock = graph.lock
         lock.lock()
         guard _state == .executing else {
             lock.unlock()
-            return
+            return false
         }
         _state = .completed
         _result = result
@@ -138,6 +138,7 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
         withExtendedLifetime(released) {}
         withExtendedLifetime(oldDriver) {}
         withExtendedLifetime(oldCancelHandlers) {}
+        return true
     }
 
     // MARK: - Observing

@@ -24,10 +24,7 @@ public struct Resolver<Success: Sendable, Failure: Error>: Sendable {
     /// Settles the task with `result`; false if it was already settled or cancelled.
     @discardableResult
     public func fill(_ result: Result<Success, Failure>) -> Bool {
-        let task = token.task
-        guard task.state == .executing else { return false }
-        task.settle(result)
-        return task.outcome != nil && task.state == .completed
+        token.task.settle(result)
     }
 
     /// Reports the task's progress.
