@@ -8,7 +8,13 @@ class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's l
 
     /// Builds the same composite over fresh copies of its subtasks (for `retry`); set by the
     /// composite's constructor.
-    @usableFromInline var remake: (([AnyGraphTask]) -> AnyGraphTask)?
+    @usableFromInline var remakeClosure: (([AnyGraphTask]) -> AnyGraphTask)?
+
+    /// Whether `remake` can build a copy.
+    var canRemake: Bool { remakeClosure != nil }
+
+    /// The same composite over `copies` of its subtasks.
+    func remake(_ copies: [AnyGraphTask]) -> AnyGraphTask? { remakeClosure?(copies) }
 
     init(children: [AnyGraphTask]) {
         self.children = children

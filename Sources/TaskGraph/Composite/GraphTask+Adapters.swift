@@ -65,7 +65,7 @@ extension GraphTask {
                 let r = unsafeDowncast(inner, to: GraphTask.self)._result!
                 unsafeDowncast(owner, to: GraphTask<Success, any Error>.self).settle(r.mapError { $0 })
             }))
-        driver.remake = { c in unsafeDowncast(c[0], to: GraphTask.self).timeout(seconds: seconds, name: name) }
+        driver.remakeClosure = { c in unsafeDowncast(c[0], to: GraphTask.self).timeout(seconds: seconds, name: name) }
         owner.install(driver)
         return owner
     }
@@ -81,7 +81,7 @@ extension GraphTask {
                 let r = unsafeDowncast(attempt, to: GraphTask.self)._result!
                 unsafeDowncast(owner, to: GraphTask.self).settle(r)
             })
-        driver.remake = { c in unsafeDowncast(c[0], to: GraphTask.self).retry(attempts, name: name) }
+        driver.remakeClosure = { c in unsafeDowncast(c[0], to: GraphTask.self).retry(attempts, name: name) }
         owner.install(driver)
         return owner
     }
@@ -95,7 +95,7 @@ extension GraphTask {
             let r = unsafeDowncast(inner, to: GraphTask.self)._result!
             unsafeDowncast(owner, to: GraphTask<S2, F2>.self).settle(f(r))
         })
-        driver.remake = { c in
+        driver.remakeClosure = { c in
             unsafeDowncast(c[0], to: GraphTask.self).adapter(kindIndex: kindIndex, name: name,
                                                               mapProgress: mapProgress, f)
         }

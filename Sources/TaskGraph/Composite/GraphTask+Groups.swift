@@ -163,7 +163,7 @@ extension GraphTask {
 extension AnyGraphTask {
     @usableFromInline
     func installGroup(remake: @escaping ([AnyGraphTask]) -> AnyGraphTask, _ d: CompositeDriver) {
-        d.remake = remake
+        d.remakeClosure = remake
         install(d)
     }
 }

@@ -53,29 +53,29 @@ extension GraphTask {
                       direct: @escaping @Sendable (Result<Success, Failure>) -> Result<S2, F2>?,
                       make: @escaping @Sendable (Result<Success, Failure>) -> GraphTask<S2, F2>) -> GraphTask<S2, F2> {
         let owner = GraphTask<S2, F2>(graph: graph, kindIndex: kindIndex, name: name, body: nil)
-        let driver = LinkDriver(
-            first: self, second: second,
-            decide: { first in
-                let r = unsafeDowncast(first, to: GraphTask<Success, Failure>.self)._result!
-                if direct(r) != nil { return .finishFromFirst }
-                return .run(make(r))
-            },
-            finishFromFirst: { owner, first in
-                let r = unsafeDowncast(first, to: GraphTask<Success, Failure>.self)._result!
-                if let d = direct(r) { unsafeDowncast(owner, to: GraphTask<S2, F2>.self).settle(d) }
-            },
-            finishFromSecond: { owner, second in
-                let r = unsafeDowncast(second, to: GraphTask<S2, F2>.self)._result!
-                unsafeDowncast(owner, to: GraphTask<S2, F2>.self).settle(r)
-            })
-        driver.remake = { c in
-            let first = unsafeDowncast(c[0], to: GraphTask<Success, Failure>.self)
-            guard c.count > 1 else {
-                return first.link(kindIndex: kindIndex, name: name, second: nil, direct: direct, make: make)
+        let given = second != nil
+        let driver = LinkDriver(first: self, second: second) { op, owner, a, b in
+            switch op {
+            case .decide:
+                let r = unsafeDowncast(a, to: GraphTask<Success, Failure>.self)._result!
+                return direct(r) != nil ? nil : make(r)
+            case .finishFromFirst:
+                let r = unsafeDowncast(a, to: GraphTask<Success, Failure>.self)._result!
+                if let d = direct(r) { unsafeDowncast(owner!, to: GraphTask<S2, F2>.self).settle(d) }
+                return nil
+            case .finishFromSecond:
+                let r = unsafeDowncast(a, to: GraphTask<S2, F2>.self)._result!
+                unsafeDowncast(owner!, to: GraphTask<S2, F2>.self).settle(r)
+                return nil
+            case .remake:
+                let first = unsafeDowncast(a, to: GraphTask<Success, Failure>.self)
+                guard given, let b else {
+                    return first.link(kindIndex: kindIndex, name: name, second: nil, direct: direct, make: make)
+                }
+                let copy = unsafeDowncast(b, to: GraphTask<S2, F2>.self)
+                return first.link(kindIndex: kindIndex, name: name, second: copy, direct: direct,
+                                  make: { _ in copy })
             }
-            let copy = unsafeDowncast(c[1], to: GraphTask<S2, F2>.self)
-            return first.link(kindIndex: kindIndex, name: name, second: copy, direct: direct,
-                              make: { _ in copy })
         }
         owner.install(driver)
         return owner

@@ -1,43 +1,55 @@
 /// Drives `then`, `recover` and `chain`: a first link, then maybe a second one (given up
 /// front, or made by a closure from the first link's outcome). Both links count in the
 /// owner's progress like a two-step `sequential`; a skipped second link counts 1.
+///
+/// Everything typed comes through one closure made in the (specialized) constructor, so a
+/// link costs one closure context and no arrays beyond its two children.
 @usableFromInline
 final class LinkDriver: CompositeDriver, @unchecked Sendable {
-    /// What to do once the first link completed.
+    /// What `typed` is asked to do.
     @usableFromInline
-    enum Decision {
-        /// Settle the owner from the first link (then after a failure, recover after a success).
+    enum Op {
+        /// From the completed first link (`a`): the second link to run, or nil to settle the
+        /// owner from the first link (then after a failure, recover after a success). May
+        /// call user code; never called under the lock.
+        case decide
+        /// Settle the owner from the first link (`a`).
         case finishFromFirst
-        /// Run this second link (made by the closure, or the one given up front).
-        case run(AnyGraphTask)
+        /// Settle the owner from the second link (`a`).
+        case finishFromSecond
+        /// A fresh composite over copies of the links (`a`, and `b` when given up front).
+        case remake
     }
 
-    /// Decides, from the completed first link; may call user code (never under the lock).
-    let decide: (AnyGraphTask) -> Decision
-    /// Settles the owner from the first link's outcome.
-    let finishFromFirst: (AnyGraphTask, AnyGraphTask) -> Void
-    /// Settles the owner from the second link's outcome.
-    let finishFromSecond: (AnyGraphTask, AnyGraphTask) -> Void
+    @usableFromInline
+    typealias Typed = (_ op: Op, _ owner: AnyGraphTask?, _ a: AnyGraphTask, _ b: AnyGraphTask?) -> AnyGraphTask?
+
+    let typed: Typed
 
     // Guarded by the graph's lock.
     @exclusivity(unchecked) private var phase = 0          // 0: first link, 1: second link, 2: over
-    @exclusivity(unchecked) private var aggregate: WeightedAggregate
+    @exclusivity(unchecked) private var progress = PairAggregate()
 
     @usableFromInline
-    init(first: AnyGraphTask, second: AnyGraphTask?,
-         decide: @escaping (AnyGraphTask) -> Decision,
-         finishFromFirst: @escaping (AnyGraphTask, AnyGraphTask) -> Void,
-         finishFromSecond: @escaping (AnyGraphTask, AnyGraphTask) -> Void) {
-        self.decide = decide
-        self.finishFromFirst = finishFromFirst
-        self.finishFromSecond = finishFromSecond
-        aggregate = WeightedAggregate(weights: [1, 1])
-        super.init(children: second.map { [first, $0] } ?? [first])
+    init(first: AnyGraphTask, second: AnyGraphTask?, typed: @escaping Typed) {
+        self.typed = typed
+        var children = [AnyGraphTask]()
+        children.reserveCapacity(2)
+        children.append(first)
+        if let second { children.append(second) }
+        super.init(children: children)
     }
 
     override func adoptChildrenLocked(owner: AnyGraphTask) {
         super.adoptChildrenLocked(owner: owner)
-        aggregate.setWeights(children.map { $0._weight } + (children.count < 2 ? [1] : []))
+        progress.w0 = children[0]._weight
+        if children.count > 1 { progress.w1 = children[1]._weight }
+    }
+
+    override var canRemake: Bool { true }
+
+    override func remake(_ copies: [AnyGraphTask]) -> AnyGraphTask? {
+        typed(.remake, nil, copies[0], copies.count > 1 ? copies[1] : nil)
     }
 
     @usableFromInline override func start(owner: AnyGraphTask) {
@@ -46,10 +58,9 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
 
     /// Looks at the link of the current phase and moves on as far as it can.
     private func step(owner: AnyGraphTask) {
-        enum Next { case none, start(AnyGraphTask), decide(AnyGraphTask), finish(AnyGraphTask, first: Bool), cancel }
+        enum Next { case none, start(AnyGraphTask), decide(AnyGraphTask), finish(AnyGraphTask), cancel }
         let next: Next = owner.graph.lock.withLock {
-            guard owner._state == .executing, phase < 2 else { return .none }
-            guard phase < children.count else { return .none }
+            guard owner._state == .executing, phase < 2, phase < children.count else { return .none }
             let c = children[phase]
             switch c._state {
             case .notExecuted: return .start(c)
@@ -57,11 +68,11 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
             case .cancelled: return .cancel
             case .completed:
                 if phase == 0 {
-                    aggregate.set(0, 1)
+                    progress.c0 = 1
                     return .decide(c)
                 }
                 phase = 2
-                return .finish(c, first: false)
+                return .finish(c)
             }
         }
         switch next {
@@ -71,32 +82,31 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
             Trampoline.run(c, .start)
         case .cancel:
             owner.cancel(source: CancelSource.child, byParent: false)
-        case .finish(let c, _):
-            finishFromSecond(owner, c)
+        case .finish(let c):
+            _ = typed(.finishFromSecond, owner, c, nil)
         case .decide(let first):
-            switch decide(first) {
-            case .finishFromFirst:
+            guard let second = typed(.decide, owner, first, nil) else {
                 let go: Bool = owner.graph.lock.withLock {
                     guard phase == 0 else { return false }
                     phase = 2
                     return true
                 }
-                if go { finishFromFirst(owner, first) }
-            case .run(let second):
-                let report: (TaskProgress, AnyGraphTask?, Int)? = owner.graph.lock.withLock {
-                    guard phase == 0, owner._state == .executing else { return nil }
-                    phase = 1
-                    if children.count < 2 {
-                        second.adoptLocked(by: owner, index: 1)
-                        children.append(second)
-                        aggregate.setWeights([aggregate.weights[0], second._weight])
-                    }
-                    guard let v = aggregate.takeReport() else { return nil }
-                    return recordLocked(owner: owner, v)
-                }
-                if let (p, parent, index) = report { owner.didReportProgress(p, parent: parent, index: index) }
-                step(owner: owner)
+                if go { _ = typed(.finishFromFirst, owner, first, nil) }
+                return
             }
+            let report: (TaskProgress, AnyGraphTask?, Int)? = owner.graph.lock.withLock {
+                guard phase == 0, owner._state == .executing else { return nil }
+                phase = 1
+                if children.count < 2 {
+                    second.adoptLocked(by: owner, index: 1)
+                    children.append(second)
+                    progress.w1 = second._weight
+                }
+                guard let v = progress.takeReport() else { return nil }
+                return recordLocked(owner: owner, v)
+            }
+            if let (p, parent, index) = report { owner.didReportProgress(p, parent: parent, index: index) }
+            step(owner: owner)
         }
     }
 
@@ -108,8 +118,9 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
     override func childProgress(owner: AnyGraphTask, index: Int) {
         let report: (TaskProgress, AnyGraphTask?, Int)? = owner.graph.lock.withLock {
             guard owner._state == .executing, index == phase, phase < 2 else { return nil }
-            aggregate.set(index, children[index]._progress.fraction)
-            guard let v = aggregate.takeReport() else { return nil }
+            let f = children[index]._progress.fraction
+            if index == 0 { progress.c0 = max(progress.c0, f) } else { progress.c1 = max(progress.c1, f) }
+            guard let v = progress.takeReport() else { return nil }
             return recordLocked(owner: owner, v)
         }
         if let (p, parent, i) = report { owner.didReportProgress(p, parent: parent, index: i) }
@@ -117,7 +128,27 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
 
     override func weightsChanged(owner: AnyGraphTask) {
         owner.graph.lock.withLock {
-            aggregate.setWeights(children.map { $0._weight } + (children.count < 2 ? [1] : []))
+            progress.w0 = children[0]._weight
+            if children.count > 1 { progress.w1 = children[1]._weight }
         }
+    }
+}
+
+/// The weighted aggregate of two links (see `WeightedAggregate`), without arrays.
+struct PairAggregate {
+    var w0 = 1.0, w1 = 1.0
+    var c0 = 0.0, c1 = 0.0
+    var reported = 0.0
+
+    var value: Double {
+        let (a, b) = w0 > 0 || w1 > 0 ? (w0, w1) : (1, 1)
+        return min(1, (a * c0 + b * c1) / (a + b))
+    }
+
+    mutating func takeReport() -> Double? {
+        let v = value
+        guard v > reported, v - reported >= WeightedAggregate.minimumStep || v >= 1 else { return nil }
+        reported = v
+        return v
     }
 }

@@ -288,10 +288,10 @@ public class AnyGraphTask: @unchecked Sendable {
         guard state == .notExecuted else { return nil }
         let copy: () -> AnyGraphTask
         if let d {
-            guard let remake = d.remake else { return nil }
+            guard d.canRemake else { return nil }
             let copiers = d.children.map { $0.makeCopier() }
             guard !copiers.contains(where: { $0 == nil }) else { return nil }
-            copy = { remake(copiers.map { $0!() }) }
+            copy = { d.remake(copiers.map { $0!() })! }
         } else if let b {
             copy = leafCopier(body: b)
         } else {
