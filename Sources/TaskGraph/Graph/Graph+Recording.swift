@@ -30,10 +30,10 @@ extension Graph {
         for o in observers { o.handler(event) }
     }
 
-    func addNodeLocked(kindIndex: UInt8, name: String, weight: Double, task: AnyGraphTask?,
+    func addNodeLocked(kindIndex: UInt8, name: String, weight: Double,
                        parent: Int = -1, index: Int = 0) -> Int {
         let id = table.append(NodeRecord(kindIndex: kindIndex, parent: parent, weight: weight,
-                                          name: name, task: task))
+                                          name: name))
         if parent >= 0, table.contains(parent) { insertChild(id, into: parent, at: index) }
         emit(.added(id: NodeID(id), kind: NodeKind.all[Int(kindIndex)], name: name, weight: weight,
                     parent: parent >= 0 ? NodeID(parent) : nil, index: parent >= 0 ? index : nil))

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The recorded graph of tasks: parent/child structure, every state transition and every
 /// progress report, each with a timestamp from the graph's clock.
 ///
@@ -20,6 +22,10 @@ public final class Graph: @unchecked Sendable {   // mutable state behind `lock`
     @exclusivity(unchecked) var retentionPolicy: Retention?
     @exclusivity(unchecked) var finishedRoots: [(id: Int, time: Double)] = []
     @exclusivity(unchecked) var finishedRootsHead = 0
+    /// Not-executed tasks cancelled while the graph could not reach them (see `cancel`).
+    @exclusivity(unchecked) var pendingCancels: [Int: Bool] = [:]
+    /// `pendingCancels.count`, readable without the lock (tasks check it when touched).
+    @usableFromInline let pendingCancelCount = Atomic<Int>(0)
 
     /// Creates a graph that keeps every node (no retention limit).
     public init(clock: any GraphClock = MonotonicClock()) {
@@ -102,27 +108,57 @@ public final class Graph: @unchecked Sendable {   // mutable state behind `lock`
     public func cancel(_ id: NodeID, source: String = CancelSource.graph) {
         let task: AnyGraphTask? = lock.withLock {
             guard table.contains(id.rawValue) else { return nil }
-            let r = table[id.rawValue]
-            if let t = r.retained ?? r.task { return t }
-            // The task object is gone: it can never run. Record the cancel for viewers.
-            if r.state == .notExecuted {
-                emit(.cancelRequested(id: id, source: cut(source)))
-                table[id.rawValue].state = .cancelled
-                emit(.stateChanged(id: id, state: .cancelled, failed: false, message: nil))
-            }
+            if let t = reachableTaskLocked(id.rawValue) { return t }
+            if table[id.rawValue].state == .notExecuted { pendingCancelLocked(id.rawValue, source: source) }
             return nil
         }
         task?.cancel(source: source)
     }
 
-    /// The node's task, if it still exists and is executing or held by somebody.
-    func task(for id: NodeID) -> AnyGraphTask? {
-        lock.withLock {
-            guard table.contains(id.rawValue) else { return nil }
-            let r = table[id.rawValue]
-            return r.retained ?? r.task
+    /// The node's task, if the graph can reach it: an executing task (the graph holds it), or
+    /// a subtask of one, found through the drivers that hold their subtasks. A not-executed
+    /// root held only by its owner cannot be reached (the graph holds no reference to it).
+    func reachableTaskLocked(_ id: Int) -> AnyGraphTask? {
+        var path: [Int] = []
+        var at = id
+        while true {
+            guard table.contains(at) else { return nil }
+            if let t = table[at].retained { return descendLocked(from: t, along: path) }
+            let parent = table[at].parent
+            guard parent >= 0 else { return nil }
+            path.append(at)
+            at = parent
         }
     }
+
+    private func descendLocked(from top: AnyGraphTask, along path: [Int]) -> AnyGraphTask? {
+        var t = top
+        for id in path.reversed() {
+            guard let d = t.driver, let child = d.children.first(where: { $0.rawID == id }) else { return nil }
+            t = child
+        }
+        return t
+    }
+
+    /// Cancels a node whose task the graph cannot reach: the records change now (with their
+    /// events), and the task object, if it still exists, takes the state when next touched.
+    /// The upward rule applies to its parents the same way.
+    func pendingCancelLocked(_ first: Int, source: String) {
+        var id = first
+        var src = source
+        while table.contains(id), table[id].state == .notExecuted {
+            if pendingCancels.updateValue(true, forKey: id) == nil {
+                pendingCancelCount.add(1, ordering: .relaxed)
+            }
+            emit(.cancelRequested(id: NodeID(id), source: cut(src)))
+            _ = setStateLocked(id, .cancelled)
+            let parent = table[id].parent
+            guard parent >= 0, table.contains(parent), table[parent].kind != NodeKind.allSettled else { return }
+            id = parent
+            src = CancelSource.child
+        }
+    }
+
 }
 
 /// How many finished root subtrees a graph keeps before dropping the oldest (with a `dropped`

@@ -10,21 +10,17 @@ struct NodeRecord {
     var name: String
     var info: String?
     var children: [NodeID] = []
-    /// The task, while it exists (for `Graph.cancel`).
-    weak var task: AnyGraphTask?
     /// Strong while executing: an executing task lives until it settles.
     var retained: AnyGraphTask?
 
     var kind: String { NodeKind.all[Int(kindIndex)] }
 
-    init(kindIndex: UInt8, dropped: Bool = false, parent: Int = -1, weight: Double, name: String,
-         task: AnyGraphTask? = nil) {
+    init(kindIndex: UInt8, dropped: Bool = false, parent: Int = -1, weight: Double, name: String) {
         self.kindIndex = kindIndex
         self.dropped = dropped
         self.parent = parent
         self.weight = weight
         self.name = name
-        self.task = task
     }
 
     static func kindIndex(_ kind: String) -> UInt8 {

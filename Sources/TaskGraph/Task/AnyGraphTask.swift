@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What every task has, whatever its result types: identity, state, weight, progress,
 /// cancellation, and its place in the graph. `GraphTask` is the typed task; use
 /// `AnyGraphTask` to keep tasks of different types together.
@@ -43,7 +45,7 @@ public class AnyGraphTask: @unchecked Sendable {
         self._weight = weight
         self.kindIndex = kindIndex
         graph.lock.withLock {
-            rawID = graph.addNodeLocked(kindIndex: kindIndex, name: self.name, weight: weight, task: self,
+            rawID = graph.addNodeLocked(kindIndex: kindIndex, name: self.name, weight: weight,
                                         parent: parent?.rawID ?? -1, index: index)
             if let parent {
                 _parent = parent
@@ -70,10 +72,54 @@ public class AnyGraphTask: @unchecked Sendable {
     // MARK: - Reading
 
     /// The current state; reflects every transition before the call.
-    public var state: TaskState { graph.lock.withLock { _state } }
+    public var state: TaskState {
+        resolvePendingCancel()
+        return graph.lock.withLock { _state }
+    }
 
     /// Whether the task was cancelled.
-    public var isCancelled: Bool { graph.lock.withLock { _state == .cancelled } }
+    public var isCancelled: Bool {
+        resolvePendingCancel()
+        return graph.lock.withLock { _state == .cancelled }
+    }
+
+    /// Takes a cancel the graph recorded while it could not reach this task (see
+    /// `Graph.cancel`): one atomic load when there is none.
+    @inlinable @inline(__always)
+    func resolvePendingCancel() {
+        if graph.pendingCancelCount.load(ordering: .relaxed) > 0 { takePendingCancel() }
+    }
+
+    @usableFromInline
+    func takePendingCancel() {
+        var handlers: [@Sendable () -> Void] = []
+        var waiters = HandlerList()
+        var garbage: (AnyObject?, (@Sendable (AnyGraphTask) -> Void)?) = (nil, nil)
+        var parent: AnyGraphTask?
+        var index = 0
+        let took: Bool = graph.lock.withLock {
+            guard _state == .notExecuted, graph.pendingCancels.removeValue(forKey: rawID) != nil else { return false }
+            graph.pendingCancelCount.subtract(1, ordering: .relaxed)
+            _state = .cancelled
+            // Adopted since it was cancelled: its parent reacts now (the upward rule).
+            if let p = _parent, !p._state.isSettled {
+                parent = p
+                index = _index
+            }
+            swap(&handlers, &_cancelHandlers)
+            swap(&waiters, &self.handlers)
+            garbage = (driver, body)
+            driver = nil
+            body = nil
+            return true
+        }
+        guard took else { return }
+        for h in handlers { h() }
+        waiters.send(.cancelled, nil)
+        if let parent { Trampoline.enter { Trampoline.run(parent, .childCancelled, index) } }
+        withExtendedLifetime(garbage.0) {}
+        withExtendedLifetime(garbage.1) {}
+    }
 
     /// The task's own progress (for composites: the weighted aggregate of its subtasks).
     public var currentProgress: TaskProgress { graph.lock.withLock { _progress } }
@@ -112,6 +158,7 @@ public class AnyGraphTask: @unchecked Sendable {
     /// Runs the body (leaves) or starts the subtasks (composites), once.
     @usableFromInline
     func startIfNeeded() {
+        resolvePendingCancel()
         let lock = graph.lock
         lock.lock()
         guard _state == .notExecuted else {
@@ -147,6 +194,7 @@ public class AnyGraphTask: @unchecked Sendable {
     /// Runs `handler` once if the task is cancelled (at once if it already is).
     @discardableResult
     public func onCancel(_ handler: @escaping @Sendable () -> Void) -> Self {
+        resolvePendingCancel()
         let now: Bool = graph.lock.withLock {
             switch _state {
             case .cancelled: return true
@@ -161,6 +209,7 @@ public class AnyGraphTask: @unchecked Sendable {
     }
 
     func cancel(source: String, byParent: Bool) {
+        resolvePendingCancel()
         var handlers: [@Sendable () -> Void] = []
         var children: [AnyGraphTask] = []
         var parent: AnyGraphTask?

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A closure-based, lazily executed, cancellable task with weighted progress; every task is
 /// a node of a recorded `Graph`. Nothing runs until `execute()` (except `pending` tasks).
 ///
@@ -145,6 +147,7 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
 
     @inlinable
     final func addHandler(_ entry: HandlerEntry) {
+        resolvePendingCancel()
         let lock = graph.lock
         lock.lock()
         switch _state {
