@@ -187,7 +187,7 @@ struct LineScanner {
         // Clinger's fast path: exact when the mantissa and the power of ten are exact doubles.
         if simple, mantissa < (1 << 53), exp10 >= -22, exp10 <= 22 {
             var v = Double(mantissa)
-            if exp10 < 0 { v /= LineScanner.powers[-exp10] } else { v *= LineScanner.powers[exp10] }
+            if exp10 < 0 { v /= LineScanner.pow10(-exp10) } else if exp10 > 0 { v *= LineScanner.pow10(exp10) }
             return neg ? -v : v
         }
         // 17-19 significant digits (shortest forms such as 0.30000000000000004): exact.
@@ -228,9 +228,12 @@ struct LineScanner {
         return v
     }
 
-    static let powers: [Double] = (0...22).map { p in
+    /// 10^k for k in 0...22, exact (every step is an exact double); no table, so no lazy
+    /// global access on the hot path.
+    @inline(__always)
+    static func pow10(_ k: Int) -> Double {
         var v = 1.0
-        for _ in 0..<p { v *= 10 }
+        for _ in 0..<k { v *= 10 }
         return v
     }
 
@@ -261,6 +264,7 @@ struct LineScanner {
         throw LineError("expected true or false at column \(i + 1)")
     }
 
+    @inline(__always)
     mutating func matchLiteral(_ s: StaticString) -> Bool {
         let n = s.utf8CodeUnitCount
         guard i + n <= end, memcmp(base + i, s.utf8Start, n) == 0 else { return false }

@@ -59,7 +59,7 @@ extension LogParser {
             return   // a later version's event kind: ignored
         }
         model.apply(change)
-        log.events.append(GraphEvent(sequence: UInt64(log.events.count + 1), time: t, change: change))
+        log.events.append(change, time: t)
     }
 
     /// Making `parent` the parent of `id` must not put `id` above itself.
@@ -94,7 +94,7 @@ extension LogParser {
         guard let done = pending, done.next > done.parts else { return }
         pending = nil
         model = try Self.buildModel(done.nodes)
-        log.checkpoints.append(ReplayLog.Checkpoint(eventCount: log.events.count, time: t, model: model))
+        log.checkpoints.append(ReplayLog.Checkpoint(eventCount: log.events.count, time: t, nodes: done.nodes))
     }
 
     /// A model from snapshot nodes: ids strictly ascending, parents present, no cycles, the
@@ -108,25 +108,33 @@ extension LogParser {
             last = id
             model.add(n.node)
         }
-        var indexed = Set<Int>()
+        // Children in `index` order where the writer gave one; the writer's are in order
+        // already, so sorting is only done for a parent whose children are not.
+        var indexOf = [Int](repeating: -1, count: last + 1)
+        var marked = [Bool](repeating: false, count: last + 1)
+        var parents: [Int] = []
         for n in nodes {
             guard let p = n.parent else { continue }
             guard model.contains(p) else { throw LineError("snapshot node \(n.node.id): parent \(p) does not exist") }
             guard p != Int(n.node.id) else { throw LineError("snapshot node \(p) is its own parent") }
             model.attach(Int(n.node.id), to: p, at: Int.max)
-            if n.index != nil { indexed.insert(p) }
+            if let i = n.index {
+                indexOf[Int(n.node.id)] = i
+                if !marked[p] { marked[p] = true; parents.append(p) }
+            }
         }
         try checkAcyclic(model, nodes)
-        if !indexed.isEmpty {
-            var index = [Int32: Int]()
-            for n in nodes { if let i = n.index { index[n.node.id] = i } }
-            for p in indexed {
-                let children = model[p]!.children
-                let sorted = children.enumerated().sorted {
-                    (index[$0.element] ?? $0.offset, $0.offset) < (index[$1.element] ?? $1.offset, $1.offset)
-                }.map(\.element)
-                model.setChildren(of: p, sorted)
+        for p in parents {
+            let children = model[p]!.children
+            func key(_ offset: Int) -> Int {
+                let i = indexOf[Int(children[offset])]
+                return i >= 0 ? i : offset
             }
+            var ordered = true
+            for k in children.indices.dropFirst() where key(k) < key(k - 1) { ordered = false; break }
+            if ordered { continue }
+            let sorted = children.indices.sorted { (key($0), $0) < (key($1), $1) }.map { children[$0] }
+            model.setChildren(of: p, sorted)
         }
         return model
     }

@@ -17,36 +17,38 @@ extension LogParser {
               s.matchLiteral(",\"t\":"), let t = s.fastNumber(), t.isFinite, t >= 0, t <= 1e12, t >= lastT,
               s.matchLiteral(",\"ev\":\"")
         else { return false }
-        let change: GraphChange
         if s.matchLiteral("progress\"") {
             guard pending == nil, s.matchLiteral(",\"id\":"), let id = s.plainInt(), model.contains(id),
                   s.matchLiteral(",\"fraction\":"), let fraction = s.fastNumber(), fraction >= 0, fraction <= 1
             else { return false }
-            var info: String?
+            var info: Int32 = -1
             if s.matchLiteral(",\"info\":") {
-                guard let text = try? Self.text(&s) else { return false }
-                info = text
+                guard let k = internedText(&s) else { return false }
+                info = k
             }
             guard s.atEnd() else { return false }
-            change = .progress(id: NodeID(id), progress: TaskProgress(fraction, info: info))
+            model.apply(.progress(id: NodeID(id), progress: TaskProgress(fraction, info: text(info))))
+            log.events.appendProgress(time: t, id: id, fraction: fraction, info: info)
         } else if s.matchLiteral("state\"") {
             guard pending == nil, s.matchLiteral(",\"id\":"), let id = s.plainInt(), model.contains(id),
                   s.matchLiteral(",\"state\":\""), let state = s.stateName() else { return false }
             var failed = false
-            var message: String?
+            var message: Int32 = -1
             if s.matchLiteral(",\"failed\":true") {
                 failed = state == .completed
                 if s.matchLiteral(",\"message\":") {
-                    guard let text = try? Self.text(&s) else { return false }
-                    message = text
+                    guard let k = internedText(&s) else { return false }
+                    message = k
                 }
             }
             guard s.atEnd() else { return false }
-            change = .stateChanged(id: NodeID(id), state: state, failed: failed, message: failed ? message : nil)
+            if !failed { message = -1 }
+            model.apply(.stateChanged(id: NodeID(id), state: state, failed: failed, message: text(message)))
+            log.events.appendState(time: t, id: id, state: state, failed: failed, message: message)
         } else if s.matchLiteral("add\"") {
             guard pending == nil, s.matchLiteral(",\"id\":"), let id = s.plainInt(), id <= LogModel.maxID,
                   !model.contains(id), s.matchLiteral(",\"kind\":"), let kind = internedKind(&s),
-                  s.matchLiteral(",\"name\":"), let name = try? Self.text(&s),
+                  s.matchLiteral(",\"name\":"), let name = internedText(&s),
                   s.matchLiteral(",\"weight\":"), let weight = s.fastNumber(), weight.isFinite, weight >= 0
             else { return false }
             var parent: Int?
@@ -60,8 +62,11 @@ extension LogParser {
                 index = i
             }
             guard s.atEnd() else { return false }
-            change = .added(id: NodeID(id), kind: kind, name: name, weight: weight,
-                            parent: parent.map { NodeID($0) }, index: parent == nil ? nil : (index ?? 0))
+            let strings = log.events.texts.strings
+            model.apply(.added(id: NodeID(id), kind: strings[Int(kind)], name: strings[Int(name)], weight: weight,
+                               parent: parent.map { NodeID($0) }, index: parent == nil ? nil : (index ?? 0)))
+            log.events.appendAdd(time: t, id: id, kind: kind, name: name, weight: weight,
+                                 parent: parent, index: index)
         } else if s.matchLiteral("snapshot\"") {
             var f = Fields()
             guard s.matchLiteral(",\"part\":"), let part = s.plainInt(), part >= 1, part <= 1 << 20,
@@ -75,58 +80,46 @@ extension LogParser {
             f.parts = parts
             f.nodes = nodes
             try apply(f, t: t)   // the same checks and messages as the generic path
-            lastSeq = seq
-            lastT = t
-            return true
         } else {
             return false
         }
-        model.apply(change)
-        log.events.append(GraphEvent(sequence: UInt64(log.events.count + 1), time: t, change: change))
         lastSeq = seq
         lastT = t
         return true
     }
 
-    /// A node kind (a short string without escapes), shared with earlier lines that had the
-    /// same bytes, so a log of a million nodes holds a handful of kind strings.
-    mutating func internedKind(_ s: inout LineScanner) -> String? {
-        guard let raw = try? s.rawString(), raw.count > 0, raw.count <= 64, !raw.contains(92) else { return nil }
-        for k in kinds {
-            var k = k
-            let same = k.withUTF8 { $0.count == raw.count && memcmp($0.baseAddress!, raw.baseAddress!, raw.count) == 0 }
-            if same { return k }
+    @inline(__always)
+    func text(_ k: Int32) -> String? { k >= 0 ? log.events.texts.strings[Int(k)] : nil }
+
+    /// A text value (not null, at most 1 MiB) as an index into the log's text table.
+    mutating func internedText(_ s: inout LineScanner) -> Int32? {
+        let start = s.i
+        guard let raw = try? s.rawString() else { return nil }
+        if !raw.contains(92) {
+            guard raw.count <= Self.maxText else { return nil }
+            return log.events.texts.intern(raw)
         }
-        let k = String(decoding: raw, as: UTF8.self)
-        if kinds.count < 32 { kinds.append(k) }
-        return k
+        s.i = start
+        guard let v = try? Self.text(&s) else { return nil }
+        return log.events.texts.intern(v)
+    }
+
+    /// A node kind (a short string without escapes) as an index into the log's text table.
+    mutating func internedKind(_ s: inout LineScanner) -> Int32? {
+        guard let raw = try? s.rawString(), raw.count > 0, raw.count <= 64, !raw.contains(92) else { return nil }
+        return log.events.texts.intern(raw)
     }
 
     /// The nodes of a snapshot line in the writer's layout; nil for anything else.
-    func fastSnapshotNodes(_ s: inout LineScanner) -> [SnapshotNode]? {
+    mutating func fastSnapshotNodes(_ s: inout LineScanner) -> [SnapshotNode]? {
         guard s.matchLiteral("[") else { return nil }
         var out: [SnapshotNode] = []
         if s.matchLiteral("]") { return out }
         out.reserveCapacity(max(16, (s.end - s.i) / 110))
-        var seen: [String] = []   // kinds, shared between nodes
         while true {
             guard s.matchLiteral("{\"id\":"), let id = s.plainInt(), id <= LogModel.maxID,
-                  s.matchLiteral(",\"kind\":"), let raw = try? s.rawString(), raw.count > 0, raw.count <= 64,
-                  !raw.contains(92)
+                  s.matchLiteral(",\"kind\":"), let kind = internedKind(&s)
             else { return nil }
-            var kind: String?
-            for k in seen {
-                var k = k
-                if k.withUTF8({ $0.count == raw.count && memcmp($0.baseAddress!, raw.baseAddress!, raw.count) == 0 }) {
-                    kind = k
-                    break
-                }
-            }
-            if kind == nil {
-                let k = String(decoding: raw, as: UTF8.self)
-                if seen.count < 32 { seen.append(k) }
-                kind = k
-            }
             var parent: Int?
             var index: Int?
             if s.matchLiteral(",\"parent\":") {
@@ -137,7 +130,7 @@ extension LogParser {
                 guard let i = s.plainInt(), i <= LogModel.maxID else { return nil }
                 index = i
             }
-            guard s.matchLiteral(",\"name\":"), let name = try? Self.text(&s),
+            guard s.matchLiteral(",\"name\":"), let name = internedText(&s),
                   s.matchLiteral(",\"weight\":"), let weight = s.fastNumber(), weight.isFinite, weight >= 0,
                   s.matchLiteral(",\"state\":\""), let state = s.stateName(),
                   s.matchLiteral(",\"failed\":")
@@ -146,23 +139,23 @@ extension LogParser {
             if s.matchLiteral("false") { failedFlag = false } else if s.matchLiteral("true") { failedFlag = true } else { return nil }
             guard s.matchLiteral(",\"fraction\":"), let fraction = s.fastNumber(), fraction >= 0, fraction <= 1
             else { return nil }
-            var info: String?
-            var message: String?
+            var info: Int32 = -1
+            var message: Int32 = -1
             if s.matchLiteral(",\"info\":") {
-                guard let text = try? Self.text(&s) else { return nil }
-                info = text
+                guard let k = internedText(&s) else { return nil }
+                info = k
             }
             if s.matchLiteral(",\"message\":") {
-                guard let text = try? Self.text(&s) else { return nil }
-                message = text
+                guard let k = internedText(&s) else { return nil }
+                message = k
             }
             guard s.matchLiteral("}") else { return nil }
-            var n = LogModel.Node(id: Int32(id), kind: kind!, name: name, weight: weight)
+            var n = LogModel.Node(id: Int32(id), kind: text(kind)!, name: text(name)!, weight: weight)
             n.state = state
             n.failed = failedFlag && state == .completed
             n.fraction = fraction
-            n.info = info
-            n.message = n.failed ? message : nil
+            n.info = text(info)
+            n.message = n.failed ? text(message) : nil
             out.append(SnapshotNode(node: n, parent: parent, index: index))
             if s.matchLiteral(",") { continue }
             guard s.matchLiteral("]") else { return nil }

@@ -56,8 +56,6 @@ struct LogParser {
     var lastSeq = 0
     var lastT = 0.0
     var pending: PendingSnapshot?
-    /// Node kinds seen so far (see `internedKind`).
-    var kinds: [String] = []
 
     init(name: String, skipBadLines: Bool) {
         log = ReplayLog(name: name)

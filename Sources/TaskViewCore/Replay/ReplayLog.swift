@@ -34,14 +34,18 @@ public struct ReplayLog: Sendable {
         /// Graph events before the snapshot.
         var eventCount: Int
         var time: Double
-        var model: LogModel
+        /// The snapshot's nodes, already validated; the model is built when asked for, so
+        /// loading a log does not copy every snapshot into a model.
+        var nodes: [LogParser.SnapshotNode]
+        var model: LogModel { (try? LogParser.buildModel(nodes)) ?? LogModel() }
     }
 
     /// The file name, for messages and the dashboard header.
     public let name: String
     public internal(set) var header = LogHeader()
-    /// Every graph event (not snapshots, keys or `end`), in log order.
-    public internal(set) var events: [GraphEvent] = []
+    /// Every graph event (not snapshots, keys or `end`), in log order, built on demand
+    /// from a compact store.
+    public internal(set) var events = ReplayEvents()
     var checkpoints: [Checkpoint] = []
     public internal(set) var keys: [ReplayKey] = []
     /// The `end` line's summary; nil for a log of a crashed or killed session.
@@ -88,7 +92,7 @@ public struct ReplayLog: Sendable {
         var lo = 0, hi = events.count
         while lo < hi {
             let mid = (lo + hi) / 2
-            if events[mid].time <= time { lo = mid + 1 } else { hi = mid }
+            if events.time(at: mid) <= time { lo = mid + 1 } else { hi = mid }
         }
         return lo
     }
@@ -141,7 +145,7 @@ public struct ReplayLog: Sendable {
     public func rebuildEvents(afterEvents count: Int) -> [GraphEvent] {
         let count = max(0, min(count, events.count))
         let model = model(afterEvents: count)
-        let time = count > 0 ? events[count - 1].time : 0
+        let time = count > 0 ? events.time(at: count - 1) : 0
         let seq = UInt64(count)
         var out: [GraphEvent] = []
         let nodes = model.liveNodesByID()

@@ -56,7 +56,7 @@ public final class ReplaySource: DashboardSource {
     public func secondsUntilNextTick(realElapsed: Double, model: DashboardModel) -> Double? {
         guard playing else { return nil }
         let frame = 1.0 / 30
-        let nextTime = position < log.eventCount ? log.events[position].time : log.duration
+        let nextTime = position < log.eventCount ? log.events.time(at: position) : log.duration
         let wait = (nextTime - time) / speed
         return min(max(wait, frame), max(frame, 0.1 / speed))
     }
@@ -74,13 +74,13 @@ public final class ReplaySource: DashboardSource {
             playing = false
             if position < log.eventCount {
                 _ = advance(to: position + 1, model: &model)
-                time = log.events[position - 1].time
+                time = log.events.time(at: position - 1)
             }
         case .replayStepBack:
             playing = false
             if position > 0 {
                 rebuild(at: position - 1, model: &model)
-                time = position > 0 ? log.events[position - 1].time : 0
+                time = position > 0 ? log.events.time(at: position - 1) : 0
             }
         case .replaySeekBack: seek(to: time - ReplaySource.seekStep, model: &model)
         case .replaySeekForward: seek(to: time + ReplaySource.seekStep, model: &model)
