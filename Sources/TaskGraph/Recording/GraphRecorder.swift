@@ -143,21 +143,13 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // s
     /// Stops recording: a final snapshot, the `end` line, flush, close. Later calls and
     /// events are ignored.
     public func finish() {
-        let observation: (any GraphObservation)? = lock.withLock {
-            guard !finished else { return nil }
-            let t = max(clock.map { $0.now - startTime } ?? lastT, lastT)
+        stop { t in
             writeSnapshotLocked(t: t)
             let allSettled = model.rootIDs.allSatisfy { model[$0]?.state.isSettled ?? true }
             let duration = allSettled ? (lastRootSettle ?? t) : t
             seq += 1
             buffer.end(model.summary(duration: duration), seq: seq, t: t)
-            finished = true
-            defer { self.observation = nil }
-            return self.observation
         }
-        observation?.cancel()
-        closeFile()
-        stopFlushing()
     }
 
     /// Same as `finish()`.
@@ -166,8 +158,15 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // s
     /// Stops recording without the final snapshot and `end`, as a killed session would
     /// leave the log (for tests and for abandoning a session).
     public func abandon() {
+        stop { _ in }
+    }
+
+    /// Runs `last` (lock held, with the session time) once, then detaches from the graph,
+    /// writes what is left and closes the file.
+    private func stop(_ last: (Double) -> Void) {
         let observation: (any GraphObservation)? = lock.withLock {
             guard !finished else { return nil }
+            last(max(clock.map { $0.now - startTime } ?? lastT, lastT))
             finished = true
             defer { self.observation = nil }
             return self.observation
