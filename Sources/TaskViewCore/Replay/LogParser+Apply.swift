@@ -94,6 +94,7 @@ extension LogParser {
         guard let done = pending, done.next > done.parts else { return }
         pending = nil
         model = try Self.buildModel(done.nodes)
+        modelStale = false
         log.checkpoints.append(ReplayLog.Checkpoint(eventCount: log.events.count, time: t, nodes: done.nodes))
     }
 
@@ -102,24 +103,25 @@ extension LogParser {
     static func buildModel(_ nodes: [SnapshotNode]) throws -> LogModel {
         var model = LogModel()
         var last = -1
-        for n in nodes {
-            let id = Int(n.node.id)
+        for k in nodes.indices {
+            let id = Int(nodes[k].node.id)
             guard id > last else { throw LineError("snapshot node ids are not ascending at node \(id)") }
             last = id
-            model.add(n.node)
+            model.add(nodes[k].node)
         }
         // Children in `index` order where the writer gave one; the writer's are in order
         // already, so sorting is only done for a parent whose children are not.
         var indexOf = [Int](repeating: -1, count: last + 1)
         var marked = [Bool](repeating: false, count: last + 1)
         var parents: [Int] = []
-        for n in nodes {
-            guard let p = n.parent else { continue }
-            guard model.contains(p) else { throw LineError("snapshot node \(n.node.id): parent \(p) does not exist") }
-            guard p != Int(n.node.id) else { throw LineError("snapshot node \(p) is its own parent") }
-            model.attach(Int(n.node.id), to: p, at: Int.max)
-            if let i = n.index {
-                indexOf[Int(n.node.id)] = i
+        for k in nodes.indices {
+            guard let p = nodes[k].parent else { continue }
+            let id = Int(nodes[k].node.id)
+            guard model.contains(p) else { throw LineError("snapshot node \(id): parent \(p) does not exist") }
+            guard p != id else { throw LineError("snapshot node \(p) is its own parent") }
+            model.attach(id, to: p, at: Int.max)
+            if let i = nodes[k].index {
+                indexOf[id] = i
                 if !marked[p] { marked[p] = true; parents.append(p) }
             }
         }
@@ -144,8 +146,8 @@ extension LogParser {
         // By id (ids are at most LogModel.maxID): 1 on the current path, 2 known to reach a root.
         var mark = [UInt8](repeating: 0, count: Int(nodes.last?.node.id ?? 0) + 1)
         var path: [Int] = []
-        for n in nodes {
-            var id = Int(n.node.id)
+        for k in nodes.indices {
+            var id = Int(nodes[k].node.id)
             path.removeAll(keepingCapacity: true)
             while id >= 0, id >= mark.count || mark[id] != 2 {
                 guard id < mark.count else { break }   // not a snapshot node: parentOf gives -1

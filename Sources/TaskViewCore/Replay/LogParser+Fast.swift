@@ -27,7 +27,7 @@ extension LogParser {
                 info = k
             }
             guard s.atEnd() else { return false }
-            model.apply(.progress(id: NodeID(id), progress: TaskProgress(fraction, info: text(info))))
+            modelStale = true   // states and progress are not needed to validate later lines
             log.events.appendProgress(time: t, id: id, fraction: fraction, info: info)
         } else if s.matchLiteral("state\"") {
             guard pending == nil, s.matchLiteral(",\"id\":"), let id = s.plainInt(), model.contains(id),
@@ -43,7 +43,7 @@ extension LogParser {
             }
             guard s.atEnd() else { return false }
             if !failed { message = -1 }
-            model.apply(.stateChanged(id: NodeID(id), state: state, failed: failed, message: text(message)))
+            modelStale = true
             log.events.appendState(time: t, id: id, state: state, failed: failed, message: message)
         } else if s.matchLiteral("add\"") {
             guard pending == nil, s.matchLiteral(",\"id\":"), let id = s.plainInt(), id <= LogModel.maxID,

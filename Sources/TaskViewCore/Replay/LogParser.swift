@@ -51,7 +51,10 @@ struct LogParser {
 
     var log: ReplayLog
     let skipBadLines: Bool
+    /// The nodes so far: structure exact (validation needs ids and parents), states and
+    /// progress only while `modelStale` is false (the fast path skips them).
     var model = LogModel()
+    var modelStale = false
     var lineNo = 0
     var lastSeq = 0
     var lastT = 0.0
@@ -98,7 +101,8 @@ struct LogParser {
                 log.skippedLines += 1
             }
         }
-        log.finalModel = model
+        // Stale: rebuilt from the last snapshot and the events after it, as seeking does.
+        log.finalModel = modelStale ? log.model(afterEvents: log.events.count) : model
         log.lastSeq = UInt64(lastSeq)
         log.duration = lastT
     }

@@ -62,19 +62,33 @@ public enum LogReader {
         guard (st.st_mode & S_IFMT) == S_IFREG else {
             throw LogLoadError(path: path, line: nil, message: "not a regular file")
         }
-        var out = [UInt8](repeating: 0, count: Int(st.st_size))
-        var filled = 0
-        while true {
-            if filled == out.count { out.append(contentsOf: repeatElement(0, count: max(4096, out.count / 2))) }
-            let n = out.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw LogLoadError(path: path, line: nil, message: String(cString: strerror(errno)))
+        // One byte more than the size, so reaching the end costs no growth; not zero-filled.
+        func readSome(_ p: UnsafeMutableRawPointer, _ n: Int) throws -> Int {
+            while true {
+                let got = read(fd, p, n)
+                if got >= 0 { return got }
+                if errno != EINTR {
+                    throw LogLoadError(path: path, line: nil, message: String(cString: strerror(errno)))
+                }
             }
-            if n == 0 { break }
-            filled += n
         }
-        out.removeLast(out.count - filled)
+        let capacity = Int(st.st_size) + 1
+        var out = try [UInt8](unsafeUninitializedCapacity: capacity) { buf, count in
+            count = 0
+            while count < buf.count {
+                let n = try readSome(buf.baseAddress! + count, buf.count - count)
+                if n == 0 { return }
+                count += n
+            }
+        }
+        if out.count == capacity {   // the file grew while being read
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let n = try chunk.withUnsafeMutableBytes { try readSome($0.baseAddress!, $0.count) }
+                if n == 0 { break }
+                out.append(contentsOf: chunk[0..<n])
+            }
+        }
         return out
     }
 }
