@@ -149,6 +149,23 @@ func loadError(_ text: String, skip: Bool = false) -> LogLoadError? {
         }
     }
 
+    /// Without a final snapshot, the final state comes from the last snapshot plus the
+    /// events after it (the reader's fast path does not keep states and progress itself).
+    @Test(arguments: [0, 1, 2] as [Int])
+    func finalStateOfALogWithoutFinalSnapshot(cut: Int) throws {
+        let events = randomHistory(seed: 11 + UInt64(cut), events: 900 + 7 * cut)
+        let path = try writeLog(events, snapshotEvery: 100, finish: false)
+        defer { unlink(path) }
+        let log = try LogReader.load(path: path)
+        var replica = GraphReplica()
+        for e in events { replica.apply(e) }
+        #expect(log.end == nil)
+        #expect(log.eventCount == events.count)
+        #expect(log.finalSnapshot.nodes == replica.snapshot.nodes)
+        #expect(log.finalSnapshot.roots == replica.snapshot.roots)
+        #expect(log.checkpoints.last.map { $0.eventCount < events.count } == true)
+    }
+
     @Test func truncatedFinalLineIsDroppedAndReported() throws {
         let events = randomHistory(seed: 8, events: 200)
         let path = try writeLog(events, finish: false)
