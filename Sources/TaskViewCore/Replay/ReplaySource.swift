@@ -107,7 +107,7 @@ public final class ReplaySource: DashboardSource {
 
     private func advance(to count: Int, model: inout DashboardModel) -> Bool {
         guard count > position else { return false }
-        model.tree.absorb(log.events[position..<count])
+        absorb(position..<count, into: &model.tree)
         position = count
         model.updateOutcome()
         Reducer.applyFollow(&model)
@@ -140,10 +140,17 @@ public final class ReplaySource: DashboardSource {
         let total = log.eventCount
         while done < total {
             let next = min(total, done + max(ReplaySource.minSpacing, 3 * tree.liveCount))
-            tree.absorb(log.events[done..<next])
+            absorb(done..<next, into: &tree)
             done = next
             if done < total { trees.append((done, tree)) }
         }
+    }
+
+    /// Events by index: each is built once and passed straight on (a slice's iterator
+    /// would copy it on the way).
+    private func absorb(_ range: Range<Int>, into tree: inout TreeModel) {
+        let events = log.events
+        for i in range { tree.absorb(events[i]) }
     }
 
     private func rebuild(at count: Int, model: inout DashboardModel) {
@@ -153,7 +160,7 @@ public final class ReplaySource: DashboardSource {
         let version = max(model.tree.structureVersion, trees[k].tree.structureVersion) &+ 1
         model.tree = trees[k].tree
         model.tree.structureVersion = version
-        model.tree.absorb(log.events[trees[k].count..<count])
+        absorb(trees[k].count..<count, into: &model.tree)
         position = count
         model.outcome = nil
         model.updateOutcome()
