@@ -215,7 +215,6 @@ public class AnyGraphTask: @unchecked Sendable {
         var parent: AnyGraphTask?
         var index = 0
         var released: AnyGraphTask?
-        var garbage: AnyObject?
         var waiters = HandlerList()
         var oldBody: (@Sendable (AnyGraphTask) -> Void)?
         let did: Bool = graph.lock.withLock {
@@ -227,11 +226,10 @@ public class AnyGraphTask: @unchecked Sendable {
             swap(&waiters, &self.handlers)
             oldBody = body
             body = nil
-            if let d = driver {
-                children = d.executingChildrenLocked()
-                garbage = d
-                driver = nil
-            }
+            // The driver (and the subtasks it holds) stays until this task is released, so
+            // cancel() does not pay for freeing a large subtree; a driver of a cancelled
+            // task ignores everything (each of its steps checks that the owner executes).
+            if let d = driver { children = d.executingChildrenLocked() }
             if !byParent, let p = _parent, !p._state.isSettled {
                 parent = p
                 index = _index
@@ -247,7 +245,6 @@ public class AnyGraphTask: @unchecked Sendable {
         for child in children { Trampoline.run(child, .cancelByParent, childSource) }
         if let parent { Trampoline.run(parent, .childCancelled, index) }
         withExtendedLifetime(released) {}
-        withExtendedLifetime(garbage) {}
         withExtendedLifetime(oldBody) {}
     }
 
