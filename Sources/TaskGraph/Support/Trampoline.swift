@@ -96,8 +96,8 @@ final class Trampoline {
 /// Releases objects iteratively: a deinit that would release a long chain of tasks hands
 /// them here instead of releasing them recursively.
 final class ReleasePool {
-    @exclusivity(unchecked) private var pending: [AnyObject] = []
-    @exclusivity(unchecked) private var draining = false
+    private var pending: [AnyObject] = []
+    private var draining = false
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -117,14 +117,17 @@ final class ReleasePool {
         return p
     }
 
-    /// Moves `object` into the pool: the caller must keep no other reference, so that the
-    /// pool's is the last one. Call `drain()` afterwards.
-    static func hold(_ object: consuming AnyObject?) {
-        guard let object else { return }
-        current.pending.append(object)
+    /// Moves the driver out of `slot` into the pool, so that the pool's reference is the last
+    /// one. Call `drain()` afterwards.
+    @inline(never)
+    static func hold(_ slot: inout CompositeDriver?) {
+        guard let d = slot else { return }
+        slot = nil
+        current.pending.append(d)
     }
 
     /// Moves every task of `tasks` into the pool and empties it.
+    @inline(never)
     static func hold(_ tasks: inout [AnyGraphTask]) {
         guard !tasks.isEmpty else { return }
         let pool = current
@@ -141,11 +144,10 @@ final class ReleasePool {
     private func drainIfIdle() {
         guard !draining else { return }
         draining = true
-        while !pending.isEmpty {
-            // Swap the list out first: releasing can append to it.
-            var batch: [AnyObject] = []
-            swap(&batch, &pending)
-            batch.removeAll()
+        // One object at a time: the pop ends before the release runs, and a release may
+        // append more (a deinit handing over its own references).
+        while let next = pending.popLast() {
+            withExtendedLifetime(next) {}
         }
         draining = false
     }

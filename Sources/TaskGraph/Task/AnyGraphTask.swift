@@ -63,7 +63,7 @@ public class AnyGraphTask: @unchecked Sendable {
         // A never-run chain of composites would otherwise be released recursively: the pool
         // takes the only reference to the driver and releases it iteratively.
         if driver != nil {
-            ReleasePool.hold(driver.take())
+            ReleasePool.hold(&driver)
             ReleasePool.drain()
         }
     }
