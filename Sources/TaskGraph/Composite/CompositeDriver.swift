@@ -88,12 +88,6 @@ struct WeightedAggregate {
 
     var value: Double { sumW > 0 ? min(1, sumWF / sumW) : 1 }
 
-    mutating func append(weight: Double) {
-        weights.append(weight)
-        counted.append(0)
-        resum()
-    }
-
     mutating func setWeights(_ w: [Double]) {
         weights = w
         resum()

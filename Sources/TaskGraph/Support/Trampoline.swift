@@ -11,7 +11,7 @@ import Glibc
 final class Trampoline {
     @usableFromInline
     enum Op: UInt8 {
-        case start, childSettled, childProgress, childCancelled, cancelByParent, cancelUpward
+        case start, childSettled, childProgress, childCancelled, cancelByParent
     }
 
     struct Job {

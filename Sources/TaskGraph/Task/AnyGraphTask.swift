@@ -141,7 +141,7 @@ public class AnyGraphTask: @unchecked Sendable {
             graph.setWeightLocked(rawID, w)
             return _parent.flatMap { $0._state == .executing ? $0 : nil }
         }
-        if let parent { Trampoline.enter { parent.driver(locking: true)?.weightsChanged(owner: parent) } }
+        if let parent { Trampoline.enter { parent.lockedDriver()?.weightsChanged(owner: parent) } }
         return self
     }
 
@@ -255,24 +255,22 @@ public class AnyGraphTask: @unchecked Sendable {
         case .start:
             startIfNeeded()
         case .childSettled:
-            driver(locking: true)?.childSettled(owner: self, index: arg)
+            lockedDriver()?.childSettled(owner: self, index: arg)
         case .childProgress:
-            driver(locking: true)?.childProgress(owner: self, index: arg)
+            lockedDriver()?.childProgress(owner: self, index: arg)
         case .childCancelled:
-            if let d = driver(locking: true) {
+            if let d = lockedDriver() {
                 d.childCancelled(owner: self, index: arg)
             } else {
                 cancel(source: CancelSource.child, byParent: false)
             }
         case .cancelByParent:
             cancel(source: CancelSourceCode.source(for: arg), byParent: true)
-        case .cancelUpward:
-            cancel(source: CancelSourceCode.source(for: arg), byParent: false)
         }
     }
 
-    func driver(locking: Bool) -> CompositeDriver? {
-        locking ? graph.lock.withLock { driver } : driver
+    func lockedDriver() -> CompositeDriver? {
+        graph.lock.withLock { driver }
     }
 
     // MARK: - Progress
