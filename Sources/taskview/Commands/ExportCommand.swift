@@ -27,14 +27,7 @@ struct ExportCommand: ParsableCommand {
     var skipBadLines = false
 
     func run() throws {
-        let replay: ReplayLog
-        do {
-            replay = try LogReader.load(path: log, skipBadLines: skipBadLines)
-        } catch {
-            Main.writeStderr("taskview: \(Sanitizer.clean(String(describing: error)))\n")
-            throw ExitCode(2)
-        }
-        for notice in replay.notices { Main.writeStderr("taskview: \(Sanitizer.clean(notice))\n") }
+        let replay = try loadLogForCommand(log, skipBadLines: skipBadLines)
         let bytes = ChromeTrace.export(replay)
         if let output {
             // Written whole to a temporary file, then renamed: never half a trace.

@@ -39,14 +39,7 @@ struct ReplayCommand: ParsableCommand {
     }
 
     func run() throws {
-        let replay: ReplayLog
-        do {
-            replay = try LogReader.load(path: log, skipBadLines: skipBadLines)
-        } catch {
-            Main.writeStderr("taskview: \(Sanitizer.clean(String(describing: error)))\n")
-            throw ExitCode(2)
-        }
-        for notice in replay.notices { Main.writeStderr("taskview: \(Sanitizer.clean(notice))\n") }
+        let replay = try loadLogForCommand(log, skipBadLines: skipBadLines)
         if headless || isatty(1) == 0 {
             for line in ReplaySource.headlessLines(replay) { print(line) }
         } else {

@@ -1,0 +1,16 @@
+import ArgumentParser
+import TaskViewCore
+
+/// Loads a replay log for a command: a log that cannot be read is reported (sanitized) and
+/// exits with status 2; notices such as "truncated after seq N" go to stderr.
+func loadLogForCommand(_ path: String, skipBadLines: Bool) throws -> ReplayLog {
+    let replay: ReplayLog
+    do {
+        replay = try LogReader.load(path: path, skipBadLines: skipBadLines)
+    } catch {
+        Main.writeStderr("taskview: \(Sanitizer.clean(String(describing: error)))\n")
+        throw ExitCode(2)
+    }
+    for notice in replay.notices { Main.writeStderr("taskview: \(Sanitizer.clean(notice))\n") }
+    return replay
+}
