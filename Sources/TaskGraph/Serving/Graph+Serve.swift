@@ -1,0 +1,23 @@
+extension Graph {
+    /// Serves this graph to viewers (`taskview attach`) until the server's `stop()`: each
+    /// viewer that connects to the socket gets the replay-log header (with `pid` and
+    /// `name`), a snapshot of the graph, then every event live (attach.md).
+    ///
+    /// `Graph.shared.serve()` is the one line that makes a program attachable.
+    ///
+    /// - Parameters:
+    ///   - path: the socket's path. Default: `$TASKGRAPH_SOCKET_DIR/<pid>.sock` if that
+    ///     variable is set, else `$XDG_RUNTIME_DIR/taskgraph/<pid>.sock`, else
+    ///     `/tmp/taskgraph-<uid>/<pid>.sock`; a second server in the same process gets
+    ///     `<pid>-2.sock`, and so on. The default directory is created with mode 0700 and
+    ///     refused when it is not owned by this user or is open to group or others.
+    ///   - name: what viewers show for this program (default: the process name).
+    ///   - allowCancel: whether viewers may cancel tasks (`{"cmd":"cancel","id":N}`).
+    /// - Throws: `ServeError` (naming the path and the reason) when the directory is unsafe,
+    ///   the path exists and is not a stale socket, or the path is too long for a socket.
+    @discardableResult
+    public func serve(at path: String? = nil, name: String? = nil,
+                      allowCancel: Bool = true) throws -> GraphServer {
+        try GraphServer(graph: self, path: path, name: name, allowCancel: allowCancel)
+    }
+}

@@ -1,0 +1,252 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Serves a graph to viewers on a Unix socket (attach.md); made by `Graph.serve(...)`.
+///
+/// Each viewer gets the replay-log format live: the header (plus `pid` and `name`), a
+/// snapshot of the graph, then every event, each line with the connection's own `seq` and
+/// `t` (graph-clock seconds since the server started). Viewers may send
+/// `{"cmd":"cancel","id":N}` (when `allowCancel`); anything else gets an error line.
+///
+/// Nothing here ever blocks the program:
+/// - While no viewer is connected, no observer is attached: serving costs nothing per event.
+/// - With viewers, the graph's observer only encodes each event once and copies the line into
+///   each connection's buffer; one server thread (poll) writes the buffers with non-blocking
+///   writes. Each connection buffers at most `bufferBytes` (8 MiB) of events; a viewer that
+///   falls further behind loses those events and, once it reads again, gets
+///   `{"ev":"resync","skipped":N}` and a fresh snapshot.
+///
+/// Security: the socket's directory is private (0700, see `Graph.serve`), the socket is
+/// 0600, the peer's uid is checked on every connection (other users are closed at once), and
+/// at most `maxViewers` viewers are served at a time.
+///
+/// `stop()` (or `cancel()`, or normal process exit) sends each viewer a final snapshot and
+/// `end`, closes the connections and removes the socket file.
+public final class GraphServer: GraphObservation, @unchecked Sendable {   // state behind `lock`, see below
+    /// Viewers served at once; more are refused with an error line.
+    public static let maxViewers = 16
+    /// Event bytes buffered per connection before it is resynced.
+    public static let bufferBytes = 8 << 20
+    /// Longest line a viewer may send; a longer one closes its connection.
+    public static let maxCommandBytes = 64 << 10
+    /// How long `stop()` lets viewers take the final snapshot and `end` (seconds).
+    static let finalFlushSeconds = 1.0
+
+    /// The socket's path.
+    public let path: String
+    /// What viewers show for this program.
+    public let name: String
+    /// Whether viewers may cancel tasks.
+    public let allowCancel: Bool
+
+    let graph: Graph
+    let startTime: Double
+    let created: String
+    let listenFD: Int32
+    let inode: ino_t
+    let wakeRead: Int32
+    let wakeWrite: Int32
+    /// Signalled (and re-signalled by each waiter) when the server thread has finished.
+    let finished = DispatchSemaphore(value: 0)
+
+    let lock = Lock()
+    // Guarded by `lock`:
+    @exclusivity(unchecked) var connections: [ViewerConnection] = []
+    /// What viewers have been sent, kept while observing (for snapshots and the summary).
+    @exclusivity(unchecked) var model = LogModel()
+    @exclusivity(unchecked) var observation: (any GraphObservation)?
+    /// Bumped on every attach and detach; an observer of an older generation is ignored.
+    @exclusivity(unchecked) var generation: UInt64 = 0
+    /// The latest `t` written to any viewer (lines never go back in time).
+    @exclusivity(unchecked) var lastT = 0.0
+    @exclusivity(unchecked) var lastRootSettle: Double?
+    /// One event encoded once with seq 0, then copied to each connection with its own seq.
+    @exclusivity(unchecked) var scratch = LogBuffer(capacity: 1 << 14)
+    /// The server thread waits in poll and must be woken for new lines.
+    @exclusivity(unchecked) var sleeping = false
+    @exclusivity(unchecked) var stopping = false
+
+    init(graph: Graph, path: String?, name: String?, allowCancel: Bool) throws {
+        self.graph = graph
+        self.name = name ?? GraphServer.processName()
+        self.allowCancel = allowCancel
+        let bound = try ServerRegistry.shared.listen(at: path)
+        self.path = bound.path
+        self.listenFD = bound.fd
+        self.inode = bound.inode
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else {
+            let reason = SocketPath.lastError()
+            close(bound.fd)
+            unlink(bound.path)
+            ServerRegistry.shared.release(path: bound.path)
+            throw ServeError(path: bound.path, reason: "pipe: \(reason)")
+        }
+        for fd in fds { SocketPath.configure(fd, nonBlocking: true) }
+        wakeRead = fds[0]
+        wakeWrite = fds[1]
+        startTime = graph.clock.now
+        created = iso8601Now()
+        ServerRegistry.shared.add(self)
+        startThread()
+    }
+
+    deinit {
+        close(wakeRead)
+        close(wakeWrite)
+    }
+
+    static func processName() -> String {
+        let arg0 = CommandLine.arguments.first ?? "program"
+        return arg0.split(separator: "/").last.map(String.init) ?? arg0
+    }
+
+    /// Graph-clock seconds since the server started.
+    var now: Double { graph.clock.now - startTime }
+
+    /// Sends each viewer a final snapshot and `end`, closes every connection (waiting at
+    /// most a second for slow viewers) and removes the socket file. Later calls do nothing.
+    /// Must not be called from a graph observer.
+    public func stop() {
+        let observation = lock.withLock { () -> (any GraphObservation)? in
+            guard !stopping else { return nil }
+            stopping = true
+            if self.observation != nil {
+                let t = max(now, lastT)
+                lastT = t
+                let allSettled = model.rootIDs.allSatisfy { model[$0]?.state.isSettled ?? true }
+                let summary = model.summary(duration: allSettled ? (lastRootSettle ?? t) : t)
+                for c in connections {
+                    if c.overflowed {   // the final snapshot below is its fresh snapshot
+                        c.seq += 1
+                        c.pending.resync(skipped: c.skipped, seq: c.seq, t: t)
+                        c.overflowed = false
+                    }
+                    c.seq = model.writeSnapshot(into: &c.pending, seq: c.seq + 1, t: t) - 1
+                    c.seq += 1
+                    c.pending.end(summary, seq: c.seq, t: t)
+                }
+            }
+            generation &+= 1
+            defer { self.observation = nil }
+            return self.observation
+        }
+        observation?.cancel()
+        poke()
+        finished.wait()
+        finished.signal()
+        ServerRegistry.shared.remove(self)
+    }
+
+    /// Same as `stop()`.
+    public func cancel() { stop() }
+
+    /// Wakes the server thread.
+    func poke() {
+        var b: UInt8 = 1
+        _ = write(wakeWrite, &b, 1)
+    }
+
+    // MARK: The graph's side (called by the observer, under the graph's lock)
+
+    /// Encodes `event` once and appends it to every connection's buffer. Never blocks on a
+    /// socket; the server thread is woken at most once per poll.
+    func deliver(_ event: GraphEvent, generation g: UInt64) {
+        var wake = false
+        lock.lock()
+        if g == generation && !stopping {
+            let t = max(event.time - startTime, lastT)
+            lastT = t
+            scratch.removeAll()
+            scratch.event(event.change, seq: 0, t: t)
+            if case let .stateChanged(id, state, _, _) = event.change, state.isSettled,
+               let n = model[id.rawValue], n.parent < 0 {
+                lastRootSettle = t
+            }
+            model.apply(event.change)
+            // `{"seq":0` is 8 bytes; each connection writes its own seq before the rest.
+            let tail = scratch.count - 8
+            scratch.withBytes { bytes in
+                let rest = UnsafeRawBufferPointer(rebasing: bytes[8...])
+                for c in connections { append(rest, size: tail, to: c) }
+            }
+            if sleeping {
+                sleeping = false
+                wake = true
+            }
+        }
+        lock.unlock()
+        if wake { poke() }
+    }
+
+    @inline(__always)
+    private func append(_ rest: UnsafeRawBufferPointer, size: Int, to c: ViewerConnection) {
+        if c.overflowed { c.skipped += 1; return }
+        if c.eventBytes + c.inFlightEventBytes + size + 28 > GraphServer.bufferBytes {
+            // Drop what the viewer has not been handed yet; the seqs continue from the
+            // last line it was handed, so its stream has no gap.
+            c.skipped = c.pendingEvents + 1
+            c.overflowed = true
+            c.pending.removeAll()
+            c.seq = c.handedSeq
+            c.eventBytes = 0
+            c.pendingEvents = 0
+            return
+        }
+        c.seq += 1
+        let before = c.pending.count
+        c.pending.raw("{\"seq\":")
+        c.pending.uint(c.seq)
+        c.pending.appendBytes(rest)
+        c.eventBytes += c.pending.count - before
+        c.pendingEvents += 1
+    }
+
+    /// The `resync` line and a fresh snapshot for an overflowed connection (lock held).
+    func resyncLocked(_ c: ViewerConnection) {
+        let t = max(now, lastT)
+        lastT = t
+        c.seq += 1
+        c.pending.resync(skipped: c.skipped, seq: c.seq, t: t)
+        c.seq = model.writeSnapshot(into: &c.pending, seq: c.seq + 1, t: t) - 1
+        c.overflowed = false
+        c.skipped = 0
+    }
+}
+
+extension LogBuffer {
+    /// The header of a served stream: the replay-log header plus `pid` and `name`.
+    mutating func serverHeader(created: String, producer: String, pid: Int, name: String) {
+        raw("{\"format\":\"taskgraph-log\",\"version\":1")
+        nextKey("created"); string(created)
+        nextKey("producer"); string(producer)
+        nextKey("pid"); int(pid)
+        nextKey("name"); string(name)
+        raw("}\n")
+    }
+
+    /// `{"seq":N,"t":T,"ev":"resync","skipped":K}`.
+    mutating func resync(skipped: Int, seq: UInt64, t: Double) {
+        lineStart(seq: seq, t: t, ev: "resync")
+        nextKey("skipped"); int(skipped)
+        lineEnd()
+    }
+
+    /// An error line within a stream (`seq` and `t` keep the stream a valid log).
+    mutating func error(_ message: String, seq: UInt64, t: Double) {
+        lineStart(seq: seq, t: t, ev: "error")
+        nextKey("message"); string(message)
+        lineEnd()
+    }
+
+    /// `{"ev":"error","message":"..."}` for a connection refused before its stream starts.
+    mutating func refusal(_ message: String) {
+        raw("{\"ev\":\"error\"")
+        nextKey("message"); string(message)
+        raw("}\n")
+    }
+}

@@ -1,0 +1,284 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The server thread: accepts viewers, writes their buffers, reads their commands. It is the
+/// only thread that touches sockets, so no program thread ever waits on a viewer.
+extension GraphServer {
+    func startThread() {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        #if canImport(Glibc)
+        var thread = pthread_t()
+        #else
+        var thread: pthread_t?
+        #endif
+        let r = pthread_create(&thread, nil, { arg in
+            guard let arg else { return nil }
+            let server = Unmanaged<GraphServer>.fromOpaque(arg).takeRetainedValue()
+            server.run()
+            return nil
+        }, context)
+        if r == 0 {
+            // Detached: it never keeps the process alive.
+            #if canImport(Glibc)
+            pthread_detach(thread)
+            #else
+            if let thread { pthread_detach(thread) }
+            #endif
+        } else {
+            Unmanaged<GraphServer>.fromOpaque(context).release()
+            finishedRunning()
+        }
+    }
+
+    /// The loop: write what is buffered, then poll for the wake pipe, new viewers, their
+    /// lines and writability. Ends after `stop()` once every viewer has its `end` (or after
+    /// `finalFlushSeconds`).
+    func run() {
+        var active: [ViewerConnection] = []
+        var fds: [pollfd] = []
+        var stopDeadline: Double?
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            for c in active { refill(c) }
+            var gone: [ViewerConnection] = []
+            for c in active {
+                if c.hasUnsent && !writeSome(c) { gone.append(c); continue }
+                // A connection being closed gets this one write attempt (its error line).
+                if c.closeAfterSending { gone.append(c) }
+            }
+            for c in gone { remove(c, from: &active) }
+            let stopping = lock.withLock { self.stopping }
+            if stopping {
+                let deadline = stopDeadline ?? (monotonicNow() + GraphServer.finalFlushSeconds)
+                stopDeadline = deadline
+                let drained = lock.withLock { active.allSatisfy { !$0.hasUnsent && $0.pending.isEmpty } }
+                if drained || monotonicNow() >= deadline { break }
+            }
+
+            fds.removeAll(keepingCapacity: true)
+            fds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
+            fds.append(pollfd(fd: stopping ? -1 : listenFD, events: Int16(POLLIN), revents: 0))
+            for c in active {
+                var events: Int16 = stopping ? 0 : Int16(POLLIN)
+                if c.hasUnsent { events |= Int16(POLLOUT) }
+                fds.append(pollfd(fd: c.fd, events: events, revents: 0))
+            }
+            let idle = lock.withLock { () -> Bool in
+                sleeping = !active.contains { !$0.hasUnsent && (!$0.pending.isEmpty || $0.overflowed) }
+                return sleeping
+            }
+            let timeout: Int32 = stopping ? 20 : (idle ? -1 : 0)
+            let n = poll(&fds, nfds_t(fds.count), timeout)
+            lock.withLock { sleeping = false }
+            guard n >= 0 else { continue }   // EINTR
+            if fds[0].revents != 0 { drainWakePipe() }
+            if fds[1].revents != 0 { acceptViewers(&active) }
+            var closing: [ViewerConnection] = []
+            for (k, c) in active.enumerated() where k + 2 < fds.count {
+                let rev = fds[k + 2].revents
+                if rev & Int16(POLLIN) != 0 || rev & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
+                    if !readLines(c, buffer: &chunk) { closing.append(c) }
+                }
+            }
+            for c in closing { remove(c, from: &active) }
+        }
+        for c in active { remove(c, from: &active) }
+        close(listenFD)
+        var st = stat()
+        if lstat(path, &st) == 0, st.st_ino == inode { unlink(path) }
+        finishedRunning()
+    }
+
+    func finishedRunning() {
+        finished.signal()
+    }
+
+    private func monotonicNow() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    private func drainWakePipe() {
+        var buf = [UInt8](repeating: 0, count: 64)
+        while read(wakeRead, &buf, buf.count) > 0 {}
+    }
+
+    /// When everything handed over is written: resyncs an overflowed connection and takes
+    /// its pending lines.
+    private func refill(_ c: ViewerConnection) {
+        guard !c.hasUnsent else { return }
+        lock.withLock {
+            if c.overflowed && !stopping { resyncLocked(c) }
+            guard !c.pending.isEmpty else { c.inFlightEventBytes = 0; return }
+            swap(&c.pending, &c.sending)
+            c.pending.removeAll()
+            c.sent = 0
+            c.inFlightEventBytes = c.eventBytes
+            c.eventBytes = 0
+            c.pendingEvents = 0
+            c.handedSeq = c.seq
+        }
+    }
+
+    /// Writes as much as the socket takes. False when the viewer is gone.
+    private func writeSome(_ c: ViewerConnection) -> Bool {
+        c.sending.withBytes { bytes in
+            while c.sent < bytes.count {
+                let n = sendNoSignal(c.fd, bytes.baseAddress! + c.sent, bytes.count - c.sent)
+                if n > 0 { c.sent += n; continue }
+                if n < 0 && errno == EINTR { continue }
+                return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
+            }
+            return true
+        }
+    }
+
+    /// Accepts every waiting viewer: checks its uid and the viewer limit, then sends the
+    /// header and a snapshot, attaching to the graph for the first viewer.
+    private func acceptViewers(_ active: inout [ViewerConnection]) {
+        while true {
+            let fd = accept(listenFD, nil, nil)
+            if fd < 0 {
+                if errno == EINTR { continue }
+                return   // EAGAIN, or out of descriptors: try again at the next poll
+            }
+            SocketPath.configure(fd, nonBlocking: true)
+            guard SocketPath.peerUID(fd) == geteuid() else { close(fd); continue }
+            guard active.count < GraphServer.maxViewers else {
+                var line = LogBuffer(capacity: 256)
+                line.refusal("too many viewers (at most \(GraphServer.maxViewers))")
+                line.withBytes { _ = sendNoSignal(fd, $0.baseAddress!, $0.count) }
+                close(fd)
+                continue
+            }
+            let c = ViewerConnection(fd: fd)
+            c.sending.serverHeader(created: created, producer: name, pid: Int(getpid()), name: name)
+            let accepted = lock.withLock { () -> Bool in
+                guard !stopping else { return false }
+                if observation == nil { attachLocked() }
+                lastT = max(now, lastT)
+                c.seq = model.writeSnapshot(into: &c.sending, seq: 1, t: lastT) - 1
+                c.handedSeq = c.seq
+                connections.append(c)
+                return true
+            }
+            guard accepted else { close(fd); return }
+            active.append(c)
+        }
+    }
+
+    /// Starts observing for the first viewer. Our lock is held across registration, so an
+    /// event on another thread waits until the model is built (lock order: ours, then the
+    /// graph's; the observer takes ours only after the graph released its own).
+    private func attachLocked() {
+        generation &+= 1
+        let g = generation
+        lastT = max(now, lastT)
+        let (snapshot, observation) = graph.snapshotAndObserve { event in
+            self.deliver(event, generation: g)
+        }
+        self.observation = observation
+        model = LogModel(snapshot)
+    }
+
+    /// Closes a connection; the last one detaches from the graph.
+    private func remove(_ c: ViewerConnection, from active: inout [ViewerConnection]) {
+        guard let k = active.firstIndex(where: { $0 === c }) else { return }
+        active.remove(at: k)
+        close(c.fd)
+        let detached = lock.withLock { () -> (any GraphObservation)? in
+            connections.removeAll { $0 === c }
+            guard connections.isEmpty, observation != nil else { return nil }
+            generation &+= 1
+            model = LogModel()
+            lastRootSettle = nil
+            defer { observation = nil }
+            return observation
+        }
+        detached?.cancel()
+    }
+
+    /// Reads what the viewer sent and acts on complete lines. False when the connection must
+    /// close (viewer gone, line over the cap, bytes that are not UTF-8 JSON).
+    private func readLines(_ c: ViewerConnection, buffer: inout [UInt8]) -> Bool {
+        guard !c.closeAfterSending else { return true }
+        for _ in 0..<16 {   // bounded, so one chatty viewer cannot starve the others
+            let n = buffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
+            if n == 0 { return false }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno == EAGAIN || errno == EWOULDBLOCK
+            }
+            c.input.append(contentsOf: buffer[0..<n])
+            guard handleLines(c) else { return false }
+        }
+        return true
+    }
+
+    private func handleLines(_ c: ViewerConnection) -> Bool {
+        var start = 0
+        var cancels: [Int] = []
+        defer {
+            for id in cancels { graph.cancel(NodeID(id), source: "attach") }
+        }
+        while let nl = c.input[start...].firstIndex(of: 10) {
+            var end = nl
+            if end > start, c.input[end - 1] == 13 { end -= 1 }
+            guard nl - start <= GraphServer.maxCommandBytes else { return false }
+            let line = c.input[start..<end]
+            start = nl + 1
+            if line.allSatisfy({ $0 == 32 || $0 == 9 }) { continue }
+            switch ViewerCommand(line: line) {
+            case .notJSON:
+                say("not UTF-8 JSON; closing the connection", to: c)
+                c.closeAfterSending = true
+                c.input.removeAll()
+                return true
+            case let .invalid(message):
+                say(message, to: c)
+            case let .cancel(id):
+                if !allowCancel {
+                    say("cancel is not allowed: this program serves with allowCancel: false", to: c)
+                } else if lock.withLock({ model.contains(id) }) {
+                    cancels.append(id)
+                } else {
+                    say("no node \(id)", to: c)
+                }
+            }
+        }
+        c.input.removeFirst(start)
+        return c.input.count <= GraphServer.maxCommandBytes
+    }
+
+    /// Queues an error line on the connection's stream.
+    private func say(_ message: String, to c: ViewerConnection) {
+        lock.withLock {
+            guard !stopping else { return }
+            let t = max(now, lastT)
+            lastT = t
+            // Error lines count against the buffer too: a viewer that sends and never reads
+            // cannot grow it. Past the limit they are dropped (they change nothing).
+            guard !c.overflowed,
+                  c.eventBytes + c.inFlightEventBytes + 256 + message.utf8.count <= GraphServer.bufferBytes
+            else { return }
+            c.seq += 1
+            let before = c.pending.count
+            c.pending.error(message, seq: c.seq, t: t)
+            c.eventBytes += c.pending.count - before
+        }
+    }
+}
+
+/// `send` that never raises SIGPIPE (a viewer that went away must not kill the program).
+func sendNoSignal(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int {
+    #if canImport(Glibc)
+    send(fd, p, n, Int32(MSG_NOSIGNAL))
+    #else
+    send(fd, p, n, 0)   // SO_NOSIGPIPE is set on the socket
+    #endif
+}

@@ -1,0 +1,389 @@
+import Foundation
+import Testing
+@testable import TaskGraph
+
+/// `Graph.serve` (attach.md "Library side" and "The protocol"), against real Unix sockets
+/// in temporary directories. Serialized: some tests set the socket environment variables.
+@Suite(.serialized) struct ServeTests {
+    // MARK: Paths and permissions
+
+    @Test func defaultPathIsPidInSocketDirThenNumbered() throws {
+        let tmp = SocketDir()
+        defer { tmp.cleanup() }
+        let dir = tmp.path + "/sockets"
+        setenv("TASKGRAPH_SOCKET_DIR", dir, 1)
+        defer { unsetenv("TASKGRAPH_SOCKET_DIR") }
+        let first = try Graph().serve()
+        let second = try Graph().serve()
+        #expect(first.path == "\(dir)/\(getpid()).sock")
+        #expect(second.path == "\(dir)/\(getpid())-2.sock")
+        #expect(fileMode(dir)?.perm == 0o700)
+        #expect(fileMode(first.path)?.type == S_IFSOCK)
+        #expect(fileMode(first.path)?.perm == 0o600)
+        first.stop()
+        second.stop()
+        #expect(fileMode(first.path) == nil)
+        #expect(fileMode(second.path) == nil)
+        // A freed name is used again.
+        let third = try Graph().serve()
+        #expect(third.path == "\(dir)/\(getpid()).sock")
+        third.cancel()
+        #expect(fileMode(third.path) == nil)
+    }
+
+    @Test func defaultPathFallsBackToXDGRuntimeDirThenTmp() throws {
+        let tmp = SocketDir()
+        defer { tmp.cleanup() }
+        unsetenv("TASKGRAPH_SOCKET_DIR")
+        let savedXDG = getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }
+        defer {
+            if let savedXDG { setenv("XDG_RUNTIME_DIR", savedXDG, 1) } else { unsetenv("XDG_RUNTIME_DIR") }
+        }
+        setenv("XDG_RUNTIME_DIR", tmp.path, 1)
+        let xdg = try Graph().serve()
+        #expect(xdg.path == "\(tmp.path)/taskgraph/\(getpid()).sock")
+        #expect(fileMode(tmp.path + "/taskgraph")?.perm == 0o700)
+        xdg.stop()
+        unsetenv("XDG_RUNTIME_DIR")
+        let fallback = try Graph().serve()
+        #expect(fallback.path == "/tmp/taskgraph-\(geteuid())/\(getpid()).sock")
+        #expect(fileMode("/tmp/taskgraph-\(geteuid())")?.perm == 0o700)
+        fallback.stop()
+        #expect(fileMode(fallback.path) == nil)
+    }
+
+    @Test func refusesADirectoryOpenToGroupOrOthers() throws {
+        let tmp = SocketDir()
+        defer { tmp.cleanup() }
+        let dir = tmp.path + "/open"
+        mkdir(dir, 0o700)
+        chmod(dir, 0o770)
+        setenv("TASKGRAPH_SOCKET_DIR", dir, 1)
+        defer { unsetenv("TASKGRAPH_SOCKET_DIR") }
+        let error = #expect(throws: ServeError.self) { try Graph().serve() }
+        #expect(error?.description.contains(dir) == true)
+        #expect(error?.description.contains("open to group or others") == true)
+        #expect(fileMode("\(dir)/\(getpid()).sock") == nil)
+    }
+
+    @Test func refusesAPathThatIsNotAStaleSocketOrTooLong() throws {
+        let tmp = SocketDir()
+        defer { tmp.cleanup() }
+        let file = tmp.path + "/plain"
+        _ = FileManager.default.createFile(atPath: file, contents: Data("keep".utf8))
+        let notSocket = #expect(throws: ServeError.self) { try Graph().serve(at: file) }
+        #expect(notSocket?.description.contains(file) == true)
+        #expect(notSocket?.description.contains("not a socket") == true)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "keep")
+
+        let long = tmp.path + "/" + String(repeating: "x", count: 120) + ".sock"
+        let tooLong = #expect(throws: ServeError.self) { try Graph().serve(at: long) }
+        #expect(tooLong?.description.contains(long) == true)
+        #expect(tooLong?.description.contains("108") == true)
+
+        let live = try Graph().serve(at: tmp.path + "/live.sock")
+        defer { live.stop() }
+        let taken = #expect(throws: ServeError.self) { try Graph().serve(at: live.path) }
+        #expect(taken?.description.contains("another server") == true)
+    }
+
+    @Test func replacesAStaleSocket() throws {
+        let tmp = SocketDir()
+        defer { tmp.cleanup() }
+        let path = tmp.path + "/stale.sock"
+        // A socket file whose server is gone (bound, then closed without unlinking).
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = try SocketPath.address(path)
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        #expect(bound == 0)
+        close(fd)
+        #expect(fileMode(path)?.type == S_IFSOCK)
+        let server = try Graph().serve(at: path)
+        let viewer = try TestViewer(path: path)
+        #expect(viewer.readHeaderAndSnapshot() != nil)
+        server.stop()
+        #expect(fileMode(path) == nil)
+    }
+
+    // MARK: The stream
+
+    @Test func viewerGetsHeaderSnapshotThenLiveEvents() throws {
+        let tmp = SocketDir()
+        defer { tmp.cleanup() }
+        let (g, clock) = virtualGraph()
+        let first = timed(1, after: 2, name: "first", graph: g)
+        first.execute()
+        clock.advance(by: 1)
+        let server = try g.serve(at: tmp.path + "/s.sock", name: "demo")
+        defer { server.stop() }
+        #expect(g.observerCount == 0)   // nothing attached while nobody watches
+        let viewer = try TestViewer(path: server.path)
+        let got = try #require(viewer.readHeaderAndSnapshot())
+        #expect(got.header["format"] as? String == "taskgraph-log")
+        #expect(got.header["version"] as? Int == 1)
+        #expect(got.header["pid"] as? Int == Int(getpid()))
+        #expect(got.header["name"] as? String == "demo")
+        #expect(got.header["producer"] as? String == "demo")
+        #expect(got.header["created"] is String)
+        #expect(got.snapshot.count == 1)
+        let snap = got.snapshot[0]
+        #expect(snap["seq"] as? Int == 1)
+        #expect(snap["t"] as? Double == 0)
+        let nodes = try #require(snap["nodes"] as? [[String: Any]])
+        #expect(nodes.count == 1)
+        #expect(nodes.first?["id"] as? Int == first.id.rawValue)
+        #expect(nodes.first?["name"] as? String == "first")
+        #expect(nodes.first?["state"] as? String == "executing")
+        #expect(g.observerCount == 1)
+
+        clock.advance(by: 1)   // `first` completes at t = 1 on the server's clock
+        let done = try #require(viewer.object())
+        #expect(done["seq"] as? Int == 2)
+        #expect(done["ev"] as? String == "progress" || done["ev"] as? String == "state")
+        var lines = [done]
+        while lines.last?["ev"] as? String != "state", let o = viewer.object() { lines.append(o) }
+        let state = try #require(lines.last)
+        #expect(state["id"] as? Int == first.id.rawValue)
+        #expect(state["state"] as? String == "completed")
+        #expect(state["t"] as? Double == 1)
+        #expect(lines.map { $0["seq"] as? Int } == Array(2..<(2 + lines.count)))
+
+        let second = timed(2, after: 1, name: "second", graph: g)
+        let add = try #require(viewer.object())
+        #expect(add["ev"] as? String == "add")
+        #expect(add["id"] as? Int == second.id.rawValue)
+        #expect(add["name"] as? String == "second")
+        #expect(add["kind"] as? String != nil)
+        #expect(add["seq"] as? Int == 2 + lines.count)
+    }
+
+    @Test func observerIsDetachedWhenTheLastViewerLeaves() throws {
+        let tmp = SocketDir()
+        defer { tmp.cleanup() }
+        let g = Graph()
+        let server = try g.serve(at: tmp.path + "/s.sock")
+        defer { server.stop() }
+        var a: TestViewer? = try TestViewer(path: server.path)
+        var b: TestViewer? = try TestViewer(path: server.path)
+        #expect(a?.readHeaderAndSnapshot() != nil)
+        #expect(b?.readHeaderAndSnapshot() != nil)
+        #expect(g.observerCount == 1)   // one observer for every viewer
+        a = nil
+        #expect(eventually { server.lock.withLock { server.connections.count } == 1 })
+        #expect(g.observerCount == 1)
+        b = nil
+        #expect(eventually { g.observerCount == 0 })
+        // A new viewer attaches again and sees what happened meanwhile.
+        let task = forever(name: "later", graph: g).execute()
+        let c = try TestViewer(path: server.path)
+        let nodes = c.readHeaderAndSnapshot()?.snapshot.first?["nodes"] as? [[String: Any]]
+        #expect(nodes?.first?["id"] as? Int == task.id.rawValue)
+        task.cancel()
+        _ = (a, b)
+    }
+
+    @Test func stopSendsFinalSnapshotAndEndThenCloses() throws {
+        let tmp = SocketDir()
+        defer { tmp.cleanup() }
+        let (g, clock) = virtualGraph()
+        let server = try g.serve(at: tmp.path + "/s.sock")
+        let viewer = try TestViewer(path: server.path)
+        #expect(viewer.readHeaderAndSnapshot() != nil)
+        timed(1, after: 1, name: "job", graph: g).execute()
+        clock.advance(by: 1)
+        server.stop()
+        #expect(fileMode(server.path) == nil)
+        var rest: [[String: Any]] = []
+        while let o = viewer.object(timeout: 10) { rest.append(o) }
+        #expect(viewer.closed)
+        let kinds = rest.map { $0["ev"] as? String ?? "?" }
+        #expect(kinds.suffix(2) == ["snapshot", "end"])
+        let summary = rest.last?["summary"] as? [String: Any]
+        #expect(summary?["succeeded"] as? Int == 1)
+        #expect(summary?["outcome"] as? String == "succeeded")
+        let seqs = rest.compactMap { $0["seq"] as? Int }
+        #expect(seqs == Array(2..<(2 + rest.count)))
+        #expect(g.observerCount == 0)
+    }
+
+    // MARK: Commands
+
+    @Test func cancelCommandCancelsWithSourceAttach() throws {
+        let tmp = SocketDir()
+        defer { tmp.cleanup() }
+        let g = Graph()
+        let a = forever(name: "a", graph: g)
+        let b = forever(name: "b", graph: g)
+        let both = GraphTask.concurrent([a, b], name: "both").execute()
+        let server = try g.serve(at: tmp.path + "/s.sock")
+        defer { server.stop() }
+        let viewer = try TestViewer(path: server.path)
+        #expect(viewer.readHeaderAndSnapshot() != nil)
+        viewer.send("{\"cmd\":\"cancel\",\"id\":\(a.id.rawValue)}\n")
+        let cancel = viewer.object { $0["ev"] as? String == "cancel" && $0["id"] as? Int == a.id.rawValue }
+        #expect(cancel?["source"] as? String == "attach")
+        let state = viewer.object { $0["ev"] as? String == "state" && $0["id"] as? Int == a.id.rawValue }
+        #expect(state?["state"] as? String == "cancelled")
+        #expect(eventually { a.state == .cancelled && both.state == .cancelled })
+    }
+
+    @Test func cancelIsRefusedWhenNotAllowed() throws {
+        let tmp = SocketDir()
+        defer { tmp.cleanup() }
+        let g = Graph()
+        let a = forever(name: "a", graph: g).execute()
+        let server = try g.serve(at: tmp.path + "/s.sock", allowCancel: false)
+        defer { server.stop() }
+        let viewer = try TestViewer(path: server.path)
+        #expect(viewer.readHeaderAndSnapshot() != nil)
+        viewer.send("{\"cmd\":\"cancel\",\"id\":\(a.id.rawValue)}\n")
+        let error = try #require(viewer.object())
+        #expect(error["ev"] as? String == "error")
+        #expect((error["message"] as? String)?.contains("not allowed") == true)
+        #expect(error["seq"] as? Int == 2)
+        #expect(a.state == .executing)
+        a.cancel()
+    }
+
+    @Test func badCommandsGetAnErrorLineAndTheConnectionStays() throws {
+        let tmp = SocketDir()
+        defer { tmp.cleanup() }
+        let g = Graph()
+        let a = forever(name: "a", graph: g).execute()
+        let server = try g.serve(at: tmp.path + "/s.sock")
+        defer { server.stop() }
+        let viewer = try TestViewer(path: server.path)
+        #expect(viewer.readHeaderAndSnapshot() != nil)
+        let bad = [
+            "{}", "[]", "42", "\"cancel\"", "null",
+            "{\"cmd\":\"pause\"}", "{\"cmd\":7,\"id\":0}", "{\"cmd\":\"cancel\"}",
+            "{\"cmd\":\"cancel\",\"id\":\"0\"}", "{\"cmd\":\"cancel\",\"id\":-1}",
+            "{\"cmd\":\"cancel\",\"id\":1e300}", "{\"cmd\":\"cancel\",\"id\":1180591620717411303424}",
+            "{\"cmd\":\"cancel\",\"id\":0.5}", "{\"cmd\":\"cancel\",\"id\":99999}",
+            String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000),
+        ]
+        for line in bad { viewer.send(line + "\n") }
+        for line in bad {
+            let o = viewer.object()
+            #expect(o?["ev"] as? String == "error", "\(line.prefix(40))")
+            #expect((o?["message"] as? String)?.isEmpty == false)
+        }
+        #expect(a.state == .executing)
+        viewer.send("{\"id\":\(a.id.rawValue),\"cmd\":\"cancel\"}\r\n")
+        #expect(viewer.object { $0["ev"] as? String == "cancel" }?["source"] as? String == "attach")
+    }
+
+    @Test func overlongLineOrNonJSONClosesOnlyThatConnection() throws {
+        let tmp = SocketDir()
+        defer { tmp.cleanup() }
+        let g = Graph()
+        let r = Reporter(name: "a", graph: g)
+        defer { r.task.cancel() }
+        let server = try g.serve(at: tmp.path + "/s.sock")
+        defer { server.stop() }
+        let good = try TestViewer(path: server.path)
+        #expect(good.readHeaderAndSnapshot() != nil)
+
+        let long = try TestViewer(path: server.path)
+        #expect(long.readHeaderAndSnapshot() != nil)
+        long.send("{\"cmd\":\"" + String(repeating: "x", count: 70 * 1024))   // no newline yet
+        #expect(long.waitClosed())
+
+        let longLine = try TestViewer(path: server.path)
+        #expect(longLine.readHeaderAndSnapshot() != nil)
+        longLine.send(String(repeating: " ", count: 65 * 1024) + "{}\n")
+        #expect(longLine.waitClosed())
+
+        let binary = try TestViewer(path: server.path)
+        #expect(binary.readHeaderAndSnapshot() != nil)
+        binary.sendBytes([0xFF, 0xFE, 0x80, 0x7B, 0x0A])
+        #expect(binary.object()?["ev"] as? String == "error")
+        #expect(binary.waitClosed())
+
+        let text = try TestViewer(path: server.path)
+        #expect(text.readHeaderAndSnapshot() != nil)
+        text.send("hello\n")
+        #expect(text.waitClosed())
+
+        // The first viewer is still served.
+        r.progress(TaskProgress(0.5, info: "half"))
+        let p = good.object { $0["ev"] as? String == "progress" }
+        #expect(p?["info"] as? String == "half")
+        #expect(!good.closed)
+    }
+
+    @Test func seventeenthViewerIsRefused() throws {
+        let tmp = SocketDir()
+        defer { tmp.cleanup() }
+        let server = try Graph().serve(at: tmp.path + "/s.sock")
+        defer { server.stop() }
+        var viewers: [TestViewer] = []
+        for _ in 0..<GraphServer.maxViewers {
+            let v = try TestViewer(path: server.path)
+            #expect(v.readHeaderAndSnapshot() != nil)
+            viewers.append(v)
+        }
+        let extra = try TestViewer(path: server.path)
+        let refusal = try #require(extra.object())
+        #expect(refusal["ev"] as? String == "error")
+        #expect((refusal["message"] as? String)?.contains("16") == true)
+        #expect(extra.waitClosed())
+        viewers.removeLast()
+        #expect(eventually { server.lock.withLock { server.connections.count } == GraphServer.maxViewers - 1 })
+        let again = try TestViewer(path: server.path)
+        #expect(again.readHeaderAndSnapshot() != nil)
+    }
+
+    // MARK: A viewer that does not keep up
+
+    @Test func stalledViewerIsResyncedAndTheProgramNeverWaits() throws {
+        let tmp = SocketDir()
+        defer { tmp.cleanup() }
+        let g = Graph()
+        let a = Reporter(name: "busy", graph: g)
+        defer { a.task.cancel() }
+        let server = try g.serve(at: tmp.path + "/s.sock")
+        defer { server.stop() }
+        let viewer = try TestViewer(path: server.path)
+        var rcvbuf: Int32 = 4096
+        setsockopt(viewer.fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, socklen_t(MemoryLayout<Int32>.size))
+        #expect(viewer.readHeaderAndSnapshot() != nil)
+        // ~40 MB of events while the viewer does not read: far over the 8 MiB buffer.
+        let info = String(repeating: "i", count: 4000)
+        let start = Date()
+        for k in 0..<10_000 {
+            a.progress(TaskProgress(Double(k) / 10_000, info: info))
+        }
+        #expect(Date().timeIntervalSince(start) < 30)   // never blocked on the socket
+        let buffered = server.lock.withLock { server.connections.map { $0.pending.count + $0.inFlightEventBytes } }
+        #expect(buffered.allSatisfy { $0 <= GraphServer.bufferBytes })
+        a.progress(TaskProgress(0.99, info: "last"))
+
+        // Reading again: the lines handed out before, then resync and a fresh snapshot.
+        var lastSeq = 1
+        var gapless = true
+        var resync: [String: Any]?
+        while let o = viewer.object() {
+            if let s = o["seq"] as? Int {
+                if s != lastSeq + 1 { gapless = false }
+                lastSeq = s
+            }
+            if o["ev"] as? String == "resync" { resync = o; break }
+        }
+        let skipped = try #require(resync?["skipped"] as? Int)
+        #expect(skipped > 0)
+        let snapshot = try #require(viewer.object())
+        #expect(snapshot["ev"] as? String == "snapshot")
+        #expect(snapshot["seq"] as? Int == lastSeq + 1)
+        let node = (snapshot["nodes"] as? [[String: Any]])?.first
+        #expect(node?["info"] as? String == "last")
+        #expect(gapless)
+        // Live again afterwards.
+        a.progress(TaskProgress(1, info: "after"))
+        #expect(viewer.object { $0["ev"] as? String == "progress" }?["info"] as? String == "after")
+    }
+}
