@@ -23,6 +23,9 @@ let package = Package(
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]
         ),
+        // What Graph.serve costs the program (attach.md targets).
+        .executableTarget(name: "attach-bench",
+                          dependencies: [.product(name: "TaskGraph", package: "taskgraph")]),
     ],
     swiftLanguageModes: [.v6]
 )

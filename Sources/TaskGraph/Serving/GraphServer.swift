@@ -33,6 +33,8 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
     public static let bufferBytes = 8 << 20
     /// Longest line a viewer may send; a longer one closes its connection.
     public static let maxCommandBytes = 64 << 10
+    /// How long the server thread lets events gather after being woken (latency to viewers).
+    static let batchMicroseconds: UInt32 = 2000
     /// How long `stop()` lets viewers take the final snapshot and `end` (seconds).
     static let finalFlushSeconds = 1.0
 
@@ -66,7 +68,8 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
     @exclusivity(unchecked) var lastRootSettle: Double?
     /// One event encoded once with seq 0, then copied to each connection with its own seq.
     @exclusivity(unchecked) var scratch = LogBuffer(capacity: 1 << 14)
-    /// The server thread waits in poll and must be woken for new lines.
+    /// The server thread waits in poll and must be woken for new lines (set only when some
+    /// connection could take them at once).
     @exclusivity(unchecked) var sleeping = false
     @exclusivity(unchecked) var stopping = false
 
@@ -161,18 +164,23 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
         if g == generation && !stopping {
             let t = max(event.time - startTime, lastT)
             lastT = t
-            scratch.removeAll()
-            scratch.event(event.change, seq: 0, t: t)
             if case let .stateChanged(id, state, _, _) = event.change, state.isSettled,
                let n = model[id.rawValue], n.parent < 0 {
                 lastRootSettle = t
             }
             model.apply(event.change)
-            // `{"seq":0` is 8 bytes; each connection writes its own seq before the rest.
-            let tail = scratch.count - 8
-            scratch.withBytes { bytes in
-                let rest = UnsafeRawBufferPointer(rebasing: bytes[8...])
-                for c in connections { append(rest, size: tail, to: c) }
+            if connections.allSatisfy(\.overflowed) {
+                // Nobody can take it (stalled viewers): count it, skip the encoding.
+                for c in connections { c.skipped += 1 }
+            } else {
+                scratch.removeAll()
+                scratch.event(event.change, seq: 0, t: t)
+                // `{"seq":0` is 8 bytes; each connection writes its own seq before the rest.
+                let tail = scratch.count - 8
+                scratch.withBytes { bytes in
+                    let rest = UnsafeRawBufferPointer(rebasing: bytes[8...])
+                    for c in connections { append(rest, size: tail, to: c) }
+                }
             }
             if sleeping {
                 sleeping = false

@@ -67,15 +67,23 @@ extension GraphServer {
                 if c.hasUnsent { events |= Int16(POLLOUT) }
                 fds.append(pollfd(fd: c.fd, events: events, revents: 0))
             }
-            let idle = lock.withLock { () -> Bool in
-                sleeping = !active.contains { !$0.hasUnsent && (!$0.pending.isEmpty || $0.overflowed) }
-                return sleeping
+            // New events need a wake only for a connection that is not already waiting for
+            // its socket (a stalled viewer's events wait for POLLOUT anyway).
+            let ready = lock.withLock { () -> Bool in
+                let ready = active.contains { !$0.hasUnsent && (!$0.pending.isEmpty || $0.overflowed) }
+                sleeping = !ready && active.contains { !$0.hasUnsent }
+                return ready
             }
-            let timeout: Int32 = stopping ? 20 : (idle ? -1 : 0)
+            let timeout: Int32 = stopping ? 20 : (ready ? 0 : -1)
             let n = poll(&fds, nfds_t(fds.count), timeout)
             lock.withLock { sleeping = false }
             guard n >= 0 else { continue }   // EINTR
-            if fds[0].revents != 0 { drainWakePipe() }
+            if fds[0].revents != 0 {
+                drainWakePipe()
+                // Woken by the first event after a quiet spell: let a batch gather, so a
+                // busy program wakes this thread a few hundred times a second, not per event.
+                if !stopping { usleep(GraphServer.batchMicroseconds) }
+            }
             if fds[1].revents != 0 { acceptViewers(&active) }
             var closing: [ViewerConnection] = []
             for (k, c) in active.enumerated() where k + 2 < fds.count {

@@ -1,0 +1,174 @@
+// attach-bench: what `Graph.serve` costs the program (attach.md targets).
+//
+//     swift run -c release --package-path Benchmarks attach-bench [--quick]
+//
+// 1. W1 (create + execute + complete + 1 handler, per task) on a plain graph, on a served
+//    graph with no viewer, with one viewer reading everything, and with the replay recorder.
+// 2. 1,000,000 progress events with no viewer and with a viewer that never reads (as one
+//    stopped with SIGSTOP): throughput and the resident memory the server adds.
+import Foundation
+import TaskGraph
+
+let quick = CommandLine.arguments.contains("--quick")
+let rounds = quick ? 3 : 7
+let tasksPerRound = quick ? 50_000 : 200_000
+let events = quick ? 200_000 : 1_000_000
+let socketDir = NSTemporaryDirectory() + "attach-bench-\(getpid())"
+mkdir(socketDir, 0o700)
+defer { rmdir(socketDir) }
+
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
+
+/// Resident set size in bytes (Linux /proc).
+func rss() -> Int {
+    guard let s = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+          let pages = s.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return 0 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+/// A viewer in a thread of its own: connects, then reads (and discards) until the end, or
+/// never reads at all.
+final class Viewer: @unchecked Sendable {   // fd set once in init
+    let fd: Int32
+    let finished = DispatchSemaphore(value: 0)
+
+    init(path: String, reading: Bool) {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            let b = Array(path.utf8)
+            raw.copyBytes(from: b)
+            raw[b.count] = 0
+        }
+        let r = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        precondition(r == 0, "connect failed")
+        // The first byte comes after the server attached its observer: wait for it.
+        var first: UInt8 = 0
+        precondition(recv(fd, &first, 1, Int32(MSG_PEEK)) == 1, "no header")
+        guard reading else { return }
+        Thread.detachNewThread { [self] in
+            var buf = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n <= 0 { break }   // the bytes are discarded
+            }
+            finished.signal()
+        }
+    }
+
+}
+
+/// W1 on `graph`: seconds per task.
+func w1(_ graph: Graph, _ n: Int) -> Double {
+    final class Sum: @unchecked Sendable { var total = 0 }
+    let sum = Sum()
+    let t0 = now()
+    for i in 0..<n {
+        GraphTask<Int, Never>(graph: graph) { succeed, _ in succeed(i) }
+            .success { sum.total &+= $0 }
+            .execute()
+    }
+    let t = now() - t0
+    precondition(sum.total == n * (n - 1) / 2)
+    return t / Double(n)
+}
+
+enum Mode: String, CaseIterable { case plain = "plain graph", served = "served, no viewer",
+                                       viewer = "served, 1 viewer reading", recorded = "recorded to a file" }
+
+var w1Times: [Mode: [Double]] = [:]
+for round in 0..<rounds {
+    for mode in Mode.allCases {
+        let graph = Graph()
+        var server: GraphServer?
+        var viewer: Viewer?
+        var recording: (any GraphObservation)?
+        let log = socketDir + "/w1-\(round).jsonl"
+        switch mode {
+        case .plain: break
+        case .served: server = try graph.serve(at: socketDir + "/w1.sock")
+        case .viewer:
+            server = try graph.serve(at: socketDir + "/w1.sock")
+            viewer = Viewer(path: server!.path, reading: true)
+        case .recorded: recording = try graph.record(to: log, producer: "attach-bench")
+        }
+        w1Times[mode, default: []].append(w1(graph, tasksPerRound))
+        server?.stop()
+        viewer?.finished.wait()
+        recording?.cancel()
+        unlink(log)
+    }
+}
+
+print("## attach-bench\(quick ? " --quick" : "")")
+print("")
+print("W1 (create + execute + complete + 1 handler), \(tasksPerRound) tasks, median of \(rounds) rounds:")
+print("")
+print("| graph | per task | ÷ plain |")
+print("|---|---:|---:|")
+let plain = median(w1Times[.plain]!)
+for mode in Mode.allCases {
+    let m = median(w1Times[mode]!)
+    print("| \(mode.rawValue) | \(String(format: "%.3f", m * 1e6)) µs | \(String(format: "%.3f", m / plain))× |")
+}
+
+/// `count` progress reports on one task: seconds.
+func progressEvents(_ graph: Graph, _ count: Int) -> Double {
+    final class Box: @unchecked Sendable { var report: (@Sendable (TaskProgress) -> Void)? }
+    let box = Box()
+    let task = GraphTask<Int, Never>(graph: graph) { _, _, progress in box.report = progress }.execute()
+    let report = box.report!
+    let t0 = now()
+    for k in 0..<count { report(TaskProgress(Double(k) / Double(count), info: "step \(k)")) }
+    let t = now() - t0
+    task.cancel()
+    return t
+}
+
+var stalled: [String: [Double]] = [:]
+var rssGrowth: [Int] = []
+for _ in 0..<rounds {
+    let plainGraph = Graph()
+    let idle = try plainGraph.serve(at: socketDir + "/p.sock")
+    stalled["no viewer", default: []].append(progressEvents(plainGraph, events))
+    idle.stop()
+    let graph = Graph()
+    let server = try graph.serve(at: socketDir + "/s.sock")
+    let viewer = Viewer(path: server.path, reading: false)
+    let before = rss()
+    stalled["viewer that never reads", default: []].append(progressEvents(graph, events))
+    rssGrowth.append(rss() - before)
+    server.stop()
+    close(viewer.fd)
+    let recordedGraph = Graph()
+    let log = socketDir + "/events.jsonl"
+    let recording = try recordedGraph.record(to: log, producer: "attach-bench")
+    stalled["recorded to a file (for comparison)", default: []].append(progressEvents(recordedGraph, events))
+    recording.cancel()
+    unlink(log)
+}
+
+print("")
+print("\(events) progress events on one task, median of \(rounds) rounds:")
+print("")
+print("| viewer | time | events/s | ÷ no viewer |")
+print("|---|---:|---:|---:|")
+let base = median(stalled["no viewer"]!)
+for key in ["no viewer", "viewer that never reads", "recorded to a file (for comparison)"] {
+    let m = median(stalled[key]!)
+    print("| \(key) | \(String(format: "%.3f", m)) s | \(String(format: "%.2f", Double(events) / m / 1e6)) M | \(String(format: "%.2f", m / base))× |")
+}
+print("")
+print("Resident memory added while the stalled viewer's buffer filled: max \(rssGrowth.max()! >> 20) MiB "
+      + "(buffer: \(GraphServer.bufferBytes >> 20) MiB of events per connection).")
