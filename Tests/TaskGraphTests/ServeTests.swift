@@ -338,6 +338,39 @@ import Testing
         #expect(again.readHeaderAndSnapshot() != nil)
     }
 
+    @Test func viewerThatClosedItsInputStillGetsEvents() throws {
+        let tmp = SocketDir()
+        defer { tmp.cleanup() }
+        let g = Graph()
+        let r = Reporter(name: "a", graph: g)
+        defer { r.task.cancel() }
+        let server = try g.serve(at: tmp.path + "/s.sock")
+        defer { server.stop() }
+        let viewer = try TestViewer(path: server.path)
+        #expect(viewer.readHeaderAndSnapshot() != nil)
+        shutdown(viewer.fd, Int32(SHUT_WR))   // as `nc -U PATH < /dev/null` does
+        usleep(50_000)
+        r.progress(TaskProgress(0.25, info: "still watching"))
+        #expect(viewer.object { $0["ev"] as? String == "progress" }?["info"] as? String == "still watching")
+    }
+
+    @Test func stopFromACancelHandlerOnTheServerThreadDoesNotHang() throws {
+        let tmp = SocketDir()
+        defer { tmp.cleanup() }
+        let g = Graph()
+        let box = Locked<GraphServer?>(nil)
+        let a = forever(name: "a", graph: g).onCancel { box.withLock { $0 }?.stop() }.execute()
+        let server = try g.serve(at: tmp.path + "/s.sock")
+        box.withLock { $0 = server }
+        let viewer = try TestViewer(path: server.path)
+        #expect(viewer.readHeaderAndSnapshot() != nil)
+        viewer.send("{\"cmd\":\"cancel\",\"id\":\(a.id.rawValue)}\n")
+        #expect(viewer.object { $0["ev"] as? String == "end" } != nil)
+        #expect(viewer.waitClosed())
+        #expect(eventually { fileMode(server.path) == nil })
+        #expect(a.state == .cancelled)
+    }
+
     // MARK: A viewer that does not keep up
 
     @Test func stalledViewerIsResyncedAndTheProgramNeverWaits() throws {

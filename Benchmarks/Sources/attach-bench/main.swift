@@ -2,6 +2,7 @@
 //
 //     swift run -c release --package-path Benchmarks attach-bench [--quick]
 //
+// Measured first, in a fresh heap: the stalled viewer (memory growth is then the server's).
 // 1. W1 (create + execute + complete + 1 handler, per task) on a plain graph, on a served
 //    graph with no viewer, with one viewer reading everything, and with the replay recorder.
 // 2. 1,000,000 progress events with no viewer and with a viewer that never reads (as one
@@ -87,42 +88,6 @@ func w1(_ graph: Graph, _ n: Int) -> Double {
 enum Mode: String, CaseIterable { case plain = "plain graph", served = "served, no viewer",
                                        viewer = "served, 1 viewer reading", recorded = "recorded to a file" }
 
-var w1Times: [Mode: [Double]] = [:]
-for round in 0..<rounds {
-    for mode in Mode.allCases {
-        let graph = Graph()
-        var server: GraphServer?
-        var viewer: Viewer?
-        var recording: (any GraphObservation)?
-        let log = socketDir + "/w1-\(round).jsonl"
-        switch mode {
-        case .plain: break
-        case .served: server = try graph.serve(at: socketDir + "/w1.sock")
-        case .viewer:
-            server = try graph.serve(at: socketDir + "/w1.sock")
-            viewer = Viewer(path: server!.path, reading: true)
-        case .recorded: recording = try graph.record(to: log, producer: "attach-bench")
-        }
-        w1Times[mode, default: []].append(w1(graph, tasksPerRound))
-        server?.stop()
-        viewer?.finished.wait()
-        recording?.cancel()
-        unlink(log)
-    }
-}
-
-print("## attach-bench\(quick ? " --quick" : "")")
-print("")
-print("W1 (create + execute + complete + 1 handler), \(tasksPerRound) tasks, median of \(rounds) rounds:")
-print("")
-print("| graph | per task | ÷ plain |")
-print("|---|---:|---:|")
-let plain = median(w1Times[.plain]!)
-for mode in Mode.allCases {
-    let m = median(w1Times[mode]!)
-    print("| \(mode.rawValue) | \(String(format: "%.3f", m * 1e6)) µs | \(String(format: "%.3f", m / plain))× |")
-}
-
 /// `count` progress reports on one task: seconds.
 func progressEvents(_ graph: Graph, _ count: Int) -> Double {
     final class Box: @unchecked Sendable { var report: (@Sendable (TaskProgress) -> Void)? }
@@ -157,6 +122,42 @@ for _ in 0..<rounds {
     stalled["recorded to a file (for comparison)", default: []].append(progressEvents(recordedGraph, events))
     recording.cancel()
     unlink(log)
+}
+
+var w1Times: [Mode: [Double]] = [:]
+for round in 0..<rounds {
+    for mode in Mode.allCases {
+        let graph = Graph()
+        var server: GraphServer?
+        var viewer: Viewer?
+        var recording: (any GraphObservation)?
+        let log = socketDir + "/w1-\(round).jsonl"
+        switch mode {
+        case .plain: break
+        case .served: server = try graph.serve(at: socketDir + "/w1.sock")
+        case .viewer:
+            server = try graph.serve(at: socketDir + "/w1.sock")
+            viewer = Viewer(path: server!.path, reading: true)
+        case .recorded: recording = try graph.record(to: log, producer: "attach-bench")
+        }
+        w1Times[mode, default: []].append(w1(graph, tasksPerRound))
+        server?.stop()
+        viewer?.finished.wait()
+        recording?.cancel()
+        unlink(log)
+    }
+}
+
+print("## attach-bench\(quick ? " --quick" : "")")
+print("")
+print("W1 (create + execute + complete + 1 handler), \(tasksPerRound) tasks, median of \(rounds) rounds:")
+print("")
+print("| graph | per task | ÷ plain |")
+print("|---|---:|---:|")
+let plain = median(w1Times[.plain]!)
+for mode in Mode.allCases {
+    let m = median(w1Times[mode]!)
+    print("| \(mode.rawValue) | \(String(format: "%.3f", m * 1e6)) µs | \(String(format: "%.3f", m / plain))× |")
 }
 
 print("")

@@ -72,6 +72,9 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
     /// connection could take them at once).
     @exclusivity(unchecked) var sleeping = false
     @exclusivity(unchecked) var stopping = false
+    /// The server thread (set when it starts), so `stop()` from a cancel handler that runs
+    /// on it (a viewer's cancel) does not wait for itself.
+    @exclusivity(unchecked) var serverThread: pthread_t?
 
     init(graph: Graph, path: String?, name: String?, allowCancel: Bool) throws {
         self.graph = graph
@@ -140,8 +143,11 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
         }
         observation?.cancel()
         poke()
-        finished.wait()
-        finished.signal()
+        let onServerThread = lock.withLock { serverThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        if !onServerThread {
+            finished.wait()
+            finished.signal()
+        }
         ServerRegistry.shared.remove(self)
     }
 

@@ -38,6 +38,7 @@ extension GraphServer {
     /// lines and writability. Ends after `stop()` once every viewer has its `end` (or after
     /// `finalFlushSeconds`).
     func run() {
+        lock.withLock { serverThread = pthread_self() }
         var active: [ViewerConnection] = []
         var fds: [pollfd] = []
         var stopDeadline: Double?
@@ -63,7 +64,7 @@ extension GraphServer {
             fds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
             fds.append(pollfd(fd: stopping ? -1 : listenFD, events: Int16(POLLIN), revents: 0))
             for c in active {
-                var events: Int16 = stopping ? 0 : Int16(POLLIN)
+                var events: Int16 = stopping || c.readClosed ? 0 : Int16(POLLIN)
                 if c.hasUnsent { events |= Int16(POLLOUT) }
                 fds.append(pollfd(fd: c.fd, events: events, revents: 0))
             }
@@ -88,8 +89,10 @@ extension GraphServer {
             var closing: [ViewerConnection] = []
             for (k, c) in active.enumerated() where k + 2 < fds.count {
                 let rev = fds[k + 2].revents
-                if rev & Int16(POLLIN) != 0 || rev & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
+                if rev & Int16(POLLIN) != 0 && !c.readClosed {
                     if !readLines(c, buffer: &chunk) { closing.append(c) }
+                } else if rev & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
+                    closing.append(c)   // the viewer is gone
                 }
             }
             for c in closing { remove(c, from: &active) }
@@ -217,7 +220,12 @@ extension GraphServer {
         guard !c.closeAfterSending else { return true }
         for _ in 0..<16 {   // bounded, so one chatty viewer cannot starve the others
             let n = buffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
-            if n == 0 { return false }
+            if n == 0 {
+                // The viewer will send nothing more (it may still read, as `nc -U` with its
+                // input closed does); it is closed when it hangs up or a write fails.
+                c.readClosed = true
+                return c.input.isEmpty || handleFinalLine(c)
+            }
             if n < 0 {
                 if errno == EINTR { continue }
                 return errno == EAGAIN || errno == EWOULDBLOCK
@@ -226,6 +234,12 @@ extension GraphServer {
             guard handleLines(c) else { return false }
         }
         return true
+    }
+
+    /// A last line without its newline, at the viewer's end of input.
+    private func handleFinalLine(_ c: ViewerConnection) -> Bool {
+        c.input.append(10)
+        return handleLines(c)
     }
 
     private func handleLines(_ c: ViewerConnection) -> Bool {

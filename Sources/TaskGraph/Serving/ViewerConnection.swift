@@ -26,6 +26,8 @@ final class ViewerConnection: @unchecked Sendable {   // see field comments
     var sent = 0
     /// Bytes read and not yet a complete line (server thread).
     var input: [UInt8] = []
+    /// The viewer shut down its sending side: no more reads (server thread).
+    var readClosed = false
     /// Set when the connection must be closed once `sending` is out (server thread).
     var closeAfterSending = false
 
