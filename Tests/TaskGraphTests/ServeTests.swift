@@ -391,7 +391,7 @@ import Testing
         for k in 0..<10_000 {
             a.progress(TaskProgress(Double(k) / 10_000, info: info))
         }
-        #expect(Date().timeIntervalSince(start) < 30)   // never blocked on the socket
+        #expect(Date().timeIntervalSince(start) < 120)   // never blocked on the socket (a block would hang)
         let buffered = server.lock.withLock { server.connections.map { $0.pending.count + $0.inFlightEventBytes } }
         #expect(buffered.allSatisfy { $0 <= GraphServer.bufferBytes })
         a.progress(TaskProgress(0.99, info: "last"))

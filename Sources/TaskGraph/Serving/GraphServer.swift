@@ -175,7 +175,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
                 lastRootSettle = t
             }
             model.apply(event.change)
-            if connections.allSatisfy(\.overflowed) {
+            if !connections.contains(where: { !$0.overflowed }) {
                 // Nobody can take it (stalled viewers): count it, skip the encoding.
                 for c in connections { c.skipped += 1 }
             } else {
