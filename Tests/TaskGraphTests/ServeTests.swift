@@ -371,6 +371,50 @@ import Testing
         #expect(a.state == .cancelled)
     }
 
+    // MARK: Other users (need root to play another user; skipped otherwise)
+
+    @Test(.enabled(if: geteuid() == 0)) func refusesADirectoryOwnedBySomeoneElse() throws {
+        let tmp = SocketDir()
+        defer { tmp.cleanup() }
+        let dir = tmp.path + "/theirs"
+        mkdir(dir, 0o700)
+        chown(dir, 65534, 65534)
+        setenv("TASKGRAPH_SOCKET_DIR", dir, 1)
+        defer { unsetenv("TASKGRAPH_SOCKET_DIR") }
+        let error = #expect(throws: ServeError.self) { try Graph().serve() }
+        #expect(error?.description.contains(dir) == true)
+        #expect(error?.description.contains("owned by uid 65534") == true)
+    }
+
+    @Test(.enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    func closesAConnectionFromAnotherUserAtOnce() throws {
+        let tmp = SocketDir()
+        defer { tmp.cleanup() }
+        let server = try Graph().serve(at: tmp.path + "/s.sock")
+        defer { server.stop() }
+        // Open the file system's doors, so only the peer-uid check stands in the way.
+        chmod(tmp.path, 0o777)
+        chmod(server.path, 0o777)
+        let script = """
+            import os, socket
+            os.setgid(65534); os.setuid(65534)
+            s = socket.socket(socket.AF_UNIX); s.settimeout(20); s.connect(\"\(server.path)\")
+            print("got %d bytes" % len(s.recv(4096)))
+            """
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = ["-c", script]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(text == "got 0 bytes\n")
+        // The same user is still served.
+        let viewer = try TestViewer(path: server.path)
+        #expect(viewer.readHeaderAndSnapshot() != nil)
+    }
+
     // MARK: A viewer that does not keep up
 
     @Test func stalledViewerIsResyncedAndTheProgramNeverWaits() throws {
