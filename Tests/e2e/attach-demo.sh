@@ -12,6 +12,10 @@ if [ -z "${ATTACH_DEMO_BIN:-}" ]; then
     ATTACH_DEMO_BIN=$(swift build --package-path "$ROOT/Examples/attach-demo" --show-bin-path)/attach-demo
 fi
 [ -x "$ATTACH_DEMO_BIN" ] || { echo "e2e-attach-demo: no attach-demo binary"; exit 2; }
+if ! command -v python3 >/dev/null 2>&1; then   # the client; Debian images usually have it
+    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3 >/dev/null
+fi
 DIR=$(mktemp -d)
 chmod 700 "$DIR"
 pass=0; fail=0
