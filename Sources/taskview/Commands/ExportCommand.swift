@@ -1,8 +1,5 @@
 import ArgumentParser
 import TaskViewCore
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `taskview export LOG --format chrome-trace [-o FILE]`.
 struct ExportCommand: ParsableCommand {
@@ -17,10 +14,10 @@ struct ExportCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The replay log (.jsonl).", valueName: "LOG"))
     var log: String
 
-    @Option(name: .long, help: "Output format (chrome-trace).")
-    var format: Format
+    @Option(name: .long, help: "Output format: chrome-trace (default).")
+    var format: Format = .chromeTrace
 
-    @Option(name: [.customShort("o"), .long], help: ArgumentHelp("Write to FILE instead of stdout.", valueName: "FILE"))
+    @Option(name: [.customShort("o"), .long], help: ArgumentHelp("Write to FILE instead of stdout (- is stdout). A device or FIFO is written in place, a symlink followed, a regular file replaced whole.", valueName: "FILE"))
     var output: String?
 
     @Flag(name: .long, help: "Read past corrupt lines, counting them.")
@@ -29,31 +26,16 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         let replay = try loadLogForCommand(log, skipBadLines: skipBadLines)
         let bytes = ChromeTrace.export(replay)
-        if let output {
-            // Written whole to a temporary file, then renamed: never half a trace.
-            let tmp = output + ".tmp-\(getpid())"
-            guard let f = fopen(tmp, "wb") else {
-                Main.writeStderr("taskview: cannot write \(Sanitizer.clean(output)): \(String(cString: strerror(errno)))\n")
-                throw ExitCode(2)
-            }
-            let n = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
-            let closed = fclose(f)
-            guard n == bytes.count, closed == 0, rename(tmp, output) == 0 else {
-                unlink(tmp)
-                Main.writeStderr("taskview: cannot write \(Sanitizer.clean(output))\n")
-                throw ExitCode(2)
-            }
-            Main.writeStderr("Trace written to \(Sanitizer.clean(output))\n")
-        } else {
-            Main.fflushStdout()
-            bytes.withUnsafeBytes { buf in
-                var off = 0
-                while off < buf.count {
-                    let n = write(1, buf.baseAddress! + off, buf.count - off)
-                    if n < 0 { if errno == EINTR { continue }; break }
-                    off += n
-                }
-            }
+        // `-o -` and no `-o` are stdout; a device or FIFO is written in place, a symlink
+        // followed, a regular file replaced whole (OutputFile).
+        let path = output ?? "-"
+        if path == "-" { Main.fflushStdout() }
+        do {
+            try OutputFile.write(bytes, to: path)
+        } catch {
+            Main.writeStderr("taskview: \(Sanitizer.clean(error.description))\n")
+            throw ExitCode(2)
         }
+        if path != "-" { Main.writeStderr("Trace written to \(Sanitizer.clean(path))\n") }
     }
 }
