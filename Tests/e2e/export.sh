@@ -57,5 +57,18 @@ check "--skip-bad-lines exports past the bad line" grep -q '"traceEvents"' "$D/s
 check "an unwritable path exits 2" test $? -eq 2
 check "the error names the path" grep -q 'taskview: cannot write .*no-such-dir' "$D/err"
 
+# OTLP/JSON: same rules, same bad-input behaviour, deterministic bytes.
+"$BIN" export "$D/ok.jsonl" --format otlp-json -o "$D/otlp1.json" 2>/dev/null
+"$BIN" export "$D/ok.jsonl" --format otlp-json >"$D/otlp2.json" 2>/dev/null
+check "otlp-json: an ExportTraceServiceRequest" grep -q '^{"resourceSpans":\[' "$D/otlp1.json"
+check "otlp-json: the same log exports the same bytes" cmp -s "$D/otlp1.json" "$D/otlp2.json"
+"$BIN" export "$D/ok.jsonl" --format otlp-json -o /dev/null 2>/dev/null
+check "otlp-json: /dev/null is still a character device" test -c /dev/null
+"$BIN" export "$D/corrupt.jsonl" --format otlp-json -o "$D/otlp-bad.json" 2>"$D/err"
+check "otlp-json: a corrupt log exits 2 naming the line" grep -q 'corrupt.jsonl: line 20' "$D/err"
+check "otlp-json: no output file for a corrupt log" test ! -e "$D/otlp-bad.json"
+"$BIN" export "$D/corrupt.jsonl" --format otlp-json --skip-bad-lines -o "$D/otlp-skip.json" 2>/dev/null
+check "otlp-json: --skip-bad-lines exports" grep -q '"resourceSpans"' "$D/otlp-skip.json"
+
 echo "export: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
