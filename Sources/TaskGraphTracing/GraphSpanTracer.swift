@@ -11,11 +11,12 @@ enum GraphSpanTracer {
     private static func open<T: Tracer>(graph: Graph, tracer: T) -> any GraphObservation {
         let spans = NodeSpans(tracer: tracer, graph: graph)
         // Atomically with registration, the snapshot tells the names, kinds and parents of the
-        // nodes that exist already (they may execute later).
-        let (snapshot, observation) = graph.snapshotAndObserve { [spans] event in
-            spans.handle(event)
+        // nodes that exist already (they may execute later). `spans` stays locked until it is
+        // seeded, so an event on another thread waits for it (lock order: ours, then the
+        // graph's, only here, before any event can reach us).
+        let observation = spans.seeded {
+            graph.snapshotAndObserve { [spans] event in spans.handle(event) }
         }
-        spans.seed(snapshot)
         let handle = TraceObservation(spans: spans, observation: observation)
         TracingRegistry.shared.add(spans, for: graph)
         return handle
@@ -70,17 +71,19 @@ final class NodeSpans<T: Tracer>: ContextSource, @unchecked Sendable {   // stat
 
     /// Nodes that existed before tracing began: remembered so they get spans if they execute.
     /// Nodes already executing get none (their children's spans attach above them).
-    func seed(_ snapshot: GraphSnapshot) {
-        lock.withLock {
-            for (id, n) in snapshot.nodes where n.state == .notExecuted && nodes[id.rawValue] == nil {
-                nodes[id.rawValue] = Node(name: n.name, kind: n.kind, weight: n.weight,
-                                          parent: n.parent?.rawValue ?? -1, span: nil)
-            }
-            for (id, n) in snapshot.nodes where n.state == .executing {
-                // Kept without a span so descendants can find their way up to a root.
-                nodes[id.rawValue] = Node(name: n.name, kind: n.kind, weight: n.weight,
-                                          parent: n.parent?.rawValue ?? -1, span: nil, events: -1)
-            }
+    func seeded(_ register: () -> (snapshot: GraphSnapshot, observation: any GraphObservation)) -> any GraphObservation {
+        lock.lock()
+        defer { lock.unlock() }
+        let (snapshot, observation) = register()
+        seedLocked(snapshot)
+        return observation
+    }
+
+    private func seedLocked(_ snapshot: GraphSnapshot) {
+        // Executing nodes are kept too (without a span), so descendants find their way up.
+        for (id, n) in snapshot.nodes where !n.state.isSettled {
+            nodes[id.rawValue] = Node(name: n.name, kind: n.kind, weight: n.weight,
+                                      parent: n.parent?.rawValue ?? -1, span: nil)
         }
     }
 
@@ -124,7 +127,7 @@ final class NodeSpans<T: Tracer>: ContextSource, @unchecked Sendable {   // stat
     private func stateChanged(_ id: Int, _ state: TaskState, _ failed: Bool, _ message: String?, at time: Double) {
         guard let i = nodes.index(forKey: id) else { return }
         if state == .executing {
-            guard nodes.values[i].span == nil, nodes.values[i].events >= 0 else { return }
+            guard nodes.values[i].span == nil else { return }
             let n = nodes.values[i]
             let parent = parentContext(of: n.parent)
             let span = tracer.startSpan(n.name, context: parent, ofKind: .internal, at: instant(time),
