@@ -128,6 +128,9 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // state behind `l
             let parent = parentContext(of: nodes.values[i].parent)
             let span = tracer.startSpan(nodes.values[i].name, context: parent, ofKind: .internal, at: instant(time),
                                         function: "execute", file: "TaskGraph", line: 0)
+            nodes.values[i].span = span
+            // A span the tracer does not record (sampled out, a no-op tracer) gets nothing more.
+            guard span.isRecording else { return }
             // Built at its final size from a literal (growing an empty one, or reserving
             // through the unspecialized generic, was a fifth of the cost).
             var attributes = SpanAttributes([
@@ -138,7 +141,6 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // state behind `l
             let existing = span.attributes
             if !existing.isEmpty { attributes.merge(existing) }
             span.attributes = attributes
-            nodes.values[i].span = span
         } else if state.isSettled {
             if let span = nodes.values[i].span {
                 if state == .cancelled, let source = nodes.values[i].cancelSource {
