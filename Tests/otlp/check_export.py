@@ -53,12 +53,12 @@ def read_log(path):
             elif ev == "snapshot":
                 for n in e["nodes"]:
                     nodes.setdefault(n["id"], {"name": n["name"], "executed": False, "failed": False})
-                    if n.get("state") != "notExecuted":
+                    if n.get("state") in ("executing", "completed"):
                         nodes[n["id"]]["executed"] = True
                     if n.get("failed"):
                         nodes[n["id"]]["failed"] = True
             elif ev == "state" and e["id"] in nodes:
-                if e["state"] == "executing" or (e["state"] == "completed"):
+                if e["state"] == "executing":
                     nodes[e["id"]]["executed"] = True
                 if e.get("failed"):
                     nodes[e["id"]]["failed"] = True

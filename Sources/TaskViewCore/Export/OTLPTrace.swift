@@ -45,8 +45,9 @@ public enum OTLPTrace {
         if let first = log.checkpoint(atOrBefore: 0) {
             for n in first.model.liveNodesByID() {
                 var s = Span(name: n.name, kind: n.kind, weight: n.weight, parent: Int(n.parent))
-                if n.state != .notExecuted { s.start = 0 }
-                if n.state.isSettled { s.end = 0 }
+                // Executing or completed: it ran. Cancelled: whether it ran is unknown, no span.
+                if n.state == .executing || n.state == .completed { s.start = 0 }
+                if n.state == .completed { s.end = 0 }
                 s.failed = n.failed
                 s.message = n.message
                 s.cancelled = n.state == .cancelled
