@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TaskGraph
 @testable import TaskViewCore
@@ -49,6 +50,7 @@ import Glibc
 
     @Test func aFIFOIsWrittenInPlaceToItsReader() throws {
         let dir = makeDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let fifo = dir + "/pipe"
         #expect(mkfifo(fifo, 0o600) == 0)
         // The reader opens and drains on another thread (the writer's open waits for it).
@@ -85,6 +87,7 @@ import Glibc
 
     @Test func aSymlinkStaysALinkToTheUpdatedFile() throws {
         let dir = makeDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         try OutputFile.write(Array("old".utf8), to: dir + "/real.json")
         #expect(symlink("real.json", dir + "/link.json") == 0)
         try OutputFile.write(Array("new".utf8), to: dir + "/link.json")
@@ -95,6 +98,7 @@ import Glibc
 
     @Test func aDanglingSymlinkCreatesItsTarget() throws {
         let dir = makeDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         #expect(symlink(dir + "/target.json", dir + "/link.json") == 0)
         try OutputFile.write(Array("made".utf8), to: dir + "/link.json")
         #expect(fileType(dir + "/link.json") == S_IFLNK)
@@ -103,6 +107,7 @@ import Glibc
 
     @Test func aSymlinkToDevNullWritesInPlace() throws {
         let dir = makeDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         #expect(symlink("/dev/null", dir + "/null") == 0)
         try OutputFile.write(Array("x".utf8), to: dir + "/null")
         #expect(fileType(dir + "/null") == S_IFLNK)
@@ -111,6 +116,7 @@ import Glibc
 
     @Test func aRegularFileIsReplacedWholeKeepingItsMode() throws {
         let dir = makeDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/out.json"
         try OutputFile.write(Array("first version, long".utf8), to: path)
         #expect(chmod(path, 0o640) == 0)
@@ -127,6 +133,7 @@ import Glibc
 
     @Test func aFailureMidWriteLeavesTheOldFileAndNoTempFile() throws {
         let dir = makeDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/out.json"
         try OutputFile.write(Array("old content".utf8), to: path)
         var calls = 0
@@ -161,6 +168,7 @@ import Glibc
 
     @Test func aSymlinkLoopIsAnError() {
         let dir = makeDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         symlink(dir + "/a", dir + "/b")
         symlink(dir + "/b", dir + "/a")
         #expect(throws: OutputFile.WriteError.self) { try OutputFile.write(Array("x".utf8), to: dir + "/a") }
@@ -175,6 +183,7 @@ import Glibc
         r1.finish()
         #expect(fileType("/dev/null") == S_IFCHR)
         let dir = makeDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         #expect(symlink("log.jsonl", dir + "/link.jsonl") == 0)
         let r2 = try GraphRecorder(graph: graph, path: dir + "/link.jsonl")
         r2.finish()
