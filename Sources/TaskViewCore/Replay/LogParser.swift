@@ -137,7 +137,8 @@ struct LogParser {
         guard let version, version.isFinite, version >= 1 else {
             throw LineError("the header has no valid \"version\"")
         }
-        guard Int(version) == LogReader.version else {
+        // Compared as a Double: converting a huge version (1e300) to Int would trap.
+        guard version == Double(LogReader.version) else {
             let shown = version == version.rounded() && version < 1e9 ? String(Int(version)) : String(version)
             throw LineError("unsupported log version \(shown) (this taskview reads version \(LogReader.version))")
         }
