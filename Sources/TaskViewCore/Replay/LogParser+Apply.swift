@@ -55,6 +55,9 @@ extension LogParser {
         case .end:
             log.end = f.summary ?? ReplaySummary()
             return
+        case .resync:
+            resyncSkipped = f.skipped ?? 0
+            return
         case .unknown, .missing:
             return   // a later version's event kind: ignored
         }
