@@ -144,3 +144,30 @@ import TaskGraph
         return line
     }
 }
+
+/// Sparse ids: memory and time follow the nodes present, not the largest id.
+@Suite struct SparseIDTests {
+    @Test func aLogWhoseOneNodeHasTheLargestIdLoadsSmall() throws {
+        let text = HostileLogTests.goodHeader + "\n"
+            + #"{"seq":1,"t":0,"ev":"add","id":16777215,"kind":"task","name":"x","weight":1}"# + "\n"
+            + #"{"seq":2,"t":0,"ev":"snapshot","part":1,"parts":1,"nodes":[{"id":3,"kind":"task","name":"a","weight":1},{"id":16777214,"kind":"task","parent":3,"index":0,"name":"b","weight":1},{"id":16777215,"kind":"task","name":"x","weight":1}]}"# + "\n"
+        let log = try LogReader.parse(Array(text.utf8), name: "sparse")
+        #expect(log.finalModel.liveCount == 3)
+        #expect(log.finalModel.rootIDs == [3, 16_777_215])
+        #expect(log.finalModel.nodes.count == 3)   // one slot per node, whatever the ids
+        #expect(log.finalModel[16_777_214]?.parent == 3)
+    }
+
+    @Test func denseAndSparseIdsMix() {
+        var m = LogModel()
+        for id in [5, 16_000_000, 0, 1, 2, 9_000] {
+            m.add(LogModel.Node(id: Int32(id), kind: "task", name: "n\(id)", weight: 1))
+        }
+        #expect(m.liveNodesByID().map(\.id) == [0, 1, 2, 5, 9_000, 16_000_000])
+        #expect(m.contains(16_000_000) && m.contains(9_000) && !m.contains(3))
+        // Filling the gap moves sparse ids into the flat table without losing them.
+        for id in 10..<9_000 { m.add(LogModel.Node(id: Int32(id), kind: "task", name: "", weight: 1)) }
+        #expect(m.contains(9_000) && m[9_000]?.name == "n9000")
+        #expect(m.liveCount == 6 + 8_990)
+    }
+}
