@@ -37,9 +37,10 @@ struct LogStream {
     private var sawHeader = false
     private var ended = false
 
-    init(name: String) {
+    /// `live`: an attach stream, whose `seq` may jump where the server resynced.
+    init(name: String, live: Bool = true) {
         parser = LogParser(name: name, skipBadLines: false)
-        parser.allowSeqGaps = true
+        parser.allowSeqGaps = live
     }
 
     /// Whether the `end` line was read.

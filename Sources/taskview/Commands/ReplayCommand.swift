@@ -34,11 +34,20 @@ struct ReplayCommand: ParsableCommand {
     @Flag(name: .long, help: "Quit by itself at the end of the log.")
     var exitWhenDone = false
 
+    @Flag(name: .long, help: "Follow a log that is still being written (like tail -f), until its end line.")
+    var follow = false
+
     func validate() throws {
         guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a number greater than 0") }
+        if follow && skipBadLines { throw ValidationError("--follow and --skip-bad-lines cannot be used together") }
     }
 
     func run() throws {
+        if follow {
+            let status = try FollowRun.run(log, headless: headless, ascii: ascii, exitWhenDone: exitWhenDone)
+            if status != 0 { throw ExitCode(status) }
+            return
+        }
         let replay = try loadLogForCommand(log, skipBadLines: skipBadLines)
         if headless || isatty(1) == 0 {
             for line in ReplaySource.headlessLines(replay) { print(line) }
