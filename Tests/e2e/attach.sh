@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# End-to-end tests of `taskview attach` (the viewer) against a program that serves its graph.
+# End-to-end tests of `taskview attach` (the viewer, against a program that serves its graph)
+# and of `taskview replay --follow`.
 # Usage: bash Tests/e2e/attach.sh TASKVIEW_BIN [PROGRAM_BIN]
 #   PROGRAM_BIN: a program that serves Graph.shared at the default path and prints
 #   "serving at PATH" (e.g. Examples/attach-demo); default: Tests/attach/fake_server.py,
@@ -196,6 +197,45 @@ test_sighup_viewer() {
     kill "$PROG_PID"
 }
 
+# replay --follow: a log written line by line with pauses is shown as it grows, until `end`.
+write_slowly() {
+    local log=$1
+    printf '%s\n' '{"format":"taskgraph-log","version":1,"created":"2026-11-23T00:00:00Z","producer":"e2e"}' > "$log"
+    sleep 0.5
+    printf '%s\n' '{"seq":1,"t":0,"ev":"add","id":0,"kind":"sequential","name":"slow root","weight":1}' \
+        '{"seq":2,"t":0.5,"ev":"state","id":0,"state":"executing"}' >> "$log"
+    sleep 1.5
+    printf '%s' '{"seq":3,"t":1,"ev":"state","id":0,' >> "$log"   # half a line: not read yet
+    sleep 0.5
+    printf '%s\n' '"state":"completed"}' '{"seq":4,"t":1,"ev":"end","summary":{"succeeded":1}}' >> "$log"
+}
+
+test_replay_follow_headless() {
+    local log="$WORK/follow.jsonl"
+    write_slowly "$log" &
+    sleep 0.2
+    timeout 30 "$BIN" replay --follow --headless "$log" > "$WORK/follow.out" 2>&1
+    local status=$?
+    wait
+    [ $status -eq 0 ] || { echo "  exit $status"; cat "$WORK/follow.out"; return 1; }
+    grep -qx '\[0.500\] #0 slow root: executing' "$WORK/follow.out" || { echo "  no executing line"; return 1; }
+    grep -qx '\[1.000\] #0 slow root: succeeded' "$WORK/follow.out" || { echo "  no succeeded line"; return 1; }
+}
+
+test_replay_follow_dashboard() {
+    local s=replay_follow_dashboard log="$WORK/follow2.jsonl"
+    write_slowly "$log" &
+    sleep 0.2
+    t new-session -d -s $s -x 100 -y 20 "env TERM=tmux-256color '$BIN' replay --follow '$log'; sleep 10"
+    wait_for $s 'FOLLOW' 20 || return 1
+    wait_for $s '● slow root' 20 || return 1
+    wait_for $s '✓ slow root' 20 || return 1
+    wait
+    t send-keys -t $s q
+}
+
+run_test replay_follow_headless test_replay_follow_headless
+run_test replay_follow_dashboard test_replay_follow_dashboard
 run_test none_found test_none_found
 run_test usage_errors test_usage_errors
 run_test list test_list
