@@ -171,3 +171,32 @@ import TaskGraph
         #expect(m.liveCount == 6 + 8_990)
     }
 }
+
+@Suite struct SparseTreeTests {
+    @Test func theDashboardTreeHoldsOnlyTheNodesPresent() throws {
+        var tree = TreeModel()
+        let ids = [16_777_215, 3, 9_000_000, 16_777_214, 0]
+        for (k, id) in ids.enumerated() {
+            tree.absorb(GraphEvent(sequence: UInt64(k + 1), time: 0, change: .added(
+                id: NodeID(id), kind: NodeKind.concurrent, name: "n\(id)", weight: 1,
+                parent: k == 3 ? NodeID(16_777_215) : nil, index: k == 3 ? 0 : nil)))
+        }
+        tree.absorb(GraphEvent(sequence: 9, time: 1, change: .stateChanged(
+            id: NodeID(16_777_214), state: .executing, failed: false, message: nil)))
+        #expect(tree.nodes.storedCount < 5_000)
+        #expect(tree.liveCount == 5)
+        #expect(tree.roots == [16_777_215, 3, 9_000_000, 0])
+        #expect(tree[16_777_215].children == [16_777_214])
+        #expect(tree[16_777_214].display == .executing)
+        tree.absorb(GraphEvent(sequence: 10, time: 2, change: .dropped(ids: [NodeID(16_777_214)])))
+        #expect(!tree.contains(16_777_214) && tree[16_777_215].children.isEmpty)
+    }
+
+    @Test func aReplayOfTheLargestIdIsSmall() throws {
+        let text = HostileLogTests.goodHeader + "\n"
+            + #"{"seq":1,"t":0,"ev":"add","id":16777215,"kind":"task","name":"x","weight":1}"# + "\n"
+        let log = try LogReader.parse(Array(text.utf8), name: "big")
+        let lines = ReplaySource.headlessLines(log)
+        #expect(lines.last == "#16777215 x: not executed")
+    }
+}
