@@ -22,6 +22,7 @@ p.add_argument("--drop-after", type=float)
 p.add_argument("--resync-after", type=float)
 p.add_argument("--id-base", type=int, default=0)
 p.add_argument("--duration", type=float, default=60)
+p.add_argument("--bulk", type=int, default=0, help="that many more leaves under a group 'bulk'")
 args = p.parse_args()
 
 B = args.id_base
@@ -42,6 +43,7 @@ def add(i, kind, name, parent=None, state="executing"):
     if parent is None:
         roots.append(i)
     else:
+        n["index"] = len(nodes[parent]["children"])
         nodes[parent]["children"].append(i)
     return n
 
@@ -52,6 +54,10 @@ add(B + 2, "task", "job 2", B + 0)
 add(B + 3, "concurrent", "downloads", B + 0)
 add(B + 4, "task", "download a", B + 3)
 add(B + 5, "task", "download b", B + 3)
+if args.bulk:
+    add(B + 100, "concurrent", "bulk", B + 0)
+    for k in range(args.bulk):
+        add(B + 101 + k, "task", f"leaf {k}", B + 100, state="notExecuted")
 
 
 class Viewer:
@@ -77,9 +83,15 @@ class Viewer:
                      fraction=n["fraction"])
             if n["parent"] is not None:
                 d["parent"] = n["parent"]
-                d["index"] = nodes[n["parent"]]["children"].index(i)
+                d["index"] = n["index"]
             out.append(d)
-        self.send({"ev": "snapshot", "part": 1, "parts": 1, "nodes": out})
+        parts = [out[k:k + 5000] for k in range(0, len(out), 5000)] or [[]]
+        t = now()
+        for k, chunk in enumerate(parts):   # no line over 1 MiB
+            self.seq += 1
+            self.conn.sendall((json.dumps({"seq": self.seq, "t": t, "ev": "snapshot", "part": k + 1,
+                                           "parts": len(parts), "nodes": chunk},
+                                          separators=(",", ":")) + "\n").encode())
 
 
 def broadcast(obj):

@@ -57,7 +57,7 @@ public enum AttachDiscovery {
     /// Connects, reads the header and the first snapshot (at most `timeout` seconds), and
     /// hangs up. nil for a stale socket (connect refused) or a stream that says nothing
     /// readable in time.
-    public static func probe(_ path: String, timeout: Double = 2) -> ProgramInfo? {
+    public static func probe(_ path: String, timeout: Double = 5) -> ProgramInfo? {
         guard case .success(let fd) = UnixSocket.connect(path: path) else { return nil }
         defer { close(fd) }
         var stream = LogStream(name: path)

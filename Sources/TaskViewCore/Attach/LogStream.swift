@@ -109,8 +109,8 @@ struct LogStream {
             }
             if parser.log.checkpoints.count > snapshots, let cp = parser.log.checkpoints.last {
                 flush(&out)
-                let model = cp.model
-                out.append(.snapshot(nodes: model.liveNodesByID(), roots: model.rootIDs, time: cp.time))
+                // The parser has just built its model from this snapshot.
+                out.append(.snapshot(nodes: parser.model.liveNodesByID(), roots: parser.model.rootIDs, time: cp.time))
                 parser.log.checkpoints.removeAll()
             }
             if parser.log.end != nil && !ended {
