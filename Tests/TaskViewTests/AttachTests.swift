@@ -37,6 +37,17 @@ import TaskGraph
         }
     }
 
+    @Test func seqMayStartOverAfterAResync() throws {
+        var s = LogStream(name: "x")
+        let text = AttachLines.header() + AttachLines.snapshot(seq: 1)
+            + #"{"seq":2,"t":1,"ev":"progress","id":1,"fraction":0.75}"# + "\n"
+            + #"{"seq":9,"t":2,"ev":"resync","skipped":6}"# + "\n"
+            + AttachLines.snapshot(seq: 1, t: 2)
+            + #"{"seq":2,"t":2,"ev":"progress","id":1,"fraction":0.8}"# + "\n"
+        let items = try s.feed(Array(text.utf8))
+        #expect(items.count == 6)
+    }
+
     @Test func aBadLineNamesItsLine() {
         var s = LogStream(name: "x")
         let text = AttachLines.header() + AttachLines.snapshot(seq: 1) + #"{"seq":2,"t":1,"ev":"state","id":99,"state":"executing"}"# + "\n"

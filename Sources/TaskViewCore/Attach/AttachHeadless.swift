@@ -1,4 +1,7 @@
 import TaskGraph
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Headless `taskview attach`: one state line per node already executing when a program's
 /// first snapshot arrives, then the lines `run --headless` prints as things change (the
@@ -25,10 +28,10 @@ public final class AttachHeadless {
 
     /// Runs until every program has ended (returns 0) or `interrupted()` (returns 130).
     public func run(interrupted: () -> Bool) -> Int32 {
-        var t0 = AttachDiscovery.monotonic()
-        t0 -= 0
+        let t0 = AttachDiscovery.monotonic()
         while true {
             _ = session.pump(tree: &tree, now: AttachDiscovery.monotonic() - t0)
+            fflush(nil)   // lines go out as they happen, also into a pipe
             if interrupted() {
                 finish()
                 return 130

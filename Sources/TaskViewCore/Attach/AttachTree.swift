@@ -52,8 +52,14 @@ struct AttachTree {
     }
 
     private(set) var programs: [Program] = []
-    /// Local id -> (program index, remote id); program rows are not in it.
-    private var owner: [Int: (program: Int, remote: Int)] = [:]
+    /// Indexed by local id (dense): the program index and remote id (program -1: none,
+    /// e.g. a program row or a dropped node).
+    private var owner: [Owner] = []
+
+    private struct Owner: Sendable {
+        var program: Int32 = -1
+        var remote = 0
+    }
     private var nextLocal = 0
     private var sequence: UInt64 = 0
 
@@ -77,7 +83,9 @@ struct AttachTree {
 
     /// The program and remote id behind a local id; a program row gives its index and nil.
     func target(of local: Int) -> (program: Int, remote: Int?)? {
-        if let o = owner[local] { return (o.program, o.remote) }
+        if local >= 0, local < owner.count, owner[local].program >= 0 {
+            return (Int(owner[local].program), owner[local].remote)
+        }
         if let p = programs.firstIndex(where: { $0.row == local }) { return (p, nil) }
         return nil
     }
@@ -88,8 +96,8 @@ struct AttachTree {
         guard tree.contains(row) else { return [] }
         return tree[row].children.compactMap { c in
             let l = Int(c)
-            guard tree.contains(l), !tree[l].state.isSettled, let o = owner[l] else { return nil }
-            return o.remote
+            guard tree.contains(l), !tree[l].state.isSettled, l < owner.count, owner[l].program >= 0 else { return nil }
+            return owner[l].remote
         }
     }
 
@@ -133,6 +141,7 @@ struct AttachTree {
     // MARK: - translation
 
     private mutating func allocate() -> Int {
+        owner.append(Owner())
         defer { nextLocal += 1 }
         return nextLocal
     }
@@ -141,7 +150,7 @@ struct AttachTree {
         if let l = programs[p].localOf[remote] { return l }
         let l = allocate()
         programs[p].localOf[remote] = l
-        owner[l] = (p, remote)
+        owner[l] = Owner(program: Int32(p), remote: remote)
         return l
     }
 
@@ -186,7 +195,7 @@ struct AttachTree {
             var locals: [NodeID] = []
             for id in ids {
                 guard let l = programs[p].localOf.removeValue(forKey: id.rawValue) else { continue }
-                owner[l] = nil
+                owner[l] = Owner()
                 locals.append(NodeID(l))
             }
             if !locals.isEmpty { emit(.dropped(ids: locals), at: t, into: &tree) }
@@ -209,45 +218,57 @@ struct AttachTree {
             stack.append(contentsOf: tree[ci].children)
         }
         if !old.isEmpty { emit(.dropped(ids: old), at: t, into: &tree) }
-        var byID: [Int: Int] = [:]
-        byID.reserveCapacity(nodes.count)
-        for (k, n) in nodes.enumerated() { byID[Int(n.id)] = k }
+        // `nodes` ascend by id: positions by binary search, no table.
+        func position(_ id: Int) -> Int? {
+            var lo = 0, hi = nodes.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if Int(nodes[mid].id) < id { lo = mid + 1 } else { hi = mid }
+            }
+            return lo < nodes.count && Int(nodes[lo].id) == id ? lo : nil
+        }
+        // Local id of each snapshot node, by position.
+        let previous = programs[p].localOf
+        var localAt: [Int] = []
+        localAt.reserveCapacity(nodes.count)
         var keep: [Int: Int] = [:]
         keep.reserveCapacity(nodes.count)
         for n in nodes {
             let r = Int(n.id)
-            keep[r] = programs[p].localOf[r] ?? allocate()
+            let l = previous.isEmpty ? allocate() : previous[r] ?? allocate()
+            localAt.append(l)
+            keep[r] = l
+            owner[l] = Owner(program: Int32(p), remote: r)
         }
-        for (r, l) in programs[p].localOf where keep[r] == nil { owner[l] = nil }
-        for (r, l) in keep { owner[l] = (p, r) }
+        for (r, l) in previous where keep[r] == nil { owner[l] = Owner() }
         programs[p].localOf = keep
         var order: [Int] = []   // indices into nodes, parents before children
         order.reserveCapacity(nodes.count)
-        for r in roots { if let k = byID[r] { order.append(k) } }
+        for r in roots { if let k = position(r) { order.append(k) } }
         var head = 0
         while head < order.count {
-            for c in nodes[order[head]].children { if let k = byID[Int(c)] { order.append(k) } }
+            for c in nodes[order[head]].children { if let k = position(Int(c)) { order.append(k) } }
             head += 1
         }
         for k in order {
             let n = nodes[k]
-            let parent = n.parent >= 0 ? keep[Int(n.parent)] ?? row : row
-            emit(.added(id: NodeID(keep[Int(n.id)]!), kind: n.kind, name: n.name, weight: n.weight,
+            let parent = n.parent >= 0 ? position(Int(n.parent)).map { localAt[$0] } ?? row : row
+            emit(.added(id: NodeID(localAt[k]), kind: n.kind, name: n.name, weight: n.weight,
                         parent: NodeID(parent), index: nil), at: t, into: &tree)
         }
         for k in order where nodes[k].state == .executing || nodes[k].state == .completed {
-            emit(.stateChanged(id: NodeID(keep[Int(nodes[k].id)]!), state: .executing, failed: false, message: nil),
+            emit(.stateChanged(id: NodeID(localAt[k]), state: .executing, failed: false, message: nil),
                  at: t, into: &tree)
         }
         for k in order.reversed() where nodes[k].state.isSettled {
             let n = nodes[k]
-            emit(.stateChanged(id: NodeID(keep[Int(n.id)]!), state: n.state, failed: n.failed, message: n.message),
+            emit(.stateChanged(id: NodeID(localAt[k]), state: n.state, failed: n.failed, message: n.message),
                  at: t, into: &tree)
         }
         for k in order where nodes[k].fraction > 0 || nodes[k].info != nil {
             let n = nodes[k]
             if n.state == .completed && !n.failed && n.fraction == 1 && n.info == nil { continue }
-            emit(.progress(id: NodeID(keep[Int(n.id)]!), progress: TaskProgress(n.fraction, info: n.info)),
+            emit(.progress(id: NodeID(localAt[k]), progress: TaskProgress(n.fraction, info: n.info)),
                  at: t, into: &tree)
         }
     }

@@ -104,6 +104,7 @@ struct LogStream {
             if try !parser.fastEventLine(buf) { try parser.eventLine(buf) }
             if let skipped = parser.resyncSkipped {
                 parser.resyncSkipped = nil
+                parser.lastSeq = 0   // whether the server's seq goes on or starts over after it
                 flush(&out)
                 out.append(.resync(skipped: skipped))
             }
