@@ -9,6 +9,7 @@ import TaskGraph
         let text = AttachLines.header() + AttachLines.snapshot(seq: 1)
             + #"{"seq":2,"t":1.5,"ev":"progress","id":1,"fraction":0.75}"# + "\n"
             + #"{"ev":"error","message":"cancel is not allowed"}"# + "\n"
+            + #"{"seq":3,"t":1.5,"ev":"error","message":"with seq"}"# + "\n"
             + #"{"seq":5,"t":2,"ev":"resync","skipped":2}"# + "\n"
             + AttachLines.snapshot(seq: 6, t: 2)
             + #"{"seq":7,"t":2,"ev":"end","summary":{"succeeded":0}}"# + "\n"
@@ -32,7 +33,7 @@ import TaskGraph
                 at = end
             }
             #expect(kinds == ["header 4242 demo", "snapshot 3 [0]", "event", "error cancel is not allowed",
-                              "resync 2", "snapshot 3 [0]", "end"], "chunk \(chunk)")
+                              "error with seq", "resync 2", "snapshot 3 [0]", "end"], "chunk \(chunk)")
             #expect(s.sawEnd)
         }
     }

@@ -102,6 +102,11 @@ struct LogStream {
             }
             let snapshots = parser.log.checkpoints.count
             if try !parser.fastEventLine(buf) { try parser.eventLine(buf) }
+            if let message = parser.serverError {
+                parser.serverError = nil
+                flush(&out)
+                out.append(.error(message))
+            }
             if let skipped = parser.resyncSkipped {
                 parser.resyncSkipped = nil
                 parser.lastSeq = 0   // whether the server's seq goes on or starts over after it

@@ -58,6 +58,9 @@ extension LogParser {
         case .resync:
             resyncSkipped = f.skipped ?? 0
             return
+        case .error:
+            serverError = f.message ?? "error"
+            return
         case .unknown, .missing:
             return   // a later version's event kind: ignored
         }

@@ -6,7 +6,7 @@ import TaskGraph
 /// The line-by-line state of `LogReader`: validates each line against the model built so
 /// far and appends its event to the log.
 struct LogParser {
-    enum Kind { case add, parent, weight, state, progress, cancel, drop, key, snapshot, end, resync, unknown, missing }
+    enum Kind { case add, parent, weight, state, progress, cancel, drop, key, snapshot, end, resync, error, unknown, missing }
 
     /// The fields of one line; only those of its kind are used.
     struct Fields {
@@ -64,6 +64,8 @@ struct LogParser {
     var allowSeqGaps = false
     /// The `skipped` count of the last `resync` line (attach streams), nil once taken.
     var resyncSkipped: Int?
+    /// The message of the last server `error` line that carried a `seq` (attach), nil once taken.
+    var serverError: String?
 
     init(name: String, skipBadLines: Bool) {
         log = ReplayLog(name: name)
@@ -245,7 +247,7 @@ struct LogParser {
         switch v.count {
         case 3: return v.equals("add") ? .add : v.equals("key") ? .key : v.equals("end") ? .end : .unknown
         case 4: return v.equals("drop") ? .drop : .unknown
-        case 5: return v.equals("state") ? .state : .unknown
+        case 5: return v.equals("state") ? .state : v.equals("error") ? .error : .unknown
         case 6:
             return v.equals("parent") ? .parent : v.equals("weight") ? .weight : v.equals("cancel") ? .cancel
                 : v.equals("resync") ? .resync : .unknown
