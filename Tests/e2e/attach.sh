@@ -234,6 +234,28 @@ test_replay_follow_dashboard() {
     t send-keys -t $s q
 }
 
+test_pick_one() {
+    [ -z "$PROGRAM" ] || return 0   # needs two programs with names of our choosing
+    local s=pick_one
+    start_program first || return 1
+    local p1=$PROG_PID
+    start_program second || return 1
+    t new-session -d -s $s -x 120 -y 30 "env TERM=tmux-256color bash --norc --noprofile"
+    sleep 0.3
+    t send-keys -t $s "'$BIN' attach --no-record; echo EXIT=\$?" Enter
+    wait_for $s 'Attach to which\? \[1-2\]' 20 || return 1
+    screen $s | grep -qE '^[12]\) [0-9]+  first  ' || { echo "  first not listed"; return 1; }
+    local n
+    n=$(screen $s | sed -n 's/^\([12]\)) [0-9]*  second  .*/\1/p' | head -1)
+    t send-keys -t $s "$n" Enter
+    wait_for $s "second \(pid $PROG_PID\) .*connected" 20 || return 1
+    screen $s | grep -q "first (pid" && { echo "  attached to both"; return 1; }
+    t send-keys -t $s q
+    wait_for $s '^EXIT=0' 20 || return 1
+    kill "$p1" "$PROG_PID"
+}
+
+run_test pick_one test_pick_one
 run_test replay_follow_headless test_replay_follow_headless
 run_test replay_follow_dashboard test_replay_follow_dashboard
 run_test none_found test_none_found
