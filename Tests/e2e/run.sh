@@ -198,6 +198,8 @@ test_sighup() {
     tail -1 "$log" | grep -q '"ev":"end"' || { echo "  the log does not end with end: $(tail -c 200 "$log")"; return 1; }
     tail -3 "$log" | grep -q '"ev":"snapshot"' || { echo "  no final snapshot before end"; return 1; }
     grep -q '"source":"signal"' "$log" || { echo "  root not cancelled with source signal"; return 1; }
+    # The log path is named once (not both "Log: PATH" and "Log written to PATH").
+    [ "$(screen $s | grep -cE '^Log: |^Log written to .*sighup\.jsonl$')" = 1 ] || { echo "  the log path is not named exactly once"; screen $s | grep -E '^Log' | sed 's/^/  | /'; return 1; }
 }
 
 test_exit_when_done() {
