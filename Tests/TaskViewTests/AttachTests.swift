@@ -278,6 +278,48 @@ import TaskGraph
         session.stop()
     }
 
+    @Test func theDashboardSourceCancelsInTheProgramAndFinishesWhenItEnds() throws {
+        let server = FakeServer()
+        let session = AttachSession()
+        try session.attach(path: server.path)
+        server.accept()
+        server.send(AttachLines.header(pid: 9, name: "svc") + AttachLines.snapshot(seq: 1))
+        let source = AttachSource(session: session, title: "attach")
+        var model = DashboardModel(title: "")
+        source.start(model: &model)
+        let deadline = AttachLines.monotonic() + 10
+        while model.tree.liveCount < 4 && AttachLines.monotonic() < deadline {
+            session.wait(seconds: 0.05)
+            _ = source.tick(realElapsed: 1, model: &model)
+        }
+        #expect(model.title == "attach")
+        #expect(source.secondsUntilNextTick(realElapsed: 1, model: model) == 1.0 / 30)
+        let row = model.tree.roots[0]
+        let root = Int(model.tree[row].children[0])
+        // x then y on `root`: the reducer's effect goes to the program, named in the message.
+        model.view.selection = root
+        var effects = Reducer.reduce(&model, key: .char("x"), rows: 20)
+        #expect(effects.isEmpty)
+        effects = Reducer.reduce(&model, key: .char("y"), rows: 20)
+        #expect(effects == [.cancel(node: root, source: "keyboard")])
+        for e in effects { source.perform(e, key: .char("y"), model: &model) }
+        #expect(model.view.message == "Cancel of root sent to svc (pid 9)")
+        while server.received.isEmpty && AttachLines.monotonic() < deadline { session.wait(seconds: 0.02) }
+        #expect(server.received == [#"{"cmd":"cancel","id":0}"#])
+        // Nothing new: no redraw asked (the header clock shows the same tenth).
+        #expect(source.tick(realElapsed: 1.01, model: &model) == false)
+        #expect(model.outcome == nil)
+        server.send(#"{"seq":2,"t":2,"ev":"end","summary":{}}"# + "\n")
+        while model.outcome == nil && AttachLines.monotonic() < deadline {
+            session.wait(seconds: 0.05)
+            _ = source.tick(realElapsed: 1.02, model: &model)
+        }
+        #expect(model.outcome == .succeeded)   // every program has ended: --exit-when-done quits
+        #expect(source.secondsUntilNextTick(realElapsed: 2, model: model) == nil)
+        source.finish(source: "quit", model: &model)
+        #expect(!source.endedBySignal)
+    }
+
     @Test func headlessPrintsExecutingNodesThenStateLines() throws {
         let server = FakeServer()
         let session = AttachSession()
