@@ -190,8 +190,10 @@ import TaskGraph
         #expect(tree[rows[1]].info == "killed")
         #expect(tree[rows[1]].display == .failed)
         #expect(a.allOver)
-        // The subtrees stay on screen.
+        // The subtrees stay on screen; what was executing stops counting time.
         #expect(tree[rows[0]].children.count == 1 && tree[rows[1]].children.count == 1)
+        let job = Int(tree[Int(tree[rows[1]].children[0])].children[0])
+        #expect(tree[job].state == .executing && tree[job].endedAt == 1)
     }
 
     @Test func hugeRemoteIdsCostNothing() throws {

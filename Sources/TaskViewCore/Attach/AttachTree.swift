@@ -277,6 +277,7 @@ struct AttachTree {
         programs[p].status = status
         let row = programs[p].row
         guard tree.contains(row) else { return }
+        if status.isOver { stopClocks(under: row, tree: &tree, now: now) }
         switch status {
         case .exited:
             emit(.stateChanged(id: NodeID(row), state: .completed, failed: false, message: nil), at: now, into: &tree)
@@ -289,6 +290,19 @@ struct AttachTree {
             break
         }
         updateRowProgress(p, tree: &tree, now: now)
+    }
+
+    /// Nodes still executing when their program went away stop counting time: their rows
+    /// show how long they had run when last seen.
+    private func stopClocks(under row: Int, tree: inout TreeModel, now: Double) {
+        guard tree.contains(row) else { return }
+        var stack = tree[row].children
+        while let c = stack.popLast() {
+            let i = Int(c)
+            guard tree.contains(i) else { continue }
+            if tree[i].state == .executing && tree[i].endedAt.isNaN { tree.nodes[i].endedAt = now }
+            stack.append(contentsOf: tree[i].children)
+        }
     }
 
     /// The row's bar: the weighted mean of the program's roots; its info: the status.
