@@ -255,6 +255,33 @@ test_pick_one() {
     kill "$p1" "$PROG_PID"
 }
 
+test_headless_sigterm() {
+    start_program term || return 1
+    "$BIN" attach --headless --no-record "$PROG_SOCK" > "$WORK/term.out" 2>&1 &
+    local viewer=$!
+    wait_file "$WORK/term.out" 'batch: executing' 20 || return 1
+    kill -TERM "$viewer"
+    wait "$viewer"
+    local status=$?
+    [ $status -eq 130 ] || { echo "  exit $status, want 130"; return 1; }
+    kill -0 "$PROG_PID" 2>/dev/null || { echo "  the program died with the viewer"; return 1; }
+    kill "$PROG_PID"
+}
+
+# replay's own flags reach it (the root command's options used to take --headless, --speed).
+test_replay_flags_on_terminal() {
+    local s=replay_flags log="$WORK/flags.jsonl"
+    ( cd "$WORK" && "$BIN" demo pipeline --headless --record "$log" > /dev/null 2>&1 )
+    t new-session -d -s $s -x 120 -y 30 "env TERM=tmux-256color '$BIN' replay --headless '$log'; sleep 10"
+    wait_for $s '^Summary: ' 20 || return 1
+    t kill-session -t $s
+    t new-session -d -s $s -x 120 -y 30 "env TERM=tmux-256color '$BIN' replay --speed 4 '$log'; sleep 10"
+    wait_for $s ' x4 ' 20 || return 1
+    t send-keys -t $s q
+}
+
+run_test headless_sigterm test_headless_sigterm
+run_test replay_flags_on_terminal test_replay_flags_on_terminal
 run_test pick_one test_pick_one
 run_test replay_follow_headless test_replay_follow_headless
 run_test replay_follow_dashboard test_replay_follow_dashboard
