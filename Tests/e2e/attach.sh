@@ -280,6 +280,20 @@ test_replay_flags_on_terminal() {
     t send-keys -t $s q
 }
 
+test_all_includes_later_programs() {
+    [ -z "$PROGRAM" ] || return 0
+    local s=all_later
+    start_program early || return 1
+    local p1=$PROG_PID
+    t new-session -d -s $s -x 120 -y 40 "env TERM=tmux-256color '$BIN' attach --all --no-record; sleep 10"
+    wait_for $s 'early \(pid [0-9]+\) .*connected' 20 || return 1
+    start_program later || return 1
+    wait_for $s 'later \(pid [0-9]+\) .*connected' 20 || return 1
+    t send-keys -t $s q
+    kill "$p1" "$PROG_PID"
+}
+
+run_test all_includes_later_programs test_all_includes_later_programs
 run_test headless_sigterm test_headless_sigterm
 run_test replay_flags_on_terminal test_replay_flags_on_terminal
 run_test pick_one test_pick_one
