@@ -341,7 +341,7 @@ import TaskGraph
             "[2.000] #1 job a: failed: boom?[2J",
             "[2.250] #2 job b: cancelled (attach)",
             "svc (pid 77): exited",
-            "Summary: 1 succeeded, 1 failed, 1 cancelled, 0 skipped, 0 not executed, 1 executing",
+            "Summary: 0 succeeded, 1 failed, 1 cancelled, 0 skipped, 0 not executed, 1 executing",
         ])
     }
 

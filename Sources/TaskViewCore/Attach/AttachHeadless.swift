@@ -48,7 +48,12 @@ public final class AttachHeadless {
         session.stop()
         _ = session.pump(tree: &tree, now: 0)
         for line in session.statusLines { emit(line) }
-        emit(HeadlessSummary(tree: tree).countsLine)
+        // The program rows are not tasks: the counts are the programs' nodes only.
+        var counts = tree.counts
+        for program in session.programs.programs where tree.contains(program.row) {
+            counts[tree[program.row].display.rawValue] -= 1
+        }
+        emit(HeadlessSummary.countsLine(counts))
     }
 
     private func label(_ p: Int) -> String {
