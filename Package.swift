@@ -6,14 +6,21 @@ let package = Package(
     products: [
         .library(name: "TaskGraph", targets: ["TaskGraph"]),
         .library(name: "TaskViewCore", targets: ["TaskViewCore"]),   // for Benchmarks/
+        .library(name: "TaskGraphTracing", targets: ["TaskGraphTracing"]),
         .executable(name: "taskview", targets: ["taskview"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.0.0"),
     ],
     targets: [
         // The task library: no curses, no dependencies.
         .target(name: "TaskGraph"),
+        // Graphs as OpenTelemetry-style spans, on the vendor-neutral tracing API only.
+        .target(
+            name: "TaskGraphTracing",
+            dependencies: ["TaskGraph", .product(name: "Tracing", package: "swift-distributed-tracing")]
+        ),
         // ncursesw with a shim header for what Swift cannot import.
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
         // taskview's pure parts: model, reducer, renderer, scenarios, replay, headless output.
@@ -28,6 +35,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TaskGraphTests", dependencies: ["TaskGraph"]),
+        .testTarget(name: "TaskGraphTracingTests", dependencies: ["TaskGraphTracing", "TaskGraph"]),
         .testTarget(name: "TaskViewTests", dependencies: ["TaskViewCore", "TaskViewTerminal", "TaskGraph"]),
     ],
     swiftLanguageModes: [.v6]

@@ -20,6 +20,7 @@ let package = Package(
                 "CMallocStats",
                 .product(name: "TaskGraph", package: "taskgraph"),
                 .product(name: "TaskViewCore", package: "taskgraph"),
+                .product(name: "TaskGraphTracing", package: "taskgraph"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]
         ),

@@ -1,10 +1,11 @@
 import TaskViewCore
 
 /// The short summary printed to the normal screen after the dashboard closes: outcome,
-/// counts, duration, failed nodes, log path.
+/// counts, duration, failed nodes. The log path is named once, by the command's
+/// `Log written to PATH` notice on stderr right after these lines.
 public enum ExitSummary {
     /// At most ~one screen of lines.
-    public static func lines(model: DashboardModel, logPath: String?) -> [String] {
+    public static func lines(model: DashboardModel) -> [String] {
         let summary = HeadlessSummary(tree: model.tree)
         var out: [String] = []
         let outcome = model.outcome.map { "finished: " + $0.word } ?? "not finished"
@@ -21,7 +22,6 @@ public enum ExitSummary {
             for i in failed.prefix(10) { out.append("  " + summary.describe(i)) }
             if failed.count > 10 { out.append("  ...") }
         }
-        if let logPath { out.append("Log: " + Sanitizer.clean(logPath)) }
         return out
     }
 }

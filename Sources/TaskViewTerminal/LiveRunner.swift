@@ -15,18 +15,15 @@ public struct LiveOptions: Sendable {
     public var ascii = false
     /// Quit by itself when the root settled.
     public var exitWhenDone = false
-    /// The replay log being written, named in the exit summary.
-    public var logPath: String?
     /// Called for every key that cancelled something: the key's name and the node.
     public var onKey: (@Sendable (_ key: String, _ selection: NodeID?) -> Void)?
 
     public init(speed: Double = 1, headless: Bool = false, ascii: Bool = false, exitWhenDone: Bool = false,
-                logPath: String? = nil, onKey: (@Sendable (String, NodeID?) -> Void)? = nil) {
+                onKey: (@Sendable (String, NodeID?) -> Void)? = nil) {
         self.speed = speed
         self.headless = headless
         self.ascii = ascii
         self.exitWhenDone = exitWhenDone
-        self.logPath = logPath
         self.onKey = onKey
     }
 }
@@ -55,7 +52,7 @@ public enum LiveRunner {
             writeStderr("taskview: \(error); showing plain output instead\n")
             return runHeadless(graph: graph, clock: clock, root: root, start: start)
         }
-        for line in ExitSummary.lines(model: model, logPath: options.logPath) { print(line) }
+        for line in ExitSummary.lines(model: model) { print(line) }
         return (model.outcome ?? HeadlessRunner.outcome(model.tree, root)).exitStatus
     }
 

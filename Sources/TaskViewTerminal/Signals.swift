@@ -4,8 +4,9 @@ import Synchronization
 import Glibc
 #endif
 
-/// SIGINT/SIGTERM handling that lets the main loop restore the terminal: the handlers only
-/// record the signal; the loop polls `pending` between key waits.
+/// SIGINT/SIGTERM/SIGHUP handling that lets the main loop restore the terminal: the handlers
+/// only record the signal; the loop polls `pending` between key waits. SIGHUP (the terminal
+/// went away: window closed, ssh dropped) ends the session like SIGTERM (taskview.md "Exit").
 public enum Signals {
     static let received = Atomic<Int32>(0)
 
@@ -26,6 +27,7 @@ public enum Signals {
         action.sa_flags = 0
         sigaction(SIGINT, &action, nil)
         sigaction(SIGTERM, &action, nil)
+        sigaction(SIGHUP, &action, nil)
     }
 
     /// The signal received since the last `reset` (0: none).

@@ -63,8 +63,8 @@ struct CommonOptions: ParsableArguments {
     }
 
     /// The options of `LiveRunner.run`.
-    func liveOptions(logPath: String?, onKey: (@Sendable (String, NodeID?) -> Void)? = nil) -> LiveOptions {
+    func liveOptions(onKey: (@Sendable (String, NodeID?) -> Void)? = nil) -> LiveOptions {
         LiveOptions(speed: speed, headless: headless, ascii: ascii, exitWhenDone: exitWhenDone,
-                    logPath: logPath, onKey: onKey)
+                    onKey: onKey)
     }
 }

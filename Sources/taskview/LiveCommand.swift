@@ -3,7 +3,7 @@ import ArgumentParser
 /// The subcommands `taskview` knows (`Commands/*.swift`).
 extension TaskView {
     static var subcommandTypes: [any ParsableCommand.Type] {
-        [DemoCommand.self, RunCommand.self, ReplayCommand.self, ExportCommand.self]
+        [DemoCommand.self, RunCommand.self, ReplayCommand.self, AttachCommand.self, ExportCommand.self]
     }
 }
 

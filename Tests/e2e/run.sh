@@ -182,6 +182,26 @@ test_sigterm() {
     restored $s 130
 }
 
+# SIGHUP (terminal closed, ssh dropped) ends the session like SIGTERM: terminal restored,
+# exit 130, and the log gets its final snapshot and `end`.
+test_sighup() {
+    local s=sighup log="$WORK/sighup.jsonl"
+    t new-session -d -s "$s" -x 120 -y 30 "env TERM=tmux-256color bash --norc --noprofile"
+    wait_for "$s" '[#$] *$' 10 >/dev/null || true
+    t send-keys -t "$s" "cd '$WORK' && stty -g > '$WORK/$s.before' && '$BIN' --record '$log' ; echo EXIT=\$? ; stty -g > '$WORK/$s.after'" Enter
+    wait_for $s '● build' 30 || return 1
+    local pid
+    pid=$(taskview_pid $s)
+    [ -n "$pid" ] || { echo "  no taskview process found"; return 1; }
+    kill -HUP "$pid"
+    restored $s 130 || return 1
+    tail -1 "$log" | grep -q '"ev":"end"' || { echo "  the log does not end with end: $(tail -c 200 "$log")"; return 1; }
+    tail -3 "$log" | grep -q '"ev":"snapshot"' || { echo "  no final snapshot before end"; return 1; }
+    grep -q '"source":"signal"' "$log" || { echo "  root not cancelled with source signal"; return 1; }
+    # The log path is named once (not both "Log: PATH" and "Log written to PATH").
+    [ "$(screen $s | grep -cE '^Log: |^Log written to .*sighup\.jsonl$')" = 1 ] || { echo "  the log path is not named exactly once"; screen $s | grep -E '^Log' | sed 's/^/  | /'; return 1; }
+}
+
 test_exit_when_done() {
     local s=exit_when_done
     start $s --speed 50 --exit-when-done
@@ -232,6 +252,7 @@ run_test confirm_defaults_to_no test_confirm_defaults_to_no
 run_test help_and_resize test_help_and_resize
 run_test ctrl_c test_ctrl_c
 run_test sigterm test_sigterm
+run_test sighup test_sighup
 run_test exit_when_done test_exit_when_done
 run_test ascii_locale test_ascii_locale
 run_test no_color test_no_color

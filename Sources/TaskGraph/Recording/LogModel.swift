@@ -1,7 +1,9 @@
 /// A compact copy of a graph's nodes, folded from events: what the recorder needs for its
 /// periodic snapshots and summary, and what the replay reader rebuilds states with. Nodes
-/// live in a dense array; ids map to slots through a flat table, so sparse ids (a log that
-/// starts late) cost four bytes per id, and every update is an array access, not a hash.
+/// live in a dense array; ids map to slots through a flat table (every update an array
+/// access, not a hash) that only grows while ids stay dense; ids far beyond the nodes
+/// present (a hostile log's id 16777215) go to a dictionary, so memory and time follow the
+/// nodes, not the largest id.
 package struct LogModel: Sendable {
     package struct Node: Sendable, Equatable {
         package var id: Int32
@@ -30,6 +32,8 @@ package struct LogModel: Sendable {
 
     package private(set) var nodes: [Node] = []
     private var slotOf: [Int32] = []
+    /// Slots of ids beyond the flat table.
+    private var sparse: [Int: Int32] = [:]
     package private(set) var liveCount = 0
 
     package init() {}
@@ -37,8 +41,14 @@ package struct LogModel: Sendable {
     /// The slot of a live node, nil when unknown or dropped.
     @inline(__always)
     package func slot(_ id: Int) -> Int? {
-        guard id >= 0, id < slotOf.count else { return nil }
-        let s = Int(slotOf[id])
+        let s: Int
+        if id >= 0 && id < slotOf.count {
+            s = Int(slotOf[id])
+        } else if id >= 0, !sparse.isEmpty, let t = sparse[id] {
+            s = Int(t)
+        } else {
+            return nil
+        }
         return s >= 0 && nodes[s].live ? s : nil
     }
 
@@ -50,16 +60,19 @@ package struct LogModel: Sendable {
     @discardableResult
     package mutating func add(_ node: Node) -> Int {
         let id = Int(node.id)
-        if id >= slotOf.count {
+        if id >= slotOf.count && id < 2 * nodes.count + 4096 {
             slotOf.append(contentsOf: repeatElement(-1, count: id + 1 - slotOf.count))
+            if !sparse.isEmpty {
+                for (k, v) in sparse where k < slotOf.count { slotOf[k] = v; sparse[k] = nil }
+            }
         }
-        if slotOf[id] >= 0 {
-            let s = Int(slotOf[id])
-            if !nodes[s].live { liveCount += 1 }
-            nodes[s] = node
-            return s
+        let existing = id < slotOf.count ? Int(slotOf[id]) : Int(sparse[id] ?? -1)
+        if existing >= 0 {
+            if !nodes[existing].live { liveCount += 1 }
+            nodes[existing] = node
+            return existing
         }
-        slotOf[id] = Int32(nodes.count)
+        if id < slotOf.count { slotOf[id] = Int32(nodes.count) } else { sparse[id] = Int32(nodes.count) }
         nodes.append(node)
         liveCount += 1
         return nodes.count - 1
@@ -123,13 +136,23 @@ package struct LogModel: Sendable {
         }
     }
 
+    /// Calls `body(id, slot)` for every slot in ascending id order.
+    private func forEachSlotByID(_ body: (Int, Int) -> Void) {
+        for id in 0..<slotOf.count {
+            let s = Int(slotOf[id])
+            if s >= 0 { body(id, s) }
+        }
+        if !sparse.isEmpty {
+            for (id, s) in sparse.sorted(by: { $0.key < $1.key }) { body(id, Int(s)) }
+        }
+    }
+
     /// Live nodes in ascending id order.
     package func liveNodesByID() -> [Node] {
         var out: [Node] = []
         out.reserveCapacity(liveCount)
-        for id in 0..<slotOf.count {
-            let s = Int(slotOf[id])
-            if s >= 0, nodes[s].live { out.append(nodes[s]) }
+        forEachSlotByID { _, s in
+            if nodes[s].live { out.append(nodes[s]) }
         }
         return out
     }
@@ -137,9 +160,8 @@ package struct LogModel: Sendable {
     /// Live root ids (no parent) in ascending order.
     package var rootIDs: [Int] {
         var out: [Int] = []
-        for id in 0..<slotOf.count {
-            let s = Int(slotOf[id])
-            if s >= 0, nodes[s].live, nodes[s].parent < 0 { out.append(id) }
+        forEachSlotByID { id, s in
+            if nodes[s].live, nodes[s].parent < 0 { out.append(id) }
         }
         return out
     }
@@ -149,9 +171,8 @@ package struct LogModel: Sendable {
         var out: [NodeID: GraphNode] = [:]
         out.reserveCapacity(liveCount)
         var roots: [NodeID] = []
-        for id in 0..<slotOf.count {
-            let s = Int(slotOf[id])
-            guard s >= 0, nodes[s].live else { continue }
+        forEachSlotByID { id, s in
+            guard nodes[s].live else { return }
             let n = nodes[s]
             let nid = NodeID(id)
             out[nid] = GraphNode(
@@ -184,9 +205,8 @@ package struct LogModel: Sendable {
     package func summary(duration: Double) -> LogSummary {
         var s = LogSummary()
         s.duration = duration
-        for id in 0..<slotOf.count {
-            let slot = Int(slotOf[id])
-            guard slot >= 0, nodes[slot].live else { continue }
+        forEachSlotByID { _, slot in
+            guard nodes[slot].live else { return }
             let n = nodes[slot]
             switch n.state {
             case .completed: if n.failed { s.failed += 1 } else { s.succeeded += 1 }

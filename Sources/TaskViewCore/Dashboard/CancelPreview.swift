@@ -13,6 +13,8 @@ public struct CancelPreview: Sendable, Equatable {
     public let ancestors: [String]
     /// False when the node has settled: there is nothing to cancel.
     public let cancellable: Bool
+    /// The attached program the node runs in (`NAME (pid N)`), nil outside `attach`.
+    public let program: String?
 
     public init(tree: TreeModel, display: DisplayTree, node: Int) {
         self.node = node
@@ -29,19 +31,27 @@ public struct CancelPreview: Sendable, Equatable {
         runningSubtasks = running
         var names: [String] = []
         var p = Int(tree.nodes[node].parent)
+        var absorbed = false
+        var top = node
         while p >= 0 && tree.contains(p) {
             let n = tree.nodes[p]
-            if n.state.isSettled || n.kind == NodeKind.allSettled { break }
-            if !display.isFolded(p) { names.append(tree.nodes[display.content(p)].name) }
+            top = p
+            // A program row of `attach` is not a task: the upward rule stops below it.
+            if n.state.isSettled || n.kind == NodeKind.allSettled || n.kind == AttachTree.programKind {
+                absorbed = true
+            }
+            if !absorbed && !display.isFolded(p) { names.append(tree.nodes[display.content(p)].name) }
             p = Int(n.parent)
         }
         ancestors = cancellable ? names : []
+        program = top != node && tree.nodes[top].kind == AttachTree.programKind ? tree.nodes[top].name : nil
     }
 
     /// "Cancel NAME and its N running subtasks? [y/N]"
     public var prompt: String {
         let noun = runningSubtasks == 1 ? "subtask" : "subtasks"
-        return "Cancel \(name) and its \(runningSubtasks) running \(noun)? [y/N]"
+        let place = program.map { " in " + $0 } ?? ""
+        return "Cancel \(name)\(place) and its \(runningSubtasks) running \(noun)? [y/N]"
     }
 
     /// The line about the upward rule (nil when no ancestor goes with it).

@@ -1,8 +1,8 @@
 import TaskGraph
 
 /// The graph as the dashboard knows it, built from `GraphEvent`s alone (so a live run and a
-/// replay of its log look the same). Nodes live in one array indexed by
-/// `NodeID.rawValue`; counts per display state are kept up to date per event, so nothing
+/// replay of its log look the same). Nodes are found by `NodeID.rawValue` in a
+/// `NodeTable` (an array while ids are dense, memory following the nodes present); counts per display state are kept up to date per event, so nothing
 /// needs a pass over the whole tree per frame.
 public struct TreeModel: Sendable {
     /// One node's facts. `parent`/`children` use raw ids (-1: none).
@@ -40,7 +40,7 @@ public struct TreeModel: Sendable {
         }
     }
 
-    public internal(set) var nodes: [Node] = []
+    public internal(set) var nodes = NodeTable()
     /// Root ids in creation order; entries whose node is no longer a root are tombstones
     /// (skipped when walking), so adopting a root costs O(1).
     var rootSlots: [Int32] = []
@@ -154,8 +154,6 @@ public struct TreeModel: Sendable {
     }
 
     mutating func ensure(_ id: Int) {
-        // Plain appends: the array doubles its capacity by itself. (Reserving count * 2 on
-        // every new node reallocated and copied the whole array each time.)
-        while nodes.count <= id { nodes.append(Node()) }
+        nodes.ensure(id)
     }
 }

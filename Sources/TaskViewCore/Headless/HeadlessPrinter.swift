@@ -17,6 +17,11 @@ public struct HeadlessPrinter: Sendable {
     /// Absorbs an event; returns the line to print for a state change (nil otherwise).
     public mutating func absorb(_ event: GraphEvent) -> String? {
         tree.absorb(event)
+        return Self.line(for: event, in: tree)
+    }
+
+    /// The line for `event` once `tree` has absorbed it (nil: not a state change to print).
+    public static func line(for event: GraphEvent, in tree: TreeModel) -> String? {
         guard case let .stateChanged(id, state, failed, message) = event.change,
               tree.contains(id.rawValue) else { return nil }
         let head = "[" + Format.seconds3(event.time) + "] #\(id.rawValue) " + tree[id.rawValue].name + ": "

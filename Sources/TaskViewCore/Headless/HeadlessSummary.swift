@@ -22,8 +22,10 @@ public struct HeadlessSummary: Sendable {
     }
 
     /// `Summary: 3 succeeded, 1 failed, 0 cancelled, 2 skipped, 0 not executed, 0 executing`
-    public var countsLine: String {
-        let c = tree.counts
+    public var countsLine: String { Self.countsLine(tree.counts) }
+
+    /// The counts line for counts per `DisplayState.rawValue`.
+    public static func countsLine(_ c: [Int]) -> String {
         return "Summary: \(c[DisplayState.succeeded.rawValue]) succeeded, \(c[DisplayState.failed.rawValue]) failed, "
             + "\(c[DisplayState.cancelled.rawValue]) cancelled, \(c[DisplayState.skipped.rawValue]) skipped, "
             + "\(c[DisplayState.notExecuted.rawValue]) not executed, \(c[DisplayState.executing.rawValue]) executing"

@@ -55,6 +55,12 @@ extension LogParser {
         case .end:
             log.end = f.summary ?? ReplaySummary()
             return
+        case .resync:
+            resyncSkipped = f.skipped ?? 0
+            return
+        case .error:
+            serverError = f.message ?? "error"
+            return
         case .unknown, .missing:
             return   // a later version's event kind: ignored
         }
@@ -103,33 +109,37 @@ extension LogParser {
     static func buildModel(_ nodes: [SnapshotNode]) throws -> LogModel {
         var model = LogModel()
         var last = -1
+        // Per snapshot node, by its position (slot) in the model: memory follows the nodes
+        // present, not the largest id.
+        var slots: [Int] = []
+        slots.reserveCapacity(nodes.count)
         for k in nodes.indices {
             let id = Int(nodes[k].node.id)
             guard id > last else { throw LineError("snapshot node ids are not ascending at node \(id)") }
             last = id
-            model.add(nodes[k].node)
+            slots.append(model.add(nodes[k].node))
         }
         // Children in `index` order where the writer gave one; the writer's are in order
         // already, so sorting is only done for a parent whose children are not.
-        var indexOf = [Int](repeating: -1, count: last + 1)
-        var marked = [Bool](repeating: false, count: last + 1)
+        var indexOf = [Int](repeating: -1, count: nodes.count)
+        var marked = [Bool](repeating: false, count: nodes.count)
         var parents: [Int] = []
         for k in nodes.indices {
             guard let p = nodes[k].parent else { continue }
             let id = Int(nodes[k].node.id)
-            guard model.contains(p) else { throw LineError("snapshot node \(id): parent \(p) does not exist") }
+            guard let ps = model.slot(p) else { throw LineError("snapshot node \(id): parent \(p) does not exist") }
             guard p != id else { throw LineError("snapshot node \(p) is its own parent") }
             model.attach(id, to: p, at: Int.max)
             if let i = nodes[k].index {
-                indexOf[id] = i
-                if !marked[p] { marked[p] = true; parents.append(p) }
+                indexOf[slots[k]] = i
+                if !marked[ps] { marked[ps] = true; parents.append(p) }
             }
         }
         try checkAcyclic(model, nodes)
         for p in parents {
             let children = model[p]!.children
             func key(_ offset: Int) -> Int {
-                let i = indexOf[Int(children[offset])]
+                let i = model.slot(Int(children[offset])).map { indexOf[$0] } ?? -1
                 return i >= 0 ? i : offset
             }
             var ordered = true
@@ -143,21 +153,20 @@ extension LogParser {
 
     /// O(n) walk: every path upward must reach a root within `maxDepth` steps.
     static func checkAcyclic(_ model: LogModel, _ nodes: [SnapshotNode]) throws {
-        // By id (ids are at most LogModel.maxID): 1 on the current path, 2 known to reach a root.
-        var mark = [UInt8](repeating: 0, count: Int(nodes.last?.node.id ?? 0) + 1)
+        // By slot: 1 on the current path, 2 known to reach a root.
+        var mark = [UInt8](repeating: 0, count: model.nodes.count)
         var path: [Int] = []
         for k in nodes.indices {
             var id = Int(nodes[k].node.id)
             path.removeAll(keepingCapacity: true)
-            while id >= 0, id >= mark.count || mark[id] != 2 {
-                guard id < mark.count else { break }   // not a snapshot node: parentOf gives -1
-                if mark[id] == 1 { throw LineError("snapshot nodes form a cycle at node \(id)") }
-                mark[id] = 1
-                path.append(id)
+            while id >= 0, let s = model.slot(id), mark[s] != 2 {
+                if mark[s] == 1 { throw LineError("snapshot nodes form a cycle at node \(id)") }
+                mark[s] = 1
+                path.append(s)
                 if path.count > LogReader.maxDepth { throw LineError("nesting deeper than \(LogReader.maxDepth)") }
                 id = model.parentOf(id)
             }
-            for p in path { mark[p] = 2 }
+            for s in path { mark[s] = 2 }
         }
     }
 }

@@ -6,7 +6,7 @@ import TaskGraph
 /// The line-by-line state of `LogReader`: validates each line against the model built so
 /// far and appends its event to the log.
 struct LogParser {
-    enum Kind { case add, parent, weight, state, progress, cancel, drop, key, snapshot, end, unknown, missing }
+    enum Kind { case add, parent, weight, state, progress, cancel, drop, key, snapshot, end, resync, error, unknown, missing }
 
     /// The fields of one line; only those of its kind are used.
     struct Fields {
@@ -31,6 +31,7 @@ struct LogParser {
         var parts: Int?
         var nodes: [SnapshotNode]?
         var summary: ReplaySummary?
+        var skipped: Int?
     }
 
     struct SnapshotNode {
@@ -59,6 +60,12 @@ struct LogParser {
     var lastSeq = 0
     var lastT = 0.0
     var pending: PendingSnapshot?
+    /// Accept gaps in `seq` (a live stream: the server's `resync` counts what it skipped).
+    var allowSeqGaps = false
+    /// The `skipped` count of the last `resync` line (attach streams), nil once taken.
+    var resyncSkipped: Int?
+    /// The message of the last server `error` line that carried a `seq` (attach), nil once taken.
+    var serverError: String?
 
     init(name: String, skipBadLines: Bool) {
         log = ReplayLog(name: name)
@@ -122,6 +129,8 @@ struct LogParser {
                 else if key.equals("created") { h.created = try Self.text(&s) }
                 else if key.equals("producer") { h.producer = try Self.text(&s) }
                 else if key.equals("scenario") { h.scenario = try Self.text(&s) }
+                else if key.equals("pid") { h.pid = try s.int("pid", in: 0...Int(Int32.max)) }
+                else if key.equals("name") { h.name = try Self.text(&s) }
                 else if key.equals("seed") {
                     let v = try s.number()
                     h.seed = v >= 0 && v < 1.8e19 && v == v.rounded() ? UInt64(v) : nil
@@ -137,7 +146,8 @@ struct LogParser {
         guard let version, version.isFinite, version >= 1 else {
             throw LineError("the header has no valid \"version\"")
         }
-        guard Int(version) == LogReader.version else {
+        // Compared as a Double: converting a huge version (1e300) to Int would trap.
+        guard version == Double(LogReader.version) else {
             let shown = version == version.rounded() && version < 1e9 ? String(Int(version)) : String(version)
             throw LineError("unsupported log version \(shown) (this taskview reads version \(LogReader.version))")
         }
@@ -165,7 +175,7 @@ struct LogParser {
         if seq <= lastSeq {
             throw LineError("seq \(seq) does not follow \(lastSeq)")
         }
-        if seq != lastSeq + 1 && !skipBadLines && lastSeq > 0 {
+        if seq != lastSeq + 1 && !skipBadLines && !allowSeqGaps && lastSeq > 0 {
             throw LineError("seq \(seq) follows \(lastSeq): lines are missing")
         }
         guard t >= lastT else { throw LineError("time \(t) goes backwards (previous line: \(lastT))") }
@@ -224,6 +234,7 @@ struct LogParser {
         case 6 where key.equals("source"): f.source = try text(&s) ?? ""
         case 7 where key.equals("message"): f.message = try text(&s)
         case 7 where key.equals("summary"): f.summary = try summary(&s)
+        case 7 where key.equals("skipped"): f.skipped = try s.int("skipped", in: 0...maxSeq)
         case 8 where key.equals("fraction"):
             let v = try s.number()
             guard v >= 0, v <= 1 else { throw LineError("fraction \(v) is outside 0...1") }
@@ -236,8 +247,10 @@ struct LogParser {
         switch v.count {
         case 3: return v.equals("add") ? .add : v.equals("key") ? .key : v.equals("end") ? .end : .unknown
         case 4: return v.equals("drop") ? .drop : .unknown
-        case 5: return v.equals("state") ? .state : .unknown
-        case 6: return v.equals("parent") ? .parent : v.equals("weight") ? .weight : v.equals("cancel") ? .cancel : .unknown
+        case 5: return v.equals("state") ? .state : v.equals("error") ? .error : .unknown
+        case 6:
+            return v.equals("parent") ? .parent : v.equals("weight") ? .weight : v.equals("cancel") ? .cancel
+                : v.equals("resync") ? .resync : .unknown
         case 8: return v.equals("progress") ? .progress : v.equals("snapshot") ? .snapshot : .unknown
         default: return .unknown
         }

@@ -7,6 +7,9 @@ public struct LogHeader: Sendable, Equatable {
     public var producer: String?
     public var scenario: String?
     public var seed: UInt64?
+    /// The serving program's pid and name (attach streams, attach.md).
+    public var pid: Int?
+    public var name: String?
     public init() {}
 }
 

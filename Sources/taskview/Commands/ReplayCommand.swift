@@ -22,33 +22,41 @@ struct ReplayCommand: ParsableCommand {
     @Flag(name: .long, help: "Replay past corrupt lines, counting them.")
     var skipBadLines = false
 
-    @Flag(name: .long, help: "No curses: print the lines a headless live run printed.")
-    var headless = false
+    /// --headless, --ascii, --speed (the initial replay speed, 1/64 ... 64), --exit-when-done.
+    /// The root command's group: flags declared here under the same names were parsed into
+    /// the root's `CommonOptions` and never reached this command (`replay --headless` on a
+    /// terminal opened the dashboard). Its --record and --seed are refused: a replay
+    /// records nothing.
+    @OptionGroup var common: CommonOptions
 
-    @Flag(name: .long, help: "Draw with ASCII characters only.")
-    var ascii = false
-
-    @Option(name: .long, help: ArgumentHelp("Initial replay speed (1/64 ... 64).", valueName: "X"))
-    var speed: Double = 1
-
-    @Flag(name: .long, help: "Quit by itself at the end of the log.")
-    var exitWhenDone = false
+    @Flag(name: .long, help: "Follow a log that is still being written (like tail -f), until its end line.")
+    var follow = false
 
     func validate() throws {
-        guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a number greater than 0") }
+        guard common.speed > 0, common.speed.isFinite else { throw ValidationError("--speed must be a number greater than 0") }
+        if common.record != nil || common.seed != 0 {
+            throw ValidationError("a replay records nothing and draws nothing at random: no --record or --seed")
+        }
+        if follow && skipBadLines { throw ValidationError("--follow and --skip-bad-lines cannot be used together") }
     }
 
     func run() throws {
+        if follow {
+            let status = try FollowRun.run(log, headless: common.headless, ascii: common.ascii,
+                                           exitWhenDone: common.exitWhenDone)
+            if status != 0 { throw ExitCode(status) }
+            return
+        }
         let replay = try loadLogForCommand(log, skipBadLines: skipBadLines)
-        if headless || isatty(1) == 0 {
+        if common.headless || isatty(1) == 0 {
             for line in ReplaySource.headlessLines(replay) { print(line) }
         } else {
-            let source = ReplaySource(log: replay, title: Self.title(replay, path: log), speed: speed)
-            let options = DashboardLoop.Options(ascii: ascii || !Self.utf8Locale(), noColor: Self.noColor(),
-                                                exitWhenDone: exitWhenDone)
+            let source = ReplaySource(log: replay, title: Self.title(replay, path: log), speed: common.speed)
+            let options = DashboardLoop.Options(ascii: common.ascii || !Self.utf8Locale(), noColor: Self.noColor(),
+                                                exitWhenDone: common.exitWhenDone)
             do {
                 let model = try DashboardLoop.run(source: source, title: source.title, options: options)
-                for line in ExitSummary.lines(model: model, logPath: nil) { print(line) }
+                for line in ExitSummary.lines(model: model) { print(line) }
             } catch {
                 Main.writeStderr("taskview: \(error); showing plain output instead\n")
                 for line in ReplaySource.headlessLines(replay) { print(line) }
@@ -85,3 +93,4 @@ struct ReplayCommand: ParsableCommand {
         return v.pointee != 0
     }
 }
+

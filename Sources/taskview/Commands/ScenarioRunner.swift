@@ -16,7 +16,7 @@ enum ScenarioRunner {
             throw ExitCode(2)
         }
         let recorder = session.recorder
-        let options = common.liveOptions(logPath: logPath, onKey: { key, node in
+        let options = common.liveOptions(onKey: { key, node in
             recorder?.recordKey(key, node: node)
         })
         let status = LiveRunner.run(graph: session.graph, clock: session.clock, root: session.rootID,

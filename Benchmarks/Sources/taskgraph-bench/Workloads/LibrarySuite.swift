@@ -9,7 +9,9 @@ enum LibrarySuite {
                 n: config.size(100_000), measure: .perItem, target: .below(1e-6, "< 1 µs"),
                 runs: config.rounds(full: 7),
                 cases: cases(gt: GT.w1, swift: SwiftConcurrencySubject.w1,
-                             combine: OpenCombineSubject.w1, mini: MiniFutureSubject.w1)))
+                             combine: OpenCombineSubject.w1, mini: MiniFutureSubject.w1)
+                    // TaskGraphTracing's cost: spans to a minimal tracer (issue 10: within 1.5x of plain).
+                    + [Case(subject: GT.tracedLabel, kind: .graphTaskRecorded) { GT.w1Traced($0) }]))
         }
         if config.wants("W2") {
             all.append(Workload(
@@ -62,6 +64,8 @@ enum LibrarySuite {
 /// GraphTask's workloads, or n/a while the library lacks GraphTask.
 enum GT {
     static let recordedLabel = Recorder.label
+    static let tracedLabel = TracedSubject.label
+    static func w1Traced(_ n: Int) -> Double? { TracedSubject.w1(n: n) }
     static func w1(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w1(n: n, recorded: rec) }
     static func w2(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w2(n: n, recorded: rec) }
     static func w3(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w3(n: n, recorded: rec) }
@@ -72,6 +76,8 @@ enum GT {
 #else
 enum GT {
     static let recordedLabel = "GraphTask + recorder"
+    static let tracedLabel = "GraphTask + tracer"
+    static func w1Traced(_ n: Int) -> Double? { nil }
     static func w1(_ n: Int, _ rec: Bool) -> Double? { nil }
     static func w2(_ n: Int, _ rec: Bool) -> Double? { nil }
     static func w3(_ n: Int, _ rec: Bool) -> Double? { nil }

@@ -37,6 +37,8 @@ enum ViewSuite {
                  measure: .total, target: .below(1, "< 1 s")) { $0.load() },
             Spec(id: "V5", title: { _ in "seek in it (worst of jumps to 90, 10, 50, 30, 70 %)" },
                  measure: .total, target: .below(0.05, "< 50 ms")) { $0.seek() },
+            Spec(id: "V6", title: { "export a \($0.eventCount.formatted)-event log as OTLP/JSON (load + export)" },
+                 measure: .total, target: .below(2, "< 2 s")) { $0.exportOTLP() },
         ]
     }
 
@@ -178,6 +180,19 @@ final class ViewFixture {
         }
         check(log?.eventCount == events.count, "V4 loaded \(log?.eventCount ?? -1) events, expected \(events.count)")
         loaded = log
+        return t
+    }
+
+    /// Seconds to load the log and export it as OTLP/JSON (`taskview export --format otlp-json`
+    /// without the file write).
+    func exportOTLP() -> Double {
+        ensureWritten()
+        var bytes = 0
+        let t = seconds {
+            guard let log = try? LogReader.load(path: path) else { return }
+            bytes = OTLPTrace.export(log).count
+        }
+        check(bytes > 0, "V6 exported nothing")
         return t
     }
 

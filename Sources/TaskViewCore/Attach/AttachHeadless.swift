@@ -1,0 +1,110 @@
+import TaskGraph
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Headless `taskview attach`: one state line per node already executing when a program's
+/// first snapshot arrives, then the lines `run --headless` prints as things change (the
+/// program's own ids and clock), prefixed by `NAME: ` when several programs are attached;
+/// at the end each program's status and the counts.
+public final class AttachHeadless {
+    private struct Known {
+        var names: [Int: String] = [:]
+        var cancelSource: [Int: String] = [:]
+        var seenSnapshot = false
+    }
+
+    private let session: AttachSession
+    private var known: [Int: Known] = [:]
+    private var tree = TreeModel()
+    private let emit: (String) -> Void
+
+    /// `print` receives each line.
+    public init(session: AttachSession, print: @escaping (String) -> Void) {
+        self.session = session
+        self.emit = print
+        session.onItem = { [unowned self] p, item in self.absorb(p, item) }
+    }
+
+    /// Runs until every program has ended (returns 0) or `interrupted()` (returns 130).
+    public func run(interrupted: () -> Bool) -> Int32 {
+        let t0 = AttachDiscovery.monotonic()
+        while true {
+            _ = session.pump(tree: &tree, now: AttachDiscovery.monotonic() - t0)
+            fflush(nil)   // lines go out as they happen, also into a pipe
+            if interrupted() {
+                finish()
+                return 130
+            }
+            if session.allEnded && session.watchDirectory == nil {
+                finish()
+                return 0
+            }
+            session.wait(seconds: 0.5)
+        }
+    }
+
+    private func finish() {
+        session.stop()
+        _ = session.pump(tree: &tree, now: 0)
+        for line in session.statusLines { emit(line) }
+        // The program rows are not tasks: the counts are the programs' nodes only.
+        var counts = tree.counts
+        for program in session.programs.programs where tree.contains(program.row) {
+            counts[tree[program.row].display.rawValue] -= 1
+        }
+        emit(HeadlessSummary.countsLine(counts))
+    }
+
+    private func label(_ p: Int) -> String {
+        session.programCount > 1 ? Sanitizer.clean(session.programs.programs[p].name) + ": " : ""
+    }
+
+    private func line(_ p: Int, _ t: Double, _ id: Int, _ rest: String) {
+        let name = known[p]?.names[id] ?? "?"
+        emit(label(p) + "[" + Format.seconds3(t) + "] #\(id) " + Sanitizer.clean(name) + ": " + rest)
+    }
+
+    private func absorb(_ p: Int, _ item: StreamItem) {
+        var k = known[p] ?? Known()
+        defer { known[p] = k }
+        switch item {
+        case let .snapshot(nodes, _, time):
+            k.names = [:]
+            k.names.reserveCapacity(nodes.count)
+            for n in nodes { k.names[Int(n.id)] = n.name }
+            k.cancelSource = k.cancelSource.filter { k.names[$0.key] != nil }
+            if !k.seenSnapshot {
+                k.seenSnapshot = true
+                known[p] = k
+                for n in nodes where n.state == .executing { line(p, time, Int(n.id), "executing") }
+            }
+        case .events(let events):
+            for e in events {
+                switch e.change {
+                case let .added(id, _, name, _, _, _):
+                    k.names[id.rawValue] = name
+                case let .cancelRequested(id, source):
+                    k.cancelSource[id.rawValue] = source
+                case let .dropped(ids):
+                    for id in ids { k.names[id.rawValue] = nil; k.cancelSource[id.rawValue] = nil }
+                case let .stateChanged(id, state, failed, message):
+                    known[p] = k
+                    let i = id.rawValue
+                    switch state {
+                    case .notExecuted: break
+                    case .executing: line(p, e.time, i, "executing")
+                    case .completed:
+                        line(p, e.time, i, failed ? "failed: " + Sanitizer.clean(message ?? "error") : "succeeded")
+                    case .cancelled:
+                        line(p, e.time, i, "cancelled (" + Sanitizer.clean(k.cancelSource[i] ?? "unknown") + ")")
+                    }
+                default:
+                    break
+                }
+            }
+        default:
+            break
+        }
+    }
+}

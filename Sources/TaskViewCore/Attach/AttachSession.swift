@@ -1,0 +1,128 @@
+import TaskGraph
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The viewer side of `taskview attach` without a terminal: the connections, the merged
+/// tree and the id mapping. The dashboard (`AttachSource`) and the headless printer both
+/// drive one. All calls on one thread (the main thread); connection threads only post to
+/// the inbox.
+public final class AttachSession {
+    let inbox = AttachInbox()
+    var programs = AttachTree()
+    var connections: [AttachConnection] = []
+    private var paths: Set<String> = []
+    /// `--all`: the directory rescanned for programs that start later.
+    public let watchDirectory: String?
+    private var lastScan = -Double.infinity
+    /// Called for every stream item, in order (headless output), with the program index.
+    var onItem: ((Int, StreamItem) -> Void)?
+
+    public init(watchDirectory: String? = nil) {
+        self.watchDirectory = watchDirectory
+    }
+
+    deinit { stop() }
+
+    /// Connects to a program's socket and starts reading it; its row appears at once.
+    /// Throws (naming the path) when nobody serves there.
+    public func attach(path: String) throws(AttachError) {
+        switch UnixSocket.connect(path: path) {
+        case .failure(let f):
+            throw AttachError(message: f.isStale ? "\(path): no program serves there (stale socket)" : f.description)
+        case .success(let fd):
+            paths.insert(path)
+            let p = programs.addProgram(name: path, pid: nil)
+            let c = AttachConnection(fd: fd, program: p, path: path)
+            connections.append(c)
+            c.start(inbox: inbox)
+        }
+    }
+
+    /// Records the session's tree (local ids, viewer clock) to a replay log.
+    public func record(to recorder: GraphRecorder) { programs.recorder = recorder }
+
+    /// Number of programs attached so far.
+    public var programCount: Int { programs.programs.count }
+
+    /// Whether every attached program has ended (exited, killed or disconnected).
+    public var allEnded: Bool { programs.allOver }
+
+    /// `NAME (pid N): STATUS` for every program.
+    public var statusLines: [String] {
+        programs.programs.map { $0.label + ": " + $0.status.word }
+    }
+
+    /// Absorbs what the connections posted; returns whether anything changed and the
+    /// program error lines received (`NAME (pid N): MESSAGE`, sanitized).
+    public func pump(tree: inout TreeModel, now: Double) -> (changed: Bool, errors: [String]) {
+        var changed = rescan(now: now)
+        var errors: [String] = []
+        for m in inbox.drain() {
+            changed = true
+            switch m {
+            case let .item(p, item):
+                onItem?(p, item)
+                programs.apply(item, program: p, tree: &tree, now: now)
+                if case .error(let message) = item {
+                    errors.append(programs.programs[p].label + ": " + Sanitizer.clean(String(message.prefix(500))))
+                }
+            case let .closed(p, error):
+                programs.closed(program: p, error: error.map { Sanitizer.clean(String($0.prefix(300))) },
+                                tree: &tree, now: now)
+                onClosed?(p)
+            }
+        }
+        return (changed, errors)
+    }
+
+    /// Called when a program's connection ended (headless output).
+    var onClosed: ((Int) -> Void)?
+
+    /// Waits (headless) until a connection posts something, or at most `seconds`.
+    public func wait(seconds: Double) { inbox.wait(seconds: seconds) }
+
+    /// Sends a cancel for the local node `id`: a program row cancels its unsettled roots.
+    /// Returns the message the dashboard shows.
+    public func cancel(local id: Int, name: String, tree: TreeModel) -> String {
+        guard let (p, remote) = programs.target(of: id), p < connections.count else {
+            return "Nothing to cancel"
+        }
+        let label = programs.programs[p].label
+        guard !programs.programs[p].status.isOver else { return "\(label) has ended: nothing to cancel" }
+        let ids = remote.map { [$0] } ?? programs.liveRoots(of: p, in: tree)
+        for r in ids where !connections[p].sendCancel(remote: r) {
+            return "Could not send the cancel to \(label): the connection is gone"
+        }
+        return "Cancel of \(name) sent to \(label)"
+    }
+
+    /// `--all`: connects to sockets that appeared in the watched directory (every second).
+    @discardableResult
+    func rescan(now: Double) -> Bool {
+        guard let dir = watchDirectory, now - lastScan >= 1 else { return false }
+        lastScan = now
+        var changed = false
+        for path in AttachDiscovery.sockets(in: dir) where !paths.contains(path) {
+            paths.insert(path)   // tried once; a stale socket is not retried
+            if (try? attach(path: path)) != nil { changed = true }
+        }
+        return changed
+    }
+
+    /// Seconds until the next rescan (nil without `--all`).
+    func secondsUntilRescan(now: Double) -> Double? {
+        watchDirectory == nil ? nil : max(0, lastScan + 1 - now)
+    }
+
+    /// Closes every connection and joins their threads.
+    public func stop() {
+        for c in connections { c.stop() }
+    }
+}
+
+/// A program that cannot be attached (the message names it).
+public struct AttachError: Error, CustomStringConvertible, Sendable {
+    public let message: String
+    public var description: String { message }
+}

@@ -1,0 +1,323 @@
+import TaskGraph
+
+/// The dashboard tree of an attach session: one top-level row per program, `NAME (pid N)`,
+/// with that program's roots under it. Each program's node ids are mapped to local ids,
+/// allocated densely in arrival order (ids from different programs never collide, and a
+/// huge remote id costs no more than a small one); cancels map back. Times are moved onto
+/// the viewer's clock (seconds since attaching), so durations are the program's own.
+/// Pure: fed by `StreamItem`s, tested without sockets.
+struct AttachTree {
+    /// Kind of a program row (never a `TaskGraph` kind).
+    static let programKind = "program"
+
+    /// How a program's connection stands; shown in its row.
+    enum Status: Sendable, Equatable {
+        case connecting, connected, resynced(skipped: Int), exited, killed, broken(String)
+
+        var word: String {
+            switch self {
+            case .connecting: "connecting"
+            case .connected: "connected"
+            case .resynced(let n): "resynced (\(n) skipped)"
+            case .exited: "exited"
+            case .killed: "killed"
+            case .broken(let why): "disconnected: " + why
+            }
+        }
+
+        /// The connection is over (the subtree stays on screen).
+        var isOver: Bool {
+            switch self {
+            case .exited, .killed, .broken: true
+            default: false
+            }
+        }
+    }
+
+    struct Program: Sendable {
+        var row: Int
+        var pid: Int?
+        var name: String
+        var status: Status = .connecting
+        var localOf: [Int: Int] = [:]
+        /// Program clock minus viewer clock, from the first timed line.
+        var clockOffset: Double?
+        var awaitingSnapshot = false
+
+        /// `NAME (pid N)`, sanitized.
+        var label: String {
+            let n = Sanitizer.clean(name)
+            return pid.map { "\(n) (pid \($0))" } ?? n
+        }
+    }
+
+    private(set) var programs: [Program] = []
+    /// Indexed by local id (dense): the program index and remote id (program -1: none,
+    /// e.g. a program row or a dropped node).
+    private var owner: [Owner] = []
+
+    private struct Owner: Sendable {
+        var program: Int32 = -1
+        var remote = 0
+    }
+    private var nextLocal = 0
+    private var sequence: UInt64 = 0
+
+    /// Where the tree's events are also written (`--record`), on the viewer's clock.
+    var recorder: GraphRecorder?
+
+    /// Adds a program; its row appears once its header names it (or when the connection
+    /// ends first, under `name`, e.g. the socket path). Returns the program's index.
+    mutating func addProgram(name: String, pid: Int?) -> Int {
+        programs.append(Program(row: allocate(), pid: pid, name: name))
+        return programs.count - 1
+    }
+
+    private mutating func ensureRow(_ p: Int, tree: inout TreeModel, now: Double) {
+        let row = programs[p].row
+        guard !tree.contains(row) else { return }
+        emit(.added(id: NodeID(row), kind: Self.programKind, name: programs[p].label,
+                    weight: 1, parent: nil, index: nil), at: now, into: &tree)
+        emit(.stateChanged(id: NodeID(row), state: .executing, failed: false, message: nil), at: now, into: &tree)
+    }
+
+    /// The program and remote id behind a local id; a program row gives its index and nil.
+    func target(of local: Int) -> (program: Int, remote: Int?)? {
+        if local >= 0, local < owner.count, owner[local].program >= 0 {
+            return (Int(owner[local].program), owner[local].remote)
+        }
+        if let p = programs.firstIndex(where: { $0.row == local }) { return (p, nil) }
+        return nil
+    }
+
+    /// The remote ids of a program's unsettled roots (what cancelling its row cancels).
+    func liveRoots(of p: Int, in tree: TreeModel) -> [Int] {
+        let row = programs[p].row
+        guard tree.contains(row) else { return [] }
+        return tree[row].children.compactMap { c in
+            let l = Int(c)
+            guard tree.contains(l), !tree[l].state.isSettled, l < owner.count, owner[l].program >= 0 else { return nil }
+            return owner[l].remote
+        }
+    }
+
+    /// Applies what program `p`'s stream said. `now`: viewer seconds since attaching.
+    mutating func apply(_ item: StreamItem, program p: Int, tree: inout TreeModel, now: Double) {
+        guard p >= 0, p < programs.count, !programs[p].status.isOver else { return }
+        switch item {
+        case .header(let h):
+            if let name = h.name, !name.isEmpty { programs[p].name = String(name.prefix(200)) }
+            else if let producer = h.producer, !producer.isEmpty { programs[p].name = String(producer.prefix(200)) }
+            if let pid = h.pid { programs[p].pid = pid }
+            ensureRow(p, tree: &tree, now: now)
+            setStatus(p, .connected, tree: &tree, now: now)
+        case .events(let events):
+            for e in events { translate(e, program: p, tree: &tree, now: now) }
+            updateRowProgress(p, tree: &tree, now: now)
+        case let .snapshot(nodes, roots, time):
+            replace(p, nodes: nodes, roots: roots, time: time, tree: &tree, now: now)
+            programs[p].awaitingSnapshot = false
+            updateRowProgress(p, tree: &tree, now: now)
+        case .resync(let skipped):
+            programs[p].awaitingSnapshot = true
+            setStatus(p, .resynced(skipped: skipped), tree: &tree, now: now)
+        case .end:
+            setStatus(p, .exited, tree: &tree, now: now)
+        case .error:
+            break   // shown as the dashboard's message by the source
+        }
+    }
+
+    /// The connection ended: without `end` the program was killed (or the stream broke).
+    mutating func closed(program p: Int, error: String?, tree: inout TreeModel, now: Double) {
+        guard p >= 0, p < programs.count, !programs[p].status.isOver else { return }
+        ensureRow(p, tree: &tree, now: now)
+        setStatus(p, error.map { .broken($0) } ?? .killed, tree: &tree, now: now)
+    }
+
+    /// Whether every program's connection is over.
+    var allOver: Bool { !programs.isEmpty && programs.allSatisfy { $0.status.isOver } }
+
+    // MARK: - translation
+
+    private mutating func allocate() -> Int {
+        owner.append(Owner())
+        defer { nextLocal += 1 }
+        return nextLocal
+    }
+
+    private mutating func local(_ remote: Int, _ p: Int) -> Int {
+        if let l = programs[p].localOf[remote] { return l }
+        let l = allocate()
+        programs[p].localOf[remote] = l
+        owner[l] = Owner(program: Int32(p), remote: remote)
+        return l
+    }
+
+    private mutating func time(_ t: Double, _ p: Int, now: Double) -> Double {
+        if programs[p].clockOffset == nil { programs[p].clockOffset = t - now }
+        return max(0, t - (programs[p].clockOffset ?? 0))
+    }
+
+    private mutating func emit(_ change: GraphChange, at t: Double, into tree: inout TreeModel) {
+        sequence &+= 1
+        let e = GraphEvent(sequence: sequence, time: t, change: change)
+        tree.absorb(e)
+        recorder?.record(e)
+    }
+
+    private mutating func translate(_ e: GraphEvent, program p: Int, tree: inout TreeModel, now: Double) {
+        let t = time(e.time, p, now: now)
+        let known = programs[p].localOf
+        func mapped(_ id: NodeID) -> NodeID? { known[id.rawValue].map { NodeID($0) } }
+        switch e.change {
+        case let .added(id, kind, name, weight, parent, index):
+            let l = local(id.rawValue, p)
+            let parentLocal = parent.flatMap { programs[p].localOf[$0.rawValue] } ?? programs[p].row
+            emit(.added(id: NodeID(l), kind: kind, name: name, weight: weight, parent: NodeID(parentLocal),
+                        index: parent == nil ? nil : index), at: t, into: &tree)
+        case let .parentSet(id, parent, index):
+            guard let i = mapped(id), let q = mapped(parent) else { return }
+            emit(.parentSet(id: i, parent: q, index: index), at: t, into: &tree)
+        case let .weightChanged(id, weight):
+            guard let i = mapped(id) else { return }
+            emit(.weightChanged(id: i, weight: weight), at: t, into: &tree)
+        case let .stateChanged(id, state, failed, message):
+            guard let i = mapped(id) else { return }
+            emit(.stateChanged(id: i, state: state, failed: failed, message: message), at: t, into: &tree)
+        case let .progress(id, progress):
+            guard let i = mapped(id) else { return }
+            emit(.progress(id: i, progress: progress), at: t, into: &tree)
+        case let .cancelRequested(id, source):
+            guard let i = mapped(id) else { return }
+            emit(.cancelRequested(id: i, source: source), at: t, into: &tree)
+        case let .dropped(ids):
+            var locals: [NodeID] = []
+            for id in ids {
+                guard let l = programs[p].localOf.removeValue(forKey: id.rawValue) else { continue }
+                owner[l] = Owner()
+                locals.append(NodeID(l))
+            }
+            if !locals.isEmpty { emit(.dropped(ids: locals), at: t, into: &tree) }
+        }
+    }
+
+    /// A snapshot replaces the program's subtree; nodes it still has keep their local ids
+    /// (so selection and folding survive a resync).
+    private mutating func replace(_ p: Int, nodes: [LogModel.Node], roots: [Int], time snapTime: Double,
+                                  tree: inout TreeModel, now: Double) {
+        let t = time(snapTime, p, now: now)
+        let row = programs[p].row
+        // Everything under the row goes; then the snapshot's nodes come back, parents first.
+        var old: [NodeID] = []
+        var stack = tree.contains(row) ? tree[row].children : []
+        while let c = stack.popLast() {
+            let ci = Int(c)
+            guard tree.contains(ci) else { continue }
+            old.append(NodeID(ci))
+            stack.append(contentsOf: tree[ci].children)
+        }
+        if !old.isEmpty { emit(.dropped(ids: old), at: t, into: &tree) }
+        // `nodes` ascend by id: positions by binary search, no table.
+        func position(_ id: Int) -> Int? {
+            var lo = 0, hi = nodes.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if Int(nodes[mid].id) < id { lo = mid + 1 } else { hi = mid }
+            }
+            return lo < nodes.count && Int(nodes[lo].id) == id ? lo : nil
+        }
+        // Local id of each snapshot node, by position.
+        let previous = programs[p].localOf
+        var localAt: [Int] = []
+        localAt.reserveCapacity(nodes.count)
+        var keep: [Int: Int] = [:]
+        keep.reserveCapacity(nodes.count)
+        for n in nodes {
+            let r = Int(n.id)
+            let l = previous.isEmpty ? allocate() : previous[r] ?? allocate()
+            localAt.append(l)
+            keep[r] = l
+            owner[l] = Owner(program: Int32(p), remote: r)
+        }
+        for (r, l) in previous where keep[r] == nil { owner[l] = Owner() }
+        programs[p].localOf = keep
+        var order: [Int] = []   // indices into nodes, parents before children
+        order.reserveCapacity(nodes.count)
+        for r in roots { if let k = position(r) { order.append(k) } }
+        var head = 0
+        while head < order.count {
+            for c in nodes[order[head]].children { if let k = position(Int(c)) { order.append(k) } }
+            head += 1
+        }
+        for k in order {
+            let n = nodes[k]
+            let parent = n.parent >= 0 ? position(Int(n.parent)).map { localAt[$0] } ?? row : row
+            emit(.added(id: NodeID(localAt[k]), kind: n.kind, name: n.name, weight: n.weight,
+                        parent: NodeID(parent), index: nil), at: t, into: &tree)
+        }
+        for k in order where nodes[k].state == .executing || nodes[k].state == .completed {
+            emit(.stateChanged(id: NodeID(localAt[k]), state: .executing, failed: false, message: nil),
+                 at: t, into: &tree)
+        }
+        for k in order.reversed() where nodes[k].state.isSettled {
+            let n = nodes[k]
+            emit(.stateChanged(id: NodeID(localAt[k]), state: n.state, failed: n.failed, message: n.message),
+                 at: t, into: &tree)
+        }
+        for k in order where nodes[k].fraction > 0 || nodes[k].info != nil {
+            let n = nodes[k]
+            if n.state == .completed && !n.failed && n.fraction == 1 && n.info == nil { continue }
+            emit(.progress(id: NodeID(localAt[k]), progress: TaskProgress(n.fraction, info: n.info)),
+                 at: t, into: &tree)
+        }
+    }
+
+    private mutating func setStatus(_ p: Int, _ status: Status, tree: inout TreeModel, now: Double) {
+        programs[p].status = status
+        let row = programs[p].row
+        guard tree.contains(row) else { return }
+        if status.isOver { stopClocks(under: row, tree: &tree, now: now) }
+        switch status {
+        case .exited:
+            emit(.stateChanged(id: NodeID(row), state: .completed, failed: false, message: nil), at: now, into: &tree)
+        case .killed:
+            emit(.stateChanged(id: NodeID(row), state: .completed, failed: true,
+                               message: "killed: the connection dropped without end"), at: now, into: &tree)
+        case .broken(let why):
+            emit(.stateChanged(id: NodeID(row), state: .completed, failed: true, message: why), at: now, into: &tree)
+        default:
+            break
+        }
+        updateRowProgress(p, tree: &tree, now: now)
+    }
+
+    /// Nodes still executing when their program went away stop counting time: their rows
+    /// show how long they had run when last seen.
+    private func stopClocks(under row: Int, tree: inout TreeModel, now: Double) {
+        guard tree.contains(row) else { return }
+        var stack = tree[row].children
+        while let c = stack.popLast() {
+            let i = Int(c)
+            guard tree.contains(i) else { continue }
+            if tree[i].state == .executing && tree[i].endedAt.isNaN { tree.nodes[i].endedAt = now }
+            stack.append(contentsOf: tree[i].children)
+        }
+    }
+
+    /// The row's bar: the weighted mean of the program's roots; its info: the status.
+    private mutating func updateRowProgress(_ p: Int, tree: inout TreeModel, now: Double) {
+        let row = programs[p].row
+        guard tree.contains(row) else { return }
+        var sum = 0.0, weights = 0.0
+        for c in tree[row].children where tree.contains(Int(c)) {
+            let n = tree[Int(c)]
+            sum += n.weight * (n.state == .completed && !n.failed ? 1 : n.fraction)
+            weights += n.weight
+        }
+        let fraction = weights > 0 ? min(1, max(0, sum / weights)) : 0
+        let info = programs[p].status.word
+        if tree[row].fraction == fraction && tree[row].info == info { return }
+        emit(.progress(id: NodeID(row), progress: TaskProgress(fraction, info: info)), at: now, into: &tree)
+    }
+}

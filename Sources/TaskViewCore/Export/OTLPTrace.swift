@@ -1,0 +1,260 @@
+import TaskGraph
+
+/// A replay log as an OTLP/JSON `ExportTraceServiceRequest` (the OpenTelemetry protocol's JSON
+/// encoding: ids as hex, 64-bit numbers as strings), with the span mapping of
+/// `Graph.trace(with:)` (TaskGraphTracing):
+///
+/// - one span per node that executed (named by the node), its parent the span of the node's
+///   nearest executed ancestor; one trace per root of the recorded tree;
+/// - times in unix nanoseconds: the header's `created` plus the event's `t` (spans still open
+///   when the log ends, a crashed session's, end at its last event);
+/// - attributes `taskgraph.kind`, `taskgraph.id`, `taskgraph.weight`, and
+///   `taskgraph.cancel.source` on cancelled nodes; a failure is status code 2 (error) with the
+///   message; progress `info` changes are span events (at most 32 a span);
+/// - the resource's `service.name` is the log's scenario, else the producer's program name.
+///
+/// Trace and span ids are derived from the log's header and the node ids, so the same log
+/// always exports the same bytes.
+public enum OTLPTrace {
+    struct Span {
+        var name: String
+        var kind: String
+        var weight: Double
+        var parent: Int
+        var start: Double?
+        var end: Double?
+        var failed = false
+        var message: String?
+        var cancelled = false
+        var cancelSource: String?
+        var info: String?
+        var events: [(time: Double, name: String, fraction: Double)] = []
+    }
+
+    /// The most progress events one span carries.
+    static let maxEvents = 32
+
+    /// The export (one JSON document, newline-terminated).
+    public static func export(_ log: ReplayLog) -> [UInt8] {
+        var index: [Int: Int] = [:]
+        var spans: [Span] = []
+        func add(_ id: Int, _ span: Span) {
+            if let i = index[id] { spans[i] = span } else { index[id] = spans.count; spans.append(span) }
+        }
+        // The log's first snapshot may hold nodes that existed before recording began.
+        if let first = log.checkpoint(atOrBefore: 0) {
+            for n in first.model.liveNodesByID() {
+                var s = Span(name: n.name, kind: n.kind, weight: n.weight, parent: Int(n.parent))
+                // Executing or completed: it ran. Cancelled: whether it ran is unknown, no span.
+                if n.state == .executing || n.state == .completed { s.start = 0 }
+                if n.state == .completed { s.end = 0 }
+                s.failed = n.failed
+                s.message = n.message
+                s.cancelled = n.state == .cancelled
+                add(Int(n.id), s)
+            }
+        }
+        for e in log.events {
+            switch e.change {
+            case let .added(id, kind, name, weight, parent, _):
+                add(id.rawValue, Span(name: name, kind: kind, weight: weight, parent: parent?.rawValue ?? -1))
+            case let .parentSet(id, parent, _):
+                if let i = index[id.rawValue] { spans[i].parent = parent.rawValue }
+            case let .weightChanged(id, weight):
+                if let i = index[id.rawValue] { spans[i].weight = weight }
+            case let .stateChanged(id, state, failed, message):
+                guard let i = index[id.rawValue], spans[i].end == nil else { continue }
+                if state == .executing, spans[i].start == nil { spans[i].start = e.time }
+                if state.isSettled, spans[i].start != nil {
+                    spans[i].end = e.time
+                    spans[i].failed = failed
+                    spans[i].message = message
+                    spans[i].cancelled = state == .cancelled
+                }
+            case let .progress(id, progress):
+                guard let info = progress.info, let i = index[id.rawValue], spans[i].start != nil,
+                      spans[i].end == nil, spans[i].info != info else { continue }
+                spans[i].info = info
+                if spans[i].events.count < maxEvents {
+                    spans[i].events.append((e.time, info, progress.fraction))
+                }
+            case let .cancelRequested(id, source):
+                if let i = index[id.rawValue], spans[i].cancelSource == nil { spans[i].cancelSource = source }
+            default:
+                break
+            }
+        }
+        let ids = index.keys.sorted()
+
+        let seed = logSeed(log.header)
+        let zero = createdNanos(log.header.created)
+        var out = LogBuffer(capacity: spans.count * 400 + 512)
+        out.raw("{\"resourceSpans\":[{\"resource\":{\"attributes\":[")
+        stringAttribute(&out, "service.name", serviceName(log))
+        if let producer = log.header.producer {
+            out.byte(44)
+            stringAttribute(&out, "taskgraph.producer", producer)
+        }
+        out.raw("]},\"scopeSpans\":[{\"scope\":{\"name\":\"taskgraph\"},\"spans\":[")
+        var first = true
+        for id in ids {
+            let s = spans[index[id]!]
+            guard let start = s.start else { continue }   // never executed: no span
+            // The nearest executed ancestor is the parent; the topmost ancestor names the trace.
+            var parentSpan = -1
+            var root = id
+            var p = s.parent
+            var hops = 0
+            while p >= 0, hops < 1_000_000, let i = index[p] {
+                if parentSpan < 0, spans[i].start != nil { parentSpan = p }
+                root = p
+                p = spans[i].parent
+                hops += 1
+            }
+            if first { first = false } else { out.byte(44) }
+            out.raw("{\"traceId\":\""); hex(&out, mix(seed ^ 0x7472_6163_6500_0000, UInt64(root)), mix(seed, UInt64(root)))
+            out.raw("\",\"spanId\":\""); hex(&out, spanID(seed, id))
+            if parentSpan >= 0 { out.raw("\",\"parentSpanId\":\""); hex(&out, spanID(seed, parentSpan)) }
+            out.raw("\",\"name\":"); out.string(s.name)
+            out.raw(",\"kind\":1,\"startTimeUnixNano\":\""); out.uint(nanos(zero, start))
+            out.raw("\",\"endTimeUnixNano\":\""); out.uint(nanos(zero, s.end ?? max(start, log.duration)))
+            out.raw("\",\"attributes\":[")
+            stringAttribute(&out, "taskgraph.kind", s.kind)
+            out.raw(",{\"key\":\"taskgraph.id\",\"value\":{\"intValue\":\""); out.int(id)
+            out.raw("\"}},{\"key\":\"taskgraph.weight\",\"value\":{\"doubleValue\":"); out.double(s.weight)
+            out.raw("}}")
+            if s.cancelled, let source = s.cancelSource {
+                out.byte(44)
+                stringAttribute(&out, "taskgraph.cancel.source", source)
+            }
+            out.byte(93)
+            if !s.events.isEmpty {
+                out.raw(",\"events\":[")
+                for (k, ev) in s.events.enumerated() {
+                    if k > 0 { out.byte(44) }
+                    out.raw("{\"timeUnixNano\":\""); out.uint(nanos(zero, ev.time))
+                    out.raw("\",\"name\":"); out.string(ev.name)
+                    out.raw(",\"attributes\":[{\"key\":\"taskgraph.fraction\",\"value\":{\"doubleValue\":")
+                    out.double(ev.fraction)
+                    out.raw("}}]}")
+                }
+                out.byte(93)
+            }
+            if s.failed {
+                out.raw(",\"status\":{\"code\":2")
+                if let m = s.message { out.raw(",\"message\":"); out.string(m) }
+                out.byte(125)
+            }
+            out.byte(125)
+        }
+        out.raw("]}]}]}\n")
+        return out.withBytes { Array($0) }
+    }
+
+    /// The scenario's name, else the producer's program (its first word, without a directory).
+    static func serviceName(_ log: ReplayLog) -> String {
+        if let s = log.header.scenario, !s.isEmpty { return s }
+        if let p = log.header.producer, let word = p.split(separator: " ").first {
+            return String(word.split(separator: "/").last ?? word)
+        }
+        return "taskgraph"
+    }
+
+    static func stringAttribute(_ out: inout LogBuffer, _ key: StaticString, _ value: String) {
+        out.raw("{\"key\":\""); out.raw(key); out.raw("\",\"value\":{\"stringValue\":")
+        out.string(value)
+        out.raw("}}")
+    }
+
+    /// Unix nanoseconds of graph time `t` (never negative).
+    static func nanos(_ zero: UInt64, _ t: Double) -> UInt64 {
+        let offset = (t * 1e9).rounded()
+        guard offset.isFinite else { return zero }
+        if offset >= 0 { return zero &+ UInt64(min(offset, 1e18)) }
+        return zero - min(zero, UInt64(min(-offset, 1e18)))
+    }
+
+    /// The header's `created` ("2026-01-31T12:00:00Z", fractions and offsets allowed) in unix
+    /// nanoseconds; 0 when absent or unreadable.
+    static func createdNanos(_ created: String?) -> UInt64 {
+        guard let created else { return 0 }
+        let c = Array(created.utf8)
+        func number(_ from: Int, _ count: Int) -> Int? {
+            guard from + count <= c.count else { return nil }
+            var v = 0
+            for k in from..<from + count {
+                guard c[k] >= 48, c[k] <= 57 else { return nil }
+                v = v * 10 + Int(c[k] - 48)
+            }
+            return v
+        }
+        guard c.count >= 19, c[4] == 45, c[7] == 45, c[10] == 84 || c[10] == 32, c[13] == 58, c[16] == 58,
+              let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+              let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return 0 }
+        var at = 19
+        var fraction: UInt64 = 0
+        if at < c.count, c[at] == 46 {
+            at += 1
+            var scale: UInt64 = 100_000_000
+            while at < c.count, c[at] >= 48, c[at] <= 57 {
+                fraction += UInt64(c[at] - 48) * scale
+                scale /= 10
+                at += 1
+            }
+        }
+        var offset = 0
+        if at < c.count, c[at] == 43 || c[at] == 45, let h = number(at + 1, 2) {
+            let m = number(at + 3, 2) ?? number(at + 4, 2) ?? 0   // +0100 or +01:00
+            offset = (h * 3600 + m * 60) * (c[at] == 45 ? -1 : 1)
+        }
+        // Days from the civil date (Howard Hinnant's algorithm), so no locale or TZ matters.
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
+        guard seconds > 0 else { return 0 }
+        return UInt64(seconds) * 1_000_000_000 + fraction
+    }
+
+    /// The ids' seed: FNV-1a of the header fields, so two sessions get different ids.
+    static func logSeed(_ h: LogHeader) -> UInt64 {
+        var x: UInt64 = 0xCBF2_9CE4_8422_2325
+        for s in [h.created ?? "", h.producer ?? "", h.scenario ?? "", h.seed.map { String($0) } ?? ""] {
+            for b in s.utf8 { x ^= UInt64(b); x &*= 0x0000_0100_0000_01B3 }
+            x ^= 0xFF
+            x &*= 0x0000_0100_0000_01B3
+        }
+        return x
+    }
+
+    /// SplitMix64's finalizer of `seed + n`: a bijection in `n`, so distinct nodes get
+    /// distinct ids.
+    static func mix(_ seed: UInt64, _ n: UInt64) -> UInt64 {
+        var z = seed &+ n &* 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A span id: never zero (OTLP's "no id").
+    static func spanID(_ seed: UInt64, _ id: Int) -> UInt64 {
+        let v = mix(seed ^ 0x5370_616E, UInt64(id))
+        return v == 0 ? 1 : v
+    }
+
+    static func hex(_ out: inout LogBuffer, _ values: UInt64...) {
+        for v in values {
+            var shift = 60
+            while shift >= 0 {
+                let d = UInt8(truncatingIfNeeded: v >> UInt64(shift)) & 15
+                out.byte(d < 10 ? 48 + d : 87 + d)
+                shift -= 4
+            }
+        }
+    }
+}

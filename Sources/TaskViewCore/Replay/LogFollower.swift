@@ -1,0 +1,140 @@
+import TaskGraph
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `replay --follow`: reads a log that is still being written, like `tail -f`, through the
+/// log reader's parser (complete lines only; a partly flushed line waits for its newline),
+/// until its `end`.
+public final class LogFollower {
+    public let path: String
+    private let fd: Int32
+    private var stream: LogStream
+    private var seeded = false
+    /// Whether the log's `end` was read.
+    public private(set) var ended = false
+
+    /// Opens `path`; throws `LogLoadError` naming it.
+    public init(path: String) throws {
+        self.path = path
+        fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw LogLoadError(path: path, line: nil, message: String(cString: strerror(errno))) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw LogLoadError(path: path, line: nil, message: "not a regular file")
+        }
+        stream = LogStream(name: path, live: false)
+    }
+
+    deinit { close(fd) }
+
+    /// Reads what was appended since the last call and applies it to `tree` (seeded by
+    /// the log's first snapshot; later snapshots change nothing, the events already did).
+    /// Returns whether anything new was read, and the state lines `run --headless` printed
+    /// for it. Throws `LogLoadError` naming the line of a bad line.
+    public func poll(into tree: inout TreeModel) throws -> (changed: Bool, lines: [String]) {
+        var lines: [String] = []
+        var changed = false
+        var buf = [UInt8](repeating: 0, count: 1 << 16)
+        while !ended {
+            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw LogLoadError(path: path, line: nil, message: String(cString: strerror(errno))) }
+            if n == 0 { break }
+            let items: [StreamItem]
+            do {
+                items = try buf.withUnsafeBytes { try stream.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            } catch let e as StreamError {
+                throw LogLoadError(path: path, line: e.line, message: e.message)
+            }
+            for item in items {
+                changed = true
+                absorb(item, into: &tree, lines: &lines)
+            }
+        }
+        return (changed, lines)
+    }
+
+    private func absorb(_ item: StreamItem, into tree: inout TreeModel, lines: inout [String]) {
+        switch item {
+        case let .snapshot(nodes, _, _) where !seeded:
+            var model = LogModel()
+            for n in nodes { model.add(n) }
+            tree = TreeModel(snapshot: model.snapshot(sequence: 0))
+            seeded = true
+        case .events(let events):
+            seeded = true   // a log that starts late: events build the tree from nothing
+            for e in events {
+                tree.absorb(e)
+                if let line = HeadlessPrinter.line(for: e, in: tree) { lines.append(line) }
+            }
+        case .end:
+            ended = true
+        default:
+            break   // the header; later snapshots
+        }
+    }
+
+    /// 0 succeeded, 1 failed, 130 cancelled, 3 when the root never settled.
+    public static func exitStatus(_ tree: TreeModel) -> Int32 {
+        guard let r = tree.roots.last else { return 3 }
+        switch tree[r].display {
+        case .succeeded: return 0
+        case .failed: return 1
+        case .cancelled: return 130
+        default: return 3
+        }
+    }
+}
+
+/// The dashboard on a followed log: new lines appear as they are flushed; FOLLOW (the
+/// selection on the newest executing node) is on at the start. Read-only.
+public final class FollowSource: DashboardSource {
+    public let follower: LogFollower
+    public let title: String
+    /// A bad line stops the following; the message is shown.
+    public private(set) var failure: LogLoadError?
+
+    public init(follower: LogFollower, title: String) {
+        self.follower = follower
+        self.title = title
+    }
+
+    public func start(model: inout DashboardModel) {
+        model.title = title
+        model.isReplay = true
+        model.replayPlaying = true
+        model.view.follow = true
+        _ = tick(realElapsed: 0, model: &model)
+    }
+
+    public func tick(realElapsed: Double, model: inout DashboardModel) -> Bool {
+        guard failure == nil, !follower.ended else { return false }
+        do {
+            let (changed, _) = try follower.poll(into: &model.tree)
+            guard changed else { return false }
+            model.clockNow = model.tree.time
+            model.replayPosition = model.tree.time
+            model.replayDuration = model.tree.time
+            model.updateOutcome()
+            if follower.ended { model.replayPlaying = false }
+            Reducer.applyFollow(&model)
+            return true
+        } catch let e as LogLoadError {
+            failure = e
+            model.view.message = Sanitizer.clean(e.description)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    public func secondsUntilNextTick(realElapsed: Double, model: DashboardModel) -> Double? {
+        follower.ended || failure != nil ? nil : 0.1   // the writer flushes at least every 100 ms
+    }
+
+    public func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {}
+
+    public func finish(source: String, model: inout DashboardModel) {}
+}

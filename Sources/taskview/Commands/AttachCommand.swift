@@ -1,0 +1,168 @@
+import ArgumentParser
+import TaskGraph
+import TaskViewCore
+import TaskViewTerminal
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `taskview attach`: watch and cancel the tasks of running programs that serve their
+/// graph (attach.md).
+struct AttachCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "attach",
+        abstract: "Watch and cancel the tasks of running programs that serve their graph.",
+        discussion: """
+            A program becomes attachable with one line: `try Graph.shared.serve()`. Sockets are \
+            found in $TASKGRAPH_SOCKET_DIR, else $XDG_RUNTIME_DIR/taskgraph, else \
+            /tmp/taskgraph-<uid> (files *.sock). Without PID or PATH: attaches to the only \
+            program, or (in a terminal) asks which. Each program is a top-level row \
+            `NAME (pid N)`: connected, resynced (N skipped), exited or killed. x/X cancel the \
+            selected subtree in the program; quitting cancels nothing. Remote: \
+            `ssh -L /tmp/x.sock:REMOTE.sock host`, then `taskview attach /tmp/x.sock`. \
+            Exit status: 0 when every program ended or the person quit, 130 on Ctrl-C, \
+            SIGTERM or SIGHUP, 2 when nothing could be attached.
+            """)
+
+    @Argument(help: ArgumentHelp("Programs to attach: a pid or a socket path.", valueName: "PID|PATH"))
+    var targets: [String] = []
+
+    @Flag(name: .long, help: "Print the attachable programs (pid, name, socket, start time, live task count) and exit.")
+    var list = false
+
+    @Flag(name: .long, help: "Attach to every program found, and to any that starts later.")
+    var all = false
+
+    /// --headless, --record/--no-record, --ascii, --exit-when-done (--seed and --speed are
+    /// refused). The root command declares the same group and, with a group of other
+    /// properties here, the parser would hand these flags to the root instead.
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        if common.seed != 0 || common.speed != 1 { throw ValidationError("attach takes no --seed or --speed") }
+        if list && (all || !targets.isEmpty) { throw ValidationError("--list takes no PID, PATH or --all") }
+        if all && !targets.isEmpty { throw ValidationError("--all takes no PID or PATH") }
+    }
+
+    func run() throws {
+        let dir = AttachDiscovery.directory()
+        if list {
+            for info in live(in: dir) { print(info.line) }
+            return
+        }
+        let paths = try chooseTargets(dir: dir)
+        let session = AttachSession(watchDirectory: all ? dir : nil)
+        for path in paths {
+            do {
+                try session.attach(path: path)
+            } catch {
+                session.stop()
+                fail(Sanitizer.clean(error.description))
+            }
+        }
+        let logPath = try Self.recordPathOrExit(common)
+        var recorder: GraphRecorder?
+        if let logPath {
+            do {
+                recorder = try GraphRecorder(path: logPath, producer: "taskview attach")
+            } catch {
+                session.stop()
+                fail("cannot write the replay log: \(Sanitizer.clean(String(describing: error)))")
+            }
+            recorder.map(session.record(to:))
+        }
+        let status = runSession(session, recorder: recorder)
+        recorder?.finish()
+        if let logPath { Main.writeStderr("Log written to \(Sanitizer.clean(logPath))\n") }
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    private func runSession(_ session: AttachSession, recorder: GraphRecorder?) -> Int32 {
+        if common.headless || isatty(1) == 0 {
+            Signals.install()
+            let printer = AttachHeadless(session: session, print: { print($0) })
+            return printer.run(interrupted: { Signals.pending != 0 })
+        }
+        let title = session.programCount == 1 && !all ? "attach" : "attach (\(session.programCount) programs)"
+        let source = AttachSource(session: session, title: all ? "attach --all" : title,
+                                  onKey: { key, node in recorder?.recordKey(key, node: node) })
+        let options = DashboardLoop.Options(ascii: common.ascii || !TerminalEnvironment.isUTF8(),
+                                            noColor: TerminalEnvironment.noColor(), exitWhenDone: common.exitWhenDone)
+        do {
+            let model = try DashboardLoop.run(source: source, title: source.title, options: options)
+            for line in ExitSummary.lines(model: model) { print(line) }
+            for line in session.statusLines { print(line) }
+            return source.endedBySignal ? 130 : 0
+        } catch {
+            Main.writeStderr("taskview: \(error); showing plain output instead\n")
+            let printer = AttachHeadless(session: session, print: { print($0) })
+            return printer.run(interrupted: { Signals.pending != 0 })
+        }
+    }
+
+    /// The live programs in `dir` (stale sockets skipped).
+    private func live(in dir: String) -> [AttachDiscovery.ProgramInfo] {
+        AttachDiscovery.sockets(in: dir).compactMap { AttachDiscovery.probe($0) }
+    }
+
+    /// The sockets to attach, from the arguments or by asking; exits 2 when there is none.
+    private func chooseTargets(dir: String) throws -> [String] {
+        if all { return live(in: dir).map(\.socket) }
+        if !targets.isEmpty { return try targets.map { try resolve($0, dir: dir) } }
+        let found = live(in: dir)
+        if found.isEmpty {
+            fail("no program serves its graph in \(Sanitizer.clean(dir)). Make a program attachable "
+                 + "with `try Graph.shared.serve()` (see README, \"taskview attach\").")
+        }
+        if found.count == 1 { return [found[0].socket] }
+        for (i, info) in found.enumerated() { print("\(i + 1)) " + info.line) }
+        guard isatty(0) != 0 && isatty(1) != 0 else {
+            fail("\(found.count) programs serve their graph: name one (PID or PATH), or use --all")
+        }
+        print("Attach to which? [1-\(found.count)] ", terminator: "")
+        fflush(nil)
+        guard let answer = readLine(), let n = Int(answer.trimmingCharacters()), n >= 1, n <= found.count else {
+            fail("no program chosen")
+        }
+        return [found[n - 1].socket]
+    }
+
+    /// A PID (its socket in `dir`: `PID.sock` or `PID-N.sock`) or a socket path.
+    private func resolve(_ target: String, dir: String) throws -> String {
+        if !target.isEmpty, target.allSatisfy(\.isASCII), target.allSatisfy(\.isNumber) {
+            let mine = AttachDiscovery.sockets(in: dir).filter {
+                let file = $0.split(separator: "/").last.map(String.init) ?? $0
+                return file == "\(target).sock" || file.hasPrefix("\(target)-")
+            }
+            guard let first = mine.first else {
+                fail("no program with pid \(target) serves its graph in \(Sanitizer.clean(dir))")
+            }
+            return first
+        }
+        var st = stat()
+        guard stat(target, &st) == 0 else { fail("\(Sanitizer.clean(target)): no such socket") }
+        guard (st.st_mode & S_IFMT) == S_IFSOCK else { fail("\(Sanitizer.clean(target)): not a socket") }
+        return target
+    }
+
+    static func recordPathOrExit(_ common: CommonOptions) throws -> String? {
+        do {
+            return try common.recordPath(prefix: "attach")
+        } catch {
+            Main.writeStderr("taskview: \(error)\n")
+            throw ExitCode(2)
+        }
+    }
+
+    private func fail(_ message: String) -> Never {
+        Main.writeStderr("taskview: \(message)\n")
+        Glibc.exit(2)
+    }
+}
+
+extension String {
+    /// Without leading and trailing spaces and tabs.
+    fileprivate func trimmingCharacters() -> String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
+    }
+}

@@ -1,0 +1,61 @@
+import Testing
+import TaskGraph
+@testable import TaskViewCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `replay --follow`: a log written progressively is read line by line as it grows.
+@Suite struct FollowTests {
+    func append(_ fd: Int32, _ text: String) {
+        var t = text
+        t.withUTF8 { _ = write(fd, $0.baseAddress, $0.count) }
+    }
+
+    @Test func followsAGrowingLogUntilItsEnd() throws {
+        var template = Array("/tmp/taskview-follow-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        defer { close(fd); unlink(path) }
+        append(fd, HostileLogTests.goodHeader + "\n")
+        let follower = try LogFollower(path: path)
+        var tree = TreeModel()
+        #expect(try follower.poll(into: &tree).lines.isEmpty)
+        append(fd, #"{"seq":1,"t":0,"ev":"snapshot","part":1,"parts":1,"nodes":[]}"# + "\n"
+               + #"{"seq":2,"t":0,"ev":"add","id":0,"kind":"sequential","name":"root","weight":1}"# + "\n"
+               + #"{"seq":3,"t":0.5,"ev":"state","id":0,"state":"executing"}"# + "\n"
+               + #"{"seq":4,"t":0.5,"ev":"add","id":1,"kind":"task","name":"step","weight":1,"parent":0,"index":0}"#)
+        // The last line has no newline yet: it waits.
+        let first = try follower.poll(into: &tree)
+        #expect(first.lines == ["[0.500] #0 root: executing"])
+        #expect(tree.liveCount == 1)
+        append(fd, "\n" + #"{"seq":5,"t":1,"ev":"state","id":1,"state":"executing"}"# + "\n")
+        #expect(try follower.poll(into: &tree).lines == ["[1.000] #1 step: executing"])
+        #expect(tree.liveCount == 2)
+        #expect(!follower.ended)
+        #expect(try follower.poll(into: &tree).changed == false)
+        append(fd, #"{"seq":6,"t":2,"ev":"state","id":1,"state":"completed"}"# + "\n"
+               + #"{"seq":7,"t":2,"ev":"state","id":0,"state":"completed"}"# + "\n"
+               + #"{"seq":8,"t":2,"ev":"end","summary":{"succeeded":2}}"# + "\n")
+        #expect(try follower.poll(into: &tree).lines == ["[2.000] #1 step: succeeded", "[2.000] #0 root: succeeded"])
+        #expect(follower.ended)
+        #expect(LogFollower.exitStatus(tree) == 0)
+    }
+
+    @Test func aBadLineIsAnErrorNamingIt() throws {
+        var template = Array("/tmp/taskview-follow-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        defer { close(fd); unlink(path) }
+        append(fd, HostileLogTests.goodHeader + "\n" + #"{"seq":1,"t":0,"ev":"add","id":0}"# + "\n")
+        let follower = try LogFollower(path: path)
+        var tree = TreeModel()
+        do {
+            _ = try follower.poll(into: &tree)
+            Issue.record("accepted a bad line")
+        } catch let e as LogLoadError {
+            #expect(e.line == 2)
+        }
+        #expect(throws: LogLoadError.self) { _ = try LogFollower(path: "/nonexistent/x.jsonl") }
+    }
+}
