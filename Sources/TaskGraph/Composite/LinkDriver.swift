@@ -96,6 +96,7 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
             }
             let report: (TaskProgress, AnyGraphTask?, Int)? = owner.graph.lock.withLock {
                 guard phase == 0, owner._state == .executing else { return nil }
+                if let cycle = Self.cycleMessageLocked(next: second, owner: owner) { preconditionFailure(cycle) }
                 phase = 1
                 if children.count < 2 {
                     second.adoptLocked(by: owner, index: 1)
@@ -108,6 +109,24 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
             if let (p, parent, index) = report { owner.didReportProgress(p, parent: parent, index: index) }
             step(owner: owner)
         }
+    }
+
+    /// Why `next`, returned by a `then`/`recover`/`chain` closure of `owner`, can never
+    /// settle: it is `owner` itself or one of its ancestors, which wait for `owner` (it would
+    /// hang forever). Nil when it is fine. Lock held.
+    static func cycleMessageLocked(next: AnyGraphTask, owner: AnyGraphTask) -> String? {
+        // Only an executing task can be one of them: a fresh task costs one check, not a walk.
+        guard next._state == .executing else { return nil }
+        var a: AnyGraphTask? = owner
+        while let t = a {
+            if t === next {
+                let what = t === owner ? "its own task" : "a task that waits for it"
+                return "GraphTask '\(owner.name)' #\(owner.rawID): its closure returned \(what) "
+                    + "('\(next.name)' #\(next.rawID)), which could never settle"
+            }
+            a = t._parent
+        }
+        return nil
     }
 
     override func childSettled(owner: AnyGraphTask, index: Int) {

@@ -12,6 +12,8 @@ final class Trampoline {
     @usableFromInline
     enum Op: UInt8 {
         case start, childSettled, childProgress, childCancelled, cancelByParent
+        /// Runs the closure number `arg` of `callbacks` (see `deferCall`).
+        case callback
     }
 
     struct Job {
@@ -25,6 +27,11 @@ final class Trampoline {
     @exclusivity(unchecked) private var depth = 0
     @exclusivity(unchecked) private var queue: [Job] = []
     @exclusivity(unchecked) private var head = 0
+    /// Closures queued by `deferCall`, run in queue order with the jobs.
+    @exclusivity(unchecked) private var callbacks: [(() -> Void)?] = []
+    /// Tasks whose settled handlers this thread is calling right now (innermost last): a
+    /// handler added to one of them meanwhile is queued, not called nested (A+ 2.2.6).
+    @exclusivity(unchecked) @usableFromInline var sending: [ObjectIdentifier] = []
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -35,7 +42,7 @@ final class Trampoline {
         return key
     }()
 
-    static var current: Trampoline {
+    @usableFromInline static var current: Trampoline {
         if let raw = pthread_getspecific(key) {
             return Unmanaged<Trampoline>.fromOpaque(raw).takeUnretainedValue()
         }
@@ -45,17 +52,44 @@ final class Trampoline {
     }
 
     /// Runs `task.perform(op, arg)` now, or after the calls already on this thread's stack.
-    @usableFromInline
-    static func run(_ task: AnyGraphTask, _ op: Op, _ arg: Int = 0) {
+    /// Returns false when it queued the call.
+    @usableFromInline @discardableResult
+    static func run(_ task: AnyGraphTask, _ op: Op, _ arg: Int = 0) -> Bool {
         let t = current
         if t.depth >= maxInlineDepth {
             t.queue.append(Job(task: task, op: op, arg: arg))
-            return
+            return false
         }
         t.depth += 1
         task.perform(op, arg)
         t.depth -= 1
         if t.depth == 0 { t.drain() }
+        return true
+    }
+
+    /// Calls `body` after the work already on this thread's stack and queue, before the
+    /// outermost library call returns (at once when there is none). `task` is only the
+    /// queue's anchor: it stays alive until the call.
+    @usableFromInline static func deferCall(_ task: AnyGraphTask, _ body: @escaping () -> Void) {
+        let t = current
+        if t.depth == 0 {
+            enter(body)
+        } else {
+            t.callbacks.append(body)
+            t.queue.append(Job(task: task, op: .callback, arg: t.callbacks.count - 1))
+        }
+    }
+
+    /// Runs the closure `deferCall` queued as number `index`.
+    func runCallback(_ index: Int) {
+        let body = callbacks[index]
+        callbacks[index] = nil
+        body?()
+    }
+
+    /// Whether this thread is calling the settled handlers of `task` right now.
+    @usableFromInline func isSending(_ task: AnyGraphTask) -> Bool {
+        sending.contains(ObjectIdentifier(task))
     }
 
     /// Runs `task.perform(op, arg)` after the work already on this thread's stack and queue.
@@ -90,6 +124,7 @@ final class Trampoline {
         }
         queue.removeAll(keepingCapacity: queue.capacity <= 1024)
         head = 0
+        if !callbacks.isEmpty { callbacks.removeAll() }
     }
 }
 

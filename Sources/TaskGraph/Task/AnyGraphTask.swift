@@ -27,6 +27,9 @@ public class AnyGraphTask: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline weak var _parent: AnyGraphTask?
     @exclusivity(unchecked) @usableFromInline var _index = 0
     @exclusivity(unchecked) @usableFromInline var _adopted = false
+    /// How many of this task's handlers run before its parent learns that it settled: the
+    /// parent takes its turn among them from the moment it waits for this task (A+ order).
+    @exclusivity(unchecked) @usableFromInline var _parentTurn = Int.max
     @exclusivity(unchecked) @usableFromInline var _cancelHandlers: [@Sendable () -> Void] = []
     /// A leaf's work, type-erased: made by `GraphTask`'s initializers (inlined into the
     /// caller, so specialized); it gets this task and settles it. Dropped once started.
@@ -169,6 +172,7 @@ public class AnyGraphTask: @unchecked Sendable {
         _ = graph.setStateLocked(rawID, .executing, retain: self)
         let b = body, d = driver
         body = nil
+        if let d { for c in d.children { c._parentTurn = c.handlers.count } }
         lock.unlock()
         if let d {
             d.start(owner: self)
@@ -266,11 +270,57 @@ public class AnyGraphTask: @unchecked Sendable {
             }
         case .cancelByParent:
             cancel(source: CancelSourceCode.source(for: arg), byParent: true)
+        case .callback:
+            Trampoline.current.runCallback(arg)
         }
     }
 
     func lockedDriver() -> CompositeDriver? {
         graph.lock.withLock { driver }
+    }
+
+    // MARK: - Settled handlers
+
+    /// Calls the settled handlers of `list` in order, telling `parent` (if any) in its turn
+    /// (`_parentTurn`, read as `turn`). Returns the number of the first handler still to
+    /// call when the parent's step was queued on the trampoline (the caller queues the rest
+    /// behind it), else nil. Runs inside `Trampoline.enter`.
+    @usableFromInline
+    final func deliverSettled(_ list: HandlerList, _ pointer: UnsafeRawPointer, turn: Int,
+                              parent: AnyGraphTask?, index: Int) -> Int? {
+        let t = Trampoline.current
+        let mark = !list.isEmpty
+        if mark { t.sending.append(ObjectIdentifier(self)) }
+        defer { if mark { t.sending.removeLast() } }
+        guard let parent else {
+            list.sendSettled(pointer, from: 0, to: Int.max)
+            return nil
+        }
+        list.sendSettled(pointer, from: 0, to: turn)
+        if Trampoline.run(parent, .childSettled, index) || turn >= list.count {
+            list.sendSettled(pointer, from: turn, to: Int.max)
+            return nil
+        }
+        return turn
+    }
+
+    /// Calls one settled handler added after the task settled; what it adds to this task
+    /// meanwhile runs after it.
+    @usableFromInline
+    final func deliverOne(_ entry: HandlerEntry, _ pointer: UnsafeRawPointer) {
+        let t = Trampoline.current
+        t.sending.append(ObjectIdentifier(self))
+        defer { t.sending.removeLast() }
+        entry.call(.settled, pointer)
+    }
+
+    /// Calls the settled handlers of `list` from number `from` on (see `deliverSettled`).
+    @usableFromInline
+    final func deliverRest(_ list: HandlerList, _ pointer: UnsafeRawPointer, from: Int) {
+        let t = Trampoline.current
+        t.sending.append(ObjectIdentifier(self))
+        defer { t.sending.removeLast() }
+        list.sendSettled(pointer, from: from, to: Int.max)
     }
 
     // MARK: - Progress
@@ -365,6 +415,7 @@ public class AnyGraphTask: @unchecked Sendable {
         _adopted = true
         _parent = parent
         _index = index
+        if parent._state == .executing { _parentTurn = handlers.count }
         graph.setParentLocked(rawID, parent: parent.rawID, index: index)
     }
 }

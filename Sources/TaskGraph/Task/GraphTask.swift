@@ -129,12 +129,20 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
         if !_cancelHandlers.isEmpty { swap(&oldCancelHandlers, &_cancelHandlers) }
         let parent = executingParentLocked()
         let index = _index
+        let turn = _parentTurn
         lock.unlock()
         if !list.isEmpty || parent != nil {
             Trampoline.enter {
                 if let reportOne { list.sendProgress(reportOne) }
-                withUnsafePointer(to: result) { list.send(.settled, UnsafeRawPointer($0)) }
-                if let parent { Trampoline.run(parent, .childSettled, index) }
+                let rest = withUnsafePointer(to: result) {
+                    deliverSettled(list, UnsafeRawPointer($0), turn: turn, parent: parent, index: index)
+                }
+                // The parent's step was queued: the later handlers queue behind it.
+                if let rest {
+                    Trampoline.deferCall(self) {
+                        withUnsafePointer(to: result) { self.deliverRest(list, UnsafeRawPointer($0), from: rest) }
+                    }
+                }
             }
         }
         withExtendedLifetime(released) {}
@@ -154,8 +162,15 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
         case .completed:
             let now = _result!
             lock.unlock()
+            // Added by a handler of this task while they run: after the ones before it.
+            if Trampoline.current.isSending(self) {
+                Trampoline.deferCall(self) {
+                    withUnsafePointer(to: now) { self.deliverOne(entry, UnsafeRawPointer($0)) }
+                }
+                return
+            }
             Trampoline.enter {
-                withUnsafePointer(to: now) { entry.call(.settled, UnsafeRawPointer($0)) }
+                withUnsafePointer(to: now) { deliverOne(entry, UnsafeRawPointer($0)) }
             }
         case .cancelled:
             lock.unlock()

@@ -33,6 +33,9 @@ struct HandlerList {
 
     @inlinable var isEmpty: Bool { first == nil }
 
+    /// How many handlers (of every kind) were registered.
+    @inlinable var count: Int { first == nil ? 0 : 1 + rest.count }
+
     @inlinable
     mutating func append(_ h: HandlerEntry) {
         if h.isProgress { progressCount += 1 }
@@ -51,6 +54,20 @@ struct HandlerList {
         } else {
             if !first.isProgress { first.call(event, pointer) }
             for h in rest where !h.isProgress { h.call(event, pointer) }
+        }
+    }
+
+    /// Tells the settled handlers registered as number `from` up to `to` (exclusive).
+    @usableFromInline
+    func sendSettled(_ pointer: UnsafeRawPointer, from: Int, to: Int) {
+        guard let first, from < to else { return }
+        if from == 0, !first.isProgress { first.call(.settled, pointer) }
+        var i = max(from, 1)
+        let end = min(to, rest.count + 1)
+        while i < end {
+            let h = rest[i - 1]
+            if !h.isProgress { h.call(.settled, pointer) }
+            i += 1
         }
     }
 
