@@ -35,7 +35,10 @@ struct ReplayCommand: ParsableCommand {
     var exitWhenDone = false
 
     func validate() throws {
-        guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a number greater than 0") }
+        // The range the < and > keys allow.
+        guard speed >= ReplaySource.minSpeed, speed <= ReplaySource.maxSpeed else {
+            throw ValidationError("--speed must be between 1/64 and 64 (got \(Format.speed(speed)))")
+        }
     }
 
     func run() throws {
