@@ -23,6 +23,16 @@ func decodeError(_ text: String) -> String? {
         }
     }
 
+    @Test func retryAttemptsAreNamedAttemptKOfN() throws {
+        let text = #"{"kind":"retry","name":"r","attempts":3,"children":[{"kind":"work","name":"fetch","fail":true}]}"#
+        let scenario = try ScenarioDecoder.decode(Array(text.utf8), file: "s.json", name: "s")
+        let session = try ScenarioSession(scenario: scenario, seed: 1)
+        session.runToEnd()
+        let snap = session.graph.snapshot()
+        let names = snap[session.rootID]!.children.map { snap[$0]!.name }
+        #expect(names == ["fetch (attempt 1/3)", "fetch (attempt 2/3)", "fetch (attempt 3/3)"])
+    }
+
     @Test func syntaxErrorsGiveFileLineColumn() {
         #expect(decodeError("{\n  \"kind\": \"work\",\n  \"name\": \"a\",\n}") == "s.json:4:1: trailing comma before '}'")
         #expect(decodeError("{\"kind\": \"work\" // c\n}") == "s.json:1:17: comments are not allowed in JSON")

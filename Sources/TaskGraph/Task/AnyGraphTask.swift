@@ -323,33 +323,35 @@ public class AnyGraphTask: @unchecked Sendable {
 
     // MARK: - Copies (retry)
 
-    /// Makes fresh copies of this task (same closures, same structure, same name and
-    /// weight; no handlers), if it has not run yet. Nil for `pending` tasks and tasks that
-    /// already started: `retry` then makes one attempt.
+    /// Makes fresh copies of this task (same closures, same structure, same weight; no
+    /// handlers), if it has not run yet; a leaf copy takes the name given to the copier (nil:
+    /// the same name). Nil for `pending` tasks and tasks that already started: `retry` then
+    /// makes one attempt.
     @usableFromInline
-    func makeCopier() -> (() -> AnyGraphTask)? {
+    func makeCopier() -> ((_ name: String?) -> AnyGraphTask)? {
         let (b, d, state, w) = graph.lock.withLock { (body, driver, _state, _weight) }
         guard state == .notExecuted else { return nil }
-        let copy: () -> AnyGraphTask
+        let copy: (String?) -> AnyGraphTask
         if let d {
             guard d.canRemake else { return nil }
             let copiers = d.children.map { $0.makeCopier() }
             guard !copiers.contains(where: { $0 == nil }) else { return nil }
-            copy = { d.remake(copiers.map { $0!() })! }
+            copy = { _ in d.remake(copiers.map { $0!(nil) })! }
         } else if let b {
-            copy = leafCopier(body: b)
+            let leaf = leafCopier(body: b)
+            copy = { leaf($0 ?? self.name) }
         } else {
             return nil
         }
         return {
-            let t = copy()
+            let t = copy($0)
             if w != 1 { t.setWeight(w) }
             return t
         }
     }
 
     /// A leaf of the same type with the same body. Overridden by `GraphTask`.
-    func leafCopier(body: @escaping @Sendable (AnyGraphTask) -> Void) -> () -> AnyGraphTask {
+    func leafCopier(body: @escaping @Sendable (AnyGraphTask) -> Void) -> (_ name: String) -> AnyGraphTask {
         preconditionFailure("leafCopier is overridden")
     }
 

@@ -86,9 +86,9 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
         })
     }
 
-    override func leafCopier(body: @escaping @Sendable (AnyGraphTask) -> Void) -> () -> AnyGraphTask {
-        let graph = self.graph, kindIndex = self.kindIndex, name = self.name
-        return { GraphTask(graph: graph, kindIndex: kindIndex, name: name, body: body) }
+    override func leafCopier(body: @escaping @Sendable (AnyGraphTask) -> Void) -> (_ name: String) -> AnyGraphTask {
+        let graph = self.graph, kindIndex = self.kindIndex
+        return { GraphTask(graph: graph, kindIndex: kindIndex, name: $0, body: body) }
     }
 
     // MARK: - Reading
