@@ -28,6 +28,7 @@ public class AnyGraphTask: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var _index = 0
     @exclusivity(unchecked) @usableFromInline var _adopted = false
     @exclusivity(unchecked) @usableFromInline var _cancelHandlers: [@Sendable () -> Void] = []
+    @exclusivity(unchecked) @usableFromInline var _cancelSource: String?
     /// A leaf's work, type-erased: made by `GraphTask`'s initializers (inlined into the
     /// caller, so specialized); it gets this task and settles it. Dropped once started.
     @exclusivity(unchecked) @usableFromInline var body: (@Sendable (AnyGraphTask) -> Void)?
@@ -83,6 +84,15 @@ public class AnyGraphTask: @unchecked Sendable {
         return graph.lock.withLock { _state == .cancelled }
     }
 
+    /// Once the task is cancelled, the source of the cancel that moved it there (`api`,
+    /// `graph`, `parent`, `child`, `timeout`, `failFast`, or a caller's label such as
+    /// `keyboard`); nil while it is not cancelled. Useful after `await task.value` threw
+    /// `CancellationError`.
+    public var cancelSource: String? {
+        resolvePendingCancel()
+        return graph.lock.withLock { _state == .cancelled ? _cancelSource : nil }
+    }
+
     /// Takes a cancel the graph recorded while it could not reach this task (see
     /// `Graph.cancel`): one atomic load when there is none.
     @inlinable @inline(__always)
@@ -98,9 +108,10 @@ public class AnyGraphTask: @unchecked Sendable {
         var parent: AnyGraphTask?
         var index = 0
         let took: Bool = graph.lock.withLock {
-            guard _state == .notExecuted, graph.pendingCancels.removeValue(forKey: rawID) != nil else { return false }
+            guard _state == .notExecuted, let source = graph.pendingCancels.removeValue(forKey: rawID) else { return false }
             graph.pendingCancelCount.subtract(1, ordering: .relaxed)
             _state = .cancelled
+            _cancelSource = source
             // Adopted since it was cancelled: its parent reacts now (the upward rule).
             if let p = _parent, !p._state.isSettled {
                 parent = p
@@ -221,6 +232,7 @@ public class AnyGraphTask: @unchecked Sendable {
             guard _state == .notExecuted || _state == .executing else { return false }
             graph.cancelRequestedLocked(rawID, source: source)
             _state = .cancelled
+            _cancelSource = source
             released = graph.setStateLocked(rawID, .cancelled)
             swap(&handlers, &_cancelHandlers)
             swap(&waiters, &self.handlers)
