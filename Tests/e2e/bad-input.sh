@@ -33,6 +33,11 @@ printf '{"kind":"work","name":"a","weight":-1}\n' >"$D/weight.json"
 expect "scenario: negative weight" 2 'weight.json.*weight' -- "$BIN" run "$D/weight.json" --headless
 printf '{"kind":"retry","name":"r","attempts":0,"children":[{"kind":"work","name":"a"}]}\n' >"$D/attempts.json"
 expect "scenario: attempts < 1" 2 'attempts.json.*attempts' -- "$BIN" run "$D/attempts.json" --headless
+printf '{"kind":"concurrent","name":"c","children":[{"kind":"work","name":"w","repeat":100000,"steps":100000}]}\n' >"$D/events.json"
+expect "scenario: too many progress events" 2 'events.json: .*"w 101".*more than 10,000,000 progress events' -- "$BIN" run "$D/events.json" --headless --no-record
+printf '{"kind":"retry","name":"a","attempts":1000,"children":[{"kind":"retry","name":"b","attempts":1000,"children":[{"kind":"retry","name":"c","attempts":1000,"children":[{"kind":"work","name":"w"}]}]}]}\n' >"$D/retries.json"
+expect "scenario: nested retries over budget" 2 'retries.json: .*"c".*more than 1,000,000' -- "$BIN" run "$D/retries.json" --headless --no-record
+[ -z "$(cat "$D/out")" ] || { fail=$((fail + 1)); echo "FAIL scenario over budget: something ran"; }
 expect "scenario: missing file" 2 "missing.json" -- "$BIN" run "$D/missing.json" --headless
 expect "demo: unknown name" 2 "nosuchdemo" -- "$BIN" demo nosuchdemo --headless
 expect "usage: --speed 0" 2 "speed" -- "$BIN" demo build --speed 0 --headless
