@@ -99,3 +99,48 @@ import TaskGraph
         #expect(eventually { val(s) == 2 })
     }
 }
+
+/// `maxConcurrent`: at most that many subtasks execute at once; the rest wait, in order.
+@Suite struct MaxConcurrentTests {
+    /// The most leaves of `ids` executing at once, and the order they started, from the events.
+    static func replay(_ log: EventLog, _ ids: [NodeID]) -> (most: Int, started: [Int]) {
+        var now = 0, most = 0
+        var started: [Int] = []
+        for case let .stateChanged(id, state, _, _) in log.changes {
+            guard let i = ids.firstIndex(of: id) else { continue }
+            if state == .executing { now += 1; most = max(most, now); started.append(i) } else { now -= 1 }
+        }
+        return (most, started)
+    }
+
+    @Test func twoOfFiveAtATimeInOrder() {
+        let (g, clock) = virtualGraph()
+        let log = EventLog(g)
+        let tasks = [3.0, 1, 2, 1, 1].enumerated().map { i, d in timed(i, after: d, name: "t\(i)", graph: g) }
+        let all = GraphTask.concurrent(tasks, maxConcurrent: 2, name: "limited").execute()
+        #expect(tasks.map(\.state) == [.executing, .executing, .notExecuted, .notExecuted, .notExecuted])
+        clock.runUntilIdle()
+        #expect(val(all) == [0, 1, 2, 3, 4])
+        let (most, started) = Self.replay(log, tasks.map(\.id))
+        #expect(most == 2)
+        #expect(started == [0, 1, 2, 3, 4])
+        #expect(clock.now == 4)   // t0 (0-3 s) beside t1 (0-1), t2 (1-3); then t3 and t4 (3-4)
+    }
+
+    @Test func allSettledWithALimitAndFailFastLeavesTheWaitingUnrun() {
+        let (g, clock) = virtualGraph()
+        let settled = GraphTask.allSettled([timed(1, after: 1, graph: g, fail: true), timed(2, after: 1, graph: g),
+                                            timed(3, after: 1, graph: g)], maxConcurrent: 1).execute()
+        clock.runUntilIdle()
+        #expect(clock.now == 3)   // one after another
+        guard case .success(let outcomes)? = settled.outcome else { Issue.record("not settled"); return }
+        #expect(outcomes.count == 3)
+
+        let waiting = timed(9, after: 1, name: "waiting", graph: g)
+        let failing = timed(0, after: 1, name: "failing", graph: g, fail: true)
+        let group = GraphTask.concurrent([failing, waiting], maxConcurrent: 1).execute()
+        clock.runUntilIdle()
+        #expect(group.state == .completed)
+        #expect(waiting.state == .notExecuted)   // never ran
+    }
+}
