@@ -9,7 +9,9 @@ enum LibrarySuite {
                 n: config.size(100_000), measure: .perItem, target: .below(1e-6, "< 1 µs"),
                 runs: config.rounds(full: 7),
                 cases: cases(gt: GT.w1, swift: SwiftConcurrencySubject.w1,
-                             combine: OpenCombineSubject.w1, mini: MiniFutureSubject.w1)))
+                             combine: OpenCombineSubject.w1, mini: MiniFutureSubject.w1)
+                    // The async body (a Swift task per GraphTask), beside Swift's `Task {}`.
+                    + [Case(subject: "GraphTask.async body", kind: .peer) { GT.w1Async($0) ?? .nan }]))
         }
         if config.wants("W2") {
             all.append(Workload(
@@ -63,6 +65,7 @@ enum LibrarySuite {
 enum GT {
     static let recordedLabel = Recorder.label
     static func w1(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w1(n: n, recorded: rec) }
+    static func w1Async(_ n: Int) -> Double? { GraphTaskSubject.w1Async(n: n) }
     static func w2(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w2(n: n, recorded: rec) }
     static func w3(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w3(n: n, recorded: rec) }
     static func w4(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w4(n: n, recorded: rec) }
@@ -73,6 +76,7 @@ enum GT {
 enum GT {
     static let recordedLabel = "GraphTask + recorder"
     static func w1(_ n: Int, _ rec: Bool) -> Double? { nil }
+    static func w1Async(_ n: Int) -> Double? { nil }
     static func w2(_ n: Int, _ rec: Bool) -> Double? { nil }
     static func w3(_ n: Int, _ rec: Bool) -> Double? { nil }
     static func w4(_ n: Int, _ rec: Bool) -> Double? { nil }
