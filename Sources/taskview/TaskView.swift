@@ -30,30 +30,42 @@ struct TaskView: ParsableCommand {
 
 /// Parses and runs, mapping every outcome to taskview's exit statuses: usage errors are 2
 /// (never the argument parser's 64), `--help` is 0, a command's `ExitCode` passes through.
+/// A subcommand parses its own arguments (`taskview replay LOG --speed 4`): parsed through
+/// the root, the root's own options would take `--speed` and the rest from it.
 @main
 enum Main {
     static func main() {
         Signals.unblockAll()
+        let args = Array(CommandLine.arguments.dropFirst())
         let status: Int32
-        do {
-            var command = try TaskView.parseAsRoot()
-            try command.run()
-            status = 0
-        } catch let code as ExitCode {
-            status = code.rawValue
-        } catch {
-            let parserCode = TaskView.exitCode(for: error)
-            let message = TaskView.fullMessage(for: error)
-            if parserCode == .success {
-                if !message.isEmpty { print(message) }
-                status = 0
-            } else {
-                if !message.isEmpty { writeStderr(message + "\n") }
-                status = 2
-            }
+        if let first = args.first,
+           let sub = TaskView.subcommandTypes.first(where: { $0._commandName == first }) {
+            status = run(sub, Array(args.dropFirst()), name: "taskview \(first)")
+        } else {
+            status = run(TaskView.self, args, name: "taskview")
         }
         fflushStdout()
         exit(status)
+    }
+
+    /// Parses `args` as `command` (named `name` in usage texts) and runs it; the exit status.
+    static func run(_ command: any ParsableCommand.Type, _ args: [String], name: String) -> Int32 {
+        do {
+            var parsed = try command.parseAsRoot(args)
+            try parsed.run()
+            return 0
+        } catch let code as ExitCode {
+            return code.rawValue
+        } catch {
+            let message = UsageText.fix(command.fullMessage(for: error), commandName: command._commandName,
+                                        fullName: name)
+            if command.exitCode(for: error) == .success {
+                if !message.isEmpty { print(message) }
+                return 0
+            }
+            if !message.isEmpty { writeStderr(message + "\n") }
+            return 2
+        }
     }
 
     static func writeStderr(_ text: String) {

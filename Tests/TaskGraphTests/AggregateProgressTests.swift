@@ -10,10 +10,13 @@ func close(_ a: [Double], _ b: [Double], tolerance: Double = 1e-9) -> Bool {
 @Suite struct AggregateProgressTests {
     @Test func fourEqualSubtasks() {
         let (g, _) = virtualGraph()
-        for make in [GraphTask<Int, TestError>.sequential, GraphTask<Int, TestError>.concurrent] {
+        let makers: [([GraphTask<Int, TestError>]) -> GraphTask<[Int], TestError>] = [
+            { GraphTask.sequential($0) }, { GraphTask.concurrent($0) },
+        ]
+        for make in makers {
             let tasks = (0..<4).map { GraphTask<Int, TestError>.succeed($0, graph: g) }
             let p = Recorder<Double>()
-            make(tasks, nil, nil).progress { p.add($0.fraction) }.execute()
+            make(tasks).progress { p.add($0.fraction) }.execute()
             #expect(p.all == [0.25, 0.5, 0.75, 1.0])
         }
         let tasks = (0..<4).map { GraphTask<Int, TestError>.succeed($0, graph: g) }

@@ -348,7 +348,17 @@ func errorCode<S>(_ r: Result<S, TestError>?) -> Int? {
         #expect(node.kind == "retry")
         #expect(node.children.count == 3)
         #expect(node.children.first == leaf.id)
-        #expect(node.children.allSatisfy { g.snapshot()[$0]?.name == "flaky" && g.snapshot()[$0]?.parent == r.id })
+        #expect(node.children.map { g.snapshot()[$0]?.name } == ["flaky", "flaky (attempt 2/3)", "flaky (attempt 3/3)"])
+        #expect(node.children.allSatisfy { g.snapshot()[$0]?.parent == r.id })
+    }
+
+    @Test func retryAttemptsAreNumberedAfterAFirstAttemptNamedSo() {
+        let (g, clock) = virtualGraph()
+        let leaf = GraphTask<Int, TestError>(name: "fetch (attempt 1/2)", graph: g) { _, fail in fail(TestError()) }
+        let r = leaf.retry(2).execute()
+        clock.runUntilIdle()
+        let names = g.snapshot()[r.id]!.children.map { g.snapshot()[$0]!.name }
+        #expect(names == ["fetch (attempt 1/2)", "fetch (attempt 2/2)"])
     }
 
     @Test func retryStopsOnSuccessAndZeroMeansOne() {

@@ -49,7 +49,7 @@ import TaskGraph
         var m = model(s)
         #expect(m.tree[0].children == [4])
         #expect(m.tree.liveCount == 2)
-        #expect(frame(&m, 20, 5)[1...2] == ["* build", "`- * link x3"])
+        #expect(frame(&m, 20, 5)[1...2] == ["* build", "`- * link  w 3"])
     }
 
     @Test func overallProgressIsTheWeightedMeanOfRoots() {

@@ -11,7 +11,7 @@ import TaskGraph
             "|- + compile                            ######## 100%   3.0s",
             "|  |- + a.c                             ######## 100%   2.0s",
             "|  `- X b.c                             ........   0%   3.0s",
-            "`- * link x3                            ####....  50%   0.5s",
+            "`- * link  w 3                          ####....  50%   0.5s",
             "",
             "Up/Down move  Enter detail  x cancel  space pause  / filter~",
         ])
@@ -25,8 +25,21 @@ import TaskGraph
         #expect(rows[2] == "├─ ✓ compile                              ████████████████████ 100%   3.0s")
         #expect(rows[3] == "│  ├─ ✓ a.c                               ████████████████████ 100%   2.0s Parsing")
         #expect(rows[4] == "│  └─ ✗ b.c                               ····················   0%   3.0s syntax error")
-        #expect(rows[5] == "└─ ● link ×3                              ██████████··········  50%   0.5s Writing binary")
+        #expect(rows[5] == "└─ ● link  w 3                            ██████████··········  50%   0.5s Writing binary")
         #expect(rows[7] == "↑↓ move  Enter detail  x cancel  space pause  / filter  f follow  ? help  q quit")
+    }
+
+    @Test func weightsReadAsWeightsNotCounts() {
+        #expect(Format.weightLabel(3) == "w 3")
+        #expect(Format.weightLabel(0.5) == "w 0.5")
+        #expect(Format.weightLabel(9999) == "w 9999")
+        #expect(Format.weightLabel(12_345) == "w 12.3k")
+        #expect(Format.weightLabel(2_050_085) == "w 2.05M")
+        #expect(Format.weightLabel(999_999) == "w 1.00M")
+        var m = model(smallBuild())
+        let rows = frame(&m, 60, 8)
+        #expect(rows[5].hasPrefix("`- * link  w 3 "))
+        #expect(!rows[1].contains(" w "))   // weight 1 is not shown
     }
 
     @Test func narrowTerminalKeepsNamesAndDropsColumns() {
@@ -44,7 +57,7 @@ import TaskGraph
         var m = model(smallBuild())
         press(&m, .char("G"))   // link, the last row
         let rows = frame(&m, 20, 5)
-        #expect(rows[1...3] == ["|  |- + a.c", "|  `- X b.c", "`- * link x3"])
+        #expect(rows[1...3] == ["|  |- + a.c", "|  `- X b.c", "`- * link  w 3"])
         #expect(m.view.top == 2)
     }
 

@@ -23,6 +23,25 @@ func decodeError(_ text: String) -> String? {
         }
     }
 
+    @Test func scenariosOverBudgetAreRefusedNamingTheNode() {
+        let events = decodeError(#"{"kind":"concurrent","name":"c","children":[{"kind":"work","name":"w","repeat":100000,"steps":100000}]}"#)
+        #expect(events == "s.json: $.children[100] (work \"w 101\"): the scenario asks for more than 10,000,000 progress events, over taskview's budget")
+        let retry = #"{"kind":"retry","name":"a","attempts":1000,"children":[{"kind":"retry","name":"b","attempts":1000,"children":[{"kind":"retry","name":"c","attempts":1000,"children":[{"kind":"work","name":"w","steps":0}]}]}]}"#
+        #expect(decodeError(retry)?.hasPrefix("s.json: $.children[0].children[0] (retry \"c\"): the scenario asks for more than 1,000,000 nodes") == true)
+        // One level of 1,000 attempts with 100 steps is within budget.
+        #expect(decodeError(#"{"kind":"retry","name":"r","attempts":1000,"children":[{"kind":"work","name":"w","steps":100}]}"#) == nil)
+    }
+
+    @Test func retryAttemptsAreNamedAttemptKOfN() throws {
+        let text = #"{"kind":"retry","name":"r","attempts":3,"children":[{"kind":"work","name":"fetch","fail":true}]}"#
+        let scenario = try ScenarioDecoder.decode(Array(text.utf8), file: "s.json", name: "s")
+        let session = try ScenarioSession(scenario: scenario, seed: 1)
+        session.runToEnd()
+        let snap = session.graph.snapshot()
+        let names = snap[session.rootID]!.children.map { snap[$0]!.name }
+        #expect(names == ["fetch (attempt 1/3)", "fetch (attempt 2/3)", "fetch (attempt 3/3)"])
+    }
+
     @Test func syntaxErrorsGiveFileLineColumn() {
         #expect(decodeError("{\n  \"kind\": \"work\",\n  \"name\": \"a\",\n}") == "s.json:4:1: trailing comma before '}'")
         #expect(decodeError("{\"kind\": \"work\" // c\n}") == "s.json:1:17: comments are not allowed in JSON")

@@ -9,12 +9,13 @@ D=$(mktemp -d "${TMPDIR:-/tmp}/taskview-bad.XXXXXX")
 trap 'rm -rf "$D"' EXIT
 pass=0; fail=0
 
-# expect NAME STATUS REGEX -- COMMAND...: runs COMMAND, checks its status and that stderr matches REGEX.
+# expect NAME STATUS REGEX -- COMMAND...: runs COMMAND, checks its status and that stderr matches REGEX
+# (and that no line says `Error:`: every message is in taskview's style, `taskview: ...`).
 expect() {
     local name=$1 want=$2 re=$3; shift 4
     "$@" >"$D/out" 2>"$D/err" </dev/null
     local got=$?
-    if [ "$got" -eq "$want" ] && { [ -z "$re" ] || grep -qE -- "$re" "$D/err"; }; then
+    if [ "$got" -eq "$want" ] && { [ -z "$re" ] || grep -qE -- "$re" "$D/err"; } && ! grep -q '^Error:' "$D/err"; then
         pass=$((pass + 1)); echo "ok   $name"
     else
         fail=$((fail + 1)); echo "FAIL $name: status $got (want $want), stderr:"; head -c 400 "$D/err" | sed 's/^/    | /'; echo
@@ -32,10 +33,21 @@ printf '{"kind":"work","name":"a","weight":-1}\n' >"$D/weight.json"
 expect "scenario: negative weight" 2 'weight.json.*weight' -- "$BIN" run "$D/weight.json" --headless
 printf '{"kind":"retry","name":"r","attempts":0,"children":[{"kind":"work","name":"a"}]}\n' >"$D/attempts.json"
 expect "scenario: attempts < 1" 2 'attempts.json.*attempts' -- "$BIN" run "$D/attempts.json" --headless
+printf '{"kind":"concurrent","name":"c","children":[{"kind":"work","name":"w","repeat":100000,"steps":100000}]}\n' >"$D/events.json"
+expect "scenario: too many progress events" 2 'events.json: .*"w 101".*more than 10,000,000 progress events' -- "$BIN" run "$D/events.json" --headless --no-record
+printf '{"kind":"retry","name":"a","attempts":1000,"children":[{"kind":"retry","name":"b","attempts":1000,"children":[{"kind":"retry","name":"c","attempts":1000,"children":[{"kind":"work","name":"w"}]}]}]}\n' >"$D/retries.json"
+expect "scenario: nested retries over budget" 2 'retries.json: .*"c".*more than 1,000,000' -- "$BIN" run "$D/retries.json" --headless --no-record
+[ -z "$(cat "$D/out")" ] || { fail=$((fail + 1)); echo "FAIL scenario over budget: something ran"; }
 expect "scenario: missing file" 2 "missing.json" -- "$BIN" run "$D/missing.json" --headless
 expect "demo: unknown name" 2 "nosuchdemo" -- "$BIN" demo nosuchdemo --headless
 expect "usage: --speed 0" 2 "speed" -- "$BIN" demo build --speed 0 --headless
-expect "usage: unknown option" 2 "unknown|Unknown" -- "$BIN" --frobnicate
+expect "usage: unknown option" 2 "^taskview: (unknown|Unknown)" -- "$BIN" --frobnicate
+expect "usage: subcommand's unknown option" 2 "^Usage: taskview run " -- "$BIN" run x.json --frobnicate
+expect "usage: demo --speed 0 names demo" 2 "^Usage: taskview demo " -- "$BIN" demo build --speed 0 --headless
+printf 'not json at all\n' >"$D/text.txt"
+expect "run: not a scenario file" 2 "^taskview: .*text.txt is not a scenario file" -- "$BIN" run "$D/text.txt" --headless
+expect "run: a binary file" 2 "is not a scenario file" -- "$BIN" run "$BIN" --headless
+if grep -q 'unexpected character' "$D/err"; then fail=$((fail + 1)); echo "FAIL run: a binary file still gets a JSON error"; fi
 
 # Replay logs, made from a real recorded run.
 "$BIN" demo pipeline --headless --record "$D/ok.jsonl" >/dev/null 2>&1
@@ -56,6 +68,13 @@ expect "log: a 100 MB line" 2 "huge.jsonl: line 10: .*longer than" -- "$BIN" rep
 head -c $(( $(stat -c %s "$D/ok.jsonl") / 2 )) "$D/ok.jsonl" >"$D/cut.jsonl"
 expect "log: truncated mid-line replays, root never settled" 3 "cut.jsonl: truncated after seq [0-9]+" -- "$BIN" replay "$D/cut.jsonl" --headless
 expect "log: missing file" 2 "nope.jsonl" -- "$BIN" replay "$D/nope.jsonl" --headless
+expect "run: a replay log suggests replay" 2 "ok.jsonl is a replay log.*taskview replay" -- "$BIN" run "$D/ok.jsonl" --headless
+expect "replay: a scenario file suggests run" 2 "comma.json is a scenario file.*taskview run" -- "$BIN" replay "$D/comma.json" --headless
+expect "replay: --speed 0 is refused with replay's usage" 2 "^Usage: taskview replay " -- "$BIN" replay "$D/ok.jsonl" --speed 0 --headless
+expect "replay: --speed 0 message" 2 "^taskview: --speed must be between 1/64 and 64" -- "$BIN" replay "$D/ok.jsonl" --speed 0 --headless
+expect "replay: --speed 100 is out of range" 2 "^taskview: --speed must be between 1/64 and 64 \(got 100\)" -- "$BIN" replay "$D/ok.jsonl" --speed 100 --headless
+expect "replay: --speed 1/128 is out of range" 2 "between 1/64 and 64" -- "$BIN" replay "$D/ok.jsonl" --speed 0.0078125 --headless
+expect "replay: --speed 64 is fine" 0 "" -- "$BIN" replay "$D/ok.jsonl" --speed 64 --headless
 expect "export: bad format" 2 "format|Format" -- "$BIN" export "$D/ok.jsonl" --format svg
 
 echo "bad-input: $pass passed, $fail failed"

@@ -70,7 +70,16 @@ keys q
 if wait_for "EXIT=130" 20; then ok "replay exits with the recorded outcome (130)"; else bad "replay exit status"; fi
 tmux -S "$SOCK" kill-session -t e2e 2>/dev/null
 
-# 3. Headless replay prints what a headless live run printed.
+# 3. --speed 4: the header says x4 and the 18 s pipeline plays in about 4.5 s (x1: 18 s).
+"$BIN" demo pipeline --headless --record "$DIR/p.jsonl" >/dev/null 2>&1
+tmux -S "$SOCK" new-session -d -s e2e -x 120 -y 50 \
+    "'$BIN' replay '$DIR/p.jsonl' --speed 4; echo EXIT=\$?; sleep 30"
+if wait_for " x4 " 10; then ok "replay --speed 4: the header shows x4"; else bad "replay --speed 4 header"; fi
+if wait_for "finished" 13; then ok "replay --speed 4 plays four times as fast"; else bad "replay --speed 4 pace"; fi
+keys q
+tmux -S "$SOCK" kill-session -t e2e 2>/dev/null
+
+# 4. Headless replay prints what a headless live run printed.
 ( cd "$DIR" && "$BIN" demo flaky --headless --seed 4 --record "$DIR/h.jsonl" > "$DIR/live.txt" 2>/dev/null )
 "$BIN" replay "$DIR/h.jsonl" --headless > "$DIR/replay.txt" 2>/dev/null
 if cmp -s "$DIR/live.txt" "$DIR/replay.txt"; then ok "headless replay output is byte-identical"; else bad "headless replay output"; fi

@@ -55,11 +55,12 @@ extension GraphTask {
     public func timeout(seconds: Double, name: String? = nil) -> GraphTask<Success, any Error> {
         precondition(seconds.isFinite && seconds >= 0, "timeout(seconds:) needs a finite, non-negative number")
         let owner = GraphTask<Success, any Error>(graph: graph, kindIndex: KindIndex.timeout, name: name, body: nil)
+        let innerName = self.name
         let driver = (AdapterDriver(
             inner: self,
             timeout: (seconds, { owner in
                 unsafeDowncast(owner, to: GraphTask<Success, any Error>.self)
-                    .settle(.failure(TimeoutError(seconds: seconds)))
+                    .settle(.failure(TimeoutError(seconds: seconds, taskName: innerName)))
             }),
             finish: { owner, inner in
                 let r = unsafeDowncast(inner, to: GraphTask.self)._result!
@@ -112,9 +113,17 @@ public struct TaskValidationError: Error, Sendable, Equatable, CustomStringConve
     public var description: String { message }
 }
 
-/// What `timeout(seconds:)` fails with when the time runs out first.
+/// What `timeout(seconds:)` fails with when the time runs out first: which task timed out
+/// (the inner task's name) and after how long.
 public struct TimeoutError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The time limit, in seconds of the graph's clock.
     public let seconds: Double
-    public init(seconds: Double) { self.seconds = seconds }
-    public var description: String { "timed out after \(seconds) s" }
+    /// The name of the task that did not complete in time.
+    public let taskName: String
+    public init(seconds: Double, taskName: String = "task") {
+        self.seconds = seconds
+        self.taskName = taskName
+    }
+    /// `"fetch" timed out after 2.0 s`.
+    public var description: String { "\"\(taskName)\" timed out after \(seconds) s" }
 }

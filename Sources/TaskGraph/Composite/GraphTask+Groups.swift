@@ -18,33 +18,35 @@ extension GraphTask {
         group(.sequential, kindIndex: KindIndex.sequential, tasks, name: name, graph: graph) { $0 }
     }
 
-    /// Executes every task at once; succeeds when all succeed (results in order); fails as
-    /// soon as one fails, cancelling the ones still executing first.
+    /// Executes every task at once (at most `maxConcurrent` at a time when given: the rest
+    /// stay not executed until a slot frees, and start in order); succeeds when all succeed
+    /// (results in order); fails as soon as one fails, cancelling the ones still executing
+    /// first (the waiting ones never run).
     @inlinable
-    public static func concurrent(_ tasks: [GraphTask], name: String? = nil,
+    public static func concurrent(_ tasks: [GraphTask], maxConcurrent: Int? = nil, name: String? = nil,
                                   graph: Graph? = nil) -> GraphTask<[Success], Failure> {
-        group(.concurrent, kindIndex: KindIndex.concurrent, tasks, name: name, graph: graph) { $0 }
+        group(.concurrent, kindIndex: KindIndex.concurrent, tasks, limit: maxConcurrent, name: name, graph: graph) { $0 }
     }
 
     /// Executes every task at once and never fails: reports every outcome in order. A
     /// subtask cancelled from outside counts as `.cancelled` and the others go on.
     @inlinable
-    public static func allSettled(_ tasks: [GraphTask], name: String? = nil,
+    public static func allSettled(_ tasks: [GraphTask], maxConcurrent: Int? = nil, name: String? = nil,
                                   graph: Graph? = nil) -> GraphTask<[Settled<Success, Failure>], Never> {
-        settledGroup(tasks, name: name, graph: graph) { $0 }
+        settledGroup(tasks, limit: maxConcurrent, name: name, graph: graph) { $0 }
     }
 
     @inlinable
-    static func settledGroup<Out, OutF>(_ tasks: [GraphTask], name: String?, graph: Graph?,
+    static func settledGroup<Out, OutF>(_ tasks: [GraphTask], limit: Int? = nil, name: String?, graph: Graph?,
                                         combine: @escaping @Sendable ([Settled<Success, Failure>]) -> Out) -> GraphTask<Out, OutF> {
         let group = graph ?? tasks.first?.graph ?? .shared
         let owner = GraphTask<Out, OutF>(graph: group, kindIndex: KindIndex.allSettled, name: name, body: nil)
         owner.installGroup(remake: { c in
             let fresh: GraphTask<Out, OutF> = GraphTask.settledGroup(
-                c.map { unsafeDowncast($0, to: GraphTask.self) }, name: name, graph: group, combine: combine)
+                c.map { unsafeDowncast($0, to: GraphTask.self) }, limit: limit, name: name, graph: group, combine: combine)
             return fresh
         }, GroupDriver(
-            mode: .allSettled, children: tasks,
+            mode: .allSettled, children: tasks, limit: limit,
             finish: { owner, children in
                 let out = children.map { c -> Settled<Success, Failure> in
                     let t = unsafeDowncast(c, to: GraphTask.self)
@@ -108,15 +110,15 @@ extension GraphTask {
     }
 
     @inlinable
-    static func group<Out>(_ mode: GroupDriver.Mode, kindIndex: UInt8, _ tasks: [GraphTask], name: String?,
+    static func group<Out>(_ mode: GroupDriver.Mode, kindIndex: UInt8, _ tasks: [GraphTask], limit: Int? = nil, name: String?,
                            graph: Graph?, combine: @escaping @Sendable ([Success]) -> Out) -> GraphTask<Out, Failure> {
         let group = graph ?? tasks.first?.graph ?? .shared
         let owner = GraphTask<Out, Failure>(graph: group, kindIndex: kindIndex, name: name, body: nil)
         owner.installGroup(remake: { c in
             GraphTask.group(mode, kindIndex: kindIndex, c.map { unsafeDowncast($0, to: GraphTask.self) },
-                            name: name, graph: group, combine: combine)
+                            limit: limit, name: name, graph: group, combine: combine)
         }, GroupDriver(
-            mode: mode, children: tasks,
+            mode: mode, children: tasks, limit: limit,
             finish: { owner, children in
                 var values: [Success] = []
                 values.reserveCapacity(children.count)

@@ -7,6 +7,9 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
     enum Mode { case sequential, concurrent, allSettled, race }
 
     let mode: Mode
+    /// At most this many subtasks reached and not yet consumed at once (`maxConcurrent`);
+    /// the rest wait, not executed, and start in subtask order as slots free.
+    let limit: Int
     /// Settles the owner with the results of all children (all consumed).
     let finish: (AnyGraphTask, [AnyGraphTask]) -> Void
     /// Settles the owner with this child's outcome (a failure, or the race winner).
@@ -16,14 +19,18 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
     @exclusivity(unchecked) private var consumed: [Bool]
     @exclusivity(unchecked) private var remaining: Int
     @exclusivity(unchecked) private var next = 0
+    /// Concurrent modes: how many subtasks have been reached (started or found settled).
+    @exclusivity(unchecked) private var reached = 0
     @exclusivity(unchecked) private var aggregate: WeightedAggregate
     @exclusivity(unchecked) private var over = false
 
     @usableFromInline
-    init(mode: Mode, children: [AnyGraphTask],
+    init(mode: Mode, children: [AnyGraphTask], limit: Int? = nil,
          finish: @escaping (AnyGraphTask, [AnyGraphTask]) -> Void,
          pass: @escaping (AnyGraphTask, AnyGraphTask) -> Void) {
+        precondition((limit ?? 1) >= 1, "maxConcurrent must be at least 1, got \(limit ?? 0)")
         self.mode = mode
+        self.limit = limit ?? Int.max
         self.finish = finish
         self.pass = pass
         consumed = Array(repeating: false, count: children.count)
@@ -52,26 +59,38 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
         case .sequential:
             advance(owner: owner)
         case .concurrent, .allSettled, .race:
-            for i in children.indices {
-                let step: Step = owner.graph.lock.withLock {
-                    guard !over, owner._state == .executing else { return .none }
-                    let c = children[i]
-                    switch c._state {
-                    case .notExecuted: return .start(c)
-                    case .executing: return .none
-                    case .completed: return consumeLocked(owner: owner, i)
-                    case .cancelled: return cancelledLocked(owner: owner, i)
-                    }
-                }
-                perform(step, owner: owner)
-                if case .start(let c) = step { Trampoline.run(c, .start) }
-            }
+            fill(owner: owner)
             let done: Bool = owner.graph.lock.withLock {
                 guard !over, owner._state == .executing, remaining == 0 else { return false }
                 over = true
                 return true
             }
             if done { finish(owner, children) }
+        }
+    }
+
+    /// Concurrent modes: reaches the next subtasks in order while fewer than `limit` are in
+    /// flight (reached and not consumed), starting those not executed yet.
+    private func fill(owner: AnyGraphTask) {
+        while true {
+            var startChild: AnyGraphTask?
+            let step: Step? = owner.graph.lock.withLock {
+                guard !over, owner._state == .executing, reached < children.count,
+                      reached - (children.count - remaining) < limit else { return nil }
+                let i = reached
+                reached += 1
+                let c = children[i]
+                switch c._state {
+                case .notExecuted:
+                    startChild = c
+                    return Step.none
+                case .executing: return Step.none   // a pending subtask: in flight already
+                case .completed: return consumeLocked(owner: owner, i)
+                case .cancelled: return cancelledLocked(owner: owner, i)
+                }
+            }
+            guard let step else { return }
+            if let startChild { Trampoline.run(startChild, .start) } else { perform(step, owner: owner) }
         }
     }
 
@@ -183,6 +202,7 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
             return consumeLocked(owner: owner, index)
         }
         perform(step, owner: owner)
+        if limit != Int.max { fill(owner: owner) }   // a slot is free
     }
 
     override func childProgress(owner: AnyGraphTask, index: Int) {
@@ -200,6 +220,7 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
             return owner._state.isSettled ? .none : .cancelOwner
         }
         perform(step, owner: owner)
+        if limit != Int.max && mode == .allSettled { fill(owner: owner) }
     }
 
     override func weightsChanged(owner: AnyGraphTask) {

@@ -1,12 +1,13 @@
 /// Drives `retry`: up to `attempts` attempts, each a child of the retry node. The first
-/// attempt is the receiver; later ones are fresh copies made by `makeAttempt`. The owner
-/// reports the current attempt's progress, never going down.
+/// attempt is the receiver; later ones are fresh copies made by `copier`, a leaf copy named
+/// "NAME (attempt k/N)" after the first attempt's name. The owner reports the current
+/// attempt's progress, never going down.
 @usableFromInline
 final class RetryDriver: CompositeDriver, @unchecked Sendable {
     let attempts: Int
     /// Makes a fresh copy of the first attempt; nil when it cannot be copied (a `pending`
     /// task): then there is one attempt.
-    let copier: (() -> AnyGraphTask)?
+    let copier: ((_ name: String?) -> AnyGraphTask)?
     /// Settles the owner from a completed attempt.
     let finish: (AnyGraphTask, AnyGraphTask) -> Void
 
@@ -17,7 +18,7 @@ final class RetryDriver: CompositeDriver, @unchecked Sendable {
 
     @usableFromInline
     init(first: AnyGraphTask, attempts: Int,
-         copier: (() -> AnyGraphTask)?,
+         copier: ((_ name: String?) -> AnyGraphTask)?,
          finish: @escaping (AnyGraphTask, AnyGraphTask) -> Void) {
         self.attempts = max(1, attempts)
         self.copier = copier
@@ -53,13 +54,21 @@ final class RetryDriver: CompositeDriver, @unchecked Sendable {
         case .cancel: owner.cancel(source: CancelSource.child, byParent: false)
         case .finish(let c): finish(owner, c)
         case .again(let index):
-            let attempt = copier!()
+            let attempt = copier!(Self.attemptName(children[0].name, index + 1, of: attempts))
             owner.graph.lock.withLock {
                 attempt.adoptLocked(by: owner, index: index)
                 children.append(attempt)
             }
             step(owner: owner)
         }
+    }
+
+    /// "NAME (attempt k/N)"; NAME is the first attempt's name without its own
+    /// " (attempt 1/N)" (taskview's scenarios name the first attempt so).
+    static func attemptName(_ first: String, _ k: Int, of n: Int) -> String {
+        let suffix = " (attempt 1/\(n))"
+        let base = first.hasSuffix(suffix) ? String(first.dropLast(suffix.count)) : first
+        return "\(base) (attempt \(k)/\(n))"
     }
 
     override func childSettled(owner: AnyGraphTask, index: Int) {

@@ -23,7 +23,7 @@ public final class Graph: @unchecked Sendable {   // mutable state behind `lock`
     @exclusivity(unchecked) var finishedRoots: [(id: Int, time: Double)] = []
     @exclusivity(unchecked) var finishedRootsHead = 0
     /// Not-executed tasks cancelled while the graph could not reach them (see `cancel`).
-    @exclusivity(unchecked) var pendingCancels: [Int: Bool] = [:]
+    @exclusivity(unchecked) var pendingCancels: [Int: String] = [:]   // id -> cancel source
     /// `pendingCancels.count`, readable without the lock (tasks check it when touched).
     @usableFromInline let pendingCancelCount = Atomic<Int>(0)
 
@@ -147,7 +147,7 @@ public final class Graph: @unchecked Sendable {   // mutable state behind `lock`
         var id = first
         var src = source
         while table.contains(id), table[id].state == .notExecuted {
-            if pendingCancels.updateValue(true, forKey: id) == nil {
+            if pendingCancels.updateValue(src, forKey: id) == nil {
                 pendingCancelCount.add(1, ordering: .relaxed)
             }
             emit(.cancelRequested(id: NodeID(id), source: cut(src)))

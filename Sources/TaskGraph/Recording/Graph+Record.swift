@@ -8,3 +8,10 @@ extension Graph {
         try GraphRecorder(graph: self, path: path, producer: producer)
     }
 }
+
+extension GraphObservation {
+    /// Ends the observation. For a recording (`Graph.record(to:)`), this is how to stop it:
+    /// it writes the final snapshot and the `end` line and closes the file (the same as
+    /// `cancel()`, which reads as "throw it away" but keeps the log too).
+    public func finish() { cancel() }
+}

@@ -31,6 +31,7 @@ public class AnyGraphTask: @unchecked Sendable {
     /// parent takes its turn among them from the moment it waits for this task (A+ order).
     @exclusivity(unchecked) @usableFromInline var _parentTurn = Int.max
     @exclusivity(unchecked) @usableFromInline var _cancelHandlers: [@Sendable () -> Void] = []
+    @exclusivity(unchecked) @usableFromInline var _cancelSource: String?
     /// A leaf's work, type-erased: made by `GraphTask`'s initializers (inlined into the
     /// caller, so specialized); it gets this task and settles it. Dropped once started.
     @exclusivity(unchecked) @usableFromInline var body: (@Sendable (AnyGraphTask) -> Void)?
@@ -86,6 +87,15 @@ public class AnyGraphTask: @unchecked Sendable {
         return graph.lock.withLock { _state == .cancelled }
     }
 
+    /// Once the task is cancelled, the source of the cancel that moved it there (`api`,
+    /// `graph`, `parent`, `child`, `timeout`, `failFast`, or a caller's label such as
+    /// `keyboard`); nil while it is not cancelled. Useful after `await task.value` threw
+    /// `CancellationError`.
+    public var cancelSource: String? {
+        resolvePendingCancel()
+        return graph.lock.withLock { _state == .cancelled ? _cancelSource : nil }
+    }
+
     /// Takes a cancel the graph recorded while it could not reach this task (see
     /// `Graph.cancel`): one atomic load when there is none.
     @inlinable @inline(__always)
@@ -101,9 +111,10 @@ public class AnyGraphTask: @unchecked Sendable {
         var parent: AnyGraphTask?
         var index = 0
         let took: Bool = graph.lock.withLock {
-            guard _state == .notExecuted, graph.pendingCancels.removeValue(forKey: rawID) != nil else { return false }
+            guard _state == .notExecuted, let source = graph.pendingCancels.removeValue(forKey: rawID) else { return false }
             graph.pendingCancelCount.subtract(1, ordering: .relaxed)
             _state = .cancelled
+            _cancelSource = source
             // Adopted since it was cancelled: its parent reacts now (the upward rule).
             if let p = _parent, !p._state.isSettled {
                 parent = p
@@ -225,6 +236,7 @@ public class AnyGraphTask: @unchecked Sendable {
             guard _state == .notExecuted || _state == .executing else { return false }
             graph.cancelRequestedLocked(rawID, source: source)
             _state = .cancelled
+            _cancelSource = source
             released = graph.setStateLocked(rawID, .cancelled)
             swap(&handlers, &_cancelHandlers)
             swap(&waiters, &self.handlers)
@@ -373,33 +385,35 @@ public class AnyGraphTask: @unchecked Sendable {
 
     // MARK: - Copies (retry)
 
-    /// Makes fresh copies of this task (same closures, same structure, same name and
-    /// weight; no handlers), if it has not run yet. Nil for `pending` tasks and tasks that
-    /// already started: `retry` then makes one attempt.
+    /// Makes fresh copies of this task (same closures, same structure, same weight; no
+    /// handlers), if it has not run yet; a leaf copy takes the name given to the copier (nil:
+    /// the same name). Nil for `pending` tasks and tasks that already started: `retry` then
+    /// makes one attempt.
     @usableFromInline
-    func makeCopier() -> (() -> AnyGraphTask)? {
+    func makeCopier() -> ((_ name: String?) -> AnyGraphTask)? {
         let (b, d, state, w) = graph.lock.withLock { (body, driver, _state, _weight) }
         guard state == .notExecuted else { return nil }
-        let copy: () -> AnyGraphTask
+        let copy: (String?) -> AnyGraphTask
         if let d {
             guard d.canRemake else { return nil }
             let copiers = d.children.map { $0.makeCopier() }
             guard !copiers.contains(where: { $0 == nil }) else { return nil }
-            copy = { d.remake(copiers.map { $0!() })! }
+            copy = { _ in d.remake(copiers.map { $0!(nil) })! }
         } else if let b {
-            copy = leafCopier(body: b)
+            let leaf = leafCopier(body: b)
+            copy = { leaf($0 ?? self.name) }
         } else {
             return nil
         }
         return {
-            let t = copy()
+            let t = copy($0)
             if w != 1 { t.setWeight(w) }
             return t
         }
     }
 
     /// A leaf of the same type with the same body. Overridden by `GraphTask`.
-    func leafCopier(body: @escaping @Sendable (AnyGraphTask) -> Void) -> () -> AnyGraphTask {
+    func leafCopier(body: @escaping @Sendable (AnyGraphTask) -> Void) -> (_ name: String) -> AnyGraphTask {
         preconditionFailure("leafCopier is overridden")
     }
 

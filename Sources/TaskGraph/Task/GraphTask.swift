@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// A closure-based, lazily executed, cancellable task with weighted progress; every task is
@@ -30,11 +31,11 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
     /// A leaf task whose closure gets `succeed` and `fail`. Only the first call counts.
     @inlinable
     public convenience init(
-        name: String? = nil, graph: Graph = .shared,
+        name: String? = nil, graph: Graph = .shared, queue: DispatchQueue? = nil,
         _ body: @escaping @Sendable (_ succeed: @escaping @Sendable (Success) -> Void,
                                      _ fail: @escaping @Sendable (Failure) -> Void) -> Void
     ) {
-        self.init(graph: graph, kindIndex: KindIndex.task, name: name, body: { t in
+        self.init(graph: graph, kindIndex: KindIndex.task, name: name, body: GraphTask.on(queue) { t in
             let t = unsafeDowncast(t, to: GraphTask<Success, Failure>.self)
             body({ t.settle(.success($0)) }, { t.settle(.failure($0)) })
         })
@@ -43,12 +44,12 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
     /// A leaf task whose closure also gets `progress` to report its own progress.
     @inlinable
     public convenience init(
-        name: String? = nil, graph: Graph = .shared,
+        name: String? = nil, graph: Graph = .shared, queue: DispatchQueue? = nil,
         _ body: @escaping @Sendable (_ succeed: @escaping @Sendable (Success) -> Void,
                                      _ fail: @escaping @Sendable (Failure) -> Void,
                                      _ progress: @escaping @Sendable (TaskProgress) -> Void) -> Void
     ) {
-        self.init(graph: graph, kindIndex: KindIndex.task, name: name, body: { t in
+        self.init(graph: graph, kindIndex: KindIndex.task, name: name, body: GraphTask.on(queue) { t in
             let t = unsafeDowncast(t, to: GraphTask<Success, Failure>.self)
             body({ t.settle(.success($0)) }, { t.settle(.failure($0)) }, { t.report($0) })
         })
@@ -58,13 +59,13 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
     /// register `onCancel` for long work.
     @inlinable
     public convenience init(
-        name: String? = nil, graph: Graph = .shared,
+        name: String? = nil, graph: Graph = .shared, queue: DispatchQueue? = nil,
         _ body: @escaping @Sendable (_ task: GraphTask<Success, Failure>,
                                      _ succeed: @escaping @Sendable (Success) -> Void,
                                      _ fail: @escaping @Sendable (Failure) -> Void,
                                      _ progress: @escaping @Sendable (TaskProgress) -> Void) -> Void
     ) {
-        self.init(graph: graph, kindIndex: KindIndex.task, name: name, body: { t in
+        self.init(graph: graph, kindIndex: KindIndex.task, name: name, body: GraphTask.on(queue) { t in
             let t = unsafeDowncast(t, to: GraphTask<Success, Failure>.self)
             body(t, { t.settle(.success($0)) }, { t.settle(.failure($0)) }, { t.report($0) })
         })
@@ -72,23 +73,35 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
 
     /// A task that succeeds with `value` when executed.
     @inlinable
-    public static func succeed(_ value: Success, name: String? = nil, graph: Graph = .shared) -> GraphTask {
-        GraphTask(graph: graph, kindIndex: KindIndex.task, name: name, body: { t in
+    public static func succeed(_ value: Success, name: String? = nil, graph: Graph = .shared,
+                               queue: DispatchQueue? = nil) -> GraphTask {
+        GraphTask(graph: graph, kindIndex: KindIndex.task, name: name, body: on(queue) { t in
             unsafeDowncast(t, to: GraphTask<Success, Failure>.self).settle(.success(value))
         })
     }
 
     /// A task that fails with `error` when executed.
     @inlinable
-    public static func fail(_ error: Failure, name: String? = nil, graph: Graph = .shared) -> GraphTask {
-        GraphTask(graph: graph, kindIndex: KindIndex.task, name: name, body: { t in
+    public static func fail(_ error: Failure, name: String? = nil, graph: Graph = .shared,
+                            queue: DispatchQueue? = nil) -> GraphTask {
+        GraphTask(graph: graph, kindIndex: KindIndex.task, name: name, body: on(queue) { t in
             unsafeDowncast(t, to: GraphTask<Success, Failure>.self).settle(.failure(error))
         })
     }
 
-    override func leafCopier(body: @escaping @Sendable (AnyGraphTask) -> Void) -> () -> AnyGraphTask {
-        let graph = self.graph, kindIndex = self.kindIndex, name = self.name
-        return { GraphTask(graph: graph, kindIndex: kindIndex, name: name, body: body) }
+    /// A leaf body as given (nil queue: it runs inside `execute()`, on the caller's thread),
+    /// or dispatched asynchronously to `queue` when the task is executed. Chosen once, when
+    /// the task is made, so a body without a queue costs nothing more.
+    @inlinable
+    static func on(_ queue: DispatchQueue?,
+                   _ body: @escaping @Sendable (AnyGraphTask) -> Void) -> @Sendable (AnyGraphTask) -> Void {
+        guard let queue else { return body }
+        return { t in queue.async { body(t) } }
+    }
+
+    override func leafCopier(body: @escaping @Sendable (AnyGraphTask) -> Void) -> (_ name: String) -> AnyGraphTask {
+        let graph = self.graph, kindIndex = self.kindIndex
+        return { GraphTask(graph: graph, kindIndex: kindIndex, name: $0, body: body) }
     }
 
     // MARK: - Reading

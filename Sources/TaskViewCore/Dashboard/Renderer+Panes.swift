@@ -19,7 +19,9 @@ extension Renderer {
             kind += "   Parent: none"
         }
         lines.append(kind)
-        var progress = "Weight: " + Format.weight(node.weight) + "   Progress: "
+        var weight = Format.weight(node.weight)
+        if node.weight >= 10_000 { weight += " (" + Format.weightLabel(node.weight) + ")" }
+        var progress = "Weight: " + weight + "   Progress: "
             + Format.percent(fractionShown(node)).trimmingLeadingSpaces
         if let info = node.info { progress += " " + clean(info) }
         lines.append(progress)

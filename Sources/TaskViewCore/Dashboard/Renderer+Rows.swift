@@ -33,7 +33,7 @@ extension Renderer {
             x = grid.write(String(glyphs.collapsed) + " ", x: x, y: y, style: CellStyle(.accent), limit: nameCols - x)
         }
         var name = clean(tree.nodes[d.content(n)].name)
-        if node.weight != 1 { name += (glyphs.isASCII ? " x" : " ×") + Format.weight(node.weight) }
+        if node.weight != 1 { name += "  " + Format.weightLabel(node.weight) }
         let nameStyle = CellStyle(state == .notExecuted || state == .skipped ? .dim : .normal,
                                   underline: state == .cancelled && glyphs.isASCII)
         grid.writeFitted(name, x: x, y: y, style: nameStyle, limit: nameCols - x, ellipsis: glyphs.ellipsis)

@@ -1,9 +1,13 @@
 import TaskGraph
 
 /// Chrome trace / Perfetto JSON of a replay log: one complete (`"ph":"X"`) event per node
-/// that ran, timestamps in µs of the graph clock, one track (`tid`) per nesting level (named
-/// by metadata events), failed and cancelled nodes marked in the name and in `args`.
-/// Nodes never executed are left out; nodes still running when the log ends last until then.
+/// that ran, timestamps in µs of the graph clock, failed and cancelled nodes marked in the
+/// name and in `args`. Nodes never executed are left out; nodes still running when the log
+/// ends last until then.
+///
+/// Slices are put in lanes (`tid`, named `lane N` by metadata events) so that within one lane
+/// a slice is either inside its parent's slice or overlaps nothing: a viewer draws a lane as a
+/// flame graph, so tasks that ran side by side must not share one (see `Lanes`).
 public enum ChromeTrace {
     struct Span {
         var name = ""
@@ -55,26 +59,16 @@ public enum ChromeTrace {
                 break
             }
         }
+        let order = spans.keys.sorted()
+        let lanes = Lanes.assign(spans, order: order, logEnd: micros(log.duration))
         var out = LogBuffer(capacity: spans.count * 160 + 256)
         out.raw("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[")
         var first = true
         func comma() { if first { first = false } else { out.byte(44) } }
-        func depth(_ id: Int) -> Int {
-            var d = 0
-            var p = spans[id]?.parent ?? -1
-            while p >= 0, d < 10_000 {
-                d += 1
-                p = spans[p]?.parent ?? -1
-            }
-            return d
-        }
-        var depths = Set<Int>()
-        for id in spans.keys.sorted() {
+        for id in order {
             let s = spans[id]!
-            guard let start = s.start else { continue }
+            guard let start = s.start, let lane = lanes.lane[id] else { continue }
             let end = s.end ?? log.duration
-            let d = depth(id)
-            depths.insert(d)
             let outcome: String
             switch s.state {
             case .completed: outcome = s.failed ? "failed" : "succeeded"
@@ -88,7 +82,7 @@ public enum ChromeTrace {
             out.raw(",\"cat\":"); out.string(s.kind)
             out.raw(",\"ph\":\"X\",\"ts\":"); out.int(micros(start))
             out.raw(",\"dur\":"); out.int(max(0, micros(end) - micros(start)))
-            out.raw(",\"pid\":1,\"tid\":"); out.int(d)
+            out.raw(",\"pid\":1,\"tid\":"); out.int(lane)
             out.raw(",\"args\":{\"id\":"); out.int(id)
             out.raw(",\"state\":"); out.string(outcome)
             if let m = s.message { out.raw(",\"message\":"); out.string(m) }
@@ -100,9 +94,9 @@ public enum ChromeTrace {
         out.raw("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{\"name\":")
         out.string(log.header.scenario ?? log.name)
         out.raw("}}")
-        for d in depths.sorted() {
+        for d in 0..<lanes.count {
             out.raw(",{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":"); out.int(d)
-            out.raw(",\"args\":{\"name\":\"level \(d)\"}}")
+            out.raw(",\"args\":{\"name\":\"lane \(d)\"}}")
             out.raw(",{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":"); out.int(d)
             out.raw(",\"args\":{\"sort_index\":\(d)}}")
         }

@@ -31,13 +31,15 @@ public struct ScenarioBuilder {
         build(scenario.root, path: "0")
     }
 
-    /// `path` is the node's position ("0.2.1"), which seeds its random draws.
-    func build(_ node: ScenarioNode, path: String) -> ScenarioTask {
+    /// `path` is the node's position ("0.2.1"), which seeds its random draws. The first
+    /// attempt of a `retry` of N > 1 attempts (`firstAttemptOf` N) is named
+    /// "NAME (attempt 1/N)" when it is a leaf, as the library names the later ones.
+    func build(_ node: ScenarioNode, path: String, firstAttemptOf attempts: Int? = nil) -> ScenarioTask {
         let kids = { node.children.enumerated().map { build($1, path: "\(path).\($0)") } }
         let task: ScenarioTask
         switch node.kind {
         case .work:
-            task = work(node, path: path)
+            task = work(node, path: path, name: attempts.flatMap { $0 > 1 ? "\(node.name) (attempt 1/\($0))" : nil })
         case .sequential:
             task = ScenarioTask.sequential(kids(), name: node.name, graph: graph) { _ in () }
         case .concurrent:
@@ -51,7 +53,8 @@ public struct ScenarioBuilder {
             let k = kids()
             task = k[0].recover(k[1], name: node.name)
         case .retry:
-            task = kids()[0].retry(node.attempts, name: node.name)
+            task = build(node.children[0], path: "\(path).0", firstAttemptOf: node.attempts)
+                .retry(node.attempts, name: node.name)
         case .timeout:
             task = kids()[0].timeout(seconds: node.seconds, name: node.name)
         }
@@ -61,12 +64,12 @@ public struct ScenarioBuilder {
 
     /// A simulated leaf. Each run of its closure (the first attempt, then each `retry`
     /// copy) is one attempt, with its own generator.
-    func work(_ node: ScenarioNode, path: String) -> ScenarioTask {
+    func work(_ node: ScenarioNode, path: String, name: String? = nil) -> ScenarioTask {
         let spec = WorkSpec(node)
         let attempts = AttemptCounter()
         let seed = self.seed
         let clock = graph.clock
-        return ScenarioTask(name: node.name, graph: graph) { task, succeed, fail, progress in
+        return ScenarioTask(name: name ?? node.name, graph: graph) { task, succeed, fail, progress in
             let attempt = attempts.next()
             var rng = SplitMix64(seed: seed, path: path, attempt: attempt)
             let unlucky = spec.failProbability.map { rng.nextUnit() < $0 } ?? false

@@ -43,7 +43,9 @@ public enum ScenarioDecoder {
             throw d.fail(r.keyPosition, "$", "the root node cannot have \"repeat\"")
         }
         let nodes = try d.node(JSONNode(value: .object(rootMembers), position: json.position), path: "$")
-        return Scenario(name: name, description: description, root: nodes[0])
+        let scenario = Scenario(name: name, description: description, root: nodes[0])
+        try ScenarioBudget.check(scenario, file: file)
+        return scenario
     }
 
     struct Decoder {

@@ -44,5 +44,31 @@ public enum Format {
         return fixed(w, decimals: 2)
     }
 
+    /// A weight as the row shows it after the name, so it cannot be read as a count:
+    /// `w 3`, `w 0.5`, `w 12.3k`, `w 2.05M` (three significant digits from 10,000 up).
+    public static func weightLabel(_ w: Double) -> String {
+        let units: [(Double, String)] = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")]
+        guard w.isFinite, w >= 10_000 else {
+            var text = weight(w)
+            if text.contains(".") {
+                while text.hasSuffix("0") { text.removeLast() }
+                if text.hasSuffix(".") { text.removeLast() }
+            }
+            return "w " + text
+        }
+        for (scale, unit) in units where w >= scale {
+            let v = w / scale
+            let decimals = v >= 100 ? 0 : v >= 10 ? 1 : 2
+            var text = fixed(v, decimals: decimals)
+            // 999.5k rounds to 1000k: say 1.00M instead.
+            if decimals == 0 && text.count > 3, let next = units.first(where: { $0.0 == scale * 1000 }) {
+                text = fixed(w / next.0, decimals: 2)
+                return "w " + text + next.1
+            }
+            return "w " + text + unit
+        }
+        return "w " + weight(w)
+    }
+
     static func pad2(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 }

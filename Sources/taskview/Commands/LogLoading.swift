@@ -9,6 +9,9 @@ func loadLogForCommand(_ path: String, skipBadLines: Bool) throws -> ReplayLog {
         replay = try LogReader.load(path: path, skipBadLines: skipBadLines)
     } catch {
         Main.writeStderr("taskview: \(Sanitizer.clean(String(describing: error)))\n")
+        if FileSniff.kind(of: path) == .scenario {
+            Main.writeStderr("taskview: \(Sanitizer.clean(path)) is a scenario file, not a replay log: run it with `taskview run \(Sanitizer.clean(path))`\n")
+        }
         throw ExitCode(2)
     }
     for notice in replay.notices { Main.writeStderr("taskview: \(Sanitizer.clean(notice))\n") }

@@ -33,7 +33,10 @@ struct ReplayCommand: ParsableCommand {
     var follow = false
 
     func validate() throws {
-        guard common.speed > 0, common.speed.isFinite else { throw ValidationError("--speed must be a number greater than 0") }
+        // The range the < and > keys allow.
+        guard common.speed >= ReplaySource.minSpeed, common.speed <= ReplaySource.maxSpeed else {
+            throw ValidationError("--speed must be between 1/64 and 64 (got \(Format.speed(common.speed)))")
+        }
         if common.record != nil || common.seed != 0 {
             throw ValidationError("a replay records nothing and draws nothing at random: no --record or --seed")
         }

@@ -26,12 +26,14 @@ enum ScenarioRunner {
         return status
     }
 
-    /// Loads a scenario or exits 2 with `FILE:LINE:COLUMN: message` on stderr.
-    static func load(_ body: () throws(ScenarioError) -> Scenario) throws -> Scenario {
+    /// Loads a scenario or exits 2 with `FILE:LINE:COLUMN: message` on stderr (or what
+    /// `explain` says instead, when the file is not a scenario at all).
+    static func load(_ body: () throws(ScenarioError) -> Scenario,
+                     explain: () -> String? = { nil }) throws -> Scenario {
         do {
             return try body()
         } catch {
-            Main.writeStderr("taskview: \(Sanitizer.clean(error.description))\n")
+            Main.writeStderr("taskview: \(explain() ?? Sanitizer.clean(error.description))\n")
             throw ExitCode(2)
         }
     }

@@ -28,6 +28,23 @@ enum GraphTaskSubject {
         }
     }
 
+    /// W1 with an async body: `GraphTask.async { _ in i }`, executed by `await value` (the
+    /// awaiter is the one handler), as Swift's W1 does with `Task { i }`.
+    static func w1Async(n: Int) -> Double {
+        withGraph(recorded: false) { graph in
+            blockingAwait {
+                var sum = 0
+                let start = now()
+                for i in 0..<n {
+                    sum &+= (try? await GraphTask<Int, Never>.async(graph: graph) { _ in i }.value) ?? 0
+                }
+                let t = now() - start
+                check(sum == n * (n - 1) / 2, "GraphTask.async W1 sum")
+                return t / Double(n)
+            }
+        }
+    }
+
     /// W2: build, run and release a chain of `n` links alternating `mapResult` and
     /// `then { .succeed }`; seconds per link.
     static func w2(n: Int, recorded: Bool) -> Double {

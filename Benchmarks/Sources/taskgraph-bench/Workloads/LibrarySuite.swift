@@ -11,7 +11,9 @@ enum LibrarySuite {
                 cases: cases(gt: GT.w1, swift: SwiftConcurrencySubject.w1,
                              combine: OpenCombineSubject.w1, mini: MiniFutureSubject.w1)
                     // TaskGraphTracing's cost: spans to a minimal tracer (issue 10: within 1.5x of plain).
-                    + [Case(subject: GT.tracedLabel, kind: .graphTaskRecorded) { GT.w1Traced($0) }]))
+                    + [Case(subject: GT.tracedLabel, kind: .graphTaskRecorded) { GT.w1Traced($0) }]
+                    // The async body (a Swift task per GraphTask), beside Swift's `Task {}`.
+                    + [Case(subject: "GraphTask.async body", kind: .peer) { GT.w1Async($0) ?? .nan }]))
         }
         if config.wants("W2") {
             all.append(Workload(
@@ -67,6 +69,7 @@ enum GT {
     static let tracedLabel = TracedSubject.label
     static func w1Traced(_ n: Int) -> Double? { TracedSubject.w1(n: n) }
     static func w1(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w1(n: n, recorded: rec) }
+    static func w1Async(_ n: Int) -> Double? { GraphTaskSubject.w1Async(n: n) }
     static func w2(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w2(n: n, recorded: rec) }
     static func w3(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w3(n: n, recorded: rec) }
     static func w4(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w4(n: n, recorded: rec) }
@@ -79,6 +82,7 @@ enum GT {
     static let tracedLabel = "GraphTask + tracer"
     static func w1Traced(_ n: Int) -> Double? { nil }
     static func w1(_ n: Int, _ rec: Bool) -> Double? { nil }
+    static func w1Async(_ n: Int) -> Double? { nil }
     static func w2(_ n: Int, _ rec: Bool) -> Double? { nil }
     static func w3(_ n: Int, _ rec: Bool) -> Double? { nil }
     static func w4(_ n: Int, _ rec: Bool) -> Double? { nil }
