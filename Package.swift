@@ -5,15 +5,22 @@ let package = Package(
     name: "taskgraph",
     products: [
         .library(name: "TaskGraph", targets: ["TaskGraph"]),
+        .library(name: "TaskGraphProcess", targets: ["TaskGraphProcess"]),
         .library(name: "TaskViewCore", targets: ["TaskViewCore"]),   // for Benchmarks/
         .executable(name: "taskview", targets: ["taskview"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // TaskGraphProcess only (the core stays dependency-free); no Foundation trait.
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0", traits: []),
     ],
     targets: [
         // The task library: no curses, no dependencies.
         .target(name: "TaskGraph"),
+        // Real commands as graph nodes (commands.md).
+        .target(name: "TaskGraphProcess", dependencies: [
+            "TaskGraph", .product(name: "Subprocess", package: "swift-subprocess"),
+        ]),
         // ncursesw with a shim header for what Swift cannot import.
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
         // taskview's pure parts: model, reducer, renderer, scenarios, replay, headless output.
@@ -28,6 +35,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TaskGraphTests", dependencies: ["TaskGraph"]),
+        .testTarget(name: "TaskGraphProcessTests", dependencies: ["TaskGraphProcess", "TaskGraph"]),
         .testTarget(name: "TaskViewTests", dependencies: ["TaskViewCore", "TaskViewTerminal", "TaskGraph"]),
     ],
     swiftLanguageModes: [.v6]
