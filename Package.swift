@@ -24,7 +24,7 @@ let package = Package(
         // ncursesw with a shim header for what Swift cannot import.
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
         // taskview's pure parts: model, reducer, renderer, scenarios, replay, headless output.
-        .target(name: "TaskViewCore", dependencies: ["TaskGraph"]),
+        .target(name: "TaskViewCore", dependencies: ["TaskGraph", "TaskGraphProcess"]),
         // The thin layer that talks to ncurses.
         .target(name: "TaskViewTerminal", dependencies: ["TaskGraph", "TaskViewCore", "CNcurses"]),
         .executableTarget(

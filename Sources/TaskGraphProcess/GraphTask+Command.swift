@@ -19,7 +19,7 @@ extension GraphTask where Success == CommandOutput, Failure == CommandError {
                                progress: CommandProgress? = nil, grace: Double = 5) -> GraphTask {
         let spec = CommandSpec(arguments: arguments, shell: nil, workingDirectory: workingDirectory,
                                environment: environment, progress: progress, grace: sanitizedGrace(grace))
-        return make(spec, name: name, graph: graph)
+        return makeCommandTask(spec, name: name, graph: graph) { $0 }
     }
 
     /// Like `command(_:...)`, running `shell` with `/bin/sh -c`.
@@ -28,26 +28,47 @@ extension GraphTask where Success == CommandOutput, Failure == CommandError {
                                progress: CommandProgress? = nil, grace: Double = 5) -> GraphTask {
         let spec = CommandSpec(arguments: ["/bin/sh", "-c", shell], shell: shell, workingDirectory: workingDirectory,
                                environment: environment, progress: progress, grace: sanitizedGrace(grace))
-        return make(spec, name: name, graph: graph)
+        return makeCommandTask(spec, name: name, graph: graph) { $0 }
     }
 
-    private static func sanitizedGrace(_ g: Double) -> Double {
-        g.isFinite ? min(max(0, g), 86_400) : 5
-    }
+}
 
-    private static func make(_ spec: CommandSpec, name: String?, graph: Graph) -> GraphTask {
-        GraphTask(name: name ?? spec.commandLine, graph: graph) { task, succeed, fail, progress in
-            let run = CommandRun(spec: spec, graph: task.graph, node: task.id, report: progress)
-            CommandRegistry.shared.started(
-                graph: task.graph, node: task.id,
-                info: CommandInfo(commandLine: spec.commandLine, workingDirectory: spec.workingDirectory))
-            task.onCancel { run.cancel() }
-            Task.detached {
-                await run.run { outcome in
-                    switch outcome {
-                    case .success(let o): succeed(o)
-                    case .failure(let e): fail(e)
-                    }
+extension GraphTask where Success == Void, Failure == any Error {
+    /// The same command as `GraphTask<CommandOutput, CommandError>.command`, in one node of
+    /// type `GraphTask<Void, any Error>` (no adapter node): for trees that mix commands with
+    /// other tasks, such as taskview's scenarios. `shell` runs with `/bin/sh -c` and wins
+    /// over `arguments`.
+    public static func commandIgnoringOutput(_ arguments: [String] = [], shell: String? = nil, name: String? = nil,
+                                             graph: Graph = .shared, workingDirectory: String? = nil,
+                                             environment: [String: String] = [:], progress: CommandProgress? = nil,
+                                             grace: Double = 5) -> GraphTask {
+        let spec = CommandSpec(arguments: shell.map { ["/bin/sh", "-c", $0] } ?? arguments, shell: shell,
+                               workingDirectory: workingDirectory, environment: environment, progress: progress,
+                               grace: sanitizedGrace(grace))
+        return makeCommandTask(spec, name: name, graph: graph) { r in r.map { _ in () }.mapError { $0 } }
+    }
+}
+
+func sanitizedGrace(_ g: Double) -> Double {
+    g.isFinite ? min(max(0, g), 86_400) : 5
+}
+
+/// A leaf task running `spec`, its outcome turned into the task's types by `settle`.
+func makeCommandTask<S: Sendable, F: Error>(
+    _ spec: CommandSpec, name: String?, graph: Graph,
+    _ settle: @escaping @Sendable (Result<CommandOutput, CommandError>) -> Result<S, F>
+) -> GraphTask<S, F> {
+    GraphTask<S, F>(name: name ?? spec.commandLine, graph: graph) { task, succeed, fail, progress in
+        let run = CommandRun(spec: spec, graph: task.graph, node: task.id, report: progress)
+        CommandRegistry.shared.started(
+            graph: task.graph, node: task.id,
+            info: CommandInfo(commandLine: spec.commandLine, workingDirectory: spec.workingDirectory))
+        task.onCancel { run.cancel() }
+        Task.detached {
+            await run.run { outcome in
+                switch settle(outcome) {
+                case .success(let v): succeed(v)
+                case .failure(let e): fail(e)
                 }
             }
         }

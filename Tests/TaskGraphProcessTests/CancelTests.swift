@@ -78,7 +78,7 @@ import TaskGraph
         let dir = temporaryDirectory()
         defer { removeDirectory(dir) }
         let g = Graph()
-        let t = Cmd.command(shell: "echo $$ > \(dir)/p; sleep 1000", graph: g).timeout(seconds: 0.5)
+        let t = Cmd.command(shell: "echo $$ > \(dir)/p; sleep 1000", graph: g).timeout(seconds: 3)
         t.execute()
         let p = try #require(await pid(in: "\(dir)/p"))
         #expect(await waitGone(p))

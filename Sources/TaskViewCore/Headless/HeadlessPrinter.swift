@@ -8,6 +8,8 @@ import TaskGraph
 public struct HeadlessPrinter: Sendable {
     /// Everything absorbed so far (names, states, counts) for the summary.
     public private(set) var tree: TreeModel
+    /// Also print commands' output lines: `[T] #ID NAME | TEXT` (`--output`).
+    public var showOutput = false
 
     /// Starts empty, or from the snapshot the events continue.
     public init(snapshot: GraphSnapshot? = nil) {
@@ -17,6 +19,10 @@ public struct HeadlessPrinter: Sendable {
     /// Absorbs an event; returns the line to print for a state change (nil otherwise).
     public mutating func absorb(_ event: GraphEvent) -> String? {
         tree.absorb(event)
+        if showOutput, case let .output(id, _, text) = event.change, tree.contains(id.rawValue) {
+            return "[" + Format.seconds3(event.time) + "] #\(id.rawValue) " + tree[id.rawValue].name + " | "
+                + Sanitizer.clean(text)
+        }
         guard case let .stateChanged(id, state, failed, message) = event.change,
               tree.contains(id.rawValue) else { return nil }
         let head = "[" + Format.seconds3(event.time) + "] #\(id.rawValue) " + tree[id.rawValue].name + ": "
