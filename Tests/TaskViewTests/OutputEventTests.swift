@@ -60,3 +60,15 @@ import Glibc
         #expect(ring.lines.last?.text == "999")
     }
 }
+
+@Suite struct OutputDetailTests {
+    @Test func detailPaneListsACommandsOutputSanitized() {
+        var tree = TreeModel()
+        tree.absorb(GraphEvent(sequence: 1, time: 0, change: .added(id: NodeID(0), kind: "task", name: "c", weight: 1, parent: nil, index: nil)))
+        tree.absorb(GraphEvent(sequence: 2, time: 0, change: .output(id: NodeID(0), stream: .stdout, text: "[1/2] a")))
+        tree.absorb(GraphEvent(sequence: 3, time: 0, change: .output(id: NodeID(0), stream: .stderr, text: "bad \u{1B}[2J")))
+        let d = DisplayTree(tree: tree, view: ViewState(), mask: nil)
+        let lines = Renderer(ascii: false).detailLines(tree, d, node: 0)
+        #expect(Array(lines.suffix(3)) == ["Output (last 2 of 2 lines):", "  [1/2] a", "! bad ?[2J"])
+    }
+}
