@@ -5,6 +5,7 @@ let package = Package(
     name: "taskgraph",
     products: [
         .library(name: "TaskGraph", targets: ["TaskGraph"]),
+        .library(name: "TaskGraphProcess", targets: ["TaskGraphProcess"]),
         .library(name: "TaskViewCore", targets: ["TaskViewCore"]),   // for Benchmarks/
         .library(name: "TaskGraphTracing", targets: ["TaskGraphTracing"]),
         .executable(name: "taskview", targets: ["taskview"]),
@@ -12,6 +13,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.0.0"),
+
+        // TaskGraphProcess only (the core stays dependency-free); no Foundation trait.
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0", traits: []),
     ],
     targets: [
         // The task library: no curses, no dependencies.
@@ -21,10 +25,15 @@ let package = Package(
             name: "TaskGraphTracing",
             dependencies: ["TaskGraph", .product(name: "Tracing", package: "swift-distributed-tracing")]
         ),
+
+        // Real commands as graph nodes (commands.md).
+        .target(name: "TaskGraphProcess", dependencies: [
+            "TaskGraph", .product(name: "Subprocess", package: "swift-subprocess"),
+        ]),
         // ncursesw with a shim header for what Swift cannot import.
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
         // taskview's pure parts: model, reducer, renderer, scenarios, replay, headless output.
-        .target(name: "TaskViewCore", dependencies: ["TaskGraph"]),
+        .target(name: "TaskViewCore", dependencies: ["TaskGraph", "TaskGraphProcess"]),
         // The thin layer that talks to ncurses.
         .target(name: "TaskViewTerminal", dependencies: ["TaskGraph", "TaskViewCore", "CNcurses"]),
         .executableTarget(
@@ -36,6 +45,8 @@ let package = Package(
         ),
         .testTarget(name: "TaskGraphTests", dependencies: ["TaskGraph"]),
         .testTarget(name: "TaskGraphTracingTests", dependencies: ["TaskGraphTracing", "TaskGraph"]),
+
+        .testTarget(name: "TaskGraphProcessTests", dependencies: ["TaskGraphProcess", "TaskGraph"]),
         .testTarget(name: "TaskViewTests", dependencies: ["TaskViewCore", "TaskViewTerminal", "TaskGraph"]),
     ],
     swiftLanguageModes: [.v6]

@@ -10,7 +10,7 @@ out=Sources/TaskViewCore/Scenario/EmbeddedDemos.swift
     echo "enum EmbeddedDemos {"
     echo "    /// (name, JSON text) in display order; \`build\` first (the default)."
     echo "    static let all: [(name: String, json: String)] = ["
-    for name in build pipeline flaky stress; do
+    for name in build pipeline flaky stress commands; do
         echo "        (\"$name\", #\"\"\""
         cat "demos/$name.json"
         echo "\"\"\"#),"

@@ -15,6 +15,8 @@ public struct LiveOptions: Sendable {
     public var ascii = false
     /// Quit by itself when the root settled.
     public var exitWhenDone = false
+    /// Headless: also print commands' output lines (`--output`).
+    public var output = false
     /// Called for every key that cancelled something: the key's name and the node.
     public var onKey: (@Sendable (_ key: String, _ selection: NodeID?) -> Void)?
 
@@ -35,10 +37,10 @@ public enum LiveRunner {
     /// called once observation has begun. Quitting before the root settled cancels it
     /// (source `quit`, or `signal` for Ctrl-C/SIGTERM). Returns the exit status:
     /// 0 succeeded, 1 failed, 130 cancelled.
-    public static func run(graph: Graph, clock: VirtualClock, root: NodeID, title: String,
+    public static func run(graph: Graph, clock: any GraphClock, root: NodeID, title: String,
                            options: LiveOptions, start: @escaping () -> Void) -> Int32 {
         if options.headless || isatty(1) == 0 {
-            return runHeadless(graph: graph, clock: clock, root: root, start: start)
+            return runHeadless(graph: graph, clock: clock, root: root, output: options.output, start: start)
         }
         let ascii = options.ascii || !TerminalEnvironment.isUTF8()
         let source = LiveGraphSource(graph: graph, clock: clock, root: root, title: title,
@@ -50,16 +52,17 @@ public enum LiveRunner {
             model = try DashboardLoop.run(source: source, title: title, options: loopOptions)
         } catch {
             writeStderr("taskview: \(error); showing plain output instead\n")
-            return runHeadless(graph: graph, clock: clock, root: root, start: start)
+            return runHeadless(graph: graph, clock: clock, root: root, output: options.output, start: start)
         }
         for line in ExitSummary.lines(model: model) { print(line) }
         return (model.outcome ?? HeadlessRunner.outcome(model.tree, root)).exitStatus
     }
 
-    static func runHeadless(graph: Graph, clock: VirtualClock, root: NodeID, start: @escaping () -> Void) -> Int32 {
+    static func runHeadless(graph: Graph, clock: any GraphClock, root: NodeID, output: Bool,
+                            start: @escaping () -> Void) -> Int32 {
         Signals.install()
         let outcome = HeadlessRunner.run(graph: graph, clock: clock, root: root,
-                                         interrupted: { Signals.pending != 0 },
+                                         interrupted: { Signals.pending != 0 }, output: output,
                                          print: { print($0) }, start: start)
         return outcome.exitStatus
     }

@@ -27,7 +27,7 @@ public enum Signals {
         action.sa_flags = 0
         sigaction(SIGINT, &action, nil)
         sigaction(SIGTERM, &action, nil)
-        sigaction(SIGHUP, &action, nil)
+        sigaction(SIGHUP, &action, nil)   // the terminal went away: like SIGTERM
     }
 
     /// The signal received since the last `reset` (0: none).

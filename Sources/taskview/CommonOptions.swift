@@ -29,6 +29,9 @@ struct CommonOptions: ParsableArguments {
     @Flag(name: .long, help: "Quit by itself when the root task settled.")
     var exitWhenDone = false
 
+    @Flag(name: .long, help: "Headless: also print every output line of a command, as [T] #ID NAME | TEXT.")
+    var output = false
+
     func validate() throws {
         guard speed > 0, speed.isFinite else {
             throw ValidationError("--speed must be a number greater than 0 (got \(speed))")
@@ -64,7 +67,9 @@ struct CommonOptions: ParsableArguments {
 
     /// The options of `LiveRunner.run`.
     func liveOptions(onKey: (@Sendable (String, NodeID?) -> Void)? = nil) -> LiveOptions {
-        LiveOptions(speed: speed, headless: headless, ascii: ascii, exitWhenDone: exitWhenDone,
-                    onKey: onKey)
+        var options = LiveOptions(speed: speed, headless: headless, ascii: ascii, exitWhenDone: exitWhenDone,
+                                  onKey: onKey)
+        options.output = output
+        return options
     }
 }

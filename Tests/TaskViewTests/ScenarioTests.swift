@@ -15,7 +15,7 @@ func decodeError(_ text: String) -> String? {
     @Test func embeddedDemosMatchTheFiles() throws {
         // #filePath: Tests/TaskViewTests/ScenarioTests.swift -> package root.
         let root = String(#filePath).split(separator: "/").dropLast(3).joined(separator: "/")
-        #expect(ScenarioLoader.demoNames == ["build", "pipeline", "flaky", "stress"])
+        #expect(ScenarioLoader.demoNames == ["build", "pipeline", "flaky", "stress", "commands"])
         for name in ScenarioLoader.demoNames {
             let file = try LogReader.readFile("/\(root)/demos/\(name).json")
             #expect(Array((ScenarioLoader.demoText(name)! + "\n").utf8) == file, "run demos/generate-embedded.sh")
@@ -53,7 +53,7 @@ func decodeError(_ text: String) -> String? {
 
     @Test func invalidNodesNameTheirPath() {
         let kind = decodeError(#"{"kind":"sequential","name":"r","children":[{"kind":"wrok","name":"x"}]}"#)
-        #expect(kind == "s.json:1:53: $.children[0]: unknown node kind \"wrok\" (expected one of: work, sequential, concurrent, allSettled, then, recover, retry, timeout)")
+        #expect(kind == "s.json:1:53: $.children[0]: unknown node kind \"wrok\" (expected one of: work, sequential, concurrent, allSettled, then, recover, retry, timeout, command)")
         #expect(decodeError(#"{"kind":"work","name":"a","durration":1}"#)
                 == "s.json:1:27: $ (work \"a\"): unknown field \"durration\" for a work node")
         #expect(decodeError(#"{"kind":"work","name":"a","weight":-1}"#)

@@ -115,6 +115,17 @@ public final class Graph: @unchecked Sendable {   // mutable state behind `lock`
         task?.cancel(source: source)
     }
 
+    /// Records one line of output of a node's process (what `TaskGraphProcess` commands call
+    /// for every line they read) as an `output` event, for recorders and viewers. `text` is
+    /// cut to 4 KiB. Costs one lock and a counter when nobody observes; unknown or dropped
+    /// nodes are ignored.
+    public func reportOutput(_ id: NodeID, stream: OutputStreamName, text: String) {
+        lock.withLock {
+            guard table.contains(id.rawValue) else { return }
+            emit(.output(id: id, stream: stream, text: cut(text)))
+        }
+    }
+
     /// The node's task, if the graph can reach it: an executing task (the graph holds it), or
     /// a subtask of one, found through the drivers that hold their subtasks. A not-executed
     /// root held only by its owner cannot be reached (the graph holds no reference to it).

@@ -35,17 +35,26 @@ public enum GraphChange: Sendable, Equatable {
     case cancelRequested(id: NodeID, source: String)
     /// Finished root subtrees released by retention.
     case dropped(ids: [NodeID])
+    /// One line a node's process wrote (a command node, see `Graph.reportOutput`), cut to
+    /// 4 KiB. It changes no state: replicas and snapshots ignore it; logs and views show it.
+    case output(id: NodeID, stream: OutputStreamName, text: String)
 
     /// The node the change is about (nil for `dropped`).
     public var nodeID: NodeID? {
         switch self {
         case .added(let id, _, _, _, _, _), .parentSet(let id, _, _), .weightChanged(let id, _),
-             .stateChanged(let id, _, _, _), .progress(let id, _), .cancelRequested(let id, _):
+             .stateChanged(let id, _, _, _), .progress(let id, _), .cancelRequested(let id, _),
+             .output(let id, _, _):
             return id
         case .dropped:
             return nil
         }
     }
+}
+
+/// Which stream of a process an `output` line came from.
+public enum OutputStreamName: String, Sendable, Equatable, CaseIterable {
+    case stdout, stderr
 }
 
 /// Where a cancel came from (`GraphChange.cancelRequested`'s `source`).

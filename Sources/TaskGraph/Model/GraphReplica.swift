@@ -68,7 +68,7 @@ public struct GraphReplica: Sendable {
             if state == .completed && !failed { nodes[id]!.progress.fraction = 1 }
         case let .progress(id, progress):
             nodes[id]?.progress = progress
-        case .cancelRequested:
+        case .cancelRequested, .output:
             break
         case let .dropped(ids):
             let gone = Set(ids)

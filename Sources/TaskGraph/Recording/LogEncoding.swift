@@ -61,6 +61,11 @@ extension LogBuffer {
             lineStart(seq: seq, t: t, ev: "cancel")
             nextKey("id"); int(id.rawValue)
             nextKey("source"); string(source)
+        case let .output(id, stream, text):
+            lineStart(seq: seq, t: t, ev: "output")
+            nextKey("id"); int(id.rawValue)
+            nextKey("stream"); raw(stream == .stdout ? "\"stdout\"" : "\"stderr\"")
+            nextKey("text"); string(text)
         case let .dropped(ids):
             lineStart(seq: seq, t: t, ev: "drop")
             nextKey("ids")

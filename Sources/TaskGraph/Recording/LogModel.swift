@@ -118,7 +118,7 @@ package struct LogModel: Sendable {
             guard let s = slot(id.rawValue) else { return }
             nodes[s].fraction = progress.fraction
             nodes[s].info = progress.info
-        case .cancelRequested:
+        case .cancelRequested, .output:
             break
         case let .dropped(ids):
             drop(ids.map(\.rawValue))

@@ -191,6 +191,9 @@ struct AttachTree {
         case let .cancelRequested(id, source):
             guard let i = mapped(id) else { return }
             emit(.cancelRequested(id: i, source: source), at: t, into: &tree)
+        case let .output(id, stream, text):
+            guard let i = mapped(id) else { return }
+            emit(.output(id: i, stream: stream, text: text), at: t, into: &tree)
         case let .dropped(ids):
             var locals: [NodeID] = []
             for id in ids {

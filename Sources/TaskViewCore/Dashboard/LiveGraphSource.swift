@@ -1,11 +1,14 @@
 import TaskGraph
 
-/// A running graph on a `VirtualClock`, paced against real time × `speed`: each tick runs
-/// the timers due by then (one at a time, so the clock stops where the root settled).
-/// Single-threaded and deterministic: the clock only moves inside `tick`.
+/// A running graph. On a `VirtualClock` it is paced against real time × `speed`: each tick
+/// runs the timers due by then (one at a time, so the clock stops where the root settled);
+/// single-threaded and deterministic: the clock only moves inside `tick`. On any other
+/// clock (real time: commands) the graph runs on its own threads and a tick only takes the
+/// events that arrived; event times are shown relative to the start.
 public final class LiveGraphSource: DashboardSource {
     public let graph: Graph
-    public let clock: VirtualClock
+    public let clock: any GraphClock
+    var virtualClock: VirtualClock? { clock as? VirtualClock }
     public let root: NodeID
     public let title: String
     public let speed: Double
@@ -18,13 +21,13 @@ public final class LiveGraphSource: DashboardSource {
     let onKey: ((String, NodeID?) -> Void)?
 
     /// `start` executes the root; it runs after observation begins, in `start(model:)`.
-    public init(graph: Graph, clock: VirtualClock, root: NodeID, title: String, speed: Double,
+    public init(graph: Graph, clock: any GraphClock, root: NodeID, title: String, speed: Double,
                 onKey: ((String, NodeID?) -> Void)? = nil, start: @escaping () -> Void) {
         self.graph = graph
         self.clock = clock
         self.root = root
         self.title = title
-        self.speed = speed > 0 ? speed : 1
+        self.speed = speed > 0 && clock is VirtualClock ? speed : 1
         self.onKey = onKey
         self.startWork = start
         inbox = EventInbox(root: root)
@@ -50,7 +53,7 @@ public final class LiveGraphSource: DashboardSource {
     var rootSettled: Bool { inbox.rootSettled }
 
     public func tick(realElapsed: Double, model: inout DashboardModel) -> Bool {
-        if !rootSettled {
+        if !rootSettled, let clock = virtualClock {
             let target = clockOrigin + realElapsed * speed
             while !rootSettled, let due = clock.nextDue, due <= target {
                 clock.runNext()
@@ -64,7 +67,10 @@ public final class LiveGraphSource: DashboardSource {
 
     @discardableResult
     func absorb(_ model: inout DashboardModel) -> Bool {
-        let events = inbox.drain()
+        var events = inbox.drain()
+        if clockOrigin != 0 {
+            for i in events.indices { events[i].time -= clockOrigin }
+        }
         model.tree.absorb(events)
         model.clockNow = clock.now - clockOrigin
         let settled = model.updateOutcome()
@@ -76,6 +82,7 @@ public final class LiveGraphSource: DashboardSource {
         if rootSettled { return nil }
         // The elapsed time in the header moves every 0.1 s of graph time.
         let frame = 1.0 / 30
+        guard let clock = virtualClock else { return 1.0 / 20 }   // events arrive from other threads
         guard let due = clock.nextDue else { return max(frame, 0.1 / speed) }
         let wait = (due - clock.now) / speed
         return min(max(wait, frame), max(frame, 0.1 / speed))

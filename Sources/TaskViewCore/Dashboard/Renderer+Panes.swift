@@ -38,6 +38,10 @@ extension Renderer {
             lines.append("  never executed: skipped")
         }
         if node.failed, let m = node.message { lines.append("Error: " + clean(m)) }
+        if let ring = tree.outputs[c] {
+            lines.append("Output (last \(ring.count) of \(ring.total) lines):")
+            for l in ring.lines { lines.append((l.stream == .stderr ? "! " : "  ") + clean(l.text)) }
+        }
         return lines
     }
 
@@ -46,8 +50,13 @@ extension Renderer {
         let rule = String(repeating: glyphs.isASCII ? "-" : "─", count: grid.width)
         grid.write(rule, x: 0, y: y0, style: CellStyle(.dim))
         grid.write(" detail (Esc closes) ", x: 2, y: y0, style: CellStyle(.accent))
-        let lines = detailLines(model.shown, d, node: model.view.selection)
-        for (i, line) in lines.prefix(layout.detailRows - 1).enumerated() {
+        var lines = detailLines(model.shown, d, node: model.view.selection)
+        let rows = layout.detailRows - 1
+        // A command's output follows its newest lines: keep the facts, then the tail.
+        if lines.count > rows, let head = lines.firstIndex(where: { $0.hasPrefix("Output (last ") }), head < rows {
+            lines = Array(lines[...head]) + lines.suffix(max(0, rows - head - 1))
+        }
+        for (i, line) in lines.prefix(rows).enumerated() {
             grid.writeFitted(" " + line, x: 0, y: y0 + 1 + i, limit: grid.width, ellipsis: glyphs.ellipsis)
         }
     }

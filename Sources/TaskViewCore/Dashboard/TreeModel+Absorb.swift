@@ -29,6 +29,9 @@ extension TreeModel {
             nodes[i].info = progress.info
         case let .cancelRequested(id, source):
             if contains(id.rawValue) { nodes[id.rawValue].cancelSource = source }
+        case let .output(id, stream, text):
+            guard contains(id.rawValue) else { return }
+            outputs[id.rawValue, default: OutputRing()].append(.init(stream: stream, text: text))
         case let .dropped(ids):
             drop(ids)
         }
@@ -43,6 +46,7 @@ extension TreeModel {
         guard i >= 0 else { return }
         ensure(i)
         if nodes[i].exists { counts[nodes[i].display.rawValue] -= 1 }
+        outputs[i] = nil
         var node = Node()
         node.exists = true
         node.kind = kind
@@ -176,6 +180,7 @@ extension TreeModel {
             }
             counts[nodes[i].display.rawValue] -= 1
             nodes[i] = Node()
+            outputs[i] = nil
         }
         structureVersion &+= 1
         if rootTombstones > 0 && rootTombstones * 2 > rootSlots.count { compactRoots() }

@@ -54,6 +54,8 @@ public struct TreeModel: Sendable {
     /// Bumped when nodes appear, move or vanish (not on state or progress): lets derived
     /// data such as a filter know when to recompute.
     public internal(set) var structureVersion: UInt64 = 0
+    /// The last output lines of nodes that printed any (commands), by raw id.
+    public internal(set) var outputs: [Int: OutputRing] = [:]
     /// Ids that entered `executing`, in order; settled ones are dropped lazily.
     var executingOrder: [Int32] = []
 

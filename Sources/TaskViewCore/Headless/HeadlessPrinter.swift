@@ -8,6 +8,8 @@ import TaskGraph
 public struct HeadlessPrinter: Sendable {
     /// Everything absorbed so far (names, states, counts) for the summary.
     public private(set) var tree: TreeModel
+    /// Also print commands' output lines: `[T] #ID NAME | TEXT` (`--output`).
+    public var showOutput = false
 
     /// Starts empty, or from the snapshot the events continue.
     public init(snapshot: GraphSnapshot? = nil) {
@@ -17,7 +19,15 @@ public struct HeadlessPrinter: Sendable {
     /// Absorbs an event; returns the line to print for a state change (nil otherwise).
     public mutating func absorb(_ event: GraphEvent) -> String? {
         tree.absorb(event)
+        if showOutput, let line = Self.outputLine(for: event, in: tree) { return line }
         return Self.line(for: event, in: tree)
+    }
+
+    /// `[T] #ID NAME | TEXT` for a command's output line (`--output`), sanitized.
+    public static func outputLine(for event: GraphEvent, in tree: TreeModel) -> String? {
+        guard case let .output(id, _, text) = event.change, tree.contains(id.rawValue) else { return nil }
+        return "[" + Format.seconds3(event.time) + "] #\(id.rawValue) " + tree[id.rawValue].name + " | "
+            + Sanitizer.clean(text)
     }
 
     /// The line for `event` once `tree` has absorbed it (nil: not a state change to print).

@@ -1,22 +1,30 @@
 import TaskGraph
 
-/// Runs a graph without curses: the virtual clock jumps from timer to timer as fast as
-/// the machine allows, and every state change prints one line; then the summary.
+/// Runs a graph without curses: a virtual clock jumps from timer to timer as fast as the
+/// machine allows (any other clock, real time, is simply waited for), and every state
+/// change prints one line (and, with `output`, every output line of a command); then the
+/// summary.
 public enum HeadlessRunner {
     /// Runs until `root` settles. `start` executes the root (after observing begins);
     /// `interrupted` is polled between timers (a signal: the root is cancelled with source
     /// `signal`). Lines go to `print`. Returns the root's outcome (nil: it never settled
     /// because nothing was left to run; the root is then cancelled with source `quit`).
-    public static func run(graph: Graph, clock: VirtualClock, root: NodeID,
+    public static func run(graph: Graph, clock: any GraphClock, root: NodeID,
                            interrupted: () -> Bool = { false },
+                           output: Bool = false,
                            print: (String) -> Void,
                            start: () -> Void) -> RootOutcome {
         let inbox = EventInbox(root: root)
         let (snapshot, observation) = graph.snapshotAndObserve { inbox.receive($0) }
         defer { observation.cancel() }
         var printer = HeadlessPrinter(snapshot: snapshot)
+        printer.showOutput = output
+        let virtual = clock as? VirtualClock
+        // Real time is shown from the start, as in the log.
+        let origin = virtual == nil ? clock.now : 0
         func flush() {
-            for e in inbox.drain() {
+            for var e in inbox.drain() {
+                e.time -= origin
                 if let line = printer.absorb(e) { print(line) }
             }
         }
@@ -27,7 +35,9 @@ public enum HeadlessRunner {
             if !cancelled && interrupted() {
                 cancelled = true
                 graph.cancel(root, source: CancelSource.signal)
-            } else if !clock.runNext() {
+            } else if virtual == nil {
+                sleepBriefly()   // the graph runs on its own threads
+            } else if !virtual!.runNext() {
                 if cancelled { break }   // nothing left that could settle it
                 cancelled = true
                 graph.cancel(root, source: CancelSource.quit)

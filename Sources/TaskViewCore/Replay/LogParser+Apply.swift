@@ -41,6 +41,9 @@ extension LogParser {
                                progress: TaskProgress(try need(f.fraction, "fraction"), info: f.info))
         case .cancel:
             change = .cancelRequested(id: NodeID(try existing(f.id)), source: f.source ?? "")
+        case .output:
+            change = .output(id: NodeID(try existing(f.id)), stream: try need(f.stream, "stream"),
+                             text: try need(f.text, "text"))
         case .drop:
             let ids = try need(f.ids, "ids")
             for id in ids where !model.contains(id) { throw LineError("node \(id) does not exist") }

@@ -6,7 +6,7 @@ import TaskGraph
 /// The line-by-line state of `LogReader`: validates each line against the model built so
 /// far and appends its event to the log.
 struct LogParser {
-    enum Kind { case add, parent, weight, state, progress, cancel, drop, key, snapshot, end, resync, error, unknown, missing }
+    enum Kind { case add, parent, weight, state, progress, cancel, drop, output, key, snapshot, end, resync, error, unknown, missing }
 
     /// The fields of one line; only those of its kind are used.
     struct Fields {
@@ -25,6 +25,8 @@ struct LogParser {
         var fraction: Double?
         var info: String?
         var source: String?
+        var stream: OutputStreamName?
+        var text: String?
         var ids: [Int]?
         var key: String?
         var part: Int?
@@ -214,6 +216,7 @@ struct LogParser {
             f.kind = k
         case 4 where key.equals("name"): f.name = try text(&s) ?? ""
         case 4 where key.equals("info"): f.info = try text(&s)
+        case 4 where key.equals("text"): f.text = try text(&s) ?? ""
         case 4 where key.equals("part"): f.part = try s.int("part", in: 1...1 << 20)
         case 5 where key.equals("state"):
             let v = try s.rawString()
@@ -232,6 +235,11 @@ struct LogParser {
         case 6 where key.equals("parent"): f.parent = try s.int("parent", in: 0...LogModel.maxID)
         case 6 where key.equals("failed"): f.failed = try s.bool()
         case 6 where key.equals("source"): f.source = try text(&s) ?? ""
+        case 6 where key.equals("stream"):
+            let v = try s.rawString()
+            if v.equals("stdout") { f.stream = .stdout }
+            else if v.equals("stderr") { f.stream = .stderr }
+            else { throw LineError("unknown stream \"\(String(decoding: v.prefix(40), as: UTF8.self))\"") }
         case 7 where key.equals("message"): f.message = try text(&s)
         case 7 where key.equals("summary"): f.summary = try summary(&s)
         case 7 where key.equals("skipped"): f.skipped = try s.int("skipped", in: 0...maxSeq)
@@ -250,7 +258,7 @@ struct LogParser {
         case 5: return v.equals("state") ? .state : v.equals("error") ? .error : .unknown
         case 6:
             return v.equals("parent") ? .parent : v.equals("weight") ? .weight : v.equals("cancel") ? .cancel
-                : v.equals("resync") ? .resync : .unknown
+                : v.equals("resync") ? .resync : v.equals("output") ? .output : .unknown
         case 8: return v.equals("progress") ? .progress : v.equals("snapshot") ? .snapshot : .unknown
         default: return .unknown
         }

@@ -171,5 +171,27 @@ enum EmbeddedDemos {
   ]
 }
 """#),
+        ("commands", #"""
+{
+  "description": "Real shell commands: parallel compile steps printing [i/n], tests that fail by seed now and then, a long packaging step worth cancelling",
+  "kind": "sequential",
+  "name": "commands",
+  "children": [
+    {"kind": "command", "name": "configure", "run": "echo 'checking for cc... cc'; sleep 0.4; echo 'checking for sh... /bin/sh'; sleep 0.4; echo 'configured'"},
+    {
+      "kind": "concurrent",
+      "name": "compile",
+      "children": [
+        {"kind": "command", "name": "compile core", "progress": "\\[(\\d+)/(\\d+)\\]", "run": "n=8; i=1; while [ $i -le $n ]; do echo \"[$i/$n] cc -c core/unit$i.c\"; sleep 0.5; i=$((i + 1)); done"},
+        {"kind": "command", "name": "compile ui", "progress": "\\[(\\d+)/(\\d+)\\]", "run": "n=5; i=1; while [ $i -le $n ]; do echo \"[$i/$n] cc -c ui/view$i.c\"; sleep 0.7; i=$((i + 1)); done"},
+        {"kind": "command", "name": "compile net", "progress": "\\[(\\d+)/(\\d+)\\]", "run": "n=12; i=1; while [ $i -le $n ]; do echo \"[$i/$n] cc -c net/proto$i.c\"; [ $i -eq 6 ] && echo 'net/proto6.c:42: warning: unused variable' >&2; sleep 0.3; i=$((i + 1)); done"}
+      ]
+    },
+    {"kind": "command", "name": "link", "run": ["sh", "-c", "sleep 0.5; echo 'ld -o app core.o ui.o net.o'"]},
+    {"kind": "command", "name": "test", "progress": "\\[(\\d+)/(\\d+)\\]", "run": "n=6; i=1; while [ $i -le $n ]; do sleep 0.3; if [ $i -eq 4 ] && [ $(( ${TASKVIEW_SEED:-0} % 3 )) -eq 2 ]; then echo \"[$i/$n] test_$i FAILED\"; echo \"test_$i: expected 4, got 5 (seed ${TASKVIEW_SEED:-0})\" >&2; exit 1; fi; echo \"[$i/$n] test_$i ok\"; i=$((i + 1)); done"},
+    {"kind": "command", "name": "package (long)", "progress": "(\\d+)%", "grace": 2, "run": "i=0; while [ $i -le 100 ]; do echo \"$i% packed\"; sleep 0.4; i=$((i + 2)); done"}
+  ]
+}
+"""#),
     ]
 }

@@ -6,12 +6,23 @@ public struct Scenario: Sendable {
     /// The root's `description` (shown by `demo --list`).
     public var description: String?
     public var root: ScenarioNode
+
+    /// A scenario with `command` nodes runs real processes, so it runs on real time.
+    public var runsCommands: Bool { root.hasCommands }
 }
 
 /// One node of a scenario.
 public struct ScenarioNode: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable {
-        case work, sequential, concurrent, allSettled, then, recover, retry, timeout
+        case work, sequential, concurrent, allSettled, then, recover, retry, timeout, command
+    }
+
+    /// What a `command` node runs.
+    public enum Command: Sendable, Equatable {
+        /// A string run with `/bin/sh -c`.
+        case shell(String)
+        /// argv, no shell.
+        case argv([String])
     }
 
     public var kind: Kind
@@ -29,6 +40,15 @@ public struct ScenarioNode: Sendable, Equatable {
     // retry / timeout
     public var attempts: Int = 3
     public var seconds: Double = 0
+    // command
+    public var run: Command?
+    /// The working directory, resolved against the scenario file's directory.
+    public var cwd: String?
+    public var env: [String: String] = [:]
+    /// The progress regex (validated).
+    public var progress: String?
+    /// Seconds between SIGTERM and SIGKILL when cancelled.
+    public var grace: Double?
 
     public init(kind: Kind, name: String) {
         self.kind = kind
@@ -37,6 +57,9 @@ public struct ScenarioNode: Sendable, Equatable {
 
     /// Nodes in the tree (the scenario's own, not the adapters the builder adds).
     public var count: Int { 1 + children.reduce(0) { $0 + $1.count } }
+
+    /// Whether this node or a descendant runs a real command.
+    public var hasCommands: Bool { kind == .command || children.contains { $0.hasCommands } }
 }
 
 /// A scenario that cannot be used: `FILE:LINE:COLUMN: message` (the message names the

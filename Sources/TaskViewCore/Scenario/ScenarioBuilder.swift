@@ -1,5 +1,6 @@
 import Synchronization
 import TaskGraph
+import TaskGraphProcess
 
 /// What a failing `work` node fails with.
 public struct ScenarioFailure: Error, CustomStringConvertible, Sendable, Equatable {
@@ -57,9 +58,29 @@ public struct ScenarioBuilder {
                 .retry(node.attempts, name: node.name)
         case .timeout:
             task = kids()[0].timeout(seconds: node.seconds, name: node.name)
+        case .command:
+            task = command(node)
         }
         if let w = node.weight { task.weight = w }
         return task
+    }
+
+    /// A real command (TaskGraphProcess), one node. Every command gets `TASKVIEW_SEED` in
+    /// its environment, so `--seed` can steer it too.
+    func command(_ node: ScenarioNode) -> ScenarioTask {
+        var env = node.env
+        if env["TASKVIEW_SEED"] == nil { env["TASKVIEW_SEED"] = String(seed) }
+        let progress = node.progress.map { CommandProgress(pattern: $0) }
+        var argv: [String] = []
+        var shell: String?
+        switch node.run {
+        case .shell(let s)?: shell = s
+        case .argv(let a)?: argv = a
+        case nil: break   // the decoder requires `run`; an empty argv fails with "cannot run"
+        }
+        return ScenarioTask.commandIgnoringOutput(argv, shell: shell, name: node.name, graph: graph,
+                                                  workingDirectory: node.cwd, environment: env,
+                                                  progress: progress, grace: node.grace ?? 5)
     }
 
     /// A simulated leaf. Each run of its closure (the first attempt, then each `retry`

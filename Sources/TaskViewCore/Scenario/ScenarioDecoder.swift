@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TaskGraphProcess
+
 /// Turns parsed JSON into a `Scenario`, checking every field: unknown fields, wrong types
 /// and invalid values are errors naming the position and the node's JSON path.
 public enum ScenarioDecoder {
@@ -15,17 +20,23 @@ public enum ScenarioDecoder {
         .allSettled: common.union(["children"]), .then: common.union(["children"]),
         .recover: common.union(["children"]), .retry: common.union(["children", "attempts"]),
         .timeout: common.union(["children", "seconds"]),
+        .command: common.union(["run", "cwd", "env", "progress", "grace"]),
     ]
+    /// Longest `grace` (seconds).
+    public static let maxGrace = 3600.0
 
-    /// Parses and validates scenario text. `file` names it in messages.
-    public static func decode(_ bytes: [UInt8], file: String, name: String) throws(ScenarioError) -> Scenario {
+    /// Parses and validates scenario text. `file` names it in messages; relative `cwd`s of
+    /// `command` nodes are resolved against `baseDirectory` (nil: the current directory)
+    /// and must exist.
+    public static func decode(_ bytes: [UInt8], file: String, name: String,
+                              baseDirectory: String? = nil) throws(ScenarioError) -> Scenario {
         let json: JSONNode
         do {
             json = try JSONParser.parse(bytes)
         } catch {
             throw ScenarioError(file: file, position: error.position, message: error.message)
         }
-        var d = Decoder(file: file)
+        var d = Decoder(file: file, baseDirectory: baseDirectory)
         guard case .object(let members) = json.value else {
             throw d.fail(json.position, "$", "a scenario is one JSON object (the root node), not \(json.value.typeName)")
         }
@@ -50,6 +61,7 @@ public enum ScenarioDecoder {
 
     struct Decoder {
         let file: String
+        var baseDirectory: String? = nil
         var total = 0
 
         func fail(_ pos: JSONPosition, _ path: String, _ message: String) -> ScenarioError {
@@ -132,13 +144,40 @@ public enum ScenarioDecoder {
                 case "message": node.message = try string()
                 case "attempts": node.attempts = try integer(min: 1, max: ScenarioDecoder.maxAttempts)
                 case "seconds": node.seconds = try number(min: 0, max: ScenarioDecoder.maxDuration, minInclusive: false)
+                case "run": node.run = try command(m, label: label)
+                case "cwd": node.cwd = try directory(try string(), at: pos, label: label)
+                case "env":
+                    guard case .object(let vars) = m.value.value else {
+                        throw fail(pos, label, "\"env\" must be an object of strings, not \(m.value.value.typeName)")
+                    }
+                    for v in vars {
+                        guard case .string(let s) = v.value.value else {
+                            throw fail(v.value.position, label, "\"env\" values must be strings (\"\(v.key)\" is \(v.value.value.typeName))")
+                        }
+                        guard !v.key.isEmpty, !v.key.contains("="), !v.key.contains("\0"), !s.contains("\0") else {
+                            throw fail(v.keyPosition, label, "\"env\" has an invalid variable name \"\(v.key)\"")
+                        }
+                        node.env[v.key] = s
+                    }
+                case "progress":
+                    let pattern = try string()
+                    do {
+                        try CommandProgress.validate(pattern)
+                    } catch {
+                        throw fail(pos, label, "\"progress\": \(error.description)")
+                    }
+                    node.progress = pattern
+                case "grace": node.grace = try number(min: 0, max: ScenarioDecoder.maxGrace)
                 default: break   // kind, name, children
                 }
+            }
+            if kind == .command && member("run") == nil {
+                throw fail(json.position, label, "a command node needs \"run\" (a string for /bin/sh -c, or an array of strings)")
             }
             if kind == .timeout && member("seconds") == nil {
                 throw fail(json.position, label, "a timeout node needs \"seconds\"")
             }
-            if kind != .work {
+            if kind != .work && kind != .command {
                 guard let c = member("children") else { throw fail(json.position, label, "missing \"children\"") }
                 guard case .array(let items) = c.value.value else {
                     throw fail(c.value.position, label, "\"children\" must be an array of nodes")
@@ -168,6 +207,48 @@ public enum ScenarioDecoder {
                 copy.name = "\(name) \(k)"
                 return copy
             }
+        }
+
+        /// `run`: a non-empty string (shell) or a non-empty array of strings (argv).
+        func command(_ m: JSONMember, label: String) throws(ScenarioError) -> ScenarioNode.Command {
+            let pos = m.value.position
+            let want = "\"run\" must be a non-empty string or a non-empty array of strings"
+            switch m.value.value {
+            case .string(let s):
+                guard !s.isEmpty, !s.contains("\0") else { throw fail(pos, label, want) }
+                return .shell(s)
+            case .array(let items):
+                guard !items.isEmpty else { throw fail(pos, label, want + ", not an empty array") }
+                var argv: [String] = []
+                for item in items {
+                    guard case .string(let s) = item.value, !s.contains("\0") else {
+                        throw fail(item.position, label, want + " (found \(item.value.typeName))")
+                    }
+                    argv.append(s)
+                }
+                guard !argv[0].isEmpty else { throw fail(items[0].position, label, "\"run\": the program name is empty") }
+                return .argv(argv)
+            default:
+                throw fail(pos, label, want + ", not \(m.value.value.typeName)")
+            }
+        }
+
+        /// `cwd` resolved against the scenario's directory; it must be an existing directory.
+        func directory(_ path: String, at pos: JSONPosition, label: String) throws(ScenarioError) -> String {
+            guard !path.isEmpty, !path.contains("\0") else { throw fail(pos, label, "\"cwd\" must be a non-empty path") }
+            let resolved: String
+            if path.hasPrefix("/") {
+                resolved = path
+            } else if let base = baseDirectory, !base.isEmpty, base != "." {
+                resolved = base.hasSuffix("/") ? base + path : base + "/" + path
+            } else {
+                resolved = path
+            }
+            var st = stat()
+            guard stat(resolved, &st) == 0, st.st_mode & S_IFMT == S_IFDIR else {
+                throw fail(pos, label, "\"cwd\" \"\(resolved)\" is not an existing directory")
+            }
+            return resolved
         }
 
         static func show(_ v: Double) -> String {

@@ -44,7 +44,8 @@ public enum ScenarioLoader {
         }
         var base = path.split(separator: "/").last.map(String.init) ?? path
         if let dot = base.lastIndex(of: "."), dot != base.startIndex { base = String(base[..<dot]) }
-        return try ScenarioDecoder.decode(bytes, file: path, name: base)
+        let dir = path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 }
+        return try ScenarioDecoder.decode(bytes, file: path, name: base, baseDirectory: dir)
     }
 
     struct ReadError: Error { let message: String }

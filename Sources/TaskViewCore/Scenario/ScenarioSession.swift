@@ -1,12 +1,14 @@
 import TaskGraph
+import TaskGraphProcess
 
-/// A scenario ready to run: its graph on a fresh `VirtualClock`, optionally recorded (the
+/// A scenario ready to run: its graph on a fresh `VirtualClock` (a `MonotonicClock` when it
+/// runs real commands: processes take real time), optionally recorded (the
 /// recorder is attached before any task exists, so the log has every event), and the root
 /// task, built but not executed.
 public final class ScenarioSession: @unchecked Sendable {   // used from the main thread only
     public let scenario: Scenario
     public let seed: UInt64
-    public let clock: VirtualClock
+    public let clock: any GraphClock
     public let graph: Graph
     public let recorder: GraphRecorder?
     public let root: ScenarioTask
@@ -17,7 +19,7 @@ public final class ScenarioSession: @unchecked Sendable {   // used from the mai
     public init(scenario: Scenario, seed: UInt64, recordTo: String? = nil, producer: String? = nil) throws {
         self.scenario = scenario
         self.seed = seed
-        let clock = VirtualClock()
+        let clock: any GraphClock = scenario.runsCommands ? MonotonicClock() : VirtualClock()
         let graph = Graph(clock: clock)
         self.clock = clock
         self.graph = graph
@@ -37,9 +39,42 @@ public final class ScenarioSession: @unchecked Sendable {   // used from the mai
     /// left to run). For tests and benchmarks; taskview's headless mode prints as it goes.
     public func runToEnd() {
         start()
-        while !root.state.isSettled, clock.runNext() {}
+        if let virtual = clock as? VirtualClock {
+            while !root.state.isSettled, virtual.runNext() {}
+        } else {
+            while !root.state.isSettled { sleepBriefly() }
+        }
+        waitForCommands()
+    }
+
+    /// The virtual clock of a scenario without commands.
+    public var virtualClock: VirtualClock? { clock as? VirtualClock }
+
+    /// Longest `grace` of the scenario's commands.
+    public var maxGrace: Double { Self.maxGrace(scenario.root) }
+
+    private static func maxGrace(_ n: ScenarioNode) -> Double {
+        n.children.reduce(n.kind == .command ? (n.grace ?? 5) : 0) { max($0, maxGrace($1)) }
+    }
+
+    /// Blocks until every process of the scenario's commands is gone (after a cancel they
+    /// get SIGTERM, then SIGKILL after their grace). Call before exiting.
+    @discardableResult
+    public func waitForCommands() -> Bool {
+        guard scenario.runsCommands else { return true }
+        return CommandRegistry.shared.waitUntilAllReaped(timeout: maxGrace + 10)
     }
 
     /// Ends the log: final snapshot and `end`.
     public func finishRecording() { recorder?.finish() }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// 10 ms of sleep (waiting for real-time work to settle).
+func sleepBriefly() {
+    var ts = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+    nanosleep(&ts, nil)
 }

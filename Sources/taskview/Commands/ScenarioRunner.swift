@@ -7,6 +7,10 @@ import TaskViewTerminal
 /// path of `taskview`, `demo` and `run`.
 enum ScenarioRunner {
     static func run(_ scenario: Scenario, common: CommonOptions) throws -> Int32 {
+        if scenario.runsCommands && common.speed != 1 {
+            Main.writeStderr("taskview: --speed cannot be used with \(Sanitizer.clean(scenario.name)): it runs real commands, which take real time\n")
+            throw ExitCode(2)
+        }
         let logPath = try common.recordPath(prefix: scenario.name)
         let session: ScenarioSession
         do {
@@ -21,6 +25,10 @@ enum ScenarioRunner {
         })
         let status = LiveRunner.run(graph: session.graph, clock: session.clock, root: session.rootID,
                                     title: scenario.name, options: options, start: { session.start() })
+        // No process of a command outlives taskview: they were cancelled with the root.
+        if !session.waitForCommands() {
+            Main.writeStderr("taskview: some command processes did not end in time\n")
+        }
         session.finishRecording()
         if let logPath { Main.writeStderr("Log written to \(Sanitizer.clean(logPath))\n") }
         return status

@@ -1,0 +1,274 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Subprocess
+import Synchronization
+import TaskGraph
+#if canImport(System)
+import System
+#else
+import SystemPackage
+#endif
+
+/// One execution of a command node: spawns the process in its own session and process
+/// group, reads stdout and stderr concurrently line by line into the node's progress and
+/// `output` events, and on cancel signals the group (SIGTERM, then SIGKILL after `grace`).
+/// It lives in a Swift task until every process of its group is gone.
+final class CommandRun: Sendable {
+    let spec: CommandSpec
+    let graph: Graph
+    let node: NodeID
+    private let report: @Sendable (TaskProgress) -> Void
+
+    private struct State {
+        var pid: pid_t = 0
+        var cancelled = false
+        /// The group is empty: no signal may be sent any more (its id may be reused).
+        var gone = false
+        var fraction = 0.0
+        var killTimerStarted = false
+    }
+    private let state = Mutex(State())
+
+    init(spec: CommandSpec, graph: Graph, node: NodeID, report: @escaping @Sendable (TaskProgress) -> Void) {
+        self.spec = spec
+        self.graph = graph
+        self.node = node
+        self.report = report
+    }
+
+    // MARK: - Cancel
+
+    /// The node was cancelled: SIGTERM to the group now (or as soon as it exists), SIGKILL
+    /// after `grace` seconds if anything is left. Safe from any thread, any number of times.
+    func cancel() {
+        let pid: pid_t = state.withLock { s in
+            if s.cancelled { return 0 }
+            s.cancelled = true
+            return s.gone ? 0 : s.pid
+        }
+        if pid > 0 { terminate(pid) }
+    }
+
+    private func terminate(_ pid: pid_t) {
+        if spec.grace <= 0 {
+            ProcessGroup.signal(pid, SIGKILL)
+            return
+        }
+        ProcessGroup.signal(pid, SIGTERM)
+        startKillTimer(pid)
+    }
+
+    private func startKillTimer(_ pid: pid_t) {
+        let first = state.withLock { s in
+            defer { s.killTimerStarted = true }
+            return !s.killTimerStarted
+        }
+        guard first else { return }
+        let grace = spec.grace
+        Task.detached { [self] in
+            try? await Task.sleep(for: .milliseconds(Int64((grace * 1000).rounded(.up))))
+            let alive = state.withLock { !$0.gone }
+            if alive { ProcessGroup.signal(pid, SIGKILL) }
+        }
+    }
+
+    // MARK: - Running
+
+    /// Runs the command to its end and settles through `finish` (ignored by a cancelled
+    /// node), then waits until the whole process group is gone.
+    func run(finish: @escaping @Sendable (Result<CommandOutput, CommandError>) -> Void) async {
+        let outcome = await spawnAndRead()
+        let exitText: String
+        switch outcome {
+        case .success(let o): exitText = "exit status \(o.status)"
+        case .failure(let e): exitText = e.message
+        }
+        CommandRegistry.shared.update(graph: graph, node: node) { $0.pid = nil; $0.exit = exitText }
+        finish(outcome)
+        await reapGroup()
+        CommandRegistry.shared.ended(graph: graph, node: node)
+    }
+
+    private func spawnAndRead() async -> Result<CommandOutput, CommandError> {
+        guard let first = spec.arguments.first, !first.isEmpty else {
+            return .failure(.cannotRun("empty command"))
+        }
+        var matcher: ProgressMatcher?
+        if let p = spec.progress {
+            do { matcher = try ProgressMatcher(p.pattern) } catch { return .failure(.cannotRun(error.description)) }
+        }
+        if let cwd = spec.workingDirectory, let problem = Self.directoryProblem(cwd) {
+            return .failure(.cannotRun("working directory \(cwd): \(problem)"))
+        }
+        var env: [Environment.Key: String?] = [:]
+        for (k, v) in spec.environment {
+            guard !k.isEmpty, !k.contains("="), !k.contains("\0"), let key = Environment.Key(rawValue: k) else {
+                return .failure(.cannotRun("invalid environment variable name \"\(k)\""))
+            }
+            env[key] = v
+        }
+        let executable: Executable = first.contains("/") ? .path(FilePath(first)) : .name(first)
+        var options = PlatformOptions()
+        // A new session makes the child lead a new process group: signals to the group
+        // reach its whole tree and never this process (swift-subprocess: pair them).
+        options.createSession = true
+        options.processGroupID = 0
+        let tails = Tails()
+        let matcherBox = matcher.map { UnsafeSendable($0) }
+        do {
+            let result = try await Subprocess.run(
+                executable, arguments: Arguments(Array(spec.arguments.dropFirst())),
+                environment: env.isEmpty ? .inherit : .inherit.updating(env),
+                workingDirectory: spec.workingDirectory.map { FilePath($0) },
+                platformOptions: options, input: .none, output: .sequence, error: .sequence
+            ) { execution in
+                self.started(execution.processIdentifier.value)
+                let out = execution.standardOutput, err = execution.standardError
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await self.drain(out, .stdout, matcher: matcherBox?.value, tails: tails) }
+                    group.addTask { await self.drain(err, .stderr, matcher: matcherBox?.value, tails: tails) }
+                }
+            }
+            let (out, err, lastErr) = tails.state.withLock { ($0.out.text, $0.err.text, $0.err.last) }
+            switch result.terminationStatus {
+            case .exited(let code):
+                if code == 0 { return .success(CommandOutput(status: 0, stdout: out, stderr: err)) }
+                return .failure(.exited(code, lastStderrLine: lastErr))
+            case .signaled(let signal):
+                return .failure(.killed(by: signal))
+            }
+        } catch let error as SubprocessError {
+            return .failure(.cannotRun(Self.reason(error, executable: first)))
+        } catch {
+            return .failure(.cannotRun("\(error)"))
+        }
+    }
+
+    private func started(_ pid: pid_t) {
+        let cancelled = state.withLock { s in
+            s.pid = pid
+            return s.cancelled
+        }
+        CommandRegistry.shared.update(graph: graph, node: node) { $0.pid = pid }
+        if cancelled { terminate(pid) }
+    }
+
+    /// Reads one stream to its end, line by line.
+    private func drain(_ sequence: SubprocessOutputSequence, _ stream: OutputStreamName,
+                       matcher: ProgressMatcher?, tails: Tails) async {
+        var splitter = LineSplitter()
+        var reader = StreamReader(run: self, stream: stream, matcher: matcher, tails: tails)
+        do {
+            for try await buffer in sequence {
+                buffer.withUnsafeBytes { splitter.feed($0) { reader.line($0) } }
+                reader.publish()
+            }
+        } catch {
+            // A read error ends this stream; the exit status still tells the outcome.
+        }
+        splitter.finish { reader.line($0) }
+        reader.publish()
+    }
+
+    /// What one stream's lines do: an `output` event each, the tail, the progress fraction.
+    private struct StreamReader {
+        let run: CommandRun
+        let stream: OutputStreamName
+        let matcher: ProgressMatcher?
+        let tails: Tails
+        var last: String?
+        var fraction: Double?
+
+        init(run: CommandRun, stream: OutputStreamName, matcher: ProgressMatcher?, tails: Tails) {
+            self.run = run
+            self.stream = stream
+            self.matcher = matcher
+            self.tails = tails
+        }
+
+        mutating func line(_ line: String) {
+            run.graph.reportOutput(run.node, stream: stream, text: line)
+            tails.append(line, stream)
+            if let f = matcher?.fraction(of: line[...]) { fraction = f }
+            last = line
+        }
+
+        mutating func publish() {
+            run.publish(last, fraction)
+            last = nil
+            fraction = nil
+        }
+    }
+
+    /// One progress report per buffer read (the last line is what a row shows), not per line.
+    fileprivate func publish(_ line: String?, _ fraction: Double?) {
+        guard let line else { return }
+        let f = state.withLock { s in
+            if let fraction { s.fraction = fraction }
+            return s.fraction
+        }
+        report(TaskProgress(f, info: line))
+    }
+
+    /// After the leader exited: processes it left in its group get SIGTERM (and SIGKILL after
+    /// `grace`); returns when the group is empty (or, for zombies nobody reaps, soon after).
+    private func reapGroup() async {
+        let pid = state.withLock { $0.pid }
+        guard pid > 0 else {
+            state.withLock { $0.gone = true }
+            return
+        }
+        if ProcessGroup.hasMembers(pid) {
+            let alreadyCancelled = state.withLock { $0.cancelled }
+            if !alreadyCancelled { terminate(pid) }
+            let deadline = monotonicSeconds() + max(0, spec.grace) + 2
+            while ProcessGroup.hasMembers(pid) && monotonicSeconds() < deadline {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        state.withLock { $0.gone = true }
+    }
+
+    // MARK: - Errors
+
+    static func directoryProblem(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return String(cString: strerror(errno)) }
+        guard st.st_mode & S_IFMT == S_IFDIR else { return "not a directory" }
+        return nil
+    }
+
+    static func reason(_ error: SubprocessError, executable: String) -> String {
+        switch error.code {
+        case .executableNotFound:
+            return "\(executable): command not found"
+        case .failedToChangeWorkingDirectory:
+            return "cannot change directory" + (error.underlyingError.map { ": \($0.description)" } ?? "")
+        case .spawnFailed:
+            if let e = error.underlyingError {
+                return "\(executable): " + String(cString: strerror(e.rawValue))
+            }
+            return "\(executable): cannot start"
+        default:
+            return "\(executable): \(error.description)"
+        }
+    }
+}
+
+/// The bounded tails of both streams (`CommandOutput`), filled by the two readers.
+final class Tails: Sendable {
+    let state = Mutex((out: OutputTail(limit: CommandOutput.tailBytes), err: OutputTail(limit: CommandOutput.tailBytes)))
+
+    func append(_ line: String, _ stream: OutputStreamName) {
+        state.withLock { if stream == .stdout { $0.out.append(line) } else { $0.err.append(line) } }
+    }
+}
+
+/// A value handed to child tasks that only read it (a compiled `Regex` is immutable).
+struct UnsafeSendable<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}

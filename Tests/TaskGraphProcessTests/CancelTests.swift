@@ -1,0 +1,86 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import TaskGraph
+@testable import TaskGraphProcess
+
+/// Cancel stops every process of a command: SIGTERM to the group, SIGKILL after grace.
+@Suite(.timeLimit(.minutes(5))) struct CancelTests {
+    typealias Cmd = GraphTask<CommandOutput, CommandError>
+
+    @Test func cancelKillsTheWholeGroupIncludingGrandchildren() async throws {
+        let dir = temporaryDirectory()
+        defer { removeDirectory(dir) }
+        let t = Cmd.command(shell: "echo $$ > \(dir)/p1; sh -c 'echo $$ > \(dir)/p2; sleep 1000' & sleep 1000; wait",
+                            graph: Graph(), grace: 5)
+        t.execute()
+        let p1 = try #require(await pid(in: "\(dir)/p1"))
+        let p2 = try #require(await pid(in: "\(dir)/p2"))
+        #expect(isRunning(p1) && isRunning(p2))
+        t.cancel()
+        #expect(t.state == .cancelled)   // at once, not when the processes are gone
+        #expect(await waitGone(p1))
+        #expect(await waitGone(p2))
+        
+    }
+
+    @Test func childThatIgnoresTermIsKilledAfterGrace() async throws {
+        let dir = temporaryDirectory()
+        defer { removeDirectory(dir) }
+        let t = Cmd.command(shell: "trap '' TERM; echo $$ > \(dir)/p; while :; do sleep 0.05; done",
+                            graph: Graph(), grace: 2)
+        t.execute()
+        let p = try #require(await pid(in: "\(dir)/p"))
+        t.cancel()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(isRunning(p), "SIGTERM is ignored: it lives until the grace ends")
+        #expect(await waitGone(p))
+        #expect(t.state == .cancelled)
+    }
+
+    @Test func cancelBeforeItStartsRunsNothing() async throws {
+        let dir = temporaryDirectory()
+        defer { removeDirectory(dir) }
+        let t = Cmd.command(shell: "echo $$ > \(dir)/p; sleep 1000", graph: Graph())
+        t.cancel()
+        t.execute()
+        #expect(t.state == .cancelled)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(await pid(in: "\(dir)/p", timeout: 0.1) == nil)
+    }
+
+    @Test func registryKnowsCommandLinePidAndExit() async throws {
+        let g = Graph()
+        let dir = temporaryDirectory()
+        defer { removeDirectory(dir) }
+        let t = Cmd.command(shell: "echo $$ > \(dir)/p; sleep 1000", graph: g, workingDirectory: dir)
+        t.execute()
+        let p = try #require(await pid(in: "\(dir)/p"))
+        var info = CommandRegistry.shared.info(graph: g, node: t.id)
+        #expect(info?.commandLine == "echo $$ > \(dir)/p; sleep 1000")
+        #expect(info?.workingDirectory == dir)
+        #expect(info?.pid == p)
+        #expect(info?.exit == nil)
+        t.cancel()
+        #expect(await waitGone(p))
+        let deadline = monotonicSeconds() + 30
+        repeat {
+            info = CommandRegistry.shared.info(graph: g, node: t.id)
+            if info?.exit != nil { break }
+            try await Task.sleep(for: .milliseconds(20))
+        } while monotonicSeconds() < deadline
+        #expect(info?.exit == "killed by SIGTERM")
+        #expect(info?.pid == nil)
+    }
+
+    @Test func timeoutCancelsTheCommand() async throws {
+        let dir = temporaryDirectory()
+        defer { removeDirectory(dir) }
+        let g = Graph()
+        let t = Cmd.command(shell: "echo $$ > \(dir)/p; sleep 1000", graph: g).timeout(seconds: 3)
+        t.execute()
+        let p = try #require(await pid(in: "\(dir)/p"))
+        #expect(await waitGone(p))
+    }
+}

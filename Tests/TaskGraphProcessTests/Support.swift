@@ -1,0 +1,88 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+import TaskGraph
+@testable import TaskGraphProcess
+
+/// Collects a graph's events.
+final class Events: Sendable {
+    private final class Store: Sendable {
+        let list = Mutex<[GraphEvent]>([])
+    }
+    private let store = Store()
+    private let observation: any GraphObservation
+
+    init(_ graph: Graph) {
+        let store = self.store
+        observation = graph.observe { e in store.list.withLock { $0.append(e) } }
+    }
+
+    deinit { observation.cancel() }
+
+    var all: [GraphEvent] { store.list.withLock { $0 } }
+
+    func output(_ id: NodeID) -> [(OutputStreamName, String)] {
+        all.compactMap { if case let .output(i, s, t) = $0.change, i == id { return (s, t) } else { return nil } }
+    }
+
+    func progress(_ id: NodeID) -> [TaskProgress] {
+        all.compactMap { if case let .progress(i, p) = $0.change, i == id { return p } else { return nil } }
+    }
+}
+
+/// A fresh temporary directory.
+func temporaryDirectory() -> String {
+    var template = Array("/tmp/taskgraph-process-XXXXXX".utf8CString)
+    let p = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+    return String(cString: p!)
+}
+
+func removeDirectory(_ dir: String) {
+    _ = system("rm -rf '\(dir)'")
+}
+
+/// A small file's text, nil if it cannot be read.
+func readText(_ path: String) -> String? {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var buf = [UInt8](repeating: 0, count: 1024)
+    let n = read(fd, &buf, buf.count)
+    guard n >= 0 else { return nil }
+    return String(decoding: buf[..<n], as: UTF8.self)
+}
+
+/// The pid written in a file, once it is there (polling up to `timeout` seconds).
+func pid(in path: String, timeout: Double = 20) async -> pid_t? {
+    let deadline = monotonicSeconds() + timeout
+    repeat {
+        if let text = readText(path), text.hasSuffix("\n"), let v = Int32(text.dropLast()), v > 0 { return v }
+        try? await Task.sleep(for: .milliseconds(20))
+    } while monotonicSeconds() < deadline
+    return nil
+}
+
+/// Whether a process runs (a zombie, waiting for its parent to collect it, does not).
+func isRunning(_ pid: pid_t) -> Bool {
+    guard kill(pid, 0) == 0 else { return false }
+    guard let s = readText("/proc/\(pid)/stat") else { return false }
+    guard let close = s.lastIndex(of: ")") else { return true }
+    let state = s[s.index(close, offsetBy: 2)...].first
+    return state != "Z" && state != "X"
+}
+
+/// Polls until `pid` no longer runs, up to `timeout` seconds.
+func waitGone(_ pid: pid_t, timeout: Double = 30) async -> Bool {
+    let deadline = monotonicSeconds() + timeout
+    while isRunning(pid) {
+        if monotonicSeconds() > deadline { return false }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return true
+}
+
+/// The task's outcome (executing it), nil when it was cancelled.
+func outcome(_ t: GraphTask<CommandOutput, CommandError>) async -> Result<CommandOutput, CommandError>? {
+    do { return .success(try await t.value) } catch let e as CommandError { return .failure(e) } catch { return nil }
+}
