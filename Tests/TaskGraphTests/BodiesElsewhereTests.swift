@@ -98,6 +98,24 @@ import TaskGraph
         let s = GraphTask<Int, TestError>.succeed(2, graph: g, queue: queue).execute()
         #expect(eventually { val(s) == 2 })
     }
+
+    @Test func aDelayWithAQueueStartsAndSucceedsThere() {
+        let (g, clock) = virtualGraph()
+        let queue = DispatchQueue(label: "taskgraph.test.delay")
+        let key = DispatchSpecificKey<Int>()
+        queue.setSpecific(key: key, value: 7)
+        let onQueue = Locked<[Int?]>([])
+        queue.suspend()
+        let d = GraphTask<Void, Never>.delay(seconds: 2, name: "wait", graph: g, queue: queue)
+            .success { onQueue.withLock { $0.append(DispatchQueue.getSpecific(key: key)) } }
+            .execute()
+        #expect(clock.nextDue == nil)     // the timer is started on the queue, not in execute()
+        queue.resume()
+        #expect(eventually { clock.nextDue == 2 })
+        clock.runUntilIdle()
+        #expect(eventually { d.state == .completed })
+        #expect(eventually { onQueue.get == [7] })   // the handler ran on the queue
+    }
 }
 
 /// `maxConcurrent`: at most that many subtasks execute at once; the rest wait, in order.

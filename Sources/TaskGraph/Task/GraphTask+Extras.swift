@@ -1,11 +1,16 @@
 import Dispatch
 
 extension GraphTask where Success == Void, Failure == Never {
-    /// A task that succeeds `seconds` after it is executed, on the graph's clock.
-    public static func delay(seconds: Double, name: String? = nil, graph: Graph = .shared) -> GraphTask {
-        GraphTask(graph: graph, kindIndex: KindIndex.delay, name: name, body: { task in
+    /// A task that succeeds `seconds` after it is executed, on the graph's clock. With a
+    /// `queue`, the timer is started there and the task succeeds there (asynchronously), so
+    /// its handlers run on that queue; without one it succeeds on the clock's thread.
+    public static func delay(seconds: Double, name: String? = nil, graph: Graph = .shared,
+                             queue: DispatchQueue? = nil) -> GraphTask {
+        GraphTask(graph: graph, kindIndex: KindIndex.delay, name: name, body: on(queue) { task in
             let t = unsafeDowncast(task, to: GraphTask.self)
-            let timer = task.graph.clock.schedule(after: seconds) { t.settle(.success(())) }
+            let timer = task.graph.clock.schedule(after: seconds) {
+                if let queue { queue.async { t.settle(.success(())) } } else { t.settle(.success(())) }
+            }
             task.onCancel { timer.cancel() }
         })
     }

@@ -2,6 +2,10 @@ extension GraphTask {
     /// A task settled from outside through its resolver. It is executing from its creation.
     /// When the last copy of an unsettled resolver is released, the task is cancelled with
     /// source `resolverReleased`.
+    ///
+    /// Unlike the other leaf constructors it takes no `queue:`: it has no body to dispatch
+    /// (it is executing from its creation, and settles on the thread that calls the
+    /// resolver). To run its handlers on a queue, use `success(on:)`, `completion(on:)`...
     public static func pending(name: String? = nil,
                                graph: Graph = .shared) -> (task: GraphTask, resolver: Resolver<Success, Failure>) {
         let task = GraphTask(graph: graph, kind: NodeKind.pending, name: name, body: nil, executing: true)
