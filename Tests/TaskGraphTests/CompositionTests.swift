@@ -361,6 +361,22 @@ func errorCode<S>(_ r: Result<S, TestError>?) -> Int? {
         #expect(names == ["fetch (attempt 1/2)", "fetch (attempt 2/2)"])
     }
 
+    @Test func retryNamesCompositeAttemptsAndKeepsTheirSubtasksNames() {
+        let (g, clock) = virtualGraph()
+        let failing = { (name: String) in GraphTask<Int, TestError>(name: name, graph: g) { _, fail in fail(TestError()) } }
+        let names = { (t: AnyGraphTask) in g.snapshot()[t.id]!.children.map { g.snapshot()[$0]!.name } }
+        let batch = GraphTask.sequential([failing("step")], name: "batch").retry(3).execute()
+        let linked = failing("a").then(name: "pipe") { _ in GraphTask<Int, TestError>.fail(TestError(), graph: g) }.retry(2).execute()
+        let limited = failing("slow").timeout(seconds: 5).retry(2).execute()
+        clock.runUntilIdle()
+        #expect(names(batch) == ["batch", "batch (attempt 2/3)", "batch (attempt 3/3)"])
+        let copies = g.snapshot()[batch.id]!.children
+        #expect(copies.map { g.snapshot()[$0]!.kind } == ["sequential", "sequential", "sequential"])
+        #expect(copies.map { g.snapshot()[g.snapshot()[$0]!.children[0]]!.name } == ["step", "step", "step"])
+        #expect(names(linked) == ["pipe", "pipe (attempt 2/2)"])
+        #expect(names(limited) == ["timeout", "timeout (attempt 2/2)"])
+    }
+
     @Test func retryStopsOnSuccessAndZeroMeansOne() {
         let (g, _) = virtualGraph()
         let runs = Counter()

@@ -42,6 +42,17 @@ func decodeError(_ text: String) -> String? {
         #expect(names == ["fetch (attempt 1/3)", "fetch (attempt 2/3)", "fetch (attempt 3/3)"])
     }
 
+    @Test func compositeRetryAttemptsAreNamedAttemptKOfN() throws {
+        let text = #"{"kind":"retry","name":"r","attempts":3,"children":[{"kind":"sequential","name":"batch","children":[{"kind":"work","name":"fetch","fail":true}]}]}"#
+        let scenario = try ScenarioDecoder.decode(Array(text.utf8), file: "s.json", name: "s")
+        let session = try ScenarioSession(scenario: scenario, seed: 1)
+        session.runToEnd()
+        let snap = session.graph.snapshot()
+        let attempts = snap[session.rootID]!.children
+        #expect(attempts.map { snap[$0]!.name } == ["batch (attempt 1/3)", "batch (attempt 2/3)", "batch (attempt 3/3)"])
+        #expect(attempts.map { snap[snap[$0]!.children[0]]!.name } == ["fetch", "fetch", "fetch"])
+    }
+
     @Test func syntaxErrorsGiveFileLineColumn() {
         #expect(decodeError("{\n  \"kind\": \"work\",\n  \"name\": \"a\",\n}") == "s.json:4:1: trailing comma before '}'")
         #expect(decodeError("{\"kind\": \"work\" // c\n}") == "s.json:1:17: comments are not allowed in JSON")

@@ -6,15 +6,15 @@ class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's l
     /// The subtasks, in subtask order.
     @exclusivity(unchecked) var children: [AnyGraphTask]
 
-    /// Builds the same composite over fresh copies of its subtasks (for `retry`); set by the
-    /// composite's constructor.
-    @usableFromInline var remakeClosure: (([AnyGraphTask]) -> AnyGraphTask)?
+    /// Builds the same composite over fresh copies of its subtasks (for `retry`), named
+    /// `name` (nil: the same name); set by the composite's constructor.
+    @usableFromInline var remakeClosure: ((_ copies: [AnyGraphTask], _ name: String?) -> AnyGraphTask)?
 
     /// Whether `remake` can build a copy.
     var canRemake: Bool { remakeClosure != nil }
 
-    /// The same composite over `copies` of its subtasks.
-    func remake(_ copies: [AnyGraphTask]) -> AnyGraphTask? { remakeClosure?(copies) }
+    /// The same composite over `copies` of its subtasks, named `name` (nil: the same name).
+    func remake(_ copies: [AnyGraphTask], name: String?) -> AnyGraphTask? { remakeClosure?(copies, name) }
 
     init(children: [AnyGraphTask]) {
         self.children = children

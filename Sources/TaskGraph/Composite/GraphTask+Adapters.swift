@@ -66,7 +66,7 @@ extension GraphTask {
                 let r = unsafeDowncast(inner, to: GraphTask.self)._result!
                 unsafeDowncast(owner, to: GraphTask<Success, any Error>.self).settle(r.mapError { $0 })
             }))
-        driver.remakeClosure = { c in unsafeDowncast(c[0], to: GraphTask.self).timeout(seconds: seconds, name: name) }
+        driver.remakeClosure = { c, n in unsafeDowncast(c[0], to: GraphTask.self).timeout(seconds: seconds, name: n ?? name) }
         owner.install(driver)
         return owner
     }
@@ -82,7 +82,7 @@ extension GraphTask {
                 let r = unsafeDowncast(attempt, to: GraphTask.self)._result!
                 unsafeDowncast(owner, to: GraphTask.self).settle(r)
             })
-        driver.remakeClosure = { c in unsafeDowncast(c[0], to: GraphTask.self).retry(attempts, name: name) }
+        driver.remakeClosure = { c, n in unsafeDowncast(c[0], to: GraphTask.self).retry(attempts, name: n ?? name) }
         owner.install(driver)
         return owner
     }
@@ -96,8 +96,8 @@ extension GraphTask {
             let r = unsafeDowncast(inner, to: GraphTask.self)._result!
             unsafeDowncast(owner, to: GraphTask<S2, F2>.self).settle(f(r))
         })
-        driver.remakeClosure = { c in
-            unsafeDowncast(c[0], to: GraphTask.self).adapter(kindIndex: kindIndex, name: name,
+        driver.remakeClosure = { c, n in
+            unsafeDowncast(c[0], to: GraphTask.self).adapter(kindIndex: kindIndex, name: n ?? name,
                                                               mapProgress: mapProgress, f)
         }
         owner.install(driver)

@@ -41,9 +41,9 @@ extension GraphTask {
                                         combine: @escaping @Sendable ([Settled<Success, Failure>]) -> Out) -> GraphTask<Out, OutF> {
         let group = graph ?? tasks.first?.graph ?? .shared
         let owner = GraphTask<Out, OutF>(graph: group, kindIndex: KindIndex.allSettled, name: name, body: nil)
-        owner.installGroup(remake: { c in
+        owner.installGroup(remake: { c, n in
             let fresh: GraphTask<Out, OutF> = GraphTask.settledGroup(
-                c.map { unsafeDowncast($0, to: GraphTask.self) }, limit: limit, name: name, graph: group, combine: combine)
+                c.map { unsafeDowncast($0, to: GraphTask.self) }, limit: limit, name: n ?? name, graph: group, combine: combine)
             return fresh
         }, GroupDriver(
             mode: .allSettled, children: tasks, limit: limit,
@@ -69,8 +69,8 @@ extension GraphTask {
         precondition(!tasks.isEmpty, "GraphTask.race needs at least one task")
         let owner = GraphTask(graph: graph ?? tasks[0].graph, kindIndex: KindIndex.race, name: name, body: nil)
         let group = graph ?? tasks[0].graph
-        owner.installGroup(remake: { c in
-            GraphTask.race(c.map { unsafeDowncast($0, to: GraphTask.self) }, name: name, graph: group)
+        owner.installGroup(remake: { c, n in
+            GraphTask.race(c.map { unsafeDowncast($0, to: GraphTask.self) }, name: n ?? name, graph: group)
         }, GroupDriver(
             mode: .race, children: tasks,
             finish: { _, _ in },
@@ -85,8 +85,8 @@ extension GraphTask {
     @inlinable
     public func and<B>(_ other: GraphTask<B, Failure>, name: String? = nil) -> GraphTask<(Success, B), Failure> {
         let owner = GraphTask<(Success, B), Failure>(graph: graph, kindIndex: KindIndex.and, name: name, body: nil)
-        owner.installGroup(remake: { c in
-            unsafeDowncast(c[0], to: GraphTask.self).and(unsafeDowncast(c[1], to: GraphTask<B, Failure>.self), name: name)
+        owner.installGroup(remake: { c, n in
+            unsafeDowncast(c[0], to: GraphTask.self).and(unsafeDowncast(c[1], to: GraphTask<B, Failure>.self), name: n ?? name)
         }, GroupDriver(
             mode: .concurrent, children: [self, other],
             finish: { owner, children in
@@ -114,9 +114,9 @@ extension GraphTask {
                            graph: Graph?, combine: @escaping @Sendable ([Success]) -> Out) -> GraphTask<Out, Failure> {
         let group = graph ?? tasks.first?.graph ?? .shared
         let owner = GraphTask<Out, Failure>(graph: group, kindIndex: kindIndex, name: name, body: nil)
-        owner.installGroup(remake: { c in
+        owner.installGroup(remake: { c, n in
             GraphTask.group(mode, kindIndex: kindIndex, c.map { unsafeDowncast($0, to: GraphTask.self) },
-                            limit: limit, name: name, graph: group, combine: combine)
+                            limit: limit, name: n ?? name, graph: group, combine: combine)
         }, GroupDriver(
             mode: mode, children: tasks, limit: limit,
             finish: { owner, children in
@@ -164,7 +164,7 @@ extension GraphTask {
 
 extension AnyGraphTask {
     @usableFromInline
-    func installGroup(remake: @escaping ([AnyGraphTask]) -> AnyGraphTask, _ d: CompositeDriver) {
+    func installGroup(remake: @escaping ([AnyGraphTask], String?) -> AnyGraphTask, _ d: CompositeDriver) {
         d.remakeClosure = remake
         install(d)
     }

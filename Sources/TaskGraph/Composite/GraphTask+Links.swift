@@ -67,13 +67,13 @@ extension GraphTask {
                 let r = unsafeDowncast(a, to: GraphTask<S2, F2>.self)._result!
                 unsafeDowncast(owner!, to: GraphTask<S2, F2>.self).settle(r)
                 return nil
-            case .remake:
+            case .remake(let newName):
                 let first = unsafeDowncast(a, to: GraphTask<Success, Failure>.self)
                 guard given, let b else {
-                    return first.link(kindIndex: kindIndex, name: name, second: nil, direct: direct, make: make)
+                    return first.link(kindIndex: kindIndex, name: newName ?? name, second: nil, direct: direct, make: make)
                 }
                 let copy = unsafeDowncast(b, to: GraphTask<S2, F2>.self)
-                return first.link(kindIndex: kindIndex, name: name, second: copy, direct: direct,
+                return first.link(kindIndex: kindIndex, name: newName ?? name, second: copy, direct: direct,
                                   make: { _ in copy })
             }
         }

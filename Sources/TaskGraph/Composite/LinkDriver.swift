@@ -17,8 +17,9 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
         case finishFromFirst
         /// Settle the owner from the second link (`a`).
         case finishFromSecond
-        /// A fresh composite over copies of the links (`a`, and `b` when given up front).
-        case remake
+        /// A fresh composite over copies of the links (`a`, and `b` when given up front),
+        /// named as given (nil: the same name).
+        case remake(name: String?)
     }
 
     @usableFromInline
@@ -48,8 +49,8 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
 
     override var canRemake: Bool { true }
 
-    override func remake(_ copies: [AnyGraphTask]) -> AnyGraphTask? {
-        typed(.remake, nil, copies[0], copies.count > 1 ? copies[1] : nil)
+    override func remake(_ copies: [AnyGraphTask], name: String?) -> AnyGraphTask? {
+        typed(.remake(name: name), nil, copies[0], copies.count > 1 ? copies[1] : nil)
     }
 
     @usableFromInline override func start(owner: AnyGraphTask) {

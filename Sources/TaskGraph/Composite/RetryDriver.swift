@@ -1,6 +1,7 @@
 /// Drives `retry`: up to `attempts` attempts, each a child of the retry node. The first
-/// attempt is the receiver; later ones are fresh copies made by `copier`, a leaf copy named
-/// "NAME (attempt k/N)" after the first attempt's name. The owner reports the current
+/// attempt is the receiver; later ones are fresh copies made by `copier` (leaf or
+/// composite, its subtasks keeping their names) named "NAME (attempt k/N)" after the first
+/// attempt's name. The owner reports the current
 /// attempt's progress, never going down.
 @usableFromInline
 final class RetryDriver: CompositeDriver, @unchecked Sendable {

@@ -386,8 +386,8 @@ public class AnyGraphTask: @unchecked Sendable {
     // MARK: - Copies (retry)
 
     /// Makes fresh copies of this task (same closures, same structure, same weight; no
-    /// handlers), if it has not run yet; a leaf copy takes the name given to the copier (nil:
-    /// the same name). Nil for `pending` tasks and tasks that already started: `retry` then
+    /// handlers), if it has not run yet; the copy (leaf or composite) takes the name given to
+    /// the copier (nil: the same name), its subtasks keep theirs. Nil for `pending` tasks and tasks that already started: `retry` then
     /// makes one attempt.
     @usableFromInline
     func makeCopier() -> ((_ name: String?) -> AnyGraphTask)? {
@@ -398,7 +398,7 @@ public class AnyGraphTask: @unchecked Sendable {
             guard d.canRemake else { return nil }
             let copiers = d.children.map { $0.makeCopier() }
             guard !copiers.contains(where: { $0 == nil }) else { return nil }
-            copy = { _ in d.remake(copiers.map { $0!(nil) })! }
+            copy = { d.remake(copiers.map { $0!(nil) }, name: $0)! }
         } else if let b {
             let leaf = leafCopier(body: b)
             copy = { leaf($0 ?? self.name) }

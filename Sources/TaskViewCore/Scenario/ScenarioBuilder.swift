@@ -33,33 +33,34 @@ public struct ScenarioBuilder {
     }
 
     /// `path` is the node's position ("0.2.1"), which seeds its random draws. The first
-    /// attempt of a `retry` of N > 1 attempts (`firstAttemptOf` N) is named
-    /// "NAME (attempt 1/N)" when it is a leaf, as the library names the later ones.
+    /// attempt of a `retry` of N > 1 attempts (`firstAttemptOf` N), leaf or composite, is
+    /// named "NAME (attempt 1/N)", as the library names the later ones.
     func build(_ node: ScenarioNode, path: String, firstAttemptOf attempts: Int? = nil) -> ScenarioTask {
         let kids = { node.children.enumerated().map { build($1, path: "\(path).\($0)") } }
+        let name = attempts.flatMap { $0 > 1 ? "\(node.name) (attempt 1/\($0))" : nil } ?? node.name
         let task: ScenarioTask
         switch node.kind {
         case .work:
-            task = work(node, path: path, name: attempts.flatMap { $0 > 1 ? "\(node.name) (attempt 1/\($0))" : nil })
+            task = work(node, path: path, name: name)
         case .sequential:
-            task = ScenarioTask.sequential(kids(), name: node.name, graph: graph) { _ in () }
+            task = ScenarioTask.sequential(kids(), name: name, graph: graph) { _ in () }
         case .concurrent:
-            task = ScenarioTask.concurrent(kids(), name: node.name, graph: graph) { _ in () }
+            task = ScenarioTask.concurrent(kids(), name: name, graph: graph) { _ in () }
         case .allSettled:
-            task = ScenarioTask.allSettled(kids(), name: node.name, graph: graph) { _ in () }
+            task = ScenarioTask.allSettled(kids(), name: name, graph: graph) { _ in () }
         case .then:
             let k = kids()
-            task = k[0].then(k[1], name: node.name)
+            task = k[0].then(k[1], name: name)
         case .recover:
             let k = kids()
-            task = k[0].recover(k[1], name: node.name)
+            task = k[0].recover(k[1], name: name)
         case .retry:
             task = build(node.children[0], path: "\(path).0", firstAttemptOf: node.attempts)
-                .retry(node.attempts, name: node.name)
+                .retry(node.attempts, name: name)
         case .timeout:
-            task = kids()[0].timeout(seconds: node.seconds, name: node.name)
+            task = kids()[0].timeout(seconds: node.seconds, name: name)
         case .command:
-            task = command(node)
+            task = command(node, name: name)
         }
         if let w = node.weight { task.weight = w }
         return task
@@ -67,7 +68,7 @@ public struct ScenarioBuilder {
 
     /// A real command (TaskGraphProcess), one node. Every command gets `TASKVIEW_SEED` in
     /// its environment, so `--seed` can steer it too.
-    func command(_ node: ScenarioNode) -> ScenarioTask {
+    func command(_ node: ScenarioNode, name: String) -> ScenarioTask {
         var env = node.env
         if env["TASKVIEW_SEED"] == nil { env["TASKVIEW_SEED"] = String(seed) }
         let progress = node.progress.map { CommandProgress(pattern: $0) }
@@ -78,7 +79,7 @@ public struct ScenarioBuilder {
         case .argv(let a)?: argv = a
         case nil: break   // the decoder requires `run`; an empty argv fails with "cannot run"
         }
-        return ScenarioTask.commandIgnoringOutput(argv, shell: shell, name: node.name, graph: graph,
+        return ScenarioTask.commandIgnoringOutput(argv, shell: shell, name: name, graph: graph,
                                                   workingDirectory: node.cwd, environment: env,
                                                   progress: progress, grace: node.grace ?? 5)
     }
