@@ -66,11 +66,6 @@ public enum LiveRunner {
                                          print: { print($0) }, start: start)
         return outcome.exitStatus
     }
-
-    static func writeStderr(_ text: String) {
-        var t = text
-        t.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
-    }
 }
 
 /// Locale and environment checks shared by every dashboard command.

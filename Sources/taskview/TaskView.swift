@@ -20,10 +20,16 @@ struct TaskView: ParsableCommand {
         subcommands: TaskView.subcommandTypes
     )
 
+    /// The subcommands (`Commands/*.swift`); `Main` dispatches them before parsing the root.
+    static var subcommandTypes: [any ParsableCommand.Type] {
+        [DemoCommand.self, RunCommand.self, ReplayCommand.self, AttachCommand.self, ExportCommand.self]
+    }
+
     @OptionGroup var common: CommonOptions
 
+    /// No subcommand: the default demo (demos/build.json) live, recorded unless `--no-record`.
     func run() throws {
-        let status = try DefaultRun.run(common)
+        let status = try ScenarioRunner.runDefault(common)
         if status != 0 { throw ExitCode(status) }
     }
 }
@@ -66,11 +72,6 @@ enum Main {
             if !message.isEmpty { writeStderr(message + "\n") }
             return 2
         }
-    }
-
-    static func writeStderr(_ text: String) {
-        var t = text
-        t.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
     }
 
     static func fflushStdout() { fflush(nil) }

@@ -1,5 +1,5 @@
 extension Graph {
-    /// Records this graph to a replay log at `path` (replay-log.md): the header, a snapshot
+    /// Records this graph to a replay log at `path` (docs/log-format.md): the header, a snapshot
     /// of what exists, then every event, until the returned observation's `cancel()`, which
     /// writes a final snapshot and the `end` line and closes the file. `producer` names the
     /// program in the header (default: the command line). For key events and header fields

@@ -3,7 +3,7 @@ import Dispatch
 import Glibc
 #endif
 
-/// Writes a graph's events to a replay log (replay-log.md): the header, a snapshot of what
+/// Writes a graph's events to a replay log (docs/log-format.md): the header, a snapshot of what
 /// exists, then every event with the log's own `seq` and `t` (seconds on the graph's clock
 /// since recording started), periodic snapshots, and on `finish()` (or `cancel()`) a final
 /// snapshot and an `end` line with the summary.

@@ -1,4 +1,4 @@
-/// The line formats of replay-log.md. Each function appends exactly one line, newline
+/// The line formats of docs/log-format.md. Each function appends exactly one line, newline
 /// included.
 extension LogBuffer {
     /// Line 1: `{"format":"taskgraph-log","version":1,"created":...,"producer":...}`.
@@ -132,7 +132,7 @@ extension LogBuffer {
 }
 
 extension LogModel {
-    /// Largest snapshot line written, in bytes (replay-log.md: no line over 1 MiB).
+    /// Largest snapshot line written, in bytes (docs/log-format.md: no line over 1 MiB).
     package static let maxSnapshotLineBytes = 1 << 20
 
     /// Writes the whole state as one or more `snapshot` lines of at most

@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -30,7 +32,7 @@ final class LogFile {
         guard fd >= 0, failure == nil, var base = bytes.baseAddress else { return }
         var left = bytes.count
         while left > 0 {
-            let n = Glibc.write(fd, base, left)
+            let n = systemWrite(fd, base, left)
             if n < 0 {
                 if errno == EINTR { continue }
                 failure = RecordingError(path: path, message: String(cString: strerror(errno)))
@@ -42,12 +44,20 @@ final class LogFile {
     }
 
     func close() {
-        if fd >= 0 { _ = Glibc.close(fd) }
+        if fd >= 0 { _ = systemClose(fd) }
         fd = -1
     }
 
     deinit { close() }
 }
+
+// `LogFile.write`/`close` shadow the C calls inside the class; at file scope the unqualified
+// names reach whichever C library was imported above (no module name, so every branch builds).
+private func systemWrite(_ fd: Int32, _ base: UnsafeRawPointer, _ count: Int) -> Int {
+    write(fd, base, count)
+}
+
+private func systemClose(_ fd: Int32) -> Int32 { close(fd) }
 
 /// The current time of day as ISO 8601 UTC ("2026-01-31T12:00:00Z"), for log headers.
 func iso8601Now() -> String {

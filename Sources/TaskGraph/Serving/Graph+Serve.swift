@@ -1,7 +1,7 @@
 extension Graph {
     /// Serves this graph to viewers (`taskview attach`) until the server's `stop()`: each
     /// viewer that connects to the socket gets the replay-log header (with `pid` and
-    /// `name`), a snapshot of the graph, then every event live (attach.md).
+    /// `name`), a snapshot of the graph, then every event live (docs/log-format.md, "Served streams").
     ///
     /// `Graph.shared.serve()` is the one line that makes a program attachable.
     ///

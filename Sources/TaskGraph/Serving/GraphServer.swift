@@ -7,9 +7,9 @@ import Darwin
 
 /// Serves a graph to viewers on a Unix socket (attach.md); made by `Graph.serve(...)`.
 ///
-/// Each viewer gets the replay-log format live: the header (plus `pid` and `name`), a
-/// snapshot of the graph, then every event, each line with the connection's own `seq` and
-/// `t` (graph-clock seconds since the server started). Viewers may send
+/// Each viewer gets the replay-log format live (docs/log-format.md, "Served streams"): the
+/// header (plus `pid` and `name`), a snapshot of the graph, then every event, each line with
+/// the connection's own `seq` and `t` (graph-clock seconds since the server started). Viewers may send
 /// `{"cmd":"cancel","id":N}` (when `allowCancel`); anything else gets an error line.
 ///
 /// Nothing here ever blocks the program:

@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -78,6 +80,8 @@ enum SocketPath {
     static func sysListen(_ fd: Int32, _ backlog: Int32) -> Int32 {
         #if canImport(Glibc)
         Glibc.listen(fd, backlog)
+        #elseif canImport(Musl)
+        Musl.listen(fd, backlog)
         #else
         Darwin.listen(fd, backlog)
         #endif

@@ -1,4 +1,4 @@
-/// One line a viewer sent, as the server understands it (attach.md "Viewer to server").
+/// One line a viewer sent, as the server understands it (docs/log-format.md, "Served streams").
 enum ViewerCommand: Equatable {
     /// `{"cmd":"cancel","id":N}`.
     case cancel(Int)

@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// The few POSIX socket calls a viewer needs: connect to a Unix socket, send a line.
@@ -28,7 +30,7 @@ enum UnixSocket {
         guard fd >= 0 else { return .failure(Failure(path: path, code: errno)) }
         let rc = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                systemConnect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
         if rc != 0 {
@@ -45,7 +47,7 @@ enum UnixSocket {
         return t.withUTF8 { buf in
             var off = 0
             while off < buf.count {
-                let n = Glibc.send(fd, buf.baseAddress! + off, buf.count - off, Int32(MSG_NOSIGNAL))
+                let n = systemSend(fd, buf.baseAddress! + off, buf.count - off, Int32(MSG_NOSIGNAL))
                 if n < 0 && errno == EINTR { continue }
                 if n <= 0 { return false }
                 off += n
@@ -53,4 +55,14 @@ enum UnixSocket {
             return true
         }
     }
+}
+
+// `UnixSocket.connect`/`send` shadow the C calls inside the enum; at file scope the unqualified
+// names reach whichever C library was imported above (no module name, so every branch builds).
+private func systemConnect(_ fd: Int32, _ addr: UnsafePointer<sockaddr>, _ len: socklen_t) -> Int32 {
+    connect(fd, addr, len)
+}
+
+private func systemSend(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int, _ flags: Int32) -> Int {
+    send(fd, p, n, flags)
 }

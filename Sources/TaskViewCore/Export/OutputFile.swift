@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -24,7 +26,7 @@ public enum OutputFile {
 
     /// Writes `bytes` to `path` by the rules above.
     public static func write(_ bytes: [UInt8], to path: String) throws(WriteError) {
-        try write(bytes, to: path, using: { fd, p, n in Glibc.write(fd, p, n) })
+        try write(bytes, to: path, using: systemWrite)
     }
 
     /// The system call that writes, replaceable so tests can make a write fail midway.
@@ -119,3 +121,7 @@ public enum OutputFile {
         }
     }
 }
+
+// `OutputFile.write` shadows the C call inside the enum; at file scope the unqualified name
+// reaches whichever C library was imported above (no module name, so every branch builds).
+private func systemWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }

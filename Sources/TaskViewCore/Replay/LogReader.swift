@@ -15,7 +15,7 @@ public struct LogLoadError: Error, CustomStringConvertible, Sendable {
     }
 }
 
-/// Reads replay logs (replay-log.md) without trusting them. Limits, all documented here:
+/// Reads replay logs (docs/log-format.md) without trusting them. Limits, all documented here:
 /// - a line longer than `maxLineBytes` (4 MiB) is a bad line;
 /// - node ids are 0 ... 16,777,215; weights are finite and >= 0; fractions 0...1;
 ///   times finite, >= 0 and never going backwards; seq strictly increasing (no gaps unless

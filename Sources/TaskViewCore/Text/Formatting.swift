@@ -70,5 +70,13 @@ public enum Format {
         return "w " + weight(w)
     }
 
+    /// A replay speed: `2`, `0.5`, `1/64`.
+    public static func speed(_ s: Double) -> String {
+        if s >= 1 || s <= 0 { return weight(s) }
+        let inverse = (1 / s).rounded()
+        if abs(1 / inverse - s) < 1e-9 { return "1/" + weight(inverse) }
+        return fixed(s, decimals: 2)
+    }
+
     static func pad2(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 }

@@ -4,6 +4,10 @@ import TaskViewCore
 import TaskViewTerminal
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// `taskview attach`: watch and cancel the tasks of running programs that serve their
@@ -73,7 +77,7 @@ struct AttachCommand: ParsableCommand {
         }
         let status = runSession(session, recorder: recorder)
         recorder?.finish()
-        if let logPath { Main.writeStderr("Log written to \(Sanitizer.clean(logPath))\n") }
+        if let logPath { writeStderr("Log written to \(Sanitizer.clean(logPath))\n") }
         if status != 0 { throw ExitCode(status) }
     }
 
@@ -94,7 +98,7 @@ struct AttachCommand: ParsableCommand {
             for line in session.statusLines { print(line) }
             return source.endedBySignal ? 130 : 0
         } catch {
-            Main.writeStderr("taskview: \(error); showing plain output instead\n")
+            writeStderr("taskview: \(error); showing plain output instead\n")
             let printer = AttachHeadless(session: session, print: { print($0) })
             return printer.run(interrupted: { Signals.pending != 0 })
         }
@@ -149,14 +153,14 @@ struct AttachCommand: ParsableCommand {
         do {
             return try common.recordPath(prefix: "attach")
         } catch {
-            Main.writeStderr("taskview: \(error)\n")
+            writeStderr("taskview: \(error)\n")
             throw ExitCode(2)
         }
     }
 
     private func fail(_ message: String) -> Never {
-        Main.writeStderr("taskview: \(message)\n")
-        Glibc.exit(2)
+        writeStderr("taskview: \(message)\n")
+        exitProcess(2)
     }
 }
 
@@ -166,3 +170,7 @@ extension String {
         String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
     }
 }
+
+// Inside a command, `exit` means ParsableCommand's; at file scope the unqualified name reaches
+// the C library imported above (no module name, so every branch builds).
+private func exitProcess(_ status: Int32) -> Never { exit(status) }

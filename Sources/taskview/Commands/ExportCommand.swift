@@ -1,5 +1,6 @@
 import ArgumentParser
 import TaskViewCore
+import TaskViewTerminal
 
 /// `taskview export LOG [--format chrome-trace|otlp-json] [-o FILE]`.
 struct ExportCommand: ParsableCommand {
@@ -38,9 +39,9 @@ struct ExportCommand: ParsableCommand {
         do {
             try OutputFile.write(bytes, to: path)
         } catch {
-            Main.writeStderr("taskview: \(Sanitizer.clean(error.description))\n")
+            writeStderr("taskview: \(Sanitizer.clean(error.description))\n")
             throw ExitCode(2)
         }
-        if path != "-" { Main.writeStderr("Trace written to \(Sanitizer.clean(path))\n") }
+        if path != "-" { writeStderr("Trace written to \(Sanitizer.clean(path))\n") }
     }
 }

@@ -13,7 +13,7 @@ enum FollowRun {
         do {
             follower = try LogFollower(path: path)
         } catch {
-            Main.writeStderr("taskview: \(Sanitizer.clean(String(describing: error)))\n")
+            writeStderr("taskview: \(Sanitizer.clean(String(describing: error)))\n")
             throw ExitCode(2)
         }
         if headless || isatty(1) == 0 { return try runHeadless(follower) }
@@ -25,12 +25,12 @@ enum FollowRun {
         do {
             model = try DashboardLoop.run(source: source, title: source.title, options: options)
         } catch {
-            Main.writeStderr("taskview: \(error); showing plain output instead\n")
+            writeStderr("taskview: \(error); showing plain output instead\n")
             return try runHeadless(follower)
         }
         for line in ExitSummary.lines(model: model) { print(line) }
         if let failure = source.failure {
-            Main.writeStderr("taskview: \(Sanitizer.clean(failure.description))\n")
+            writeStderr("taskview: \(Sanitizer.clean(failure.description))\n")
             throw ExitCode(2)
         }
         return follower.ended ? LogFollower.exitStatus(model.tree) : 130
@@ -45,7 +45,7 @@ enum FollowRun {
                 for line in lines { print(line) }
             } catch {
                 fflush(nil)
-                Main.writeStderr("taskview: \(Sanitizer.clean(String(describing: error)))\n")
+                writeStderr("taskview: \(Sanitizer.clean(String(describing: error)))\n")
                 throw ExitCode(2)
             }
             if follower.ended { break }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import TaskViewCore
+import TaskViewTerminal
 
 /// Loads a replay log for a command: a log that cannot be read is reported (sanitized) and
 /// exits with status 2; notices such as "truncated after seq N" go to stderr.
@@ -8,12 +9,12 @@ func loadLogForCommand(_ path: String, skipBadLines: Bool) throws -> ReplayLog {
     do {
         replay = try LogReader.load(path: path, skipBadLines: skipBadLines)
     } catch {
-        Main.writeStderr("taskview: \(Sanitizer.clean(String(describing: error)))\n")
+        writeStderr("taskview: \(Sanitizer.clean(String(describing: error)))\n")
         if FileSniff.kind(of: path) == .scenario {
-            Main.writeStderr("taskview: \(Sanitizer.clean(path)) is a scenario file, not a replay log: run it with `taskview run \(Sanitizer.clean(path))`\n")
+            writeStderr("taskview: \(Sanitizer.clean(path)) is a scenario file, not a replay log: run it with `taskview run \(Sanitizer.clean(path))`\n")
         }
         throw ExitCode(2)
     }
-    for notice in replay.notices { Main.writeStderr("taskview: \(Sanitizer.clean(notice))\n") }
+    for notice in replay.notices { writeStderr("taskview: \(Sanitizer.clean(notice))\n") }
     return replay
 }

@@ -61,7 +61,7 @@ struct ReplayCommand: ParsableCommand {
                 let model = try DashboardLoop.run(source: source, title: source.title, options: options)
                 for line in ExitSummary.lines(model: model) { print(line) }
             } catch {
-                Main.writeStderr("taskview: \(error); showing plain output instead\n")
+                writeStderr("taskview: \(error); showing plain output instead\n")
                 for line in ReplaySource.headlessLines(replay) { print(line) }
             }
         }

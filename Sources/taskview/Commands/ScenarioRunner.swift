@@ -8,7 +8,7 @@ import TaskViewTerminal
 enum ScenarioRunner {
     static func run(_ scenario: Scenario, common: CommonOptions) throws -> Int32 {
         if scenario.runsCommands && common.speed != 1 {
-            Main.writeStderr("taskview: --speed cannot be used with \(Sanitizer.clean(scenario.name)): it runs real commands, which take real time\n")
+            writeStderr("taskview: --speed cannot be used with \(Sanitizer.clean(scenario.name)): it runs real commands, which take real time\n")
             throw ExitCode(2)
         }
         let logPath = try common.recordPath(prefix: scenario.name)
@@ -16,7 +16,7 @@ enum ScenarioRunner {
         do {
             session = try ScenarioSession(scenario: scenario, seed: common.seed, recordTo: logPath)
         } catch {
-            Main.writeStderr("taskview: cannot write the replay log: \(Sanitizer.clean(String(describing: error)))\n")
+            writeStderr("taskview: cannot write the replay log: \(Sanitizer.clean(String(describing: error)))\n")
             throw ExitCode(2)
         }
         let recorder = session.recorder
@@ -27,10 +27,10 @@ enum ScenarioRunner {
                                     title: scenario.name, options: options, start: { session.start() })
         // No process of a command outlives taskview: they were cancelled with the root.
         if !session.waitForCommands() {
-            Main.writeStderr("taskview: some command processes did not end in time\n")
+            writeStderr("taskview: some command processes did not end in time\n")
         }
         session.finishRecording()
-        if let logPath { Main.writeStderr("Log written to \(Sanitizer.clean(logPath))\n") }
+        if let logPath { writeStderr("Log written to \(Sanitizer.clean(logPath))\n") }
         return status
     }
 
@@ -41,7 +41,7 @@ enum ScenarioRunner {
         do {
             return try body()
         } catch {
-            Main.writeStderr("taskview: \(explain() ?? Sanitizer.clean(error.description))\n")
+            writeStderr("taskview: \(explain() ?? Sanitizer.clean(error.description))\n")
             throw ExitCode(2)
         }
     }
