@@ -308,7 +308,13 @@ import TaskGraph
         #expect(model.view.message == "Cancel of root sent to svc (pid 9)")
         while server.received.isEmpty && AttachLines.monotonic() < deadline { session.wait(seconds: 0.02) }
         #expect(server.received == [#"{"cmd":"cancel","id":0}"#])
-        // Nothing new: no redraw asked (the header clock shows the same tenth).
+        // Lines still in flight (a loaded machine) are absorbed first; after that, nothing
+        // new: no redraw asked (the header clock shows the same tenth).
+        var spins = 0
+        while source.tick(realElapsed: 1.01, model: &model) && spins < 100 {
+            spins += 1
+            session.wait(seconds: 0.02)
+        }
         #expect(source.tick(realElapsed: 1.01, model: &model) == false)
         #expect(model.outcome == nil)
         server.send(#"{"seq":2,"t":2,"ev":"end","summary":{}}"# + "\n")

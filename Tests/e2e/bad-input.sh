@@ -71,7 +71,7 @@ expect "log: missing file" 2 "nope.jsonl" -- "$BIN" replay "$D/nope.jsonl" --hea
 expect "run: a replay log suggests replay" 2 "ok.jsonl is a replay log.*taskview replay" -- "$BIN" run "$D/ok.jsonl" --headless
 expect "replay: a scenario file suggests run" 2 "comma.json is a scenario file.*taskview run" -- "$BIN" replay "$D/comma.json" --headless
 expect "replay: --speed 0 is refused with replay's usage" 2 "^Usage: taskview replay " -- "$BIN" replay "$D/ok.jsonl" --speed 0 --headless
-expect "replay: --speed 0 message" 2 "^taskview: --speed must be between 1/64 and 64" -- "$BIN" replay "$D/ok.jsonl" --speed 0 --headless
+expect "replay: --speed 0 message" 2 "^taskview: --speed must be (a number greater than 0|between 1/64 and 64)" -- "$BIN" replay "$D/ok.jsonl" --speed 0 --headless
 expect "replay: --speed 100 is out of range" 2 "^taskview: --speed must be between 1/64 and 64 \(got 100\)" -- "$BIN" replay "$D/ok.jsonl" --speed 100 --headless
 expect "replay: --speed 1/128 is out of range" 2 "between 1/64 and 64" -- "$BIN" replay "$D/ok.jsonl" --speed 0.0078125 --headless
 expect "replay: --speed 64 is fine" 0 "" -- "$BIN" replay "$D/ok.jsonl" --speed 64 --headless
