@@ -91,8 +91,8 @@ import TaskGraphProcess
 
     @Test func helpListsTheScrollKeys() {
         let help = KeyTable.helpLines(replay: false)
-        #expect(help.contains { $0.hasPrefix("[ ") && $0.contains("scroll the output up") })
-        #expect(help.contains { $0.hasPrefix("] ") && $0.contains("scroll the output down") })
+        #expect(help.contains { $0.hasPrefix("[ ") && $0.contains("scroll the detail output up") })
+        #expect(help.contains { $0.hasPrefix("] ") && $0.contains("scroll the detail output down") })
         #expect(KeyTable.action(for: .char("]"), replay: true) == .detailScrollDown)
     }
 }
