@@ -47,7 +47,7 @@ let package = Package(
         .testTarget(name: "TaskGraphTracingTests", dependencies: ["TaskGraphTracing", "TaskGraph"]),
 
         .testTarget(name: "TaskGraphProcessTests", dependencies: ["TaskGraphProcess", "TaskGraph"]),
-        .testTarget(name: "TaskViewTests", dependencies: ["TaskViewCore", "TaskViewTerminal", "TaskGraph"]),
+        .testTarget(name: "TaskViewTests", dependencies: ["TaskViewCore", "TaskViewTerminal", "TaskGraph", "TaskGraphProcess"]),
     ],
     swiftLanguageModes: [.v6]
 )

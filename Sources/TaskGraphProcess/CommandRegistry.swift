@@ -13,6 +13,13 @@ public struct CommandInfo: Sendable, Equatable {
     /// How it ended: `exit status 0`, `exit status 2`, `killed by SIGTERM`, `cannot run: ...`;
     /// nil while running.
     public var exit: String?
+
+    public init(commandLine: String, workingDirectory: String? = nil, pid: Int32? = nil, exit: String? = nil) {
+        self.commandLine = commandLine
+        self.workingDirectory = workingDirectory
+        self.pid = pid
+        self.exit = exit
+    }
 }
 
 /// Every command started through `TaskGraphProcess` in this process: their details by node,

@@ -52,7 +52,7 @@ public enum DashboardLoop {
                 let (w, h) = terminal.size
                 let f = renderer.render(model, width: w, height: h)
                 model.view.top = f.top
-                treeRows = max(1, Layout(width: w, height: h, detailOpen: model.view.detailOpen).treeRows)
+                treeRows = max(1, f.treeRows)
                 terminal.draw(f.grid)
                 lastDraw = now
                 dirty = false

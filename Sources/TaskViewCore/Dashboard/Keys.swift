@@ -31,6 +31,8 @@ public enum Action: Hashable, Sendable {
     case moveUp, moveDown, pageUp, pageDown, moveTop, moveBottom
     case collapseOrParent, expand, expandOne, collapseOne, expandAll
     case openDetail, close
+    /// Scroll the detail pane's output toward older / newer lines.
+    case detailScrollUp, detailScrollDown
     case cancelAsk, cancelNow
     case pause, filter, follow, help, quit
     // Replay only (implemented by a replay `DashboardSource`).
@@ -74,6 +76,8 @@ public enum KeyTable {
             .init(action: .collapseOne, keys: [.char("-")], label: "-", help: "collapse", scope: .always, footer: nil),
             .init(action: .expandAll, keys: [.char("*")], label: "*", help: "expand all", scope: .always, footer: nil),
             .init(action: .openDetail, keys: [.enter], label: "Enter", help: "detail pane", scope: .always, footer: "Enter detail"),
+            .init(action: .detailScrollUp, keys: [.char("[")], label: "[", help: "scroll the detail output up", scope: .always, footer: nil),
+            .init(action: .detailScrollDown, keys: [.char("]")], label: "]", help: "scroll the detail output down (the bottom follows)", scope: .always, footer: nil),
             .init(action: .close, keys: [.escape], label: "Esc", help: "close pane, clear filter", scope: .always, footer: nil),
             .init(action: .cancelAsk, keys: [.char("x")], label: "x", help: "cancel the selected subtree (asks)", scope: .liveOnly, footer: "x cancel"),
             .init(action: .cancelNow, keys: [.char("X")], label: "X", help: "cancel without asking", scope: .liveOnly, footer: nil),

@@ -16,14 +16,17 @@ public struct Layout: Sendable, Equatable {
     public let timeWidth: Int
     public let infoWidth: Int
 
-    public init(width: Int, height: Int, detailOpen: Bool, footerRows: Int = 1) {
+    /// `tallDetail`: the pane shows a command (its facts and output need more room), so it
+    /// takes up to two thirds of the area instead of at most 10 rows.
+    public init(width: Int, height: Int, detailOpen: Bool, tallDetail: Bool = false, footerRows: Int = 1) {
         self.width = max(0, width)
         self.height = max(0, height)
         let footer = height >= 4 ? min(footerRows, max(1, height - 3)) : (height >= 2 ? 1 : 0)
         self.footerRows = footer
         treeTop = height >= 2 ? 1 : 0
         let area = max(0, height - treeTop - footer)
-        let detail = detailOpen && area >= 4 ? min(10, area / 2) : 0
+        let short = min(10, area / 2)
+        let detail = detailOpen && area >= 4 ? (tallDetail ? max(short, area * 2 / 3) : short) : 0
         detailRows = detail
         treeRows = area - detail
         barWidth = width >= 100 ? 20 : width >= 70 ? 12 : width >= 50 ? 8 : 0

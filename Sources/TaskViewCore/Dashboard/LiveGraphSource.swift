@@ -1,4 +1,5 @@
 import TaskGraph
+import TaskGraphProcess
 
 /// A running graph. On a `VirtualClock` it is paced against real time × `speed`: each tick
 /// runs the timers due by then (one at a time, so the clock stops where the root settled);
@@ -72,10 +73,46 @@ public final class LiveGraphSource: DashboardSource {
             for i in events.indices { events[i].time -= clockOrigin }
         }
         model.tree.absorb(events)
+        let commandsChanged = refreshCommands(events, &model)
         model.clockNow = clock.now - clockOrigin
         let settled = model.updateOutcome()
         Reducer.applyFollow(&model)
-        return !events.isEmpty || settled
+        return !events.isEmpty || settled || commandsChanged
+    }
+
+    /// Copies command facts (command line, directory, pid, exit) from `CommandRegistry` into
+    /// the model, so the renderer stays pure: for nodes that printed, commands not known to
+    /// have ended, and the node an open detail pane shows (a command that prints nothing).
+    func refreshCommands(_ events: [GraphEvent], _ model: inout DashboardModel) -> Bool {
+        var ids: [Int] = []
+        var last = -1
+        for e in events {
+            if case let .output(id, _, _) = e.change, id.rawValue != last {
+                last = id.rawValue
+                ids.append(last)
+            }
+        }
+        for (id, info) in model.tree.commands where info.exit == nil { ids.append(id) }
+        if model.view.detailOpen, model.view.selection >= 0 {
+            // The selected row, and the node a folded `map` adapter shows.
+            var sel = model.view.selection
+            var steps = 0
+            ids.append(sel)
+            while model.tree.contains(sel), model.tree.nodes[sel].kind == NodeKind.map,
+                  model.tree.nodes[sel].children.count == 1, steps < 64 {
+                steps += 1
+                sel = Int(model.tree.nodes[sel].children[0])
+                ids.append(sel)
+            }
+        }
+        var changed = false
+        for id in ids where model.tree.contains(id) {
+            guard let info = CommandRegistry.shared.info(graph: graph, node: NodeID(id)),
+                  model.tree.commands[id] != info else { continue }
+            model.tree.setCommand(info, for: id)
+            changed = true
+        }
+        return changed
     }
 
     public func secondsUntilNextTick(realElapsed: Double, model: DashboardModel) -> Double? {

@@ -34,6 +34,7 @@ public enum Reducer {
         switch action {
         case .moveUp, .moveDown, .pageUp, .pageDown, .moveTop, .moveBottom:
             model.view.follow = false
+            model.view.detailOutputEnd = nil
             move(&model, action, rows: rows)
         case .collapseOrParent:
             model.view.follow = false
@@ -54,9 +55,13 @@ public enum Reducer {
             model.view.collapsed = []
         case .openDetail:
             model.view.detailOpen = model.view.selection >= 0
+            model.view.detailOutputEnd = nil
+        case .detailScrollUp, .detailScrollDown:
+            scrollDetail(&model, up: action == .detailScrollUp)
         case .close:
             if model.view.detailOpen {
                 model.view.detailOpen = false
+                model.view.detailOutputEnd = nil
             } else if !model.view.filter.isEmpty {
                 model.view.filter = ""
                 model.fixSelection()
@@ -98,6 +103,26 @@ public enum Reducer {
         let name = model.tree.nodes[model.displayTree().content(node)].name
         model.view.message = "Cancelled \(name)"
         return [.cancel(node: node, source: "keyboard")]
+    }
+
+    /// Lines one `[` or `]` scrolls the detail pane's output.
+    public static let detailScrollStep = 5
+
+    /// Scrolls the open detail pane's output by `detailScrollStep` lines; scrolling down to
+    /// the newest line follows it again.
+    static func scrollDetail(_ model: inout DashboardModel, up: Bool) {
+        guard model.view.detailOpen, model.view.selection >= 0 else { return }
+        let d = model.displayTree()
+        guard let ring = model.shown.outputs[d.content(model.view.selection)] else { return }
+        let total = ring.total
+        let oldest = total - ring.count
+        let end = model.view.detailOutputEnd ?? total
+        if up {
+            model.view.detailOutputEnd = max(min(total, oldest + 1), end - detailScrollStep)
+        } else {
+            let next = end + detailScrollStep
+            model.view.detailOutputEnd = next >= total ? nil : next
+        }
     }
 
     static func move(_ model: inout DashboardModel, _ action: Action, rows: Int) {

@@ -2,7 +2,8 @@ import TaskGraph
 
 extension Renderer {
     /// The lines of the detail pane for node `n`: name, kind, id, parent, weight, progress,
-    /// state history with timestamps, error message, cancel source.
+    /// state history with timestamps, error message, cancel source; for a command, its command
+    /// line, working directory, pid while running or exit status, and its last output lines.
     public func detailLines(_ tree: TreeModel, _ d: DisplayTree, node n: Int) -> [String] {
         guard tree.contains(n) else { return [] }
         let node = tree.nodes[n]
@@ -38,6 +39,16 @@ extension Renderer {
             lines.append("  never executed: skipped")
         }
         if node.failed, let m = node.message { lines.append("Error: " + clean(m)) }
+        if let cmd = tree.commands[c] {
+            lines.append("Command: " + clean(cmd.commandLine))
+            var where_ = "Directory: " + (cmd.workingDirectory.map(clean) ?? "(inherited)")
+            if let exit = cmd.exit {
+                where_ += "   Exit: " + clean(exit)
+            } else if let pid = cmd.pid {
+                where_ += "   Pid: \(pid)"
+            }
+            lines.append(where_)
+        }
         if let ring = tree.outputs[c] {
             lines.append("Output (last \(ring.count) of \(ring.total) lines):")
             for l in ring.lines { lines.append((l.stream == .stderr ? "! " : "  ") + clean(l.text)) }
@@ -50,11 +61,25 @@ extension Renderer {
         let rule = String(repeating: glyphs.isASCII ? "-" : "─", count: grid.width)
         grid.write(rule, x: 0, y: y0, style: CellStyle(.dim))
         grid.write(" detail (Esc closes) ", x: 2, y: y0, style: CellStyle(.accent))
-        var lines = detailLines(model.shown, d, node: model.view.selection)
+        let tree = model.shown
+        var lines = detailLines(tree, d, node: model.view.selection)
         let rows = layout.detailRows - 1
-        // A command's output follows its newest lines: keep the facts, then the tail.
-        if lines.count > rows, let head = lines.firstIndex(where: { $0.hasPrefix("Output (last ") }), head < rows {
-            lines = Array(lines[...head]) + lines.suffix(max(0, rows - head - 1))
+        // A command's output follows its newest lines (or stays where `[`/`]` scrolled it):
+        // keep the facts, then a window of the output.
+        if let ring = tree.outputs[d.content(model.view.selection)],
+           let head = lines.firstIndex(where: { $0.hasPrefix("Output (last ") }), head < rows {
+            let avail = rows - head - 1
+            let oldest = ring.total - ring.count
+            let wanted = model.view.detailOutputEnd ?? ring.total
+            let end = min(ring.total, max(wanted, oldest + min(avail, ring.count)))
+            let start = max(oldest, end - avail)
+            var header = lines[head]
+            if end < ring.total {
+                header = "Output (lines \(start + 1)-\(end) of \(ring.total), ] for newer):"
+            }
+            let body = lines[(head + 1)...]
+            let first = body.startIndex + (start - oldest)
+            lines = Array(lines[..<head]) + [header] + Array(body[first..<(first + end - start)])
         }
         for (i, line) in lines.prefix(rows).enumerated() {
             grid.writeFitted(" " + line, x: 0, y: y0 + 1 + i, limit: grid.width, ellipsis: glyphs.ellipsis)

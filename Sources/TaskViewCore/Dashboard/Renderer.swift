@@ -12,6 +12,8 @@ public struct Renderer {
     public struct Frame: Sendable {
         public var grid: CellGrid
         public var top: Int
+        /// Rows the tree area had (what PgUp/PgDn move by).
+        public var treeRows: Int = 0
     }
 
     /// Draws the model. Call `model.refreshDerived()` first after changes.
@@ -21,6 +23,7 @@ public struct Renderer {
         let d = model.displayTree()
         let preview = confirmPreview(model, d)
         let layout = Layout(width: width, height: height, detailOpen: model.view.detailOpen,
+                            tallDetail: detailShowsCommand(model, d),
                             footerRows: preview?.upwardNote != nil ? 2 : 1)
         drawHeader(model, into: &grid)
         var top = model.view.top
@@ -32,7 +35,15 @@ public struct Renderer {
             if layout.detailRows > 0 { drawDetail(model, d, layout, into: &grid) }
         }
         drawFooter(model, layout, preview, into: &grid)
-        return Frame(grid: grid, top: top)
+        return Frame(grid: grid, top: top, treeRows: layout.treeRows)
+    }
+
+    /// Whether the open detail pane shows a command (facts or output lines).
+    func detailShowsCommand(_ model: DashboardModel, _ d: DisplayTree) -> Bool {
+        let sel = model.view.selection
+        guard model.view.detailOpen, model.shown.contains(sel) else { return false }
+        let c = d.content(sel)
+        return model.shown.outputs[c] != nil || model.shown.commands[c] != nil
     }
 
     func confirmPreview(_ model: DashboardModel, _ d: DisplayTree) -> CancelPreview? {

@@ -1,4 +1,5 @@
 import TaskGraph
+import TaskGraphProcess
 
 extension TreeModel {
     /// Applies one event. Events about unknown nodes are ignored (a log may start late).
@@ -37,6 +38,12 @@ extension TreeModel {
         }
     }
 
+    /// Records what is known about the command node `id` runs (ignored for unknown nodes).
+    public mutating func setCommand(_ info: CommandInfo, for id: Int) {
+        guard contains(id), commands[id] != info else { return }
+        commands[id] = info
+    }
+
     /// Applies events in order.
     public mutating func absorb<S: Sequence>(_ events: S) where S.Element == GraphEvent {
         for e in events { absorb(e) }
@@ -47,6 +54,7 @@ extension TreeModel {
         ensure(i)
         if nodes[i].exists { counts[nodes[i].display.rawValue] -= 1 }
         outputs[i] = nil
+        commands[i] = nil
         var node = Node()
         node.exists = true
         node.kind = kind
@@ -181,6 +189,7 @@ extension TreeModel {
             counts[nodes[i].display.rawValue] -= 1
             nodes[i] = Node()
             outputs[i] = nil
+            commands[i] = nil
         }
         structureVersion &+= 1
         if rootTombstones > 0 && rootTombstones * 2 > rootSlots.count { compactRoots() }

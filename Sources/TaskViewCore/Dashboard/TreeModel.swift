@@ -1,4 +1,5 @@
 import TaskGraph
+import TaskGraphProcess
 
 /// The graph as the dashboard knows it, built from `GraphEvent`s alone (so a live run and a
 /// replay of its log look the same). Nodes are found by `NodeID.rawValue` in a
@@ -56,6 +57,9 @@ public struct TreeModel: Sendable {
     public internal(set) var structureVersion: UInt64 = 0
     /// The last output lines of nodes that printed any (commands), by raw id.
     public internal(set) var outputs: [Int: OutputRing] = [:]
+    /// What is known about nodes that run commands (command line, directory, pid, exit), by
+    /// raw id. Filled by the live source from `CommandRegistry`; a replay has none.
+    public internal(set) var commands: [Int: CommandInfo] = [:]
     /// Ids that entered `executing`, in order; settled ones are dropped lazily.
     var executingOrder: [Int32] = []
 

@@ -20,6 +20,9 @@ public struct ViewState: Sendable, Equatable {
     /// Nodes the person collapsed (indexed by raw id; missing entries are expanded).
     public var collapsed: [Bool] = []
     public var detailOpen = false
+    /// Where the detail pane's output is scrolled to: the number of output lines seen before
+    /// the last one shown (counted like `OutputRing.total`). nil: it follows the newest line.
+    public var detailOutputEnd: Int?
     /// The name filter (empty: none).
     public var filter: String = ""
     public var paused = false
