@@ -57,7 +57,13 @@ import TaskGraph
         let t = Cmd.command(shell: "echo $$ > \(dir)/p; sleep 1000", graph: g, workingDirectory: dir)
         t.execute()
         let p = try #require(await pid(in: "\(dir)/p"))
+        // The child can write its pid file before the spawning side has noted the pid.
         var info = CommandRegistry.shared.info(graph: g, node: t.id)
+        let noted = monotonicSeconds() + 30
+        while info?.pid == nil && monotonicSeconds() < noted {
+            try await Task.sleep(for: .milliseconds(20))
+            info = CommandRegistry.shared.info(graph: g, node: t.id)
+        }
         #expect(info?.commandLine == "echo $$ > \(dir)/p; sleep 1000")
         #expect(info?.workingDirectory == dir)
         #expect(info?.pid == p)
