@@ -88,6 +88,19 @@ import Testing
         #expect(log.events.count == 1)
     }
 
+    @Test func flushObserversReturnsWhenEveryEventSoFarWasDelivered() {
+        let g = Graph()
+        let seen = Locked<[UInt64]>([])
+        let observation = g.observe { e in seen.withLock { $0.append(e.sequence) } }
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            for i in 0..<200 { GraphTask<Int, TestError>.succeed(i, graph: g).execute() }
+        }
+        g.flushObservers()
+        let sequence = g.snapshot().sequence
+        #expect(seen.get == Array(1...sequence))   // every event once, gapless, in order
+        observation.cancel()
+    }
+
     @Test func snapshotAndObserveIsAJoinPoint() {
         let (g, clock) = virtualGraph()
         let a = timed(1, after: 1, graph: g)

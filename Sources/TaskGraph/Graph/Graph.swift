@@ -99,6 +99,13 @@ public final class Graph: @unchecked Sendable {   // mutable state behind `lock`
         return (snap, observer)
     }
 
+    /// Returns when every event recorded before the call has been delivered to every
+    /// observer. Observers are called under the graph's lock as each event is recorded, so
+    /// taking that lock once is enough: a delivery in progress on another thread finishes first.
+    public func flushObservers() {
+        lock.withLock {}
+    }
+
     func removeObserver(_ observer: GraphObserver) {
         lock.withLock { observers.removeAll { $0 === observer } }
     }
