@@ -86,7 +86,7 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
         case .finish(let c):
             _ = typed(.finishFromSecond, owner, c, nil)
         case .decide(let first):
-            guard let second = typed(.decide, owner, first, nil) else {
+            guard let made = typed(.decide, owner, first, nil) else {
                 let go: Bool = owner.graph.lock.withLock {
                     guard phase == 0 else { return false }
                     phase = 2
@@ -95,12 +95,17 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
                 if go { _ = typed(.finishFromFirst, owner, first, nil) }
                 return
             }
+            let given = owner.graph.lock.withLock { () -> Bool in
+                if let cycle = Self.cycleMessageLocked(next: made, owner: owner) { preconditionFailure(cycle) }
+                return children.count > 1
+            }
+            // A task another composite adopted: this link follows it through a ref node.
+            let (second, isRef) = given ? (made, false) : made.consume(by: owner, index: 1)
             let report: (TaskProgress, AnyGraphTask?, Int)? = owner.graph.lock.withLock {
                 guard phase == 0, owner._state == .executing else { return nil }
-                if let cycle = Self.cycleMessageLocked(next: second, owner: owner) { preconditionFailure(cycle) }
                 phase = 1
                 if children.count < 2 {
-                    second.adoptLocked(by: owner, index: 1)
+                    if !isRef { second.adoptLocked(by: owner, index: 1) }
                     children.append(second)
                     progress.w1 = second._weight
                 }

@@ -27,6 +27,8 @@ public class AnyGraphTask: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline weak var _parent: AnyGraphTask?
     @exclusivity(unchecked) @usableFromInline var _index = 0
     @exclusivity(unchecked) @usableFromInline var _adopted = false
+    /// The ref nodes of later consumers, once it has any (see `SharedTask`).
+    @exclusivity(unchecked) var _sharing: SharedTask?
     /// How many of this task's handlers run before its parent learns that it settled: the
     /// parent takes its turn among them from the moment it waits for this task (A+ order).
     @exclusivity(unchecked) @usableFromInline var _parentTurn = Int.max
@@ -234,6 +236,8 @@ public class AnyGraphTask: @unchecked Sendable {
         var oldBody: (@Sendable (AnyGraphTask) -> Void)?
         let did: Bool = graph.lock.withLock {
             guard _state == .notExecuted || _state == .executing else { return false }
+            // A shared task: a consumer cancelling downward only lets go while others wait.
+            if byParent, let s = _sharing, s.anyRefWaitingLocked() { return false }
             graph.cancelRequestedLocked(rawID, source: source)
             _state = .cancelled
             _cancelSource = source
@@ -415,6 +419,12 @@ public class AnyGraphTask: @unchecked Sendable {
     /// A leaf of the same type with the same body. Overridden by `GraphTask`.
     func leafCopier(body: @escaping @Sendable (AnyGraphTask) -> Void) -> (_ name: String) -> AnyGraphTask {
         preconditionFailure("leafCopier is overridden")
+    }
+
+    /// A `ref` node of the same type standing for this task, as subtask `index` of `parent`
+    /// (see `SharedTask`). Overridden by `GraphTask`.
+    func makeRef(parent: AnyGraphTask, index: Int) -> AnyGraphTask {
+        preconditionFailure("makeRef is overridden")
     }
 
     // MARK: - Adoption

@@ -104,6 +104,16 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
         return { GraphTask(graph: graph, kindIndex: kindIndex, name: $0, body: body) }
     }
 
+    override func makeRef(parent: AnyGraphTask, index: Int) -> AnyGraphTask {
+        let shared = self
+        return GraphTask(graph: graph, kindIndex: KindIndex.ref, name: name, body: { r in
+            let ref = unsafeDowncast(r, to: GraphTask<Success, Failure>.self)
+            SharedTask.follow(ref, shared, subscribe: { shared.addHandler($0) }, settleFrom: { p in
+                ref.settle(p.assumingMemoryBound(to: Result<Success, Failure>.self).pointee)
+            })
+        }, parent: parent, index: index)
+    }
+
     // MARK: - Reading
 
     /// The outcome; nil until completed (and forever if cancelled).
