@@ -88,7 +88,30 @@ import Glibc
         #expect(tree[refID.rawValue].refOf == Int32(user.id.rawValue))
     }
 
-    @Test func aReaderIgnoresOfInSnapshotsOnlyWhenItIsValid() throws {
+    @Test func exportsShowARefAsASliceOrSpanNamingTheSharedNode() throws {
+        let path = temporaryLogPath("refexport")
+        defer { unlink(path) }
+        let clock = VirtualClock()
+        let g = Graph(clock: clock)
+        let rec = try g.record(to: path, producer: "test")
+        let user = GraphTask<Int, Never>(name: "fetch user", graph: g) { _, succeed, _, _ in
+            _ = clock.schedule(after: 1) { succeed(7) }
+        }
+        let a = user.mapResult { $0 + 1 }
+        let b = user.mapResult { $0 + 2 }
+        GraphTask.concurrent([a, b], graph: g).execute()
+        clock.runUntilIdle()
+        rec.finish()
+        let refID = g.snapshot()[b.id]!.children[0].rawValue
+        let log = try LogReader.load(path: path)
+        let chrome = String(decoding: ChromeTrace.export(log), as: UTF8.self)
+        #expect(chrome.contains(#""cat":"ref","ph":"X""#))
+        #expect(chrome.contains(#""args":{"id":\#(refID),"state":"succeeded","parent":\#(b.id.rawValue),"of":\#(user.id.rawValue)}"#))
+        let otlp = String(decoding: OTLPTrace.export(log), as: UTF8.self)
+        #expect(otlp.contains(#"{"key":"taskgraph.ref.of","value":{"intValue":"\#(user.id.rawValue)"}}"#))
+    }
+
+    @Test func aRefEventWithABadOfIsABadLine() throws {
         let path = temporaryLogPath("refbad")
         defer { unlink(path) }
         let text = """
