@@ -95,17 +95,20 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
                 if go { _ = typed(.finishFromFirst, owner, first, nil) }
                 return
             }
-            let given = owner.graph.lock.withLock { () -> Bool in
+            // Adopted here (checking and adopting in one step), or, when another composite
+            // adopted it first, followed through a ref node (api.md "one node per task").
+            let shared = owner.graph.lock.withLock { () -> Bool in
                 if let cycle = Self.cycleMessageLocked(next: made, owner: owner) { preconditionFailure(cycle) }
-                return children.count > 1
+                guard children.count < 2 else { return false }
+                if made._adopted { return true }
+                made.adoptLocked(by: owner, index: 1)
+                return false
             }
-            // A task another composite adopted: this link follows it through a ref node.
-            let (second, isRef) = given ? (made, false) : made.consume(by: owner, index: 1)
+            let second = shared ? SharedTask.makeRef(of: made, parent: owner, index: 1) : made
             let report: (TaskProgress, AnyGraphTask?, Int)? = owner.graph.lock.withLock {
                 guard phase == 0, owner._state == .executing else { return nil }
                 phase = 1
                 if children.count < 2 {
-                    if !isRef { second.adoptLocked(by: owner, index: 1) }
                     children.append(second)
                     progress.w1 = second._weight
                 }

@@ -121,13 +121,3 @@ final class SharedTask: @unchecked Sendable {   // guarded by the graph's lock
         if go { shared.cancel(source: CancelSource.parent, byParent: true) }
     }
 }
-
-extension AnyGraphTask {
-    /// `self` if nobody adopted it yet, else a new ref node standing for it as subtask `index`
-    /// of `owner` (already adopted by `owner`). The second value tells which.
-    func consume(by owner: AnyGraphTask, index: Int) -> (task: AnyGraphTask, isRef: Bool) {
-        let adopted = graph.lock.withLock { _adopted }
-        guard adopted else { return (self, false) }
-        return (SharedTask.makeRef(of: self, parent: owner, index: index), true)
-    }
-}
