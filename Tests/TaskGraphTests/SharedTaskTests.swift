@@ -239,3 +239,25 @@ import Testing
         #expect(Self.child(g, c, 0).failed)
     }
 }
+
+extension SharedTaskTests {
+    @Test func aRetriedConsumerCopiesItsRefAsARefOfTheSameTask() {
+        let (g, clock) = virtualGraph()
+        let log = EventLog(g)
+        let shared = timed(2, after: 1, name: "shared", graph: g)
+        let a = shared.mapResult { $0 }.execute()
+        let tries = Counter()
+        let b = GraphTask.sequential([shared, GraphTask<Int, TestError>(graph: g) { _, fail in
+            tries.bump()
+            fail(TestError())
+        }], graph: g).retry(2).execute()
+        clock.runUntilIdle()
+        #expect(a.outcome.flatMap { try? $0.get() } == 2)
+        #expect(tries.value == 2)
+        let refs = log.changes.compactMap { if case let .ref(id, of) = $0 { return (id, of) } else { return nil } }
+        #expect(refs.count == 2)
+        #expect(refs.allSatisfy { $0.1 == shared.id })
+        #expect(b.state == .completed)
+        #expect(log.states(shared.id) == [.executing, .completed])
+    }
+}

@@ -27,7 +27,8 @@ public class AnyGraphTask: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline weak var _parent: AnyGraphTask?
     @exclusivity(unchecked) @usableFromInline var _index = 0
     @exclusivity(unchecked) @usableFromInline var _adopted = false
-    /// The ref nodes of later consumers, once it has any (see `SharedTask`).
+    /// A shared task's record of its ref nodes, once it has any; on a ref node, the same record
+    /// of the task it stands for (see `SharedTask`).
     @exclusivity(unchecked) var _sharing: SharedTask?
     /// How many of this task's handlers run before its parent learns that it settled: the
     /// parent takes its turn among them from the moment it waits for this task (A+ order).
@@ -237,7 +238,7 @@ public class AnyGraphTask: @unchecked Sendable {
         let did: Bool = graph.lock.withLock {
             guard _state == .notExecuted || _state == .executing else { return false }
             // A shared task: a consumer cancelling downward only lets go while others wait.
-            if byParent, let s = _sharing, s.anyRefWaitingLocked() { return false }
+            if byParent, let s = _sharing, s.source === self, s.anyRefWaitingLocked() { return false }
             graph.cancelRequestedLocked(rawID, source: source)
             _state = .cancelled
             _cancelSource = source
@@ -423,7 +424,7 @@ public class AnyGraphTask: @unchecked Sendable {
 
     /// A `ref` node of the same type standing for this task, as subtask `index` of `parent`
     /// (see `SharedTask`). Overridden by `GraphTask`.
-    func makeRef(parent: AnyGraphTask, index: Int) -> AnyGraphTask {
+    func makeRef(parent: AnyGraphTask?, index: Int) -> AnyGraphTask {
         preconditionFailure("makeRef is overridden")
     }
 

@@ -17,8 +17,15 @@
 ///
 /// All state here is guarded by the graph's lock, like the task's own.
 final class SharedTask: @unchecked Sendable {   // guarded by the graph's lock
-    /// The ref nodes standing for the shared task, in creation order.
+    /// The shared task (weak: it holds this object).
+    weak var source: AnyGraphTask?
+    /// The ref nodes standing for the shared task, in creation order. Each of them points to
+    /// this object too (`_sharing`), so a copy of a ref (`retry`) is a ref of the same task.
     @exclusivity(unchecked) private var refs: [Weak] = []
+
+    init(source: AnyGraphTask) {
+        self.source = source
+    }
 
     private struct Weak {
         weak var task: AnyGraphTask?
@@ -46,9 +53,9 @@ final class SharedTask: @unchecked Sendable {   // guarded by the graph's lock
         }
     }
 
-    /// The ref node for `shared` as subtask `index` of `parent`, recorded (`ref` event right
-    /// after its `add`) and registered with the shared task.
-    static func makeRef(of shared: AnyGraphTask, parent: AnyGraphTask, index: Int) -> AnyGraphTask {
+    /// The ref node for `shared` as subtask `index` of `parent` (nil: a root, adopted later),
+    /// recorded (`ref` event right after its `add`) and registered with the shared task.
+    static func makeRef(of shared: AnyGraphTask, parent: AnyGraphTask?, index: Int) -> AnyGraphTask {
         let ref = shared.makeRef(parent: parent, index: index)
         let graph = shared.graph
         graph.lock.withLock {
@@ -57,8 +64,9 @@ final class SharedTask: @unchecked Sendable {   // guarded by the graph's lock
                 ref._weight = shared._weight
                 graph.setWeightLocked(ref.rawID, shared._weight)
             }
-            let s = shared._sharing ?? SharedTask()
+            let s = shared._sharing ?? SharedTask(source: shared)
             shared._sharing = s
+            ref._sharing = s
             s.refs.append(Weak(task: ref))
         }
         return ref
