@@ -123,4 +123,31 @@ import Glibc
         try text.write(toFile: path, atomically: false, encoding: .utf8)
         #expect(throws: LogLoadError.self) { try LogReader.load(path: path) }
     }
+
+    @Test func attachTranslatesRefsToLocalIdsFromSnapshotsAndEvents() throws {
+        func items(_ text: String) throws -> [StreamItem] {
+            var s = LogStream(name: "x")
+            return try s.feed(Array(text.utf8))
+        }
+        var a = AttachTree()
+        var tree = TreeModel()
+        let p = a.addProgram(name: "s", pid: nil)
+        // Snapshot: node 3 is a ref of node 1 ("job a"); then an event adds ref 4 of node 2.
+        let text = AttachLines.header()
+            + AttachLines.snapshot(seq: 1, extra: #",{"id":3,"kind":"ref","parent":0,"index":2,"name":"job a","weight":1,"state":"executing","of":1}"#)
+            + #"{"seq":2,"t":2,"ev":"add","id":4,"kind":"ref","name":"job b","weight":1,"parent":0,"index":3}"# + "\n"
+            + #"{"seq":3,"t":2,"ev":"ref","id":4,"of":2}"# + "\n"
+        for item in try items(text) { a.apply(item, program: p, tree: &tree, now: 0) }
+        let root = Int(tree[tree.roots[0]].children[0])
+        let kids = tree[root].children.map { Int($0) }
+        #expect(kids.count == 4)
+        #expect(tree[kids[2]].refOf == Int32(kids[0]))
+        #expect(tree[kids[3]].refOf == Int32(kids[1]))
+        var m = DashboardModel(title: "t")
+        m.tree = tree
+        m.fixSelection()
+        let rows = frame(&m, 50, 9)
+        #expect(rows.contains { $0.contains("-> job a #\(kids[0])") })
+        #expect(rows.contains { $0.contains("-> job b #\(kids[1])") })
+    }
 }
