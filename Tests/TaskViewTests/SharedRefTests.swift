@@ -150,4 +150,11 @@ import Glibc
         #expect(rows.contains { $0.contains("-> job a #\(kids[0])") })
         #expect(rows.contains { $0.contains("-> job b #\(kids[1])") })
     }
+
+    @Test func theHeadlessSummaryNamesTheSharedNodeOfARef() {
+        var printer = HeadlessPrinter()
+        for e in Self.script().events { _ = printer.absorb(e) }
+        let lines = printer.summary()
+        #expect(lines.contains { $0.hasSuffix("#3 -> fetch user?[2J #0: executing") })
+    }
 }
