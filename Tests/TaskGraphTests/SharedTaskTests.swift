@@ -260,4 +260,30 @@ extension SharedTaskTests {
         #expect(b.state == .completed)
         #expect(log.states(shared.id) == [.executing, .completed])
     }
+
+    @Test func cancellingTheSharedTaskCancelsConsumersNotExecutedYet() {
+        let (g, _) = virtualGraph()
+        let log = EventLog(g)
+        let shared = timed(1, after: 5, name: "shared", graph: g)
+        let a = shared.mapResult { $0 }
+        let b = shared.mapResult { $0 }
+        let ref = Self.child(g, b, 0).id
+        shared.cancel()
+        #expect(a.state == .cancelled)
+        #expect(b.state == .cancelled)
+        #expect(log.cancelSources(ref) == ["child"])
+        #expect(log.cancelSources(b.id) == ["child"])
+    }
+
+    @Test func theLastConsumerLettingGoDoesNotCancelConsumersNotExecutedYet() {
+        let (g, _) = virtualGraph()
+        let shared = timed(1, after: 5, name: "shared", graph: g)
+        let a = shared.mapResult { $0 }.execute()
+        let b = shared.mapResult { $0 }
+        a.cancel()
+        #expect(shared.state == .cancelled)
+        #expect(b.state == .notExecuted)
+        b.execute()   // it reaches the cancelled task then, and reacts
+        #expect(b.state == .cancelled)
+    }
 }

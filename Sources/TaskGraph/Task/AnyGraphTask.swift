@@ -235,6 +235,7 @@ public class AnyGraphTask: @unchecked Sendable {
         var released: AnyGraphTask?
         var waiters = HandlerList()
         var oldBody: (@Sendable (AnyGraphTask) -> Void)?
+        var refs: [AnyGraphTask] = []
         let did: Bool = graph.lock.withLock {
             guard _state == .notExecuted || _state == .executing else { return false }
             // A shared task: a consumer cancelling downward only lets go while others wait.
@@ -255,6 +256,7 @@ public class AnyGraphTask: @unchecked Sendable {
                 parent = p
                 index = _index
             }
+            if !byParent, let s = _sharing, s.source === self { refs = s.unsettledRefsLocked() }
             return true
         }
         guard did else { return }
@@ -265,6 +267,8 @@ public class AnyGraphTask: @unchecked Sendable {
         let childSource = CancelSourceCode.code(for: CancelSource.parent)
         for child in children { Trampoline.run(child, .cancelByParent, childSource) }
         if let parent { Trampoline.run(parent, .childCancelled, index) }
+        // A shared task reaches its other consumers through their refs (upward from there).
+        for r in refs { Trampoline.run(r, .childCancelled, 0) }
         withExtendedLifetime(released) {}
         withExtendedLifetime(oldBody) {}
     }

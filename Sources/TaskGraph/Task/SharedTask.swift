@@ -3,8 +3,10 @@
 /// that consumer named after the shared task, whose state, progress and outcome follow it.
 ///
 /// - Executing a ref subscribes it to the shared task (it takes its turn among the shared
-///   task's handlers then, A+ order). A settled shared task settles the ref at once; a
-///   cancelled one cancels it (source `child`), so its consumer reacts by the upward rule.
+///   task's handlers then, A+ order). A settled shared task settles the ref at once.
+/// - Cancelling the shared task itself (not by a parent) cancels every unsettled ref at once,
+///   executed or not (source `child`), so every consumer reacts by the upward rule, as its
+///   adopter does; a ref executed after that is cancelled at once.
 /// - A not-executed shared task is started by the ref only when its adopter is not
 ///   executing (nothing else would start it now); while the adopter executes, the adopter
 ///   starts it in its own subtask order, as `value` waits for an adopted task. Should the
@@ -34,6 +36,12 @@ final class SharedTask: @unchecked Sendable {   // guarded by the graph's lock
     /// Whether a ref still waits for the shared task (lock held).
     func anyRefWaitingLocked() -> Bool {
         refs.contains { $0.task?._state == .executing }
+    }
+
+    /// The refs not settled yet, whatever their consumers' state (lock held): cancelling the
+    /// shared task itself cancels them, so every consumer reacts by the upward rule.
+    func unsettledRefsLocked() -> [AnyGraphTask] {
+        refs.compactMap { r in r.task.flatMap { $0._state.isSettled ? nil : $0 } }
     }
 
     // MARK: - Making refs
