@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 @testable import TaskGraph
 
@@ -285,5 +286,24 @@ extension SharedTaskTests {
         #expect(b.state == .notExecuted)
         b.execute()   // it reaches the cancelled task then, and reacts
         #expect(b.state == .cancelled)
+    }
+
+    @Test func consumersOnSeveralThreadsGetOneAdopterAndRefsForTheRest() {
+        for _ in 0..<50 {
+            let g = Graph()
+            let (shared, resolver) = GraphTask<Int, TestError>.pending(name: "shared", graph: g)
+            let consumers = Locked<[GraphTask<Int, TestError>]>([])
+            DispatchQueue.concurrentPerform(iterations: 4) { i in
+                let c = shared.mapResult { $0 + i }.execute()
+                consumers.withLock { $0.append(c) }
+            }
+            resolver.succeed(10)
+            let all = consumers.get
+            #expect(Set(all.compactMap { try? $0.outcome?.get() }) == [10, 11, 12, 13])
+            let snap = g.snapshot()
+            let kinds = all.map { snap[snap[$0.id]!.children[0]]!.kind }
+            #expect(kinds.filter { $0 == NodeKind.ref }.count == 3)
+            #expect(snap.nodes.values.filter { $0.kind == NodeKind.ref }.allSatisfy { $0.refOf == shared.id })
+        }
     }
 }
