@@ -306,4 +306,14 @@ extension SharedTaskTests {
             #expect(snap.nodes.values.filter { $0.kind == NodeKind.ref }.allSatisfy { $0.refOf == shared.id })
         }
     }
+
+    @Test func releasedRefsDoNotPileUp() {
+        let (g, _) = virtualGraph()
+        let shared = timed(1, after: 1, graph: g)
+        let adopter = shared.mapResult { $0 }
+        for _ in 0..<1000 { _ = shared.mapResult { $0 } }   // each consumer dropped at once
+        let count = g.lock.withLock { shared._sharing?.refs.count ?? -1 }
+        #expect(count > 0 && count <= 32)
+        withExtendedLifetime(adopter) {}
+    }
 }

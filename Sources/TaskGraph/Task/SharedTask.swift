@@ -23,14 +23,21 @@ final class SharedTask: @unchecked Sendable {   // guarded by the graph's lock
     weak var source: AnyGraphTask?
     /// The ref nodes standing for the shared task, in creation order. Each of them points to
     /// this object too (`_sharing`), so a copy of a ref (`retry`) is a ref of the same task.
-    @exclusivity(unchecked) private var refs: [Weak] = []
+    @exclusivity(unchecked) private(set) var refs: [Weak] = []
 
     init(source: AnyGraphTask) {
         self.source = source
     }
 
-    private struct Weak {
+    struct Weak {
         weak var task: AnyGraphTask?
+    }
+
+    /// Registers a ref (lock held). Refs already released are swept out when the list
+    /// doubles, so a long-lived task with many short-lived consumers stays small.
+    private func append(_ ref: AnyGraphTask) {
+        if refs.count >= 16 && refs.count & (refs.count - 1) == 0 { refs.removeAll { $0.task == nil } }
+        refs.append(Weak(task: ref))
     }
 
     /// Whether a ref still waits for the shared task (lock held).
@@ -75,7 +82,7 @@ final class SharedTask: @unchecked Sendable {   // guarded by the graph's lock
             let s = shared._sharing ?? SharedTask(source: shared)
             shared._sharing = s
             ref._sharing = s
-            s.refs.append(Weak(task: ref))
+            s.append(ref)
         }
         return ref
     }
