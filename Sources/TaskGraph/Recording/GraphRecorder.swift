@@ -58,7 +58,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
     private let lock = Lock()
     private let file: LogFile
     @exclusivity(unchecked) private var buffer = LogBuffer(capacity: GraphRecorder.flushBytes + (1 << 16))
-    @exclusivity(unchecked) private var model = LogModel()
+    @exclusivity(unchecked) private var model = RecorderModel()
     @exclusivity(unchecked) private var seq: UInt64 = 0
     @exclusivity(unchecked) private var eventsSinceSnapshot = 0
     private let snapshotEvery: Int
@@ -111,7 +111,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
                 _ = spool.append(.event(event))
             }
             self.observation = observation
-            model = LogModel(snapshot)
+            model = RecorderModel(snapshot)
             writeSnapshotLocked(t: 0)
         }
         startWriter()
@@ -146,10 +146,11 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
     public func finish() {
         stop { t in
             writeSnapshotLocked(t: t)
-            let allSettled = model.rootIDs.allSatisfy { model[$0]?.state.isSettled ?? true }
+            let final = model.logModel()
+            let allSettled = final.rootIDs.allSatisfy { final[$0]?.state.isSettled ?? true }
             let duration = allSettled ? (lastRootSettle ?? t) : t
             seq += 1
-            buffer.end(model.summary(duration: duration), seq: seq, t: t)
+            buffer.end(final.summary(duration: duration), seq: seq, t: t)
         }
     }
 
