@@ -81,16 +81,37 @@ import Glibc
         #expect(recorder.writeError == nil)
     }
 
-    private func readAll(_ path: String) throws -> [UInt8] {
-        guard let f = fopen(path, "rb") else { return [] }
-        defer { fclose(f) }
-        var out: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = fread(&buf, 1, buf.count, f)
-            if n <= 0 { break }
-            out.append(contentsOf: buf[0..<n])
+}
+
+/// A recording whose handle the caller dropped still records until the process ends (the
+/// graph holds it), as before the spool.
+@Suite struct RecorderLifetimeTests {
+    @Test func aDroppedRecordingKeepsRecording() throws {
+        let graph = Graph()
+        let path = "/tmp/taskgraph-spooltest-dropped-\(getpid()).tglog"
+        defer { unlink(path) }
+        _ = try graph.record(to: path, producer: "test")
+        for i in 0..<100_000 {   // 300,000 events: more than the spool holds
+            GraphTask<Int, Never>(graph: graph) { succeed, _ in succeed(i) }.execute()
         }
-        return out
+        GraphTask<Int, Never>(name: "last one", graph: graph) { succeed, _ in succeed(0) }.execute()
+        RecorderRegistry.shared.flushAll()
+        let text = String(decoding: try readAll(path), as: UTF8.self)
+        let lines = text.split(separator: "\n")
+        #expect(text.contains("\"name\":\"last one\""), "\(lines.count) lines, last: \(lines.last ?? "")")
     }
+}
+
+/// The file's bytes.
+private func readAll(_ path: String) throws -> [UInt8] {
+    guard let f = fopen(path, "rb") else { return [] }
+    defer { fclose(f) }
+    var out: [UInt8] = []
+    var buf = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = fread(&buf, 1, buf.count, f)
+        if n <= 0 { break }
+        out.append(contentsOf: buf[0..<n])
+    }
+    return out
 }

@@ -103,12 +103,11 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
                       producer: producer ?? CommandLine.arguments.joined(separator: " "),
                       scenario: scenario, seed: seed)
         // The graph holds the recorder (through the handler) until `finish()`: the observation
-        // lives until cancelled, as `GraphObservation` promises. Events spooled meanwhile are
-        // encoded after the snapshot (the writer needs `lock`).
-        let spool = self.spool
+        // lives until cancelled, as `GraphObservation` promises, even when the caller drops
+        // it. Events spooled meanwhile are encoded after the snapshot (the writer needs `lock`).
         lock.withLock {
             let (snapshot, observation) = graph.snapshotAndObserve { event in
-                _ = spool.append(.event(event))
+                _ = self.spool.append(.event(event))
             }
             self.observation = observation
             model = RecorderModel(snapshot)
@@ -186,9 +185,9 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
     /// Encodes every spooled entry, in order.
     private func drainLocked() {
         guard !finished else { return }
-        let chunks = spool.take()
-        for chunk in chunks {
-            for entry in chunk {
+        var chunks = spool.take()
+        for i in chunks.indices {
+            for entry in chunks[i] {
                 switch entry {
                 case let .event(event): encodeLocked(event)
                 case let .key(key, node, now):
@@ -196,8 +195,8 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
                     buffer.key(key, id: node, seq: seq, t: max(now ?? lastT, lastT))
                 }
             }
+            spool.recycle(&chunks[i])
         }
-        if !chunks.isEmpty { spool.recycle(chunks) }
         if spool.failed, stallError == nil {
             stallError = RecordingError(
                 path: path, message: "recording stopped: the writer made no progress for \(GraphRecorder.stallSeconds) s")

@@ -195,12 +195,11 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
             }
             for c in connections where c.overflowed && c.skipped < lost { c.skipped = lost }
         }
-        let chunks = spool.take()
-        guard !chunks.isEmpty else { return }
-        for chunk in chunks {
-            for event in chunk where event.sequence > joinSequence { encodeLocked(event) }
+        var chunks = spool.take()
+        for i in chunks.indices {
+            for event in chunks[i] where event.sequence > joinSequence { encodeLocked(event) }
+            spool.recycle(&chunks[i])
         }
-        spool.recycle(chunks)
     }
 
     private func encodeLocked(_ event: GraphEvent) {

@@ -34,7 +34,7 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
     @exclusivity(unchecked) private var spare: [[Element]] = []
     /// Chunks handed to the consumer by the last `take`, not yet given back.
     @exclusivity(unchecked) private var lent = 0
-    /// Values taken by the consumer so far (waiting producers watch it for progress).
+    /// Chunks given back by the consumer so far (waiting producers watch it for progress).
     @exclusivity(unchecked) private var taken: UInt64 = 0
     @exclusivity(unchecked) private var waiters = 0
     @exclusivity(unchecked) private(set) var overflowed = false
@@ -126,17 +126,18 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
             out.append(next)
         }
         lent += out.count
-        for c in out { taken &+= UInt64(c.count) }
         lock.unlock()
         return out
     }
 
-    /// Returns chunks taken by `take` (emptied here; two are kept for reuse).
+    /// Returns chunks taken by `take` (emptied here; two are kept for reuse). A consumer
+    /// gives each chunk back as soon as it is done with it: that is its progress.
     func recycle(_ chunks: [[Element]]) {
         var chunks = chunks
         for i in chunks.indices { chunks[i].removeAll(keepingCapacity: true) }
         let wake = lock.withLock { () -> Int in
             lent -= chunks.count
+            taken &+= UInt64(chunks.count)
             while spare.count < 2, let c = chunks.popLast() { spare.append(c) }
             return waiters
         }
@@ -145,6 +146,21 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
 
     /// Whether values were dropped (`.drop`) since the last `resume()`.
     var isOverflowed: Bool { lock.withLock { overflowed } }
+
+    /// Gives one taken chunk back, leaving an empty array in its place (so the chunk's
+    /// storage is reused, not copied).
+    func recycle(_ chunk: inout [Element]) {
+        var c: [Element] = []
+        swap(&c, &chunk)
+        c.removeAll(keepingCapacity: true)
+        let wake = lock.withLock { () -> Int in
+            lent -= 1
+            taken &+= 1
+            if spare.count < 2 { spare.append(c) }
+            return waiters
+        }
+        for _ in 0..<wake { room.signal() }
+    }
 
     /// Accepts values again after an overflow (the consumer has dropped what it had);
     /// returns how many values were dropped meanwhile.
