@@ -105,14 +105,14 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // state behind `l
     }
 
     /// The tracing thread: builds spans whenever a batch is ready or 50 ms passed; ends
-    /// with this object or when tracing is cancelled.
+    /// with this object, with its graph, or when tracing is cancelled.
     func startThread() {
         let queue = self.queue
         startTracingThread { [weak self] in
             queue.waitForWork(milliseconds: 50)
             guard let self, !queue.isClosed else { return false }
             self.flush()
-            return true
+            return self.graph != nil
         }
     }
 

@@ -27,7 +27,6 @@ struct RecorderModel {
     private var end = 0
     private(set) var liveCount = 0
     private var kindNames: [String] = []
-    private var kindIndex: [String: UInt8] = [:]
     private var extraKinds: [Int32: String] = [:]
     private var weights: [Int32: Double] = [:]
     private var fractions: [Int32: Double] = [:]
@@ -85,10 +84,16 @@ struct RecorderModel {
         state(i) == .completed && !failed(i) ? 1 : 0
     }
 
-    private func fraction(_ i: Int32) -> Double { fractions[i] ?? impliedFraction(i) }
+    private func fraction(_ i: Int32) -> Double {
+        fractions.isEmpty ? impliedFraction(i) : fractions[i] ?? impliedFraction(i)
+    }
 
     private mutating func setFraction(_ i: Int32, _ f: Double) {
-        if f == impliedFraction(i) { fractions[i] = nil } else { fractions[i] = f }
+        if f == impliedFraction(i) {
+            if !fractions.isEmpty { fractions[i] = nil }
+        } else {
+            fractions[i] = f
+        }
     }
 
     private func set(_ i: Int32, parent: Int32) {
@@ -107,7 +112,7 @@ struct RecorderModel {
         case .cancelled: s = 3
         }
         c.flags[k] = (c.flags[k] & RecorderModel.liveBit) | s | (failed ? RecorderModel.failedBit : 0)
-        messages[i] = failed ? message : nil
+        if failed, let message { messages[i] = message } else if !messages.isEmpty { messages[i] = nil }
         setFraction(i, state == .completed && !failed ? 1 : keep)
     }
 
@@ -126,23 +131,22 @@ struct RecorderModel {
         c.names[k] = name
         c.parents[k] = -1
         c.flags[k] = RecorderModel.liveBit
-        if let known = kindIndex[kind] {
-            c.kinds[k] = known
-            extraKinds[i] = nil
+        if !extraKinds.isEmpty { extraKinds[i] = nil }
+        if let known = kindNames.firstIndex(of: kind) {   // a handful of kinds, compared by identity first
+            c.kinds[k] = UInt8(known)
         } else if kindNames.count < 255 {
-            kindIndex[kind] = UInt8(kindNames.count)
             c.kinds[k] = UInt8(kindNames.count)
             kindNames.append(kind)
-            extraKinds[i] = nil
         } else {
             c.kinds[k] = 255
             extraKinds[i] = kind
         }
-        weights[i] = weight == 1 ? nil : weight
-        fractions[i] = nil
-        infos[i] = nil
-        messages[i] = nil
-        children[i] = nil
+        // Side tables are touched only when they hold something (most runs: never).
+        if weight != 1 { weights[i] = weight } else if !weights.isEmpty { weights[i] = nil }
+        if !fractions.isEmpty { fractions[i] = nil }
+        if !infos.isEmpty { infos[i] = nil }
+        if !messages.isEmpty { messages[i] = nil }
+        if !children.isEmpty { children[i] = nil }
     }
 
     private mutating func attach(_ child: Int, to parent: Int, at index: Int) {
