@@ -17,27 +17,48 @@ import Glibc
 /// costs at most one snapshot plus that many events, and snapshots stay about a fifth of
 /// the log. A snapshot over 1 MiB is split into parts.
 ///
-/// The recorder observes the graph synchronously (`Graph.snapshotAndObserve`); encoding is
-/// done by hand into a reused buffer, so recording costs no allocation per event. Writing
-/// the file happens outside `lock` (the buffer is swapped for an empty one), so the graph,
-/// which calls `record(_:)` under its own lock, never waits for the disk.
-public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // state behind `lock`, file behind `writeLock`
+/// What it costs the program: the graph calls the recorder under its lock, and the recorder
+/// only copies the event (a small value; its strings are retained, not copied) into a spool.
+/// The recorder's own writer thread takes the spooled events in batches, in sequence order,
+/// encodes them (by hand into a reused buffer) and writes the file. The log is the same,
+/// byte for byte, as if each event were encoded when it happened.
+///
+/// If the writer falls far behind (the spool holds `maxBacklog` events, about 20 MiB), the
+/// thread delivering the next event waits for the writer to catch up; if the writer makes
+/// no progress for `stallSeconds` (a disk that stopped answering), recording gives up
+/// instead of holding the program any longer: later events are dropped, `writeError` says
+/// so, and the log ends there as a killed session's would (a valid prefix without `end`).
+public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // writer state behind `lock`
     /// The default minimum number of events between two snapshots.
     public static let defaultSnapshotEvery = 5000
     /// Buffered bytes that trigger a write before the 100 ms flush.
     static let flushBytes = 1 << 20
+    /// Events spooled per chunk.
+    static let chunkEvents = 4096
+    /// Events the spool holds before the program's threads wait for the writer.
+    public static let maxBacklog = 64 * chunkEvents
+    /// How long a program's thread waits for a writer that makes no progress (seconds).
+    public static let stallSeconds = 1.0
 
     /// Where the log goes.
     public let path: String
 
+    /// What the program's threads hand over: an event, or a key line (with its clock time).
+    enum Entry {
+        case event(GraphEvent)
+        case key(String, NodeID?, Double?)
+    }
+
+    /// Between the program's threads and the writer.
+    private let spool = Spool<Entry>(chunkSize: GraphRecorder.chunkEvents,
+                                     maxChunks: GraphRecorder.maxBacklog / GraphRecorder.chunkEvents,
+                                     overflow: .wait(seconds: GraphRecorder.stallSeconds))
+    /// The writer's state: taken by the writer thread, `flush()` and `finish()`, never by the
+    /// program's threads on an event.
     private let lock = Lock()
-    /// Held while writing; taken before `lock`, never inside it.
-    private let writeLock = Lock()
     private let file: LogFile
     @exclusivity(unchecked) private var buffer = LogBuffer(capacity: GraphRecorder.flushBytes + (1 << 16))
-    /// The buffer being written (behind `writeLock`), swapped with `buffer`.
-    @exclusivity(unchecked) private var writing = LogBuffer(capacity: GraphRecorder.flushBytes + (1 << 16))
-    @exclusivity(unchecked) private var model = LogModel()
+    @exclusivity(unchecked) private var model = RecorderModel()
     @exclusivity(unchecked) private var seq: UInt64 = 0
     @exclusivity(unchecked) private var eventsSinceSnapshot = 0
     private let snapshotEvery: Int
@@ -45,9 +66,10 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // s
     @exclusivity(unchecked) private var lastT: Double = 0
     @exclusivity(unchecked) private var lastRootSettle: Double?
     @exclusivity(unchecked) private var finished = false
+    @exclusivity(unchecked) private var lastWrite = monotonicSeconds()
+    @exclusivity(unchecked) private var stallError: RecordingError?
     private let clock: (any GraphClock)?
-    private var observation: (any GraphObservation)?
-    private var timer: (any DispatchSourceTimer)?
+    @exclusivity(unchecked) private var observation: (any GraphObservation)?
 
     /// Opens `path` (created or truncated) and writes the header; events come from
     /// `record(_:)`. Use `init(graph:path:...)` to record a graph.
@@ -65,7 +87,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // s
         buffer.header(created: iso8601Now(),
                       producer: producer ?? CommandLine.arguments.joined(separator: " "),
                       scenario: scenario, seed: seed)
-        startFlushing()
+        startWriter()
     }
 
     /// Opens `path`, writes the header and a snapshot of what `graph` holds now, then
@@ -81,74 +103,53 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // s
                       producer: producer ?? CommandLine.arguments.joined(separator: " "),
                       scenario: scenario, seed: seed)
         // The graph holds the recorder (through the handler) until `finish()`: the observation
-        // lives until cancelled, as `GraphObservation` promises. Our lock is held across
-        // registration, so an event on another thread waits until the snapshot is written.
+        // lives until cancelled, as `GraphObservation` promises, even when the caller drops
+        // it. Events spooled meanwhile are encoded after the snapshot (the writer needs `lock`).
         lock.withLock {
             let (snapshot, observation) = graph.snapshotAndObserve { event in
-                self.record(event)
+                _ = self.spool.append(.event(event))
             }
             self.observation = observation
-            model = LogModel(snapshot)
+            model = RecorderModel(snapshot)
             writeSnapshotLocked(t: 0)
         }
-        startFlushing()
+        startWriter()
     }
 
-    /// The first write error, if any (recording stops writing after one).
-    public var writeError: RecordingError? { writeLock.withLock { file.failure } }
+    /// The first write error, if any (recording stops writing after one), or why recording
+    /// gave up (a writer stalled for `stallSeconds`).
+    public var writeError: RecordingError? { lock.withLock { file.failure ?? stallError } }
 
-    /// Appends one event (its `sequence` is replaced by the log's own counter).
+    /// Appends one event (its `sequence` is replaced by the log's own counter). Only copies
+    /// it: the writer thread encodes it.
     public func record(_ event: GraphEvent) {
-        let full = lock.withLock { () -> Bool in
-            guard !finished else { return false }
-            let t = event.time - startTime
-            lastT = t
-            seq += 1
-            buffer.event(event.change, seq: seq, t: t)
-            if case let .stateChanged(id, state, _, _) = event.change, state.isSettled,
-               let n = model[id.rawValue], n.parent < 0 {
-                lastRootSettle = t
-            }
-            model.apply(event.change)
-            eventsSinceSnapshot += 1
-            if eventsSinceSnapshot >= max(snapshotEvery, 4 * model.liveCount) {
-                writeSnapshotLocked(t: t)
-            }
-            return buffer.count >= GraphRecorder.flushBytes
-        }
-        if full { flush() }
+        _ = spool.append(.event(event))
     }
 
     /// Records a key that changed something (`id`: the selected node), at the clock's time.
     public func recordKey(_ key: String, node: NodeID?) {
-        let now = clock.map { $0.now - startTime }
-        lock.withLock {
-            guard !finished else { return }
-            seq += 1
-            buffer.key(key, id: node, seq: seq, t: max(now ?? lastT, lastT))
-        }
+        _ = spool.append(.key(key, node, clock.map { $0.now - startTime }))
     }
 
-    /// Writes whatever is buffered. Only the swap of buffers happens under `lock`; the
-    /// write itself holds `writeLock`, which keeps flushes in order.
+    /// Encodes every event handed over so far and writes what is buffered (so a reader of
+    /// the file sees every event delivered before the call).
     public func flush() {
-        writeLock.withLock {
-            lock.withLock { swap(&buffer, &writing) }
-            guard !writing.isEmpty else { return }
-            writing.withBytes { file.write($0) }
-            writing.removeAll()
+        lock.withLock {
+            drainLocked()
+            writeLocked()
         }
     }
 
-    /// Stops recording: a final snapshot, the `end` line, flush, close. Later calls and
-    /// events are ignored.
+    /// Stops recording: the events handed over so far, a final snapshot, the `end` line,
+    /// flush, close. Later calls and events are ignored.
     public func finish() {
         stop { t in
             writeSnapshotLocked(t: t)
-            let allSettled = model.rootIDs.allSatisfy { model[$0]?.state.isSettled ?? true }
+            let final = model.logModel()
+            let allSettled = final.rootIDs.allSatisfy { final[$0]?.state.isSettled ?? true }
             let duration = allSettled ? (lastRootSettle ?? t) : t
             seq += 1
-            buffer.end(model.summary(duration: duration), seq: seq, t: t)
+            buffer.end(final.summary(duration: duration), seq: seq, t: t)
         }
     }
 
@@ -161,25 +162,70 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // s
         stop { _ in }
     }
 
-    /// Runs `last` (lock held, with the session time) once, then detaches from the graph,
-    /// writes what is left and closes the file.
+    /// Closes the spool (later events are dropped), detaches from the graph, encodes what
+    /// was handed over, runs `last` once (lock held, with the session time), writes what is
+    /// left and closes the file.
     private func stop(_ last: (Double) -> Void) {
+        spool.close()
+        let now = clock.map { $0.now - startTime }
         let observation: (any GraphObservation)? = lock.withLock {
             guard !finished else { return nil }
-            last(max(clock.map { $0.now - startTime } ?? lastT, lastT))
+            drainLocked()
+            last(max(now ?? lastT, lastT))
             finished = true
+            writeLocked()
+            file.close()
             defer { self.observation = nil }
             return self.observation
         }
         observation?.cancel()
-        closeFile()
-        stopFlushing()
+        RecorderRegistry.shared.remove(self)
     }
 
-    /// Writes what is left and closes the file (after `finished` is set: nothing follows).
-    private func closeFile() {
-        flush()
-        writeLock.withLock { file.close() }
+    /// Encodes every spooled entry, in order.
+    private func drainLocked() {
+        guard !finished else { return }
+        var chunks = spool.take()
+        for i in chunks.indices {
+            for entry in chunks[i] {
+                switch entry {
+                case let .event(event): encodeLocked(event)
+                case let .key(key, node, now):
+                    seq += 1
+                    buffer.key(key, id: node, seq: seq, t: max(now ?? lastT, lastT))
+                }
+            }
+            spool.recycle(&chunks[i])
+        }
+        if spool.failed, stallError == nil {
+            stallError = RecordingError(
+                path: path, message: "recording stopped: the writer made no progress for \(GraphRecorder.stallSeconds) s")
+        }
+    }
+
+    private func encodeLocked(_ event: GraphEvent) {
+        let t = event.time - startTime
+        lastT = t
+        seq += 1
+        buffer.event(event.change, seq: seq, t: t)
+        if case let .stateChanged(id, state, _, _) = event.change, state.isSettled,
+           model.parentOf(id.rawValue) < 0, model.contains(id.rawValue) {
+            lastRootSettle = t
+        }
+        model.apply(event.change)
+        eventsSinceSnapshot += 1
+        if eventsSinceSnapshot >= max(snapshotEvery, 4 * model.liveCount) {
+            writeSnapshotLocked(t: t)
+        }
+        if buffer.count >= GraphRecorder.flushBytes { writeLocked() }
+    }
+
+    /// Writes the buffer to the file.
+    private func writeLocked() {
+        lastWrite = monotonicSeconds()
+        guard !buffer.isEmpty else { return }
+        buffer.withBytes { file.write($0) }
+        buffer.removeAll()
     }
 
     private func writeSnapshotLocked(t: Double) {
@@ -187,28 +233,37 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // s
         eventsSinceSnapshot = 0
     }
 
-    private func startFlushing() {
-        let source = DispatchSource.makeTimerSource(queue: .global())
-        source.schedule(deadline: .now() + .milliseconds(100), repeating: .milliseconds(100),
-                        leeway: .milliseconds(10))
-        source.setEventHandler { [weak self] in self?.flush() }
-        lock.withLock { timer = source }
+    /// The writer thread: encodes whenever a chunk of events is ready or 50 ms passed, and
+    /// writes what is buffered when 50 ms passed since the last write (so every line is in
+    /// the file within about 100 ms). It holds the recorder weakly and ends with it (or
+    /// at `finish()`).
+    private func startWriter() {
         RecorderRegistry.shared.add(self)
-        source.resume()
+        let spool = self.spool
+        let thread = WriterThread { [weak self] in
+            spool.waitForWork(milliseconds: 50)
+            guard let self else { return false }
+            return self.writerStep()
+        }
+        thread.start()
     }
 
-    private func stopFlushing() {
-        let t = lock.withLock { () -> (any DispatchSourceTimer)? in
-            defer { timer = nil }
-            return timer
+    /// One round of the writer; false when the recorder has finished.
+    private func writerStep() -> Bool {
+        lock.withLock {
+            guard !finished else { return false }
+            drainLocked()
+            if monotonicSeconds() - lastWrite >= 0.05 { writeLocked() }
+            return true
         }
-        t?.cancel()
-        RecorderRegistry.shared.remove(self)
     }
 
     deinit {
-        timer?.cancel()
-        if !finished { flush() }
+        spool.close()
+        if !finished {
+            drainLocked()
+            writeLocked()
+        }
     }
 }
 

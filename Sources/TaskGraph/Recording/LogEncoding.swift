@@ -145,7 +145,12 @@ extension LogModel {
     /// messages are cut to 4 KiB). Returns the next free seq.
     package func writeSnapshot(into out: inout LogBuffer, seq firstSeq: UInt64, t: Double,
                                maxLineBytes: Int = LogModel.maxSnapshotLineBytes) -> UInt64 {
-        let live = liveNodesByID()
+        LogModel.writeSnapshot(of: liveNodesByID(), into: &out, seq: firstSeq, t: t, maxLineBytes: maxLineBytes)
+    }
+
+    /// `writeSnapshot` of these live nodes (ascending ids, children filled in).
+    static func writeSnapshot(of live: [Node], into out: inout LogBuffer, seq firstSeq: UInt64, t: Double,
+                              maxLineBytes: Int = LogModel.maxSnapshotLineBytes) -> UInt64 {
         // Children whose order is not ascending by id get an explicit index.
         var explicit = [Int: Int]()
         for n in live where n.children.count > 1 {

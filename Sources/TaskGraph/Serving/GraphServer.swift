@@ -14,9 +14,11 @@ import Darwin
 ///
 /// Nothing here ever blocks the program:
 /// - While no viewer is connected, no observer is attached: serving costs nothing per event.
-/// - With viewers, the graph's observer only encodes each event once and copies the line into
-///   each connection's buffer; one server thread (poll) writes the buffers with non-blocking
-///   writes. Each connection buffers at most `bufferBytes` (8 MiB) of events; a viewer that
+/// - With viewers, the graph's observer only copies each event into a spool (no encoding, no
+///   allocation, no lock of ours); one server thread (poll) encodes each event once, copies
+///   the line into each connection's buffer and writes the buffers with non-blocking writes.
+///   If that thread falls more than `spoolEvents` events behind, the spool drops events
+///   and every viewer gets `resync` and a fresh snapshot. Each connection buffers at most `bufferBytes` (8 MiB) of events; a viewer that
 ///   falls further behind loses those events and, once it reads again, gets
 ///   `{"ev":"resync","skipped":N}` and a fresh snapshot.
 ///
@@ -33,6 +35,9 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
     public static let bufferBytes = 8 << 20
     /// Longest line a viewer may send; a longer one closes its connection.
     public static let maxCommandBytes = 64 << 10
+    /// Events spooled per chunk, and at most (the server thread then resyncs every viewer).
+    static let spoolChunk = 4096
+    static let spoolEvents = 64 * spoolChunk
     /// How long the server thread lets events gather after being woken (latency to viewers).
     static let batchMicroseconds: UInt32 = 2000
     /// How long `stop()` lets viewers take the final snapshot and `end` (seconds).
@@ -61,16 +66,16 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
     /// What viewers have been sent, kept while observing (for snapshots and the summary).
     @exclusivity(unchecked) var model = LogModel()
     @exclusivity(unchecked) var observation: (any GraphObservation)?
-    /// Bumped on every attach and detach; an observer of an older generation is ignored.
-    @exclusivity(unchecked) var generation: UInt64 = 0
     /// The latest `t` written to any viewer (lines never go back in time).
     @exclusivity(unchecked) var lastT = 0.0
     @exclusivity(unchecked) var lastRootSettle: Double?
     /// One event encoded once with seq 0, then copied to each connection with its own seq.
     @exclusivity(unchecked) var scratch = LogBuffer(capacity: 1 << 14)
-    /// The server thread waits in poll and must be woken for new lines (set only when some
-    /// connection could take them at once).
-    @exclusivity(unchecked) var sleeping = false
+    /// Events from the graph's observer, waiting for the server thread to encode them.
+    let spool = Spool<GraphEvent>(chunkSize: GraphServer.spoolChunk,
+                                  maxChunks: GraphServer.spoolEvents / GraphServer.spoolChunk, overflow: .drop)
+    /// Events up to this sequence are in the model's snapshot already.
+    @exclusivity(unchecked) var joinSequence: UInt64 = 0
     @exclusivity(unchecked) var stopping = false
     /// The server thread (set when it starts), so `stop()` from a cancel handler that runs
     /// on it (a viewer's cancel) does not wait for itself.
@@ -122,6 +127,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
             guard !stopping else { return nil }
             stopping = true
             if self.observation != nil {
+                pumpLocked()
                 let t = max(now, lastT)
                 lastT = t
                 let allSettled = model.rootIDs.allSatisfy { model[$0]?.state.isSettled ?? true }
@@ -137,7 +143,6 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
                     c.pending.end(summary, seq: c.seq, t: t)
                 }
             }
-            generation &+= 1
             defer { self.observation = nil }
             return self.observation
         }
@@ -160,41 +165,64 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
         _ = write(wakeWrite, &b, 1)
     }
 
-    // MARK: The graph's side (called by the observer, under the graph's lock)
+    // MARK: The graph's side
 
-    /// Encodes `event` once and appends it to every connection's buffer. Never blocks on a
-    /// socket; the server thread is woken at most once per poll.
-    func deliver(_ event: GraphEvent, generation g: UInt64) {
-        var wake = false
-        lock.lock()
-        if g == generation && !stopping {
-            let t = max(event.time - startTime, lastT)
-            lastT = t
-            if case let .stateChanged(id, state, _, _) = event.change, state.isSettled,
-               let n = model[id.rawValue], n.parent < 0 {
-                lastRootSettle = t
+    /// The observer (under the graph's lock): only copies the event into the spool, and
+    /// wakes the server thread when it is the first of a batch.
+    func deliver(_ event: GraphEvent) {
+        if spool.append(event) == .queuedFirst { poke() }
+    }
+
+    // MARK: The server thread's side (lock held)
+
+    /// Encodes every spooled event once and appends it to every connection's buffer. After
+    /// a spool overflow (this thread fell more than `spoolEvents` behind), the model restarts
+    /// from a fresh snapshot of the graph and every viewer is resynced.
+    func pumpLocked() {
+        guard observation != nil else { spool.discard(); return }
+        if spool.isOverflowed {
+            let lost = spool.discard() + spool.resume()
+            let snapshot = graph.snapshot()
+            model = LogModel(snapshot)
+            joinSequence = snapshot.sequence
+            for c in connections where !c.overflowed {
+                c.skipped = c.pendingEvents + lost
+                c.overflowed = true
+                c.pending.removeAll()
+                c.seq = c.handedSeq
+                c.eventBytes = 0
+                c.pendingEvents = 0
             }
-            model.apply(event.change)
-            if !connections.contains(where: { !$0.overflowed }) {
-                // Nobody can take it (stalled viewers): count it, skip the encoding.
-                for c in connections { c.skipped += 1 }
-            } else {
-                scratch.removeAll()
-                scratch.event(event.change, seq: 0, t: t)
-                // `{"seq":0` is 8 bytes; each connection writes its own seq before the rest.
-                let tail = scratch.count - 8
-                scratch.withBytes { bytes in
-                    let rest = UnsafeRawBufferPointer(rebasing: bytes[8...])
-                    for c in connections { append(rest, size: tail, to: c) }
-                }
-            }
-            if sleeping {
-                sleeping = false
-                wake = true
+            for c in connections where c.overflowed && c.skipped < lost { c.skipped = lost }
+        }
+        var chunks = spool.take()
+        for i in chunks.indices {
+            for event in chunks[i] where event.sequence > joinSequence { encodeLocked(event) }
+            spool.recycle(&chunks[i])
+        }
+    }
+
+    private func encodeLocked(_ event: GraphEvent) {
+        let t = max(event.time - startTime, lastT)
+        lastT = t
+        if case let .stateChanged(id, state, _, _) = event.change, state.isSettled,
+           model.parentOf(id.rawValue) < 0, model.contains(id.rawValue) {
+            lastRootSettle = t
+        }
+        model.apply(event.change)
+        if !connections.contains(where: { !$0.overflowed }) {
+            // Nobody can take it (stalled viewers): count it, skip the encoding.
+            for c in connections { c.skipped += 1 }
+        } else {
+            scratch.removeAll()
+            scratch.event(event.change, seq: 0, t: t)
+            // `{"seq":0` is 8 bytes; each connection writes its own seq before the rest.
+            let tail = scratch.count - 8
+            scratch.withBytes { bytes in
+                let rest = UnsafeRawBufferPointer(rebasing: bytes[8...])
+                for c in connections { append(rest, size: tail, to: c) }
             }
         }
-        lock.unlock()
-        if wake { poke() }
     }
 
     @inline(__always)

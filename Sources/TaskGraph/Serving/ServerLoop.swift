@@ -44,6 +44,7 @@ extension GraphServer {
         var stopDeadline: Double?
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
+            lock.withLock { pumpLocked() }
             for c in active { refill(c) }
             var gone: [ViewerConnection] = []
             for c in active {
@@ -68,16 +69,12 @@ extension GraphServer {
                 if c.hasUnsent { events |= Int16(POLLOUT) }
                 fds.append(pollfd(fd: c.fd, events: events, revents: 0))
             }
-            // New events need a wake only for a connection that is not already waiting for
-            // its socket (a stalled viewer's events wait for POLLOUT anyway).
+            // New events wake this thread through the pipe (the first event of a batch).
             let ready = lock.withLock { () -> Bool in
-                let ready = active.contains { !$0.hasUnsent && (!$0.pending.isEmpty || $0.overflowed) }
-                sleeping = !ready && active.contains { !$0.hasUnsent }
-                return ready
+                active.contains { !$0.hasUnsent && (!$0.pending.isEmpty || $0.overflowed) }
             }
             let timeout: Int32 = stopping ? 20 : (ready ? 0 : -1)
             let n = poll(&fds, nfds_t(fds.count), timeout)
-            lock.withLock { sleeping = false }
             guard n >= 0 else { continue }   // EINTR
             if fds[0].revents != 0 {
                 drainWakePipe()
@@ -183,18 +180,19 @@ extension GraphServer {
         }
     }
 
-    /// Starts observing for the first viewer. Our lock is held across registration, so an
-    /// event on another thread waits until the model is built (lock order: ours, then the
-    /// graph's; the observer takes ours only after the graph released its own).
+    /// Starts observing for the first viewer. Events of an earlier observation still in the
+    /// spool are dropped; events the snapshot already holds are skipped by sequence (lock
+    /// order: ours, then the graph's; the observer never takes ours).
     private func attachLocked() {
-        generation &+= 1
-        let g = generation
         lastT = max(now, lastT)
+        spool.discard()
+        _ = spool.resume()
         let (snapshot, observation) = graph.snapshotAndObserve { event in
-            self.deliver(event, generation: g)
+            self.deliver(event)
         }
         self.observation = observation
         model = LogModel(snapshot)
+        joinSequence = snapshot.sequence
     }
 
     /// Closes a connection; the last one detaches from the graph.
@@ -205,7 +203,6 @@ extension GraphServer {
         let detached = lock.withLock { () -> (any GraphObservation)? in
             connections.removeAll { $0 === c }
             guard connections.isEmpty, observation != nil else { return nil }
-            generation &+= 1
             model = LogModel()
             lastRootSettle = nil
             defer { observation = nil }
@@ -266,7 +263,7 @@ extension GraphServer {
             case let .cancel(id):
                 if !allowCancel {
                     say("cancel is not allowed: this program serves with allowCancel: false", to: c)
-                } else if lock.withLock({ model.contains(id) }) {
+                } else if lock.withLock({ pumpLocked(); return model.contains(id) }) {
                     cancels.append(id)
                 } else {
                     say("no node \(id)", to: c)

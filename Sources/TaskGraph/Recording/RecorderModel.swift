@@ -1,0 +1,249 @@
+/// The recorder's copy of the graph's nodes, folded from events on its writer thread: what
+/// its periodic snapshots and its summary need, as `LogModel` holds it, in about 22 bytes a
+/// node instead of about 110 (a recorded program keeps one per live task, beside the
+/// graph's own record).
+///
+/// Columns per node, in fixed-size chunks indexed by id (graph ids are dense; no growth
+/// copies): the name (a retained string, shared with the event), the parent, state and
+/// flags, and the kind as an index into the kinds seen. What most nodes do not have lives
+/// in side tables: a weight other than 1, a fraction other than what the state implies (0,
+/// or 1 for a success), progress info, a failure's message, children.
+struct RecorderModel {
+    private static let shift = 12
+    private static let chunkSize = 1 << shift
+    private static let liveBit: UInt8 = 0x80
+    private static let failedBit: UInt8 = 0x40
+
+    private final class Chunk {
+        var names = [String](repeating: "", count: RecorderModel.chunkSize)
+        var parents = [Int32](repeating: -1, count: RecorderModel.chunkSize)
+        /// State (low 2 bits), `failedBit`, `liveBit`.
+        var flags = [UInt8](repeating: 0, count: RecorderModel.chunkSize)
+        var kinds = [UInt8](repeating: 0, count: RecorderModel.chunkSize)
+    }
+
+    private var chunks: [Chunk?] = []
+    /// One past the largest id ever added.
+    private var end = 0
+    private(set) var liveCount = 0
+    private var kindNames: [String] = []
+    private var extraKinds: [Int32: String] = [:]
+    private var weights: [Int32: Double] = [:]
+    private var fractions: [Int32: Double] = [:]
+    private var infos: [Int32: String] = [:]
+    private var messages: [Int32: String] = [:]
+    private var children: [Int32: [Int32]] = [:]
+
+    init() {}
+
+    init(_ snapshot: GraphSnapshot) {
+        for id in snapshot.nodes.keys.sorted() {
+            let n = snapshot.nodes[id]!
+            add(id.rawValue, kind: n.kind, name: n.name, weight: n.weight)
+            let i = Int32(id.rawValue)
+            set(i, parent: Int32(n.parent?.rawValue ?? -1))
+            setState(i, n.state, failed: n.failed, message: n.message)
+            setFraction(i, n.progress.fraction)
+            infos[i] = n.progress.info
+            if !n.children.isEmpty { children[i] = n.children.map { Int32($0.rawValue) } }
+        }
+    }
+
+    // MARK: Columns
+
+    private func chunk(_ id: Int) -> Chunk? {
+        let c = id >> RecorderModel.shift
+        return c < chunks.count ? chunks[c] : nil
+    }
+
+    func contains(_ id: Int) -> Bool {
+        guard id >= 0, id <= LogModel.maxID, let c = chunk(id) else { return false }
+        return c.flags[id & (RecorderModel.chunkSize - 1)] & RecorderModel.liveBit != 0
+    }
+
+    func parentOf(_ id: Int) -> Int {
+        guard contains(id), let c = chunk(id) else { return -1 }
+        return Int(c.parents[id & (RecorderModel.chunkSize - 1)])
+    }
+
+    private func state(_ i: Int32) -> TaskState {
+        let c = chunk(Int(i))!
+        switch c.flags[Int(i) & (RecorderModel.chunkSize - 1)] & 3 {
+        case 0: return .notExecuted
+        case 1: return .executing
+        case 2: return .completed
+        default: return .cancelled
+        }
+    }
+
+    private func failed(_ i: Int32) -> Bool {
+        chunk(Int(i))!.flags[Int(i) & (RecorderModel.chunkSize - 1)] & RecorderModel.failedBit != 0
+    }
+
+    private func impliedFraction(_ i: Int32) -> Double {
+        state(i) == .completed && !failed(i) ? 1 : 0
+    }
+
+    private func fraction(_ i: Int32) -> Double {
+        fractions.isEmpty ? impliedFraction(i) : fractions[i] ?? impliedFraction(i)
+    }
+
+    private mutating func setFraction(_ i: Int32, _ f: Double) {
+        if f == impliedFraction(i) {
+            if !fractions.isEmpty { fractions[i] = nil }
+        } else {
+            fractions[i] = f
+        }
+    }
+
+    private func set(_ i: Int32, parent: Int32) {
+        chunk(Int(i))!.parents[Int(i) & (RecorderModel.chunkSize - 1)] = parent
+    }
+
+    private mutating func setState(_ i: Int32, _ state: TaskState, failed: Bool, message: String?) {
+        let keep = fraction(i)
+        let c = chunk(Int(i))!
+        let k = Int(i) & (RecorderModel.chunkSize - 1)
+        let s: UInt8
+        switch state {
+        case .notExecuted: s = 0
+        case .executing: s = 1
+        case .completed: s = 2
+        case .cancelled: s = 3
+        }
+        c.flags[k] = (c.flags[k] & RecorderModel.liveBit) | s | (failed ? RecorderModel.failedBit : 0)
+        if failed, let message { messages[i] = message } else if !messages.isEmpty { messages[i] = nil }
+        setFraction(i, state == .completed && !failed ? 1 : keep)
+    }
+
+    // MARK: Changes (as `LogModel.apply`)
+
+    /// Adds a node in its initial state (replacing a dropped or live one with that id).
+    private mutating func add(_ id: Int, kind: String, name: String, weight: Double) {
+        let ci = id >> RecorderModel.shift
+        if ci >= chunks.count { chunks.append(contentsOf: repeatElement(nil, count: ci + 1 - chunks.count)) }
+        let c: Chunk
+        if let existing = chunks[ci] { c = existing } else { c = Chunk(); chunks[ci] = c }
+        let k = id & (RecorderModel.chunkSize - 1)
+        if c.flags[k] & RecorderModel.liveBit == 0 { liveCount += 1 }
+        end = max(end, id + 1)
+        let i = Int32(id)
+        c.names[k] = name
+        c.parents[k] = -1
+        c.flags[k] = RecorderModel.liveBit
+        if !extraKinds.isEmpty { extraKinds[i] = nil }
+        if let known = kindNames.firstIndex(of: kind) {   // a handful of kinds, compared by identity first
+            c.kinds[k] = UInt8(known)
+        } else if kindNames.count < 255 {
+            c.kinds[k] = UInt8(kindNames.count)
+            kindNames.append(kind)
+        } else {
+            c.kinds[k] = 255
+            extraKinds[i] = kind
+        }
+        // Side tables are touched only when they hold something (most runs: never).
+        if weight != 1 { weights[i] = weight } else if !weights.isEmpty { weights[i] = nil }
+        if !fractions.isEmpty { fractions[i] = nil }
+        if !infos.isEmpty { infos[i] = nil }
+        if !messages.isEmpty { messages[i] = nil }
+        if !children.isEmpty { children[i] = nil }
+    }
+
+    private mutating func attach(_ child: Int, to parent: Int, at index: Int) {
+        guard contains(child), contains(parent) else { return }
+        let old = parentOf(child)
+        if old >= 0, contains(old) { removeChild(Int32(child), of: Int32(old)) }
+        set(Int32(child), parent: Int32(parent))
+        var list = children.removeValue(forKey: Int32(parent)) ?? []
+        if index >= list.count {
+            list.append(Int32(child))
+        } else {
+            list.insert(Int32(child), at: max(0, index))
+        }
+        children[Int32(parent)] = list
+    }
+
+    private mutating func removeChild(_ child: Int32, of parent: Int32) {
+        guard var list = children.removeValue(forKey: parent) else { return }
+        list.removeAll { $0 == child }
+        if !list.isEmpty { children[parent] = list }
+    }
+
+    mutating func apply(_ change: GraphChange) {
+        switch change {
+        case let .added(id, kind, name, weight, parent, index):
+            guard id.rawValue >= 0, id.rawValue <= LogModel.maxID else { return }
+            add(id.rawValue, kind: kind, name: name, weight: weight)
+            if let parent, contains(parent.rawValue) {
+                attach(id.rawValue, to: parent.rawValue, at: index ?? Int.max)
+            }
+        case let .parentSet(id, parent, index):
+            attach(id.rawValue, to: parent.rawValue, at: index)
+        case let .weightChanged(id, weight):
+            if contains(id.rawValue) { weights[Int32(id.rawValue)] = weight == 1 ? nil : weight }
+        case let .stateChanged(id, state, failed, message):
+            guard contains(id.rawValue) else { return }
+            setState(Int32(id.rawValue), state, failed: failed, message: message)
+        case let .progress(id, progress):
+            guard contains(id.rawValue) else { return }
+            setFraction(Int32(id.rawValue), progress.fraction)
+            infos[Int32(id.rawValue)] = progress.info
+        case .cancelRequested, .output:
+            break
+        case let .dropped(ids):
+            for id in ids where contains(id.rawValue) {
+                let i = Int32(id.rawValue)
+                let p = parentOf(id.rawValue)
+                if p >= 0, contains(p) { removeChild(i, of: Int32(p)) }
+                let c = chunk(id.rawValue)!
+                let k = id.rawValue & (RecorderModel.chunkSize - 1)
+                c.flags[k] &= ~RecorderModel.liveBit
+                c.names[k] = ""
+                children[i] = nil
+                weights[i] = nil
+                fractions[i] = nil
+                infos[i] = nil
+                messages[i] = nil
+                extraKinds[i] = nil
+                liveCount -= 1
+            }
+        }
+    }
+
+    // MARK: Snapshots
+
+    /// Live nodes in ascending id order, as `LogModel` holds them.
+    func liveNodesByID() -> [LogModel.Node] {
+        var out: [LogModel.Node] = []
+        out.reserveCapacity(liveCount)
+        for (ci, chunk) in chunks.enumerated() {
+            guard let c = chunk else { continue }
+            for k in 0..<RecorderModel.chunkSize where c.flags[k] & RecorderModel.liveBit != 0 {
+                let i = Int32(ci << RecorderModel.shift | k)
+                let kind = c.kinds[k] == 255 ? extraKinds[i] ?? NodeKind.task : kindNames[Int(c.kinds[k])]
+                var n = LogModel.Node(id: i, kind: kind, name: c.names[k], weight: weights[i] ?? 1)
+                n.parent = c.parents[k]
+                n.state = state(i)
+                n.failed = failed(i)
+                n.fraction = fraction(i)
+                n.info = infos[i]
+                n.message = messages[i]
+                n.children = children[i] ?? []
+                out.append(n)
+            }
+        }
+        return out
+    }
+
+    /// The same state as a `LogModel` (for the final snapshot's summary).
+    func logModel() -> LogModel {
+        var m = LogModel()
+        for n in liveNodesByID() { m.add(n) }
+        return m
+    }
+
+    /// Writes the state as `LogModel.writeSnapshot` does. Returns the next free seq.
+    func writeSnapshot(into out: inout LogBuffer, seq: UInt64, t: Double) -> UInt64 {
+        LogModel.writeSnapshot(of: liveNodesByID(), into: &out, seq: seq, t: t)
+    }
+}

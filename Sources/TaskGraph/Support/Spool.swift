@@ -1,0 +1,208 @@
+import Dispatch
+
+/// A queue between the program's threads, which append small values (observed events) while
+/// holding the graph's lock, and one consumer thread that takes them in batches: appending
+/// is a copy into a preallocated chunk under a private lock held for nanoseconds, so the
+/// costly work (encoding, spans) happens on the consumer's thread, off the program's.
+///
+/// Values live in chunks of `chunkSize`; full chunks wait in order for the consumer, which
+/// hands them back emptied (capacity kept), so steady state allocates nothing. At most
+/// `maxChunks` chunks are queued; what `append` does beyond that is the `Overflow` policy.
+final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
+    /// What a full spool does with one more value.
+    enum Overflow {
+        /// The producer waits for the consumer to free a chunk, but never longer than
+        /// `seconds` without the consumer making progress; then the spool fails: it drops
+        /// this and every later value (`append` returns `.failed`).
+        case wait(seconds: Double)
+        /// The value is dropped and the spool is marked overflowed until the consumer calls
+        /// `resume()` (it then resynchronizes from a snapshot).
+        case drop
+    }
+
+    /// `queuedFirst`: queued into an empty spool (a consumer sleeping until there is work
+    /// may need waking); `dropped`: overflowed (`.drop`); `failed`: closed or failed.
+    enum AppendResult { case queued, queuedFirst, dropped, failed }
+
+    let chunkSize: Int
+    let maxChunks: Int
+    let overflow: Overflow
+
+    private let lock = Lock()
+    @exclusivity(unchecked) private var filling: [Element] = []
+    @exclusivity(unchecked) private var ready: [[Element]] = []
+    @exclusivity(unchecked) private var spare: [[Element]] = []
+    /// Chunks handed to the consumer by the last `take`, not yet given back.
+    @exclusivity(unchecked) private var lent = 0
+    /// Chunks given back by the consumer so far (waiting producers watch it for progress).
+    @exclusivity(unchecked) private var taken: UInt64 = 0
+    @exclusivity(unchecked) private var waiters = 0
+    @exclusivity(unchecked) private(set) var overflowed = false
+    /// Values dropped since the overflow.
+    @exclusivity(unchecked) private var droppedCount = 0
+    @exclusivity(unchecked) private var failedFlag = false
+    /// Whether a waiting producer gave up (`.wait`) or `fail()` was called.
+    var failed: Bool { lock.withLock { failedFlag } }
+    @exclusivity(unchecked) private var closed = false
+    /// Signalled when a chunk is ready (the consumer may sleep until then).
+    private let work = DispatchSemaphore(value: 0)
+    /// Signalled for each waiting producer when the consumer took chunks.
+    private let room = DispatchSemaphore(value: 0)
+
+    init(chunkSize: Int = 4096, maxChunks: Int, overflow: Overflow) {
+        self.chunkSize = max(16, chunkSize)
+        self.maxChunks = max(2, maxChunks)
+        self.overflow = overflow
+        filling.reserveCapacity(self.chunkSize)
+    }
+
+    /// Queues one value (from the program's thread; never calls back into the caller).
+    @inline(__always)
+    func append(_ value: Element) -> AppendResult {
+        lock.lock()
+        if _fastPath(filling.count < chunkSize && !closed && !overflowed && !failedFlag) {
+            let first = filling.isEmpty && ready.isEmpty
+            filling.append(value)
+            lock.unlock()
+            return first ? .queuedFirst : .queued
+        }
+        return appendSlow(value)
+    }
+
+    /// Called with `lock` held; unlocks.
+    @inline(never)
+    private func appendSlow(_ value: Element) -> AppendResult {
+        if closed || failedFlag { lock.unlock(); return .failed }
+        if overflowed { droppedCount += 1; lock.unlock(); return .dropped }
+        var start: Double?
+        var seen = taken
+        while ready.count + lent + 1 >= maxChunks {
+            switch overflow {
+            case .drop:
+                overflowed = true
+                droppedCount += 1
+                lock.unlock()
+                work.signal()
+                return .dropped
+            case let .wait(limit):
+                let now = monotonicSeconds()
+                if taken != seen { seen = taken; start = now }
+                if let s = start, now - s >= limit {
+                    failedFlag = true
+                    lock.unlock()
+                    work.signal()
+                    return .failed
+                }
+                if start == nil { start = now }
+                waiters += 1
+                lock.unlock()
+                work.signal()
+                _ = room.wait(timeout: .now() + .milliseconds(10))
+                lock.lock()
+                waiters -= 1
+                if closed || failedFlag { lock.unlock(); return .failed }
+            }
+        }
+        var next = spare.popLast() ?? []
+        if next.capacity < chunkSize { next.reserveCapacity(chunkSize) }
+        swap(&next, &filling)
+        ready.append(next)
+        filling.append(value)
+        lock.unlock()
+        work.signal()
+        return .queued
+    }
+
+    /// Everything queued so far, oldest first (each chunk in order); give the chunks back with
+    /// `recycle`. Empty when nothing is queued.
+    func take() -> [[Element]] {
+        lock.lock()
+        var out = ready
+        ready.removeAll(keepingCapacity: true)
+        if !filling.isEmpty {
+            var next = spare.popLast() ?? []
+            if next.capacity < chunkSize { next.reserveCapacity(chunkSize) }
+            swap(&next, &filling)
+            out.append(next)
+        }
+        lent += out.count
+        lock.unlock()
+        return out
+    }
+
+    /// Returns chunks taken by `take` (emptied here; two are kept for reuse). A consumer
+    /// gives each chunk back as soon as it is done with it: that is its progress.
+    func recycle(_ chunks: [[Element]]) {
+        var chunks = chunks
+        for i in chunks.indices { chunks[i].removeAll(keepingCapacity: true) }
+        let wake = lock.withLock { () -> Int in
+            lent -= chunks.count
+            taken &+= UInt64(chunks.count)
+            while spare.count < 2, let c = chunks.popLast() { spare.append(c) }
+            return waiters
+        }
+        for _ in 0..<wake { room.signal() }
+    }
+
+    /// Whether values were dropped (`.drop`) since the last `resume()`.
+    var isOverflowed: Bool { lock.withLock { overflowed } }
+
+    /// Gives one taken chunk back, leaving an empty array in its place (so the chunk's
+    /// storage is reused, not copied).
+    func recycle(_ chunk: inout [Element]) {
+        var c: [Element] = []
+        swap(&c, &chunk)
+        c.removeAll(keepingCapacity: true)
+        let wake = lock.withLock { () -> Int in
+            lent -= 1
+            taken &+= 1
+            if spare.count < 2 { spare.append(c) }
+            return waiters
+        }
+        for _ in 0..<wake { room.signal() }
+    }
+
+    /// Accepts values again after an overflow (the consumer has dropped what it had);
+    /// returns how many values were dropped meanwhile.
+    func resume() -> Int {
+        lock.withLock {
+            defer { overflowed = false; droppedCount = 0 }
+            return droppedCount
+        }
+    }
+
+    /// Takes and forgets everything queued; returns how many values that was.
+    @discardableResult
+    func discard() -> Int {
+        let chunks = take()
+        let n = chunks.reduce(0) { $0 + $1.count }
+        recycle(chunks)
+        return n
+    }
+
+    /// Drops every later value.
+    func close() {
+        lock.withLock { closed = true }
+        room.signal()
+        work.signal()
+    }
+
+    /// Marks the spool failed (the consumer cannot go on): later values are dropped.
+    func fail() {
+        lock.withLock { failedFlag = true }
+        room.signal()
+    }
+
+    /// Sleeps until a chunk is ready, the spool overflowed or failed, or `milliseconds` passed.
+    func waitForWork(milliseconds: Int) {
+        _ = work.wait(timeout: .now() + .milliseconds(milliseconds))
+    }
+
+    /// Wakes a consumer sleeping in `waitForWork`.
+    func wake() { work.signal() }
+}
+
+/// Seconds on a monotonic clock (for timeouts).
+func monotonicSeconds() -> Double {
+    Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+}
