@@ -17,15 +17,9 @@ extension Graph {
     /// - a failure sets the status to error with the message; each change of the progress
     ///   `info` text is a span event named by that text (at most 32 a span).
     ///
-    /// Spans still open when the observation is cancelled end then.
-    ///
-    /// What it costs the program: the graph's observer only copies each event (and, when a
-    /// node starts executing, `ServiceContext.current`) into a queue; the spans are built
-    /// from the queue, in event order with the events' own instants, on a tracing thread
-    /// within about 50 ms, or at once by `flushTracing()`, `serviceContext(for:)` and
-    /// `cancel()`. If that thread falls a quarter of a million events behind, the program's
-    /// thread waits for it, at most a second without progress; then tracing gives up
-    /// (later events make no spans) rather than hold the program.
+    /// Spans still open when the observation is cancelled end then. The work happens in the
+    /// graph's observer, on the thread of each transition, without blocking on I/O (the
+    /// tracer's exporter batches elsewhere).
     @discardableResult
     public func trace(with tracer: (any Tracer)? = nil) -> any GraphObservation {
         let chosen: any Tracer = tracer ?? InstrumentationSystem.tracer
@@ -34,17 +28,9 @@ extension Graph {
 
     /// The trace context of a node's span while it is open (to inject into an outgoing request,
     /// W3C traceparent, with the tracer's `inject`); nil when the node is not traced (no
-    /// `trace(with:)` active, not executing yet, or already settled). Builds the pending
-    /// spans first, so a node's body finds its own span.
+    /// `trace(with:)` active, not executing yet, or already settled).
     public func serviceContext(for id: NodeID) -> ServiceContext? {
         TracingRegistry.shared.context(of: self, node: id.rawValue)
-    }
-
-    /// Builds the spans of every event so far (of every `trace(with:)` on this graph) now,
-    /// instead of within the tracing thread's 50 ms: for tests, or before asking a tracer
-    /// what it has seen.
-    public func flushTracing() {
-        TracingRegistry.shared.flush(self)
     }
 }
 

@@ -10,11 +10,10 @@ enum GraphSpanTracer {
         // seeded, so an event on another thread waits for it (lock order: ours, then the
         // graph's, only here, before any event can reach us).
         let observation = spans.seeded {
-            graph.snapshotAndObserve { [spans] event in spans.enqueue(event) }
+            graph.snapshotAndObserve { [spans] event in spans.handle(event) }
         }
         let handle = TraceObservation(spans: spans, observation: observation)
         TracingRegistry.shared.add(spans, for: graph)
-        spans.startThread()
         return handle
     }
 }
@@ -37,12 +36,9 @@ final class TraceObservation: GraphObservation {
 }
 
 /// The spans of one traced graph, keyed by node id. Events arrive under the graph's lock (in
-/// order) and are only queued there, with the caller's `ServiceContext.current` for a node
-/// that starts executing; the spans are built from the queue, in order, by the tracing
-/// thread (within about 50 ms), or at once by `flush()`, `context(for:)` and `endAll()`.
-/// `lock` guards the spans. Not generic over the tracer on purpose: a generic class
-/// instantiated from another module runs unspecialized, looking its metadata up at run
-/// time on every event (a quarter of its time, profiled).
+/// order); `lock` also serves `serviceContext(for:)` from other threads. Not generic over the
+/// tracer on purpose: a generic class instantiated from another module runs unspecialized,
+/// looking its metadata up at run time on every event (a quarter of its time, profiled).
 final class NodeSpans: ContextSource, @unchecked Sendable {   // state behind `lock`
     struct Node {
         var name: String
@@ -57,10 +53,7 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // state behind `l
 
     private let tracer: any Tracer
     weak var graph: Graph?
-    private let queue = TraceQueue()
     private let lock = Lock()
-    /// The batch being turned into spans (behind `lock`; swapped with the queue's).
-    private var batch: [TraceEntry] = []
     private var nodes: [Int: Node] = [:]
     /// Wall-clock nanoseconds at graph-clock time `clockZero`: instants follow the graph's clock.
     private let wallZero: UInt64
@@ -97,37 +90,9 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // state behind `l
         return DefaultTracerClock.Timestamp(nanosecondsSinceEpoch: ns)
     }
 
-    /// The observer (the program's thread, under the graph's lock): a copy into the queue.
-    func enqueue(_ event: GraphEvent) {
-        var context: ServiceContext?
-        if case .stateChanged(_, .executing, _, _) = event.change { context = ServiceContext.current }
-        queue.append(TraceEntry(event: event, context: context))
-    }
-
-    /// The tracing thread: builds spans whenever a batch is ready or 50 ms passed; ends
-    /// with this object, with its graph, or when tracing is cancelled.
-    func startThread() {
-        let queue = self.queue
-        startTracingThread { [weak self] in
-            queue.waitForWork(milliseconds: 50)
-            guard let self, !queue.isClosed else { return false }
-            self.flush()
-            return self.graph != nil
-        }
-    }
-
-    /// Builds the spans of every event queued so far.
-    func flush() {
-        lock.withLock { drainLocked() }
-    }
-
-    private func drainLocked() {
-        queue.take(into: &batch)
-        for entry in batch { handleLocked(entry.event, context: entry.context) }
-        batch.removeAll(keepingCapacity: true)
-    }
-
-    private func handleLocked(_ event: GraphEvent, context: ServiceContext?) {
+    func handle(_ event: GraphEvent) {
+        lock.lock()
+        defer { lock.unlock() }
         switch event.change {
         case let .added(id, kind, name, weight, parent, _):
             nodes[id.rawValue] = Node(name: name, kind: kind, weight: weight,
@@ -139,7 +104,7 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // state behind `l
             nodes.values[i].weight = weight
             nodes.values[i].span?.attributes.set(TaskGraphSpanAttribute.weight, value: .double(weight))
         case let .stateChanged(id, state, failed, message):
-            stateChanged(id.rawValue, state, failed, message, at: event.time, context: context)
+            stateChanged(id.rawValue, state, failed, message, at: event.time)
         case let .progress(id, progress):
             guard let info = progress.info, let i = nodes.index(forKey: id.rawValue),
                   let span = nodes.values[i].span, nodes.values[i].info != info else { return }
@@ -158,12 +123,11 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // state behind `l
         }
     }
 
-    private func stateChanged(_ id: Int, _ state: TaskState, _ failed: Bool, _ message: String?, at time: Double,
-                              context: ServiceContext?) {
+    private func stateChanged(_ id: Int, _ state: TaskState, _ failed: Bool, _ message: String?, at time: Double) {
         guard let i = nodes.index(forKey: id) else { return }
         if state == .executing {
             guard nodes.values[i].span == nil else { return }
-            let parent = parentContext(of: nodes.values[i].parent, starter: context)
+            let parent = parentContext(of: nodes.values[i].parent)
             let span = tracer.startSpan(nodes.values[i].name, context: parent, ofKind: .internal, at: instant(time),
                                         function: "execute", file: "TaskGraph", line: 0)
             nodes.values[i].span = span
@@ -192,9 +156,9 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // state behind `l
         }
     }
 
-    /// The span context of the nearest open ancestor, else the task-local context of the
-    /// thread that started the node (`ServiceContext.current` then), else a new trace.
-    private func parentContext(of parent: Int, starter: ServiceContext?) -> ServiceContext {
+    /// The span context of the nearest open ancestor, else the caller's task-local context
+    /// (`ServiceContext.current`), else a new trace.
+    private func parentContext(of parent: Int) -> ServiceContext {
         var p = parent
         var hops = 0
         while p >= 0, hops < 100_000, let i = nodes.index(forKey: p) {
@@ -202,21 +166,15 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // state behind `l
             p = nodes.values[i].parent
             hops += 1
         }
-        return starter ?? .topLevel
+        return ServiceContext.current ?? .topLevel
     }
 
     func context(for id: Int) -> ServiceContext? {
-        lock.withLock {
-            drainLocked()
-            return nodes[id]?.span?.context
-        }
+        lock.withLock { nodes[id]?.span?.context }
     }
 
-    /// Builds what is queued, then ends the spans still open; later events are dropped.
     func endAll() {
-        queue.close()
         let open: [any Span] = lock.withLock {
-            drainLocked()
             let spans = nodes.values.compactMap(\.span)
             nodes.removeAll()
             return spans

@@ -5,7 +5,6 @@ import Tracing
 protocol ContextSource: AnyObject, Sendable {
     var graph: Graph? { get }
     func context(for id: Int) -> ServiceContext?
-    func flush()
     func endAll()
 }
 
@@ -29,12 +28,6 @@ final class TracingRegistry: @unchecked Sendable {   // `sources` behind `lock`
                 sources[key] = kept.isEmpty ? nil : kept
             }
         }
-    }
-
-    /// Builds the pending spans of every tracer of `graph`.
-    func flush(_ graph: Graph) {
-        let list = lock.withLock { sources[ObjectIdentifier(graph)] ?? [] }
-        for source in list where source.graph === graph { source.flush() }
     }
 
     /// The first open span of `node` among the graph's tracers.

@@ -33,7 +33,6 @@ func timed(_ name: String, after seconds: Double, graph: Graph, fail: Bool = fal
         let root = GraphTask.sequential([a, b], name: "build")
         root.execute()
         clock.runUntilIdle()
-        g.flushTracing()
 
         #expect(tracer.spans.map(\.name).sorted() == ["build", "fetch", "parse"])
         let rootSpan = try #require(tracer.span("build"))
@@ -72,7 +71,6 @@ func timed(_ name: String, after seconds: Double, graph: Graph, fail: Bool = fal
         ], name: "pipeline")
         root.execute()
         clock.runUntilIdle()
-        g.flushTracing()
 
         #expect(tracer.spans.map(\.name).sorted() == ["broken", "ok", "pipeline"])
         let broken = try #require(tracer.span("broken"))
@@ -93,7 +91,6 @@ func timed(_ name: String, after seconds: Double, graph: Graph, fail: Bool = fal
         clock.advance(by: 1)
         root.cancel(source: "keyboard")
         clock.runUntilIdle()
-        g.flushTracing()
 
         let job = try #require(tracer.span("job"))
         let slow = try #require(tracer.span("slow"))
@@ -117,7 +114,6 @@ func timed(_ name: String, after seconds: Double, graph: Graph, fail: Bool = fal
             succeed(0)
         }
         leaf.execute()
-        g.flushTracing()
         let span = try #require(tracer.span("steps"))
         #expect(span.events.count == 32)
         #expect(span.events.map(\.name) == (0..<32).map { "phase \($0)" })
@@ -135,7 +131,6 @@ func timed(_ name: String, after seconds: Double, graph: Graph, fail: Bool = fal
         let root = GraphTask.sequential([timed("inner", after: 1, graph: g)], name: "handler")
         ServiceContext.$current.withValue(incoming) { root.execute() }
         clock.runUntilIdle()
-        g.flushTracing()
 
         let handler = try #require(tracer.span("handler"))
         #expect(handler.ids.trace == "t99")
@@ -152,7 +147,6 @@ func timed(_ name: String, after seconds: Double, graph: Graph, fail: Bool = fal
         timed("one", after: 1, graph: g).execute()
         timed("two", after: 1, graph: g).execute()
         clock.runUntilIdle()
-        g.flushTracing()
         #expect(Set(tracer.spans.map(\.ids.trace)).count == 2)
         #expect(tracer.spans.allSatisfy { $0.parent == nil })
     }
@@ -171,7 +165,6 @@ func timed(_ name: String, after seconds: Double, graph: Graph, fail: Bool = fal
         let span = try #require(tracer.span("call"))
         #expect(headers["traceparent"] == "\(span.ids.trace)-\(span.ids.span)")
         clock.runUntilIdle()
-        g.flushTracing()
         #expect(g.serviceContext(for: leaf.id) == nil)          // settled
     }
 
@@ -183,7 +176,6 @@ func timed(_ name: String, after seconds: Double, graph: Graph, fail: Bool = fal
         defer { observation.cancel() }
         root.execute()
         clock.runUntilIdle()
-        g.flushTracing()
         #expect(tracer.spans.map(\.name).sorted() == ["early", "made before"])
         #expect(tracer.span("early")?.parent == tracer.span("made before")?.ids.span)
     }
@@ -199,31 +191,9 @@ func timed(_ name: String, after seconds: Double, graph: Graph, fail: Bool = fal
         #expect(tracer.span("running")?.ends == 1)
         timed("later", after: 1, graph: g).execute()
         clock.runUntilIdle()
-        g.flushTracing()
         #expect(tracer.span("later") == nil)
         #expect(tracer.span("running")?.ends == 1)
         #expect(g.serviceContext(for: leaf.id) == nil)
-    }
-
-    @Test func spansAreBuiltOnTheTracingThreadWithoutAFlush() async throws {
-        let (g, clock) = virtualGraph()
-        let tracer = RecordingTracer()
-        let observation = g.trace(with: tracer)
-        defer { observation.cancel() }
-        var incoming = ServiceContext.topLevel
-        tracer.extract(["traceparent": "t5-s6"], into: &incoming, using: DictionaryExtractor())
-        // The context is the one of the thread that started the root, though the span is
-        // built later on another thread.
-        let root = timed("alone", after: 1, graph: g)
-        ServiceContext.$current.withValue(incoming) { root.execute() }
-        clock.runUntilIdle()
-        var waited = 0
-        while tracer.span("alone")?.ends != 1, waited < 500 {
-            try await Task.sleep(nanoseconds: 10_000_000)
-            waited += 1
-        }
-        #expect(tracer.span("alone")?.ends == 1)
-        #expect(tracer.span("alone")?.parent == "s6")
     }
 }
 
