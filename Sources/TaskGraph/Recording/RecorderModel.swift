@@ -33,6 +33,8 @@ struct RecorderModel {
     private var infos: [Int32: String] = [:]
     private var messages: [Int32: String] = [:]
     private var children: [Int32: [Int32]] = [:]
+    /// The shared node each `ref` node stands for.
+    private var refs: [Int32: Int32] = [:]
 
     init() {}
 
@@ -46,6 +48,7 @@ struct RecorderModel {
             setFraction(i, n.progress.fraction)
             infos[i] = n.progress.info
             if !n.children.isEmpty { children[i] = n.children.map { Int32($0.rawValue) } }
+            if let of = n.refOf, of.rawValue >= 0, of.rawValue <= LogModel.maxID { refs[i] = Int32(of.rawValue) }
         }
     }
 
@@ -188,6 +191,9 @@ struct RecorderModel {
             guard contains(id.rawValue) else { return }
             setFraction(Int32(id.rawValue), progress.fraction)
             infos[Int32(id.rawValue)] = progress.info
+        case let .ref(id, of):
+            guard contains(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
+            refs[Int32(id.rawValue)] = Int32(of.rawValue)
         case .cancelRequested, .output:
             break
         case let .dropped(ids):
@@ -204,6 +210,7 @@ struct RecorderModel {
                 fractions[i] = nil
                 infos[i] = nil
                 messages[i] = nil
+                refs[i] = nil
                 extraKinds[i] = nil
                 liveCount -= 1
             }
@@ -229,6 +236,7 @@ struct RecorderModel {
                 n.info = infos[i]
                 n.message = messages[i]
                 n.children = children[i] ?? []
+                n.refOf = refs[i] ?? -1
                 out.append(n)
             }
         }
