@@ -8,6 +8,8 @@ extension TreeModel {
         time = event.time
         switch event.change {
         case let .added(id, kind, name, weight, parent, index):
+            // Ids are kept as Int32 (parents, children): one beyond names no node here.
+            guard id.rawValue >= 0 && id.rawValue <= Int(Int32.max) else { return }
             add(id.rawValue, kind: kind, name: name, weight: weight, time: event.time)
             if let parent, contains(parent.rawValue) {
                 attach(id.rawValue, to: parent.rawValue, at: index ?? Int.max)
