@@ -55,8 +55,9 @@ extension TreeModel {
         guard i >= 0 else { return }
         ensure(i)
         if nodes[i].exists { counts[nodes[i].display.rawValue] -= 1 }
-        outputs[i] = nil
-        commands[i] = nil
+        // Most graphs run no commands: no hashing per added node then.
+        if !outputs.isEmpty { outputs[i] = nil }
+        if !commands.isEmpty { commands[i] = nil }
         var node = Node()
         node.exists = true
         node.kind = kind
