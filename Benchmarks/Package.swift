@@ -31,7 +31,8 @@ let package = Package(
             .product(name: "TaskGraphProcess", package: "taskgraph"),
         ]),
         .executableTarget(name: "attach-bench",
-                          dependencies: [.product(name: "TaskGraph", package: "taskgraph")]),
+                          dependencies: [.product(name: "TaskGraph", package: "taskgraph"),
+                                         .product(name: "TaskViewCore", package: "taskgraph")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -13,7 +13,7 @@ public enum ExitSummary {
                    + Format.seconds3(summary.duration(root: model.rootID)) + "s")
         out.append(summary.countsLine)
         var failed: [Int] = []
-        for i in model.tree.nodes.indices where model.tree.nodes[i].exists && model.tree.nodes[i].display == .failed {
+        for i in model.tree.nodes.ids where model.tree.nodes[i].exists && model.tree.nodes[i].display == .failed {
             failed.append(i)
             if failed.count > 10 { break }
         }

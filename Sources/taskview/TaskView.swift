@@ -37,16 +37,18 @@ struct TaskView: ParsableCommand {
 /// Parses and runs, mapping every outcome to taskview's exit statuses: usage errors are 2
 /// (never the argument parser's 64), `--help` is 0, a command's `ExitCode` passes through.
 /// A subcommand parses its own arguments (`taskview replay LOG --speed 4`): parsed through
-/// the root, the root's own options would take `--speed` and the rest from it.
+/// the root, the root's own options would take `--speed` and the rest from it. Options
+/// before the subcommand's name are its own too (`LeadingOptions`).
 @main
 enum Main {
     static func main() {
         Signals.unblockAll()
         let args = Array(CommandLine.arguments.dropFirst())
         let status: Int32
-        if let first = args.first,
+        let names = Set(TaskView.subcommandTypes.map { $0._commandName })
+        if let (first, rest) = LeadingOptions.split(args, subcommands: names),
            let sub = TaskView.subcommandTypes.first(where: { $0._commandName == first }) {
-            status = run(sub, Array(args.dropFirst()), name: "taskview \(first)")
+            status = run(sub, rest, name: "taskview \(first)")
         } else {
             status = run(TaskView.self, args, name: "taskview")
         }

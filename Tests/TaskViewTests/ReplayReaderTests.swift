@@ -206,7 +206,7 @@ func loadError(_ text: String, skip: Bool = false) -> LogLoadError? {
         #expect(loadError(log(add0, "{\"seq\":2,\"t\":0,\"ev\":")).map { "\($0.line!) \($0.message)" }
                 == "3 expected a string at column 21")
         #expect(loadError(log(#"{"seq":1,"t":0,"ev":"add","id":-1,"kind":"task","name":"a","weight":1}"#))?.description
-                == "bad.jsonl: line 2: id -1 is out of range (0...16777215)")
+                == "bad.jsonl: line 2: id -1 is out of range (0...2147483647)")
         #expect(loadError(log(add0, #"{"seq":2,"t":0,"ev":"parent","id":0,"parent":5,"index":0}"#))?.description
                 == "bad.jsonl: line 3: node 5 does not exist")
         #expect(loadError(log(add0, add1, #"{"seq":3,"t":0,"ev":"parent","id":0,"parent":1,"index":0}"#,

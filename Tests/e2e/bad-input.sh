@@ -77,5 +77,20 @@ expect "replay: --speed 1/128 is out of range" 2 "between 1/64 and 64" -- "$BIN"
 expect "replay: --speed 64 is fine" 0 "" -- "$BIN" replay "$D/ok.jsonl" --speed 64 --headless
 expect "export: bad format" 2 "format|Format" -- "$BIN" export "$D/ok.jsonl" --format svg
 
+# Options before the subcommand are the subcommand's (issue 13): same run, or its own refusal.
+"$BIN" demo flaky --seed 3 --headless --no-record >"$D/after.out" 2>/dev/null
+after=$?
+"$BIN" demo flaky --seed 4 --headless --no-record >"$D/other.out" 2>/dev/null
+expect "leading options: --seed 3 demo NAME runs" "$after" "" -- "$BIN" --seed 3 --headless --no-record demo flaky
+if cmp -s "$D/out" "$D/after.out" && ! cmp -s "$D/out" "$D/other.out"; then
+    pass=$((pass + 1)); echo "ok   leading options: the seed is used, as after the subcommand"
+else fail=$((fail + 1)); echo "FAIL leading options: output differs from --seed 3 after the subcommand"; fi
+expect "leading options: --record PATH demo writes PATH" 0 "Log written to .*lead.jsonl" -- "$BIN" --record "$D/lead.jsonl" demo pipeline --headless
+[ -s "$D/lead.jsonl" ] || { fail=$((fail + 1)); echo "FAIL leading options: no log at the --record path"; }
+expect "leading options: replay refuses --record" 2 "^taskview: .*no --record" -- "$BIN" --record "$D/x.jsonl" replay "$D/ok.jsonl" --headless
+[ ! -e "$D/x.jsonl" ] || { fail=$((fail + 1)); echo "FAIL leading options: replay wrote a log"; }
+expect "leading options: unknown one gets the subcommand's usage" 2 "^Usage: taskview run " -- "$BIN" --frobnicate run "$D/comma.json"
+expect "leading options: attach refuses --seed" 2 "attach takes no --seed" -- "$BIN" --seed 3 attach --list
+
 echo "bad-input: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -29,8 +29,10 @@ package struct LogModel: Sendable {
         }
     }
 
-    /// Largest node id accepted (ids index a flat table).
-    package static let maxID = (1 << 24) - 1
+    /// Largest node id accepted: ids are kept as `Int32`. Far ids cost a dictionary entry,
+    /// not a table slot per smaller id, so a long-running program's ids (past 2^24 after
+    /// sixteen million tasks) are read like small ones.
+    package static let maxID = Int(Int32.max)
 
     package private(set) var nodes: [Node] = []
     private var slotOf: [Int32] = []

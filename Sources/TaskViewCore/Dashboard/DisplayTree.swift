@@ -8,9 +8,9 @@ public struct DisplayTree {
     public let tree: TreeModel
     public let view: ViewState
     /// Filter visibility by raw id (nil: no filter).
-    let mask: [Bool]?
+    let mask: FilterMask?
 
-    public init(tree: TreeModel, view: ViewState, mask: [Bool]?) {
+    public init(tree: TreeModel, view: ViewState, mask: FilterMask?) {
         self.tree = tree
         self.view = view
         self.mask = mask
@@ -49,7 +49,7 @@ public struct DisplayTree {
 
     func passes(_ i: Int) -> Bool {
         guard let mask else { return true }
-        return i < mask.count && mask[i]
+        return mask[i]
     }
 
     /// Whether the row's children are shown.

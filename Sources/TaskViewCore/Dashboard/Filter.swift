@@ -4,7 +4,7 @@ struct FilterCache: Sendable {
     var text = ""
     var version: UInt64 = .max
     var frozen = false
-    var mask: [Bool]?
+    var mask: FilterMask?
 
     mutating func refresh(tree: TreeModel, view: ViewState, frozen isFrozen: Bool) {
         if view.filter.isEmpty {
@@ -19,14 +19,14 @@ struct FilterCache: Sendable {
         version = tree.structureVersion
         frozen = isFrozen
         let needle = Array(view.filter.lowercased().unicodeScalars)
-        var m = [Bool](repeating: false, count: tree.nodes.count)
+        var m = FilterMask(denseCount: tree.nodes.denseCount)
         let shape = DisplayTree(tree: tree, view: view, mask: nil)
-        for i in tree.nodes.indices where tree.nodes[i].exists && !m[i] && !shape.isFolded(i) {
+        for i in tree.nodes.ids where tree.nodes[i].exists && !m[i] && !shape.isFolded(i) {
             let name = tree.nodes[shape.content(i)].name
             guard FilterCache.contains(name, needle) else { continue }
             var x = i
             while x >= 0 && !m[x] {
-                m[x] = true
+                m.insert(x)
                 x = shape.parent(x)
             }
         }
@@ -44,6 +44,30 @@ struct FilterCache: Sendable {
         }
         return false
     }
+}
+
+/// The rows a filter keeps, by raw id: a flag per id of the node table's array, and a set
+/// for the ids beyond it (so a huge id costs one entry, not a flag per smaller id).
+public struct FilterMask: Sendable {
+    private var dense: [Bool]
+    private var far: Set<Int> = []
+
+    init(denseCount: Int) {
+        dense = [Bool](repeating: false, count: denseCount)
+    }
+
+    /// Whether `id` passes the filter.
+    public subscript(_ id: Int) -> Bool {
+        if id >= 0 && id < dense.count { return dense[id] }
+        return !far.isEmpty && far.contains(id)
+    }
+
+    mutating func insert(_ id: Int) {
+        if id >= 0 && id < dense.count { dense[id] = true } else { far.insert(id) }
+    }
+
+    /// Slots held (tests: memory follows the nodes, not the ids).
+    var storedCount: Int { dense.count + far.count }
 }
 
 extension DashboardModel {

@@ -8,6 +8,8 @@ extension TreeModel {
         time = event.time
         switch event.change {
         case let .added(id, kind, name, weight, parent, index):
+            // Ids are kept as Int32 (parents, children): one beyond names no node here.
+            guard id.rawValue >= 0 && id.rawValue <= Int(Int32.max) else { return }
             add(id.rawValue, kind: kind, name: name, weight: weight, time: event.time)
             if let parent, contains(parent.rawValue) {
                 attach(id.rawValue, to: parent.rawValue, at: index ?? Int.max)
@@ -57,8 +59,9 @@ extension TreeModel {
         guard i >= 0 else { return }
         ensure(i)
         if nodes[i].exists { counts[nodes[i].display.rawValue] -= 1 }
-        outputs[i] = nil
-        commands[i] = nil
+        // Most graphs run no commands: no hashing per added node then.
+        if !outputs.isEmpty { outputs[i] = nil }
+        if !commands.isEmpty { commands[i] = nil }
         var node = Node()
         node.exists = true
         node.kind = kind

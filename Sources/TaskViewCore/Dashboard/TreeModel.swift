@@ -76,7 +76,9 @@ public struct TreeModel: Sendable {
     }
 
     /// The node (must exist).
-    public subscript(_ id: Int) -> Node { nodes[id] }
+    public subscript(_ id: Int) -> Node {
+        _read { yield nodes[id] }
+    }
 
     /// Live roots in creation order.
     public var roots: [Int] {

@@ -92,8 +92,10 @@ extension LogParser {
         let nodes = f.nodes ?? []
         guard part <= parts else { throw LineError("part \(part) of \(parts)") }
         if var p = pending {
+            // Taken out, so the append below grows the one array in place instead of
+            // copying every earlier part's nodes once per part.
+            pending = nil
             guard part == p.next, parts == p.parts, t == p.t else {
-                pending = nil
                 throw LineError("snapshot part \(part) of \(parts) does not continue part \(p.next - 1) of \(p.parts)")
             }
             p.nodes.append(contentsOf: nodes)
