@@ -27,7 +27,7 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
 
     let typed: Typed
 
-    // Guarded by the graph's lock.
+    // Guarded by the owner's stripe lock.
     @exclusivity(unchecked) private var phase = 0          // 0: first link, 1: second link, 2: over
     @exclusivity(unchecked) private var progress = PairAggregate()
 
@@ -60,7 +60,7 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
     /// Looks at the link of the current phase and moves on as far as it can.
     private func step(owner: AnyGraphTask) {
         enum Next { case none, start(AnyGraphTask), decide(AnyGraphTask), finish(AnyGraphTask), cancel }
-        let next: Next = owner.graph.lock.withLock {
+        let next: Next = owner.withStripe { _ in
             guard owner._state == .executing, phase < 2, phase < children.count else { return .none }
             let c = children[phase]
             switch c._state {
@@ -87,7 +87,7 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
             _ = typed(.finishFromSecond, owner, c, nil)
         case .decide(let first):
             guard let second = typed(.decide, owner, first, nil) else {
-                let go: Bool = owner.graph.lock.withLock {
+                let go: Bool = owner.withStripe { _ in
                     guard phase == 0 else { return false }
                     phase = 2
                     return true
@@ -95,7 +95,8 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
                 if go { _ = typed(.finishFromFirst, owner, first, nil) }
                 return
             }
-            let report: (TaskProgress, AnyGraphTask?, Int)? = owner.graph.lock.withLock {
+            // The closure may have made `second` on another thread (another stripe).
+            let report: (TaskProgress, AnyGraphTask?, Int)? = owner.withFamily([second]) {
                 guard phase == 0, owner._state == .executing else { return nil }
                 if let cycle = Self.cycleMessageLocked(next: second, owner: owner) { preconditionFailure(cycle) }
                 phase = 1
@@ -114,7 +115,7 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
 
     /// Why `next`, returned by a `then`/`recover`/`chain` closure of `owner`, can never
     /// settle: it is `owner` itself or one of its ancestors, which wait for `owner` (it would
-    /// hang forever). Nil when it is fine. Lock held.
+    /// hang forever). Nil when it is fine. Owner's stripe locked.
     static func cycleMessageLocked(next: AnyGraphTask, owner: AnyGraphTask) -> String? {
         // Only an executing task can be one of them: a fresh task costs one check, not a walk.
         guard next._state == .executing else { return nil }
@@ -131,12 +132,12 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
     }
 
     override func childSettled(owner: AnyGraphTask, index: Int) {
-        let current: Bool = owner.graph.lock.withLock { index == phase }
+        let current: Bool = owner.withStripe { _ in index == phase }
         if current { step(owner: owner) }
     }
 
     override func childProgress(owner: AnyGraphTask, index: Int) {
-        let report: (TaskProgress, AnyGraphTask?, Int)? = owner.graph.lock.withLock {
+        let report: (TaskProgress, AnyGraphTask?, Int)? = owner.withStripe { _ in
             guard owner._state == .executing, index == phase, phase < 2 else { return nil }
             let f = children[index]._progress.fraction
             if index == 0 { progress.c0 = max(progress.c0, f) } else { progress.c1 = max(progress.c1, f) }
@@ -147,7 +148,7 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
     }
 
     override func weightsChanged(owner: AnyGraphTask) {
-        owner.graph.lock.withLock {
+        owner.withStripe { _ in
             progress.w0 = children[0]._weight
             if children.count > 1 { progress.w1 = children[1]._weight }
         }
