@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Synchronization
 
 /// The recorded graph of tasks: parent/child structure, every state transition and every
@@ -18,8 +23,15 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
     /// The time source of every timestamp, `delay` and `timeout` of this graph.
     public let clock: any GraphClock
 
-    /// Number of lock stripes (a power of two).
-    @usableFromInline static let stripeCount = 16
+    /// Number of lock stripes: a power of two, at least 16 and at least the number of cores,
+    /// so that threads dealt stripes round-robin (`Trampoline.stripe`) share none as long as
+    /// there are no more of them than that.
+    @usableFromInline static let stripeCount: Int = {
+        let cores = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        var n = 16
+        while n < cores && n < 1024 { n <<= 1 }
+        return n
+    }()
     @usableFromInline let stripes: ContiguousArray<Stripe>
     /// The next block of ids to claim (`Stripe.append`).
     let nextBlock = Atomic<Int>(0)
