@@ -266,7 +266,9 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
 /// How many finished root subtrees a graph keeps before dropping the oldest (with a `dropped`
 /// event), so a long-running program does not grow without bound.
 public struct Retention: Sendable, Equatable {
-    /// Finished roots kept at most (>= 0).
+    /// Finished roots kept at most (>= 0), per lock stripe of the graph: a program that uses
+    /// the graph from one thread keeps exactly this many; one whose threads use several
+    /// stripes keeps up to this many per stripe.
     public var maxFinishedRoots: Int
     /// Finished roots older than this many seconds (graph clock) are dropped too; nil: no age limit.
     public var maxAge: Double?

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// A thread uses one stripe (`Trampoline.stripe`), and a task belongs to the stripe of the
 /// thread that created it; a task, its parent and its subtasks always share one stripe (an
-/// adoption across stripes moves the subtree first, see `Graph.lockFamily`). So threads
+/// adoption across stripes moves the subtree first, see `AnyGraphTask.withFamily`). So threads
 /// running independent tasks take different locks and touch different memory.
 @usableFromInline
 final class Stripe: @unchecked Sendable {   // mutable state behind `lock`
