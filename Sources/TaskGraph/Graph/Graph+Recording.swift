@@ -45,9 +45,10 @@ extension Graph {
     func addNodeLocked(_ s: Stripe, kindIndex: UInt8, name: String, weight: Double,
                        parentSlot: Int? = nil, index: Int = 0) -> (id: Int, slot: Int) {
         let parentID = parentSlot.flatMap { s.contains($0) ? s[$0].id : nil } ?? -1
-        let slot = s.append({ NodeRecord(id: $0, kindIndex: kindIndex, parent: parentID, weight: weight, name: name) },
-                            claim: { nextBlock.wrappingAdd(1, ordering: .relaxed).oldValue })
-        let id = s[slot].id
+        // (id and slot come back together: reading the record again through the stripe's
+        // nested `_read` accessors costs a heap-allocated coroutine frame.)
+        let (id, slot) = s.append({ NodeRecord(id: $0, kindIndex: kindIndex, parent: parentID, weight: weight, name: name) },
+                                  claim: { nextBlock.wrappingAdd(1, ordering: .relaxed).oldValue })
         if parentID >= 0, let parentSlot { insertChild(s, id, into: parentSlot, at: index) }
         emit(s, .added(id: NodeID(id), kind: NodeKind.all[Int(kindIndex)], name: name, weight: weight,
                        parent: parentID >= 0 ? NodeID(parentID) : nil, index: parentID >= 0 ? index : nil))

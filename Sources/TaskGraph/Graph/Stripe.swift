@@ -43,8 +43,9 @@ final class Stripe: @unchecked Sendable {   // mutable state behind `lock`
         self.index = index
     }
 
-    /// Stores a new own record with the next id of this stripe's block; returns its slot.
-    func append(_ make: (_ id: Int) -> NodeRecord, claim: () -> Int) -> Int {
+    /// Stores a new own record with the next id of this stripe's block; returns its id and slot.
+    @inline(__always)
+    func append(_ make: (_ id: Int) -> NodeRecord, claim: () -> Int) -> (id: Int, slot: Int) {
         if nextID == idEnd {
             let block = claim()
             nextID = block << Stripe.blockShift
@@ -54,7 +55,7 @@ final class Stripe: @unchecked Sendable {   // mutable state behind `lock`
         }
         let id = nextID
         nextID += 1
-        return own.append(make(id))
+        return (id, own.append(make(id)))
     }
 
     /// The slot of node `id` if this stripe holds its live record.
