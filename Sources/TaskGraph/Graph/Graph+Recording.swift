@@ -55,11 +55,10 @@ extension Graph {
         return (id, slot)
     }
 
-    func setParentLocked(_ s: Stripe, _ slot: Int, parentSlot: Int, index: Int) {
+    func setParentLocked(_ s: Stripe, _ slot: Int, id: Int, parentSlot: Int, parent: Int, index: Int) {
         // A node already dropped by retention (a finished root) is not recorded again.
         guard s.contains(slot), s.contains(parentSlot) else { return }
-        let id = s[slot].id, parent = s[parentSlot].id
-        s[slot].parent = parent
+        s.modify(slot) { $0.parent = parent }
         insertChild(s, id, into: parentSlot, at: index)
         emit(s, .parentSet(id: NodeID(id), parent: NodeID(parent), index: index))
     }
@@ -76,8 +75,12 @@ extension Graph {
 
     func setWeightLocked(_ s: Stripe, _ slot: Int, _ weight: Double) {
         guard s.contains(slot) else { return }
-        s[slot].weight = weight
-        emit(s, .weightChanged(id: NodeID(s[slot].id), weight: weight))
+        var id = 0
+        s.modify(slot) { r in
+            r.weight = weight
+            id = r.id
+        }
+        emit(s, .weightChanged(id: NodeID(id), weight: weight))
     }
 
     @usableFromInline

@@ -504,7 +504,7 @@ public class AnyGraphTask: @unchecked Sendable {
         if parent._state == .executing { _parentTurn = handlers.count }
         precondition(_stripe.load(ordering: .relaxed) == parent._stripe.load(ordering: .relaxed),
                      "adopted in another stripe than its parent's")
-        graph.setParentLocked(lockedStripe, slot, parentSlot: parent.slot, index: index)
+        graph.setParentLocked(lockedStripe, slot, id: rawID, parentSlot: parent.slot, parent: parent.rawID, index: index)
     }
 }
 
