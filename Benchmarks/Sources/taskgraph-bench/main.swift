@@ -12,7 +12,9 @@ let usage = """
 
     OPTIONS:
       --quick            Smoke run for CI: N/10, 3 rounds, depth probe up to 100k (~30 s).
-      --only <groups>    Comma-separated subset of: W1,W2,W3,W4,W5,depth,view.
+      --only <groups>    Comma-separated subset of: W1,W2,W3,W4,W5,depth,view,scale.
+                         scale: W1 on 1, 2, 4, 8 threads at once (S1-S8), with a table
+                         of each subject's throughput ratio to its own 1-thread figure.
       --runs <n>         Rounds per workload (default 7, W4 1; quick 3, W4 1). A subject
                          stops repeating once it has used 4 s (quick: 1.5 s) on a workload.
       --subject <text>   Only subjects whose name contains <text> (e.g. for a profiler).
@@ -82,6 +84,12 @@ print(Machine.description())
 print("")
 if !rows.isEmpty {
     print(Report.table(rows))
+    print("")
+}
+if let scale = ScaleSuite.summary(rows) {
+    print("Scaling (throughput of all threads together, and its ratio to 1 thread):")
+    print("")
+    print(scale)
     print("")
 }
 if !depthResults.isEmpty {

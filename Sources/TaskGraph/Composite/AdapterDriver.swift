@@ -9,7 +9,7 @@ final class AdapterDriver: CompositeDriver, @unchecked Sendable {
     /// For `timeout`: seconds, and what the owner fails with when they run out.
     let timeout: (seconds: Double, fail: (AnyGraphTask) -> Void)?
 
-    // Guarded by the graph's lock.
+    // Guarded by the owner's stripe lock.
     @exclusivity(unchecked) private var timer: (any GraphTimer)?
     @exclusivity(unchecked) private var over = false
 
@@ -33,14 +33,14 @@ final class AdapterDriver: CompositeDriver, @unchecked Sendable {
                 guard let owner, let self else { return }
                 Trampoline.enter { self.timedOut(owner: owner) }
             }
-            owner.graph.lock.withLock { timer = t }
+            owner.withStripe { _ in timer = t }
         }
         step(owner: owner)
     }
 
     private func step(owner: AnyGraphTask) {
         enum Next { case none, start, finish, cancel }
-        let next: Next = owner.graph.lock.withLock {
+        let next: Next = owner.withStripe { _ in
             guard !over, owner._state == .executing else { return .none }
             switch inner._state {
             case .notExecuted: return .start
@@ -56,7 +56,7 @@ final class AdapterDriver: CompositeDriver, @unchecked Sendable {
         case .start: Trampoline.run(inner, .start)
         case .cancel: owner.cancel(source: CancelSource.child, byParent: false)
         case .finish:
-            let t = owner.graph.lock.withLock { () -> (any GraphTimer)? in
+            let t = owner.withStripe { _ -> (any GraphTimer)? in
                 defer { timer = nil }
                 return timer
             }
@@ -66,7 +66,7 @@ final class AdapterDriver: CompositeDriver, @unchecked Sendable {
     }
 
     private func timedOut(owner: AnyGraphTask) {
-        let go: Bool = owner.graph.lock.withLock {
+        let go: Bool = owner.withStripe { _ in
             guard !over, owner._state == .executing else { return false }
             over = true
             timer = nil
@@ -82,9 +82,9 @@ final class AdapterDriver: CompositeDriver, @unchecked Sendable {
     }
 
     override func childProgress(owner: AnyGraphTask, index: Int) {
-        let p = owner.graph.lock.withLock { inner._progress }
+        let p = owner.withStripe { _ in inner._progress }
         let mapped = mapProgress.map { $0(p) } ?? p
-        let report: (AnyGraphTask?, Int)? = owner.graph.lock.withLock {
+        let report: (AnyGraphTask?, Int)? = owner.withStripe { _ in
             guard !over, owner._state == .executing, mapped != owner._progress else { return nil }
             return (owner.recordProgressLocked(mapped), owner._index)
         }

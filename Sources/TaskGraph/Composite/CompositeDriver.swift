@@ -35,7 +35,7 @@ class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's l
     /// Call once, right after the owner exists.
     func adoptChildrenLocked(owner: AnyGraphTask) {
         for (i, c) in children.enumerated() {
-            if c._adopted { sharedIndices.append(i) } else { c.adoptLocked(by: owner, index: i) }
+            if c.graph === owner.graph, c._adopted { sharedIndices.append(i) } else { c.adoptLocked(by: owner, index: i) }
         }
     }
 

@@ -86,7 +86,7 @@ extension AnyGraphTask {
     /// Gives a new composite its driver and adopts the driver's children.
     @usableFromInline
     func install(_ d: CompositeDriver) {
-        let shared: Bool = graph.lock.withLock {
+        let shared: Bool = withFamily(d.children) {
             driver = d
             d.adoptChildrenLocked(owner: self)
             return !d.sharedIndices.isEmpty

@@ -15,7 +15,7 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
     /// Settles the owner with this child's outcome (a failure, or the race winner).
     let pass: (AnyGraphTask, AnyGraphTask) -> Void
 
-    // Guarded by the graph's lock.
+    // Guarded by the owner's stripe lock.
     @exclusivity(unchecked) private var consumed: [Bool]
     @exclusivity(unchecked) private var remaining: Int
     @exclusivity(unchecked) private var next = 0
@@ -60,7 +60,7 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
             advance(owner: owner)
         case .concurrent, .allSettled, .race:
             fill(owner: owner)
-            let done: Bool = owner.graph.lock.withLock {
+            let done: Bool = owner.withStripe { _ in
                 guard !over, owner._state == .executing, remaining == 0 else { return false }
                 over = true
                 return true
@@ -74,7 +74,7 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
     private func fill(owner: AnyGraphTask) {
         while true {
             var startChild: AnyGraphTask?
-            let step: Step? = owner.graph.lock.withLock {
+            let step: Step? = owner.withStripe { _ in
                 guard !over, owner._state == .executing, reached < children.count,
                       reached - (children.count - remaining) < limit else { return nil }
                 let i = reached
@@ -100,7 +100,7 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
             var startChild: AnyGraphTask?
             var step = Step.none
             var again = false
-            owner.graph.lock.withLock {
+            owner.withStripe { _ in
                 guard !over, owner._state == .executing else { return }
                 guard next < children.count else {
                     over = true
@@ -193,11 +193,11 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
 
     override func childSettled(owner: AnyGraphTask, index: Int) {
         if mode == .sequential {
-            let isCurrent: Bool = owner.graph.lock.withLock { index == next }
+            let isCurrent: Bool = owner.withStripe { _ in index == next }
             if isCurrent { advance(owner: owner) }
             return
         }
-        let step: Step = owner.graph.lock.withLock {
+        let step: Step = owner.withStripe { _ in
             guard owner._state == .executing else { return .none }
             return consumeLocked(owner: owner, index)
         }
@@ -206,7 +206,7 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
     }
 
     override func childProgress(owner: AnyGraphTask, index: Int) {
-        let step: Step = owner.graph.lock.withLock {
+        let step: Step = owner.withStripe { _ in
             guard !over, owner._state == .executing, !consumed[index] else { return .none }
             aggregate.set(index, children[index]._progress.fraction)
             return reportLocked(owner: owner)
@@ -215,7 +215,7 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
     }
 
     override func childCancelled(owner: AnyGraphTask, index: Int) {
-        let step: Step = owner.graph.lock.withLock {
+        let step: Step = owner.withStripe { _ in
             if mode == .allSettled { return cancelledLocked(owner: owner, index) }
             return owner._state.isSettled ? .none : .cancelOwner
         }
@@ -224,7 +224,7 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
     }
 
     override func weightsChanged(owner: AnyGraphTask) {
-        let step: Step = owner.graph.lock.withLock {
+        let step: Step = owner.withStripe { _ in
             guard !over, owner._state == .executing else { return .none }
             aggregate.setWeights(children.map { $0._weight })
             return reportLocked(owner: owner)

@@ -27,7 +27,7 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
 
     let typed: Typed
 
-    // Guarded by the graph's lock.
+    // Guarded by the owner's stripe lock.
     @exclusivity(unchecked) private var phase = 0          // 0: first link, 1: second link, 2: over
     @exclusivity(unchecked) private var progress = PairAggregate()
 
@@ -60,7 +60,7 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
     /// Looks at the link of the current phase and moves on as far as it can.
     private func step(owner: AnyGraphTask) {
         enum Next { case none, start(AnyGraphTask), decide(AnyGraphTask), finish(AnyGraphTask), cancel }
-        let next: Next = owner.graph.lock.withLock {
+        let next: Next = owner.withStripe { _ in
             guard owner._state == .executing, phase < 2, phase < children.count else { return .none }
             let c = children[phase]
             switch c._state {
@@ -87,7 +87,7 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
             _ = typed(.finishFromSecond, owner, c, nil)
         case .decide(let first):
             guard let made = typed(.decide, owner, first, nil) else {
-                let go: Bool = owner.graph.lock.withLock {
+                let go: Bool = owner.withStripe { _ in
                     guard phase == 0 else { return false }
                     phase = 2
                     return true
@@ -96,16 +96,21 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
                 return
             }
             // Adopted here (checking and adopting in one step), or, when another composite
-            // adopted it first, followed through a ref node (api.md "one node per task").
-            let shared = owner.graph.lock.withLock { () -> Bool in
-                if let cycle = Self.cycleMessageLocked(next: made, owner: owner) { preconditionFailure(cycle) }
+            // adopted it first, followed through a ref node (api.md "one node per task"). The
+            // closure may have made it on another thread: `withFamily` moves it into the owner's
+            // stripe first, unless another composite adopted it there.
+            let shared = owner.withFamily([made]) { () -> Bool in
+                // An ancestor of the owner shares its stripe; a task elsewhere cannot be one.
+                if made._stripe.load(ordering: .relaxed) == owner._stripe.load(ordering: .relaxed),
+                   let cycle = Self.cycleMessageLocked(next: made, owner: owner) { preconditionFailure(cycle) }
                 guard children.count < 2 else { return false }
-                if made._adopted { return true }
+                // A task of another graph traps in `adoptLocked`, with a clear message.
+                if made.graph === owner.graph, made._adopted { return true }
                 made.adoptLocked(by: owner, index: 1)
                 return false
             }
             let second = shared ? SharedTask.makeRef(of: made, parent: owner, index: 1) : made
-            let report: (TaskProgress, AnyGraphTask?, Int)? = owner.graph.lock.withLock {
+            let report: (TaskProgress, AnyGraphTask?, Int)? = owner.withStripe { _ in
                 guard phase == 0, owner._state == .executing else { return nil }
                 phase = 1
                 if children.count < 2 {
@@ -122,7 +127,7 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
 
     /// Why `next`, returned by a `then`/`recover`/`chain` closure of `owner`, can never
     /// settle: it is `owner` itself or one of its ancestors, which wait for `owner` (it would
-    /// hang forever). Nil when it is fine. Lock held.
+    /// hang forever). Nil when it is fine. Owner's stripe locked.
     static func cycleMessageLocked(next: AnyGraphTask, owner: AnyGraphTask) -> String? {
         // Only an executing task can be one of them: a fresh task costs one check, not a walk.
         guard next._state == .executing else { return nil }
@@ -139,12 +144,12 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
     }
 
     override func childSettled(owner: AnyGraphTask, index: Int) {
-        let current: Bool = owner.graph.lock.withLock { index == phase }
+        let current: Bool = owner.withStripe { _ in index == phase }
         if current { step(owner: owner) }
     }
 
     override func childProgress(owner: AnyGraphTask, index: Int) {
-        let report: (TaskProgress, AnyGraphTask?, Int)? = owner.graph.lock.withLock {
+        let report: (TaskProgress, AnyGraphTask?, Int)? = owner.withStripe { _ in
             guard owner._state == .executing, index == phase, phase < 2 else { return nil }
             let f = children[index]._progress.fraction
             if index == 0 { progress.c0 = max(progress.c0, f) } else { progress.c1 = max(progress.c1, f) }
@@ -155,7 +160,7 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
     }
 
     override func weightsChanged(owner: AnyGraphTask) {
-        owner.graph.lock.withLock {
+        owner.withStripe { _ in
             progress.w0 = children[0]._weight
             if children.count > 1 { progress.w1 = children[1]._weight }
         }

@@ -12,7 +12,7 @@ final class RetryDriver: CompositeDriver, @unchecked Sendable {
     /// Settles the owner from a completed attempt.
     let finish: (AnyGraphTask, AnyGraphTask) -> Void
 
-    // Guarded by the graph's lock.
+    // Guarded by the owner's stripe lock.
     @exclusivity(unchecked) private var current = 0
     @exclusivity(unchecked) private var over = false
     @exclusivity(unchecked) private var best = 0.0
@@ -33,7 +33,7 @@ final class RetryDriver: CompositeDriver, @unchecked Sendable {
 
     private func step(owner: AnyGraphTask) {
         enum Next { case none, start(AnyGraphTask), finish(AnyGraphTask), again(Int), cancel }
-        let next: Next = owner.graph.lock.withLock {
+        let next: Next = owner.withStripe { _ in
             guard !over, owner._state == .executing else { return .none }
             let c = children[current]
             switch c._state {
@@ -56,7 +56,7 @@ final class RetryDriver: CompositeDriver, @unchecked Sendable {
         case .finish(let c): finish(owner, c)
         case .again(let index):
             let attempt = copier!(Self.attemptName(children[0].name, index + 1, of: attempts))
-            owner.graph.lock.withLock {
+            owner.withFamily([attempt]) {
                 attempt.adoptLocked(by: owner, index: index)
                 children.append(attempt)
             }
@@ -73,12 +73,12 @@ final class RetryDriver: CompositeDriver, @unchecked Sendable {
     }
 
     override func childSettled(owner: AnyGraphTask, index: Int) {
-        let isCurrent: Bool = owner.graph.lock.withLock { index == current }
+        let isCurrent: Bool = owner.withStripe { _ in index == current }
         if isCurrent { step(owner: owner) }
     }
 
     override func childProgress(owner: AnyGraphTask, index: Int) {
-        let report: (TaskProgress, AnyGraphTask?, Int)? = owner.graph.lock.withLock {
+        let report: (TaskProgress, AnyGraphTask?, Int)? = owner.withStripe { _ in
             guard !over, owner._state == .executing, index == current else { return nil }
             let p = children[index]._progress
             guard p.fraction >= best, p != owner._progress else { return nil }

@@ -20,77 +20,102 @@ extension Graph {
         return String(text.unicodeScalars[..<end])
     }
 
-    /// Counts one event and, when somebody observes, builds it and hands it on (the change
-    /// is built only then).
+    /// Counts one event in stripe `s` (whose lock is held) and, when somebody observes,
+    /// numbers it, builds it and hands it on (the change is built only then).
     @inline(__always)
-    func emit(_ change: @autoclosure () -> GraphChange) {
-        sequence &+= 1
-        guard !observers.isEmpty else { return }
-        let event = GraphEvent(sequence: sequence, time: clock.now, change: change())
+    func emit(_ s: Stripe, _ change: @autoclosure () -> GraphChange) {
+        guard observed else {
+            s.sequence &+= 1
+            return
+        }
+        emitObserved(change())
+    }
+
+    @inline(never)
+    func emitObserved(_ change: GraphChange) {
+        eventLock.lock()
+        eventSequence &+= 1
+        let event = GraphEvent(sequence: eventSequence, time: clock.now, change: change)
         for o in observers { o.handler(event) }
+        eventLock.unlock()
     }
 
-    func addNodeLocked(kindIndex: UInt8, name: String, weight: Double,
-                       parent: Int = -1, index: Int = 0) -> Int {
-        let id = table.append(NodeRecord(kindIndex: kindIndex, parent: parent, weight: weight,
-                                          name: name))
-        if parent >= 0, table.contains(parent) { insertChild(id, into: parent, at: index) }
-        emit(.added(id: NodeID(id), kind: NodeKind.all[Int(kindIndex)], name: name, weight: weight,
-                    parent: parent >= 0 ? NodeID(parent) : nil, index: parent >= 0 ? index : nil))
-        return id
+    /// Records a new node in stripe `s` (a child of the task in `parentSlot`, if given, which
+    /// is in `s` too); returns its id and slot.
+    func addNodeLocked(_ s: Stripe, kindIndex: UInt8, name: String, weight: Double,
+                       parentSlot: Int? = nil, index: Int = 0) -> (id: Int, slot: Int) {
+        let parentID = parentSlot.flatMap { s.contains($0) ? s[$0].id : nil } ?? -1
+        // (id and slot come back together: reading the record again through the stripe's
+        // nested `_read` accessors costs a heap-allocated coroutine frame.)
+        let (id, slot) = s.append({ NodeRecord(id: $0, kindIndex: kindIndex, parent: parentID, weight: weight, name: name) },
+                                  claim: { nextBlock.wrappingAdd(1, ordering: .relaxed).oldValue })
+        if parentID >= 0, let parentSlot { insertChild(s, id, into: parentSlot, at: index) }
+        emit(s, .added(id: NodeID(id), kind: NodeKind.all[Int(kindIndex)], name: name, weight: weight,
+                       parent: parentID >= 0 ? NodeID(parentID) : nil, index: parentID >= 0 ? index : nil))
+        return (id, slot)
     }
 
-    func setParentLocked(_ id: Int, parent: Int, index: Int) {
+    func setParentLocked(_ s: Stripe, _ slot: Int, id: Int, parentSlot: Int, parent: Int, index: Int) {
         // A node already dropped by retention (a finished root) is not recorded again.
-        guard table.contains(id), table.contains(parent) else { return }
-        table[id].parent = parent
-        insertChild(id, into: parent, at: index)
-        emit(.parentSet(id: NodeID(id), parent: NodeID(parent), index: index))
+        guard s.contains(slot), s.contains(parentSlot) else { return }
+        s.modify(slot) { $0.parent = parent }
+        insertChild(s, id, into: parentSlot, at: index)
+        emit(s, .parentSet(id: NodeID(id), parent: NodeID(parent), index: index))
     }
 
-    private func insertChild(_ id: Int, into parent: Int, at index: Int) {
-        let count = table[parent].children.count
-        if index >= count {
-            table[parent].children.append(NodeID(id))
-        } else {
-            table[parent].children.insert(NodeID(id), at: max(0, index))
+    private func insertChild(_ s: Stripe, _ id: Int, into parentSlot: Int, at index: Int) {
+        s.modify(parentSlot) { r in
+            if index >= r.children.count {
+                r.children.append(NodeID(id))
+            } else {
+                r.children.insert(NodeID(id), at: max(0, index))
+            }
         }
     }
 
-    /// Records that `id` (a `ref` node) stands for the shared node `of`.
-    func setRefLocked(_ id: Int, of: Int) {
-        guard table.contains(id) else { return }
-        table.refs[id] = of
-        emit(.ref(id: NodeID(id), of: NodeID(of)))
+    /// Records that the `ref` node in `slot` stands for the shared node `of`.
+    func setRefLocked(_ s: Stripe, _ slot: Int, of: Int) {
+        guard s.contains(slot) else { return }
+        s.setRef(slot, of)
+        emit(s, .ref(id: NodeID(s[slot].id), of: NodeID(of)))
     }
 
-    func setWeightLocked(_ id: Int, _ weight: Double) {
-        guard table.contains(id) else { return }
-        table[id].weight = weight
-        emit(.weightChanged(id: NodeID(id), weight: weight))
+    func setWeightLocked(_ s: Stripe, _ slot: Int, _ weight: Double) {
+        guard s.contains(slot) else { return }
+        var id = 0
+        s.modify(slot) { r in
+            r.weight = weight
+            id = r.id
+        }
+        emit(s, .weightChanged(id: NodeID(id), weight: weight))
     }
 
     @usableFromInline
-    func setProgressLocked(_ id: Int, _ progress: TaskProgress) {
-        guard table.contains(id) else { return }
-        table[id].fraction = progress.fraction
-        table[id].info = progress.info
-        emit(.progress(id: NodeID(id), progress: progress))
+    func setProgressLocked(_ s: Stripe, _ slot: Int, _ progress: TaskProgress) {
+        guard s.contains(slot) else { return }
+        var id = 0
+        s.modify(slot) { r in
+            r.fraction = progress.fraction
+            r.info = progress.info
+            id = r.id
+        }
+        emit(s, .progress(id: NodeID(id), progress: progress))
     }
 
-    func cancelRequestedLocked(_ id: Int, source: String) {
-        emit(.cancelRequested(id: NodeID(id), source: cut(source)))
+    func cancelRequestedLocked(_ s: Stripe, _ id: Int, source: String) {
+        emit(s, .cancelRequested(id: NodeID(id), source: cut(source)))
     }
 
     /// Records a state change. `retain` is the task to keep alive while executing; the
     /// returned task (the one released on settling) must be released after unlocking.
     @usableFromInline
-    func setStateLocked(_ id: Int, _ state: TaskState, failed: Bool = false, message: String? = nil,
-                        retain: AnyGraphTask? = nil) -> AnyGraphTask? {
-        guard table.contains(id) else { return nil }
+    func setStateLocked(_ s: Stripe, _ slot: Int, _ state: TaskState, failed: Bool = false,
+                        message: String? = nil, retain: AnyGraphTask? = nil) -> AnyGraphTask? {
+        guard s.contains(slot) else { return nil }
         var released: AnyGraphTask?
+        var id = 0, isRoot = false
         let msg = message.map(cut)
-        table.modify(id) { r in
+        s.modify(slot) { r in
             r.state = state
             r.failed = failed
             if state == .executing {
@@ -100,50 +125,65 @@ extension Graph {
                 r.retained = nil
                 if state == .completed && !failed { r.fraction = 1 }
             }
+            id = r.id
+            isRoot = r.parent < 0
         }
-        if failed, let msg { table.messages[id] = msg }
-        emit(.stateChanged(id: NodeID(id), state: state, failed: failed, message: failed ? msg : nil))
-        if state.isSettled, table[id].parent < 0 { rootFinishedLocked(id) }
+        if failed, let msg { s.setMessage(slot, msg) }
+        emit(s, .stateChanged(id: NodeID(id), state: state, failed: failed, message: failed ? msg : nil))
+        if state.isSettled, isRoot { rootFinishedLocked(s, id) }
         return released
     }
 
-    func rootFinishedLocked(_ id: Int) {
+    func rootFinishedLocked(_ s: Stripe, _ id: Int) {
         guard let policy = retentionPolicy else { return }
         let now = clock.now
-        finishedRoots.append((id, now))
+        s.finishedRoots.append((id, now))
         var drop: [NodeID] = []
-        while finishedRootsHead < finishedRoots.count {
-            let (root, time) = finishedRoots[finishedRootsHead]
-            let live = finishedRoots.count - finishedRootsHead
+        while s.finishedRootsHead < s.finishedRoots.count {
+            let (root, time) = s.finishedRoots[s.finishedRootsHead]
+            let live = s.finishedRoots.count - s.finishedRootsHead
             let tooOld = policy.maxAge.map { now - time > $0 } ?? false
             guard live > policy.maxFinishedRoots || tooOld else { break }
-            finishedRootsHead += 1
-            collectSubtree(root, into: &drop)
+            s.finishedRootsHead += 1
+            collectSubtree(s, root, into: &drop)
         }
-        if finishedRootsHead > 1024 && finishedRootsHead * 2 > finishedRoots.count {
-            finishedRoots.removeFirst(finishedRootsHead)
-            finishedRootsHead = 0
+        if s.finishedRootsHead > 1024 && s.finishedRootsHead * 2 > s.finishedRoots.count {
+            s.finishedRoots.removeFirst(s.finishedRootsHead)
+            s.finishedRootsHead = 0
         }
         guard !drop.isEmpty else { return }
-        for d in drop { table.drop(d.rawValue) }
-        emit(.dropped(ids: drop))
+        for d in drop { if let slot = s.slot(of: d.rawValue) { s.drop(slot) } }
+        emit(s, .dropped(ids: drop))
     }
 
-    private func collectSubtree(_ root: Int, into out: inout [NodeID]) {
+    private func collectSubtree(_ s: Stripe, _ root: Int, into out: inout [NodeID]) {
         var stack = [root]
         while let id = stack.popLast() {
-            guard table.contains(id) else { continue }
-            // A subtree is dropped only when nothing in it runs any more.
+            guard let slot = s.slot(of: id) else { continue }
             out.append(NodeID(id))
-            for c in table[id].children { stack.append(c.rawValue) }
+            for c in s[slot].children { stack.append(c.rawValue) }
         }
     }
-}
 
-extension NodeTable {
-    @inline(__always)
-    func modify(_ id: Int, _ body: (inout NodeRecord) -> Void) {
-        let chunk = chunks[id >> NodeTable.shift]!
-        body(&chunk.records[id & (NodeTable.chunkSize - 1)])
+    /// Moves the subtree of `task` (tasks reachable through drivers, and every record under
+    /// its node) from stripe `from` to stripe `to`. Both locked.
+    func moveLocked(_ task: AnyGraphTask, from: Stripe, to: Stripe) {
+        var slots: [Int: Int] = [:]   // id -> new slot
+        var stack = [task.rawID]
+        while let id = stack.popLast() {
+            guard let old = from.slot(of: id) else { continue }
+            let record = from[old]
+            let message = from.message(old)
+            let refOf = from.refOf(old)
+            from.drop(old)
+            slots[id] = to.adopt(record, message: message, refOf: refOf)
+            for c in record.children { stack.append(c.rawValue) }
+        }
+        var tasks = [task]
+        while let t = tasks.popLast() {
+            t.slot = slots[t.rawID] ?? Int.min   // Int.min: no record (dropped)
+            t._stripe.store(to.index, ordering: .releasing)
+            if let d = t.driver { tasks.append(contentsOf: d.children) }
+        }
     }
 }

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Synchronization
 
 /// The recorded graph of tasks: parent/child structure, every state transition and every
@@ -5,67 +10,125 @@ import Synchronization
 ///
 /// Tasks join `Graph.shared` unless created with a `graph:` argument. Every property of a
 /// task and `snapshot()` reflect every transition that happened before the call: recording
-/// is synchronous with the transition. One lock per graph guards the graph's records and
-/// the mutable state of all of its tasks, so a transition and its record are one step.
-public final class Graph: @unchecked Sendable {   // mutable state behind `lock`
-    /// The default graph. It drops finished root subtrees beyond `Retention.sharedDefault`.
+/// is synchronous with the transition. The graph's state is split into lock stripes
+/// (`Stripe`): a task's mutable state and its node record are guarded by the lock of its
+/// stripe, so a transition and its record are one step, and threads that run independent
+/// tasks do not share a lock. Whole-graph operations (`snapshot`, `observe`) take every
+/// stripe's lock, in order.
+public final class Graph: @unchecked Sendable {   // mutable state behind the stripes' locks
+    /// The default graph. It drops finished root subtrees beyond `Retention.sharedDefault`
+    /// (applied per lock stripe: a program that uses it from one thread keeps exactly that).
     public static let shared = Graph(clock: MonotonicClock(), retention: .sharedDefault)
 
     /// The time source of every timestamp, `delay` and `timeout` of this graph.
     public let clock: any GraphClock
 
-    @usableFromInline let lock = Lock()
-    // Everything below is guarded by `lock`.
-    @exclusivity(unchecked) var table = NodeTable()
-    @exclusivity(unchecked) var sequence: UInt64 = 0
-    @exclusivity(unchecked) var observers: [GraphObserver] = []
+    /// Number of lock stripes: a power of two, at least 16 and at least the number of cores,
+    /// so that threads dealt stripes round-robin (`Trampoline.stripe`) share none as long as
+    /// there are no more of them than that.
+    @usableFromInline static let stripeCount: Int = {
+        let cores = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        var n = 16
+        while n < cores && n < 1024 { n <<= 1 }
+        return n
+    }()
+    @usableFromInline let stripes: ContiguousArray<Stripe>
+    /// The next block of ids to claim (`Stripe.append`).
+    let nextBlock = Atomic<Int>(0)
+
+    // Written with every stripe locked, so read under any one stripe's lock.
     @exclusivity(unchecked) var retentionPolicy: Retention?
-    @exclusivity(unchecked) var finishedRoots: [(id: Int, time: Double)] = []
-    @exclusivity(unchecked) var finishedRootsHead = 0
+    /// Whether somebody observes: events then take `eventLock` to get their number.
+    @exclusivity(unchecked) var observed = false
+    /// Events counted before the stripes' own counters (see `sequenceLocked`).
+    @exclusivity(unchecked) var baseSequence: UInt64 = 0
+
+    /// Guards the observers and the sequence of observed events; taken inside a stripe lock.
+    let eventLock = Lock()
+    @exclusivity(unchecked) var eventSequence: UInt64 = 0
+    @exclusivity(unchecked) var observers: [GraphObserver] = []
+
+    /// Guards `pendingCancels`; taken inside a stripe lock.
+    let pendingLock = Lock()
     /// Not-executed tasks cancelled while the graph could not reach them (see `cancel`).
     @exclusivity(unchecked) var pendingCancels: [Int: String] = [:]   // id -> cancel source
     /// `pendingCancels.count`, readable without the lock (tasks check it when touched).
     @usableFromInline let pendingCancelCount = Atomic<Int>(0)
 
     /// Creates a graph that keeps every node (no retention limit).
-    public init(clock: any GraphClock = MonotonicClock()) {
-        self.clock = clock
+    public convenience init(clock: any GraphClock = MonotonicClock()) {
+        self.init(clock: clock, retention: nil)
     }
 
     /// Creates a graph that drops finished root subtrees beyond `retention`.
     public init(clock: any GraphClock = MonotonicClock(), retention: Retention?) {
         self.clock = clock
         self.retentionPolicy = retention
+        self.stripes = ContiguousArray((0..<Graph.stripeCount).map { Stripe(index: $0) })
     }
 
     /// How many finished root subtrees the graph keeps; nil keeps everything. Changing it
-    /// applies at the next root that finishes.
+    /// applies at the next root that finishes. Each lock stripe applies it to its own
+    /// finished roots.
     public var retention: Retention? {
-        get { lock.withLock { retentionPolicy } }
-        set { lock.withLock { retentionPolicy = newValue } }
+        get { withAllStripes { retentionPolicy } }
+        set { withAllStripes { retentionPolicy = newValue } }
+    }
+
+    /// The stripe the calling thread's new tasks join.
+    @inlinable
+    var currentStripe: Stripe { stripes[Trampoline.current.stripe] }
+
+    /// Runs `body` with every stripe locked (in index order, so whole-graph operations never
+    /// deadlock with each other).
+    func withAllStripes<T>(_ body: () throws -> T) rethrows -> T {
+        for s in stripes { s.lock.lock() }
+        defer { for s in stripes.reversed() { s.lock.unlock() } }
+        return try body()
+    }
+
+    /// Every stripe's lock at once, for whole-graph steps (`lock.withLock { ... }`).
+    var lock: AllStripes { AllStripes(graph: self) }
+
+    struct AllStripes {
+        let graph: Graph
+        func withLock<T>(_ body: () throws -> T) rethrows -> T { try graph.withAllStripes(body) }
+    }
+
+    /// The stripe and slot of node `id`'s live record. All stripes locked.
+    func locateLocked(_ id: Int) -> (Stripe, Int)? {
+        guard id >= 0 else { return nil }
+        for s in stripes { if let slot = s.slot(of: id) { return (s, slot) } }
+        return nil
+    }
+
+    /// The number of the last event. All stripes locked.
+    func sequenceLocked() -> UInt64 {
+        observed ? eventSequence : baseSequence &+ stripes.reduce(0) { $0 &+ $1.sequence }
     }
 
     /// A consistent copy of all nodes, reflecting every transition before the call.
     public func snapshot() -> GraphSnapshot {
-        lock.withLock { snapshotLocked() }
+        withAllStripes { snapshotLocked() }
     }
 
     func snapshotLocked() -> GraphSnapshot {
         var nodes: [NodeID: GraphNode] = [:]
-        nodes.reserveCapacity(table.count)
+        nodes.reserveCapacity(stripes.reduce(0) { $0 + $1.own.count + $1.foreign.count })
         var roots: [NodeID] = []
-        let messages = table.messages
-        let refs = table.refs
-        table.forEachLive { id, r in
-            let nid = NodeID(id)
-            nodes[nid] = GraphNode(
-                id: nid, kind: r.kind, parent: r.parent >= 0 ? NodeID(r.parent) : nil,
-                children: r.children, name: r.name, weight: r.weight, state: r.state,
-                failed: r.failed, progress: TaskProgress(r.fraction, info: r.info),
-                message: r.failed ? messages[id] : nil, refOf: refs[id].map { NodeID($0) })
-            if r.parent < 0 { roots.append(nid) }
+        for s in stripes {
+            s.forEachLive { slot, r in
+                let nid = NodeID(r.id)
+                nodes[nid] = GraphNode(
+                    id: nid, kind: r.kind, parent: r.parent >= 0 ? NodeID(r.parent) : nil,
+                    children: r.children, name: r.name, weight: r.weight, state: r.state,
+                    failed: r.failed, progress: TaskProgress(r.fraction, info: r.info),
+                    message: r.failed ? s.message(slot) : nil, refOf: s.refOf(slot).map { NodeID($0) })
+                if r.parent < 0 { roots.append(nid) }
+            }
         }
-        return GraphSnapshot(nodes: nodes, roots: roots, sequence: sequence)
+        roots.sort { $0.rawValue < $1.rawValue }
+        return GraphSnapshot(nodes: nodes, roots: roots, sequence: sequenceLocked())
     }
 
     /// Every event from now on, for async consumers. Each access makes a new stream; it
@@ -77,13 +140,14 @@ public final class Graph: @unchecked Sendable {   // mutable state behind `lock`
         return stream
     }
 
-    /// Calls `handler` with every event from now on, synchronously, in order, on the thread
-    /// that caused it, before the call that caused it returns. It must be quick and must not
-    /// call back into the graph. The observation lives until `cancel()`.
+    /// Calls `handler` with every event from now on, in order, never concurrently with
+    /// itself, before the call that caused the event returns (so on the thread that caused
+    /// it: synchronously when the graph is used from one thread). It must be quick and must
+    /// not call back into the graph. The observation lives until `cancel()`.
     @discardableResult
     public func observe(_ handler: @escaping @Sendable (GraphEvent) -> Void) -> any GraphObservation {
         let observer = GraphObserver(graph: self, handler: handler)
-        lock.withLock { observers.append(observer) }
+        withAllStripes { addObserverLocked(observer) }
         return observer
     }
 
@@ -93,31 +157,50 @@ public final class Graph: @unchecked Sendable {   // mutable state behind `lock`
         _ handler: @escaping @Sendable (GraphEvent) -> Void
     ) -> (snapshot: GraphSnapshot, observation: any GraphObservation) {
         let observer = GraphObserver(graph: self, handler: handler)
-        let snap = lock.withLock { () -> GraphSnapshot in
-            observers.append(observer)
+        let snap = withAllStripes { () -> GraphSnapshot in
+            addObserverLocked(observer)
             return snapshotLocked()
         }
         return (snap, observer)
     }
 
+    /// All stripes locked: from now on every event takes `eventLock` for its number.
+    private func addObserverLocked(_ observer: GraphObserver) {
+        eventLock.withLock {
+            if !observed {
+                eventSequence = sequenceLocked()
+                observed = true
+            }
+            observers.append(observer)
+        }
+    }
+
     /// Returns when every event recorded before the call has been delivered to every
-    /// observer. Observers are called under the graph's lock as each event is recorded, so
+    /// observer. Observers are called under `eventLock` as each event is recorded, so
     /// taking that lock once is enough: a delivery in progress on another thread finishes first.
     public func flushObservers() {
-        lock.withLock {}
+        eventLock.withLock {}
     }
 
     func removeObserver(_ observer: GraphObserver) {
-        lock.withLock { observers.removeAll { $0 === observer } }
+        withAllStripes {
+            eventLock.withLock {
+                observers.removeAll { $0 === observer }
+                guard observers.isEmpty, observed else { return }
+                // Back to per-stripe counting; the stripes' counters stood still meanwhile.
+                observed = false
+                baseSequence = eventSequence &- stripes.reduce(0) { $0 &+ $1.sequence }
+            }
+        }
     }
 
     /// Cancels that node's task by the cancellation rules (subtree down, and upward to
     /// parents that cannot finish without it). `source` is recorded with the cancel.
     public func cancel(_ id: NodeID, source: String = CancelSource.graph) {
-        let task: AnyGraphTask? = lock.withLock {
-            guard table.contains(id.rawValue) else { return nil }
-            if let t = reachableTaskLocked(id.rawValue) { return t }
-            if table[id.rawValue].state == .notExecuted { pendingCancelLocked(id.rawValue, source: source) }
+        let task: AnyGraphTask? = withAllStripes {
+            guard let (s, slot) = locateLocked(id.rawValue) else { return nil }
+            if let t = reachableTaskLocked(s, id.rawValue) { return t }
+            if s[slot].state == .notExecuted { pendingCancelLocked(s, id.rawValue, source: source) }
             return nil
         }
         task?.cancel(source: source)
@@ -125,25 +208,26 @@ public final class Graph: @unchecked Sendable {   // mutable state behind `lock`
 
     /// Records one line of output of a node's process (what `TaskGraphProcess` commands call
     /// for every line they read) as an `output` event, for recorders and viewers. `text` is
-    /// cut to 4 KiB. Costs one lock and a counter when nobody observes; unknown or dropped
+    /// cut to 4 KiB. Takes every stripe's lock (the node may be in any); unknown or dropped
     /// nodes are ignored.
     public func reportOutput(_ id: NodeID, stream: OutputStreamName, text: String) {
-        lock.withLock {
-            guard table.contains(id.rawValue) else { return }
-            emit(.output(id: id, stream: stream, text: cut(text)))
+        withAllStripes {
+            guard let (s, _) = locateLocked(id.rawValue) else { return }
+            emit(s, .output(id: id, stream: stream, text: cut(text)))
         }
     }
 
     /// The node's task, if the graph can reach it: an executing task (the graph holds it), or
     /// a subtask of one, found through the drivers that hold their subtasks. A not-executed
     /// root held only by its owner cannot be reached (the graph holds no reference to it).
-    func reachableTaskLocked(_ id: Int) -> AnyGraphTask? {
+    /// All stripes locked; a node and its parents share stripe `s`.
+    func reachableTaskLocked(_ s: Stripe, _ id: Int) -> AnyGraphTask? {
         var path: [Int] = []
         var at = id
         while true {
-            guard table.contains(at) else { return nil }
-            if let t = table[at].retained { return descendLocked(from: t, along: path) }
-            let parent = table[at].parent
+            guard let slot = s.slot(of: at) else { return nil }
+            if let t = s[slot].retained { return descendLocked(from: t, along: path) }
+            let parent = s[slot].parent
             guard parent >= 0 else { return nil }
             path.append(at)
             at = parent
@@ -161,18 +245,17 @@ public final class Graph: @unchecked Sendable {   // mutable state behind `lock`
 
     /// Cancels a node whose task the graph cannot reach: the records change now (with their
     /// events), and the task object, if it still exists, takes the state when next touched.
-    /// The upward rule applies to its parents the same way.
-    func pendingCancelLocked(_ first: Int, source: String) {
+    /// The upward rule applies to its parents the same way. All stripes locked.
+    func pendingCancelLocked(_ s: Stripe, _ first: Int, source: String) {
         var id = first
         var src = source
-        while table.contains(id), table[id].state == .notExecuted {
-            if pendingCancels.updateValue(src, forKey: id) == nil {
-                pendingCancelCount.add(1, ordering: .relaxed)
-            }
-            emit(.cancelRequested(id: NodeID(id), source: cut(src)))
-            _ = setStateLocked(id, .cancelled)
-            let parent = table[id].parent
-            guard parent >= 0, table.contains(parent), table[parent].kind != NodeKind.allSettled else { return }
+        while let slot = s.slot(of: id), s[slot].state == .notExecuted {
+            let added = pendingLock.withLock { pendingCancels.updateValue(src, forKey: id) == nil }
+            if added { pendingCancelCount.add(1, ordering: .relaxed) }
+            emit(s, .cancelRequested(id: NodeID(id), source: cut(src)))
+            let parent = s[slot].parent
+            _ = setStateLocked(s, slot, .cancelled)
+            guard parent >= 0, let ps = s.slot(of: parent), s[ps].kind != NodeKind.allSettled else { return }
             id = parent
             src = CancelSource.child
         }
@@ -183,7 +266,9 @@ public final class Graph: @unchecked Sendable {   // mutable state behind `lock`
 /// How many finished root subtrees a graph keeps before dropping the oldest (with a `dropped`
 /// event), so a long-running program does not grow without bound.
 public struct Retention: Sendable, Equatable {
-    /// Finished roots kept at most (>= 0).
+    /// Finished roots kept at most (>= 0), per lock stripe of the graph: a program that uses
+    /// the graph from one thread keeps exactly this many; one whose threads use several
+    /// stripes keeps up to this many per stripe.
     public var maxFinishedRoots: Int
     /// Finished roots older than this many seconds (graph clock) are dropped too; nil: no age limit.
     public var maxAge: Double?

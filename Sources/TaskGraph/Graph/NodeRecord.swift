@@ -1,5 +1,8 @@
-/// What the graph keeps of one node. Lives in `Graph.table`, guarded by the graph's lock.
+/// What the graph keeps of one node. Lives in the table of its task's stripe (`Stripe`),
+/// guarded by that stripe's lock.
 struct NodeRecord {
+    /// The node's id (its slot in the stripe's table is a different number).
+    var id: Int
     var kindIndex: UInt8
     var state: TaskState = .notExecuted
     var failed = false
@@ -15,7 +18,8 @@ struct NodeRecord {
 
     var kind: String { NodeKind.all[Int(kindIndex)] }
 
-    init(kindIndex: UInt8, dropped: Bool = false, parent: Int = -1, weight: Double, name: String) {
+    init(id: Int, kindIndex: UInt8, dropped: Bool = false, parent: Int = -1, weight: Double, name: String) {
+        self.id = id
         self.kindIndex = kindIndex
         self.dropped = dropped
         self.parent = parent
@@ -28,8 +32,8 @@ struct NodeRecord {
     }
 }
 
-/// Node records in fixed-size chunks: growth never copies old records, and chunks whose
-/// nodes were all dropped by retention are freed.
+/// Node records in fixed-size chunks, by slot: growth never copies old records, and chunks
+/// whose nodes were all dropped by retention are freed.
 struct NodeTable {
     static let shift = 10
     static let chunkSize = 1 << shift
@@ -42,7 +46,7 @@ struct NodeTable {
 
     private(set) var chunks: [Chunk?] = []
     private(set) var count = 0
-    /// Failure messages, kept aside because few nodes have one.
+    /// Failure messages by slot, kept aside because few nodes have one.
     var messages: [Int: String] = [:]
     /// `ref` node -> the shared node it stands for, kept aside because few nodes are refs.
     var refs: [Int: Int] = [:]
@@ -72,19 +76,23 @@ struct NodeTable {
         }
     }
 
-    /// Marks a record dropped; frees its chunk when every record in it is gone.
-    mutating func drop(_ id: Int) {
-        guard contains(id) else { return }
+    /// Marks a record dropped; frees its chunk when every record in it is gone (then returns
+    /// the chunk's number).
+    @discardableResult
+    mutating func drop(_ id: Int) -> Int? {
+        guard contains(id) else { return nil }
         let c = id >> Self.shift
         let chunk = chunks[c]!
-        chunk.records[id & (Self.chunkSize - 1)] = NodeRecord(kindIndex: 0, dropped: true, weight: 0, name: "")
+        chunk.records[id & (Self.chunkSize - 1)] = NodeRecord(id: -1, kindIndex: 0, dropped: true, weight: 0, name: "")
         messages[id] = nil
         if !refs.isEmpty { refs[id] = nil }
         chunk.live -= 1
-        if chunk.live == 0 && chunk.records.count == Self.chunkSize { chunks[c] = nil }
+        guard chunk.live == 0 && chunk.records.count == Self.chunkSize else { return nil }
+        chunks[c] = nil
+        return c
     }
 
-    /// Live ids in ascending order.
+    /// Live slots in ascending order.
     func forEachLive(_ body: (Int, NodeRecord) -> Void) {
         for (c, chunk) in chunks.enumerated() {
             guard let chunk else { continue }
@@ -92,5 +100,13 @@ struct NodeTable {
                 body(c << Self.shift + i, r)
             }
         }
+    }
+}
+
+extension NodeTable {
+    @inline(__always)
+    func modify(_ id: Int, _ body: (inout NodeRecord) -> Void) {
+        let chunk = chunks[id >> NodeTable.shift]!
+        body(&chunk.records[id & (NodeTable.chunkSize - 1)])
     }
 }

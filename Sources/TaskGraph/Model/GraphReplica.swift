@@ -92,7 +92,8 @@ public struct GraphReplica: Sendable {
         nodes[parent]!.children = children
     }
 
-    /// The current state as a snapshot.
+    /// The current state as a snapshot; roots in ascending id order, as `Graph.snapshot()`
+    /// gives them (threads claim ids in blocks, so creation order can differ).
     public var snapshot: GraphSnapshot {
         var out: [NodeID: GraphNode] = [:]
         out.reserveCapacity(nodes.count)
@@ -101,6 +102,6 @@ public struct GraphReplica: Sendable {
                                 name: n.name, weight: n.weight, state: n.state, failed: n.failed,
                                 progress: n.progress, message: n.message, refOf: n.refOf)
         }
-        return GraphSnapshot(nodes: out, roots: rootOrder, sequence: sequence)
+        return GraphSnapshot(nodes: out, roots: rootOrder.sorted { $0.rawValue < $1.rawValue }, sequence: sequence)
     }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// Work between tasks (start a subtask, tell a parent a child settled, cancel across a
 /// link) goes through the trampoline of the current thread: it runs inline up to a small
@@ -32,6 +33,14 @@ final class Trampoline {
     /// Tasks whose settled handlers this thread is calling right now (innermost last): a
     /// handler added to one of them meanwhile is queued, not called nested (A+ 2.2.6).
     @exclusivity(unchecked) @usableFromInline var sending: [ObjectIdentifier] = []
+    /// The lock stripe this thread's new tasks join (`Stripe`), dealt round-robin.
+    @usableFromInline let stripe: Int
+
+    private static let stripesDealt = Atomic<Int>(0)
+
+    private init() {
+        stripe = Trampoline.stripesDealt.wrappingAdd(1, ordering: .relaxed).oldValue & (Graph.stripeCount - 1)
+    }
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()

@@ -4,9 +4,9 @@ import Synchronization
 /// cancellation, and its place in the graph. `GraphTask` is the typed task; use
 /// `AnyGraphTask` to keep tasks of different types together.
 ///
-/// All mutable state is guarded by the lock of the task's graph, the same lock that guards
-/// the graph's records, so a transition and its record are one atomic step. User code
-/// (bodies, handlers) never runs with that lock held.
+/// All mutable state is guarded by the lock of the task's stripe of the graph (`Stripe`),
+/// the same lock that guards its record, so a transition and its record are one atomic
+/// step. User code (bodies, handlers) never runs with that lock held.
 public class AnyGraphTask: @unchecked Sendable {
     /// The graph this task is a node of.
     public let graph: Graph
@@ -15,11 +15,17 @@ public class AnyGraphTask: @unchecked Sendable {
     /// This task's node in the graph.
     public var id: NodeID { NodeID(rawID) }
     @exclusivity(unchecked) @usableFromInline var rawID = 0
+    /// The index of the stripe whose lock guards this task; changes only when an adoption
+    /// moves the task to its parent's stripe (both locks held), so lockers check it again
+    /// after locking (`lockStripe`).
+    @usableFromInline let _stripe: Atomic<Int>
+    /// The slot of this task's record in its stripe (`Stripe`).
+    @exclusivity(unchecked) @usableFromInline var slot = 0
     @usableFromInline let kindIndex: UInt8
     /// What the node is (`NodeKind`).
     public var kind: String { NodeKind.all[Int(kindIndex)] }
 
-    // Guarded by graph.lock.
+    // Guarded by the stripe's lock.
     @exclusivity(unchecked) @usableFromInline var _state: TaskState = .notExecuted
     @exclusivity(unchecked) @usableFromInline var _failed = false
     @exclusivity(unchecked) @usableFromInline var _weight: Double
@@ -51,19 +57,97 @@ public class AnyGraphTask: @unchecked Sendable {
         self.name = name.map(Graph.cut) ?? NodeKind.all[Int(kindIndex)]
         self._weight = weight
         self.kindIndex = kindIndex
-        graph.lock.withLock {
-            rawID = graph.addNodeLocked(kindIndex: kindIndex, name: self.name, weight: weight,
-                                        parent: parent?.rawID ?? -1, index: index)
-            if let parent {
-                _parent = parent
-                _index = index
-                _adopted = true
-            }
-            if executing {
-                _state = .executing
-                _ = graph.setStateLocked(rawID, .executing, retain: self)
-            }
+        // A child joins its parent's stripe, a root the calling thread's.
+        let s: Stripe
+        if let parent {
+            s = parent.lockStripe()
+        } else {
+            s = graph.currentStripe
+            s.lock.lock()
         }
+        _stripe = Atomic(s.index)
+        (rawID, slot) = graph.addNodeLocked(s, kindIndex: kindIndex, name: self.name, weight: weight,
+                                            parentSlot: parent?.slot, index: index)
+        if let parent {
+            _parent = parent
+            _index = index
+            _adopted = true
+        }
+        if executing {
+            _state = .executing
+            _ = graph.setStateLocked(s, slot, .executing, retain: self)
+        }
+        s.lock.unlock()
+    }
+
+    /// Locks this task's stripe and returns it: the stripe's lock guards the task's state.
+    @inlinable @inline(__always)
+    final func lockStripe() -> Stripe {
+        while true {
+            let i = _stripe.load(ordering: .acquiring)
+            let s = graph.stripes[i]
+            s.lock.lock()
+            // Moved meanwhile (an adoption across stripes): lock the new one.
+            if _stripe.load(ordering: .relaxed) == i { return s }
+            s.lock.unlock()
+        }
+    }
+
+    /// This task's stripe, while its lock is held.
+    @usableFromInline
+    var lockedStripe: Stripe { graph.stripes[_stripe.load(ordering: .relaxed)] }
+
+    /// Runs `body` with the stripe of this task locked, after moving the subtrees of those of
+    /// `others` in another stripe into this task's (they are about to become its subtasks: a
+    /// task, its parent and its subtasks share one stripe). One that another composite
+    /// adopted already stays where it is (it is shared: this task gets a `ref` node for it);
+    /// its `_adopted`, once seen true, never changes, so `body` may read it.
+    final func withFamily<T>(_ others: [AnyGraphTask], _ body: () throws -> T) rethrows -> T {
+        var movable = others
+        while true {
+            let s = lockStripe()
+            if movable.allSatisfy({ $0.graph !== graph || $0._stripe.load(ordering: .relaxed) == s.index }) {
+                defer { s.lock.unlock() }
+                return try body()
+            }
+            s.lock.unlock()
+            movable = moveIntoStripe(movable)
+        }
+    }
+
+    /// Moves those of `others` in another stripe into this task's, with both stripes locked
+    /// (in index order). Rare: only an adoption of a task made on another thread gets here.
+    /// Returns those still to be checked: all but the ones found adopted elsewhere.
+    private func moveIntoStripe(_ others: [AnyGraphTask]) -> [AnyGraphTask] {
+        let mine = _stripe.load(ordering: .acquiring)
+        var indices = Set(others.filter { $0.graph === graph }.map { $0._stripe.load(ordering: .acquiring) })
+        indices.insert(mine)
+        let locked = indices.sorted().map { graph.stripes[$0] }
+        for s in locked { s.lock.lock() }
+        defer { for s in locked.reversed() { s.lock.unlock() } }
+        // Moved meanwhile: the caller tries again.
+        guard _stripe.load(ordering: .relaxed) == mine else { return others }
+        var still: [AnyGraphTask] = []
+        for t in others where t.graph === graph {
+            let from = t._stripe.load(ordering: .relaxed)
+            guard indices.contains(from) else {
+                still.append(t)   // moved meanwhile
+                continue
+            }
+            if from == mine { still.append(t); continue }
+            if t._adopted { continue }   // shared: stays with its adopter
+            graph.moveLocked(t, from: graph.stripes[from], to: graph.stripes[mine])
+            still.append(t)
+        }
+        return still
+    }
+
+    /// Runs `body` with this task's stripe locked.
+    @inlinable @inline(__always)
+    final func withStripe<T>(_ body: (Stripe) throws -> T) rethrows -> T {
+        let s = lockStripe()
+        defer { s.lock.unlock() }
+        return try body(s)
     }
 
     deinit {
@@ -81,13 +165,13 @@ public class AnyGraphTask: @unchecked Sendable {
     /// The current state; reflects every transition before the call.
     public var state: TaskState {
         resolvePendingCancel()
-        return graph.lock.withLock { _state }
+        return withStripe { _ in _state }
     }
 
     /// Whether the task was cancelled.
     public var isCancelled: Bool {
         resolvePendingCancel()
-        return graph.lock.withLock { _state == .cancelled }
+        return withStripe { _ in _state == .cancelled }
     }
 
     /// Once the task is cancelled, the source of the cancel that moved it there (`api`,
@@ -96,7 +180,7 @@ public class AnyGraphTask: @unchecked Sendable {
     /// `CancellationError`.
     public var cancelSource: String? {
         resolvePendingCancel()
-        return graph.lock.withLock { _state == .cancelled ? _cancelSource : nil }
+        return withStripe { _ in _state == .cancelled ? _cancelSource : nil }
     }
 
     /// Takes a cancel the graph recorded while it could not reach this task (see
@@ -113,8 +197,10 @@ public class AnyGraphTask: @unchecked Sendable {
         var garbage: (AnyObject?, (@Sendable (AnyGraphTask) -> Void)?) = (nil, nil)
         var parent: AnyGraphTask?
         var index = 0
-        let took: Bool = graph.lock.withLock {
-            guard _state == .notExecuted, let source = graph.pendingCancels.removeValue(forKey: rawID) else { return false }
+        let took: Bool = withStripe { _ in
+            guard _state == .notExecuted,
+                  let source = graph.pendingLock.withLock({ graph.pendingCancels.removeValue(forKey: rawID) })
+            else { return false }
             graph.pendingCancelCount.subtract(1, ordering: .relaxed)
             _state = .cancelled
             _cancelSource = source
@@ -139,12 +225,12 @@ public class AnyGraphTask: @unchecked Sendable {
     }
 
     /// The task's own progress (for composites: the weighted aggregate of its subtasks).
-    public var currentProgress: TaskProgress { graph.lock.withLock { _progress } }
+    public var currentProgress: TaskProgress { withStripe { _ in _progress } }
 
     /// How much this task counts in its parent's aggregated progress: finite and >= 0,
     /// default 1; 0 means it does not count.
     public var weight: Double {
-        get { graph.lock.withLock { _weight } }
+        get { withStripe { _ in _weight } }
         set { setWeight(newValue) }
     }
 
@@ -152,10 +238,10 @@ public class AnyGraphTask: @unchecked Sendable {
     @discardableResult
     public func setWeight(_ w: Double) -> Self {
         precondition(w.isFinite && w >= 0, "GraphTask weight must be finite and >= 0, got \(w)")
-        let parent: AnyGraphTask? = graph.lock.withLock {
+        let parent: AnyGraphTask? = withStripe { s in
             guard _weight != w else { return nil }
             _weight = w
-            graph.setWeightLocked(rawID, w)
+            graph.setWeightLocked(s, slot, w)
             return _parent.flatMap { $0._state == .executing ? $0 : nil }
         }
         if let parent { Trampoline.enter { parent.lockedDriver()?.weightsChanged(owner: parent) } }
@@ -176,18 +262,17 @@ public class AnyGraphTask: @unchecked Sendable {
     @usableFromInline
     func startIfNeeded() {
         resolvePendingCancel()
-        let lock = graph.lock
-        lock.lock()
+        let s = lockStripe()
         guard _state == .notExecuted else {
-            lock.unlock()
+            s.lock.unlock()
             return
         }
         _state = .executing
-        _ = graph.setStateLocked(rawID, .executing, retain: self)
+        _ = graph.setStateLocked(s, slot, .executing, retain: self)
         let b = body, d = driver
         body = nil
         if let d { for c in d.children { c._parentTurn = c.handlers.count } }
-        lock.unlock()
+        s.lock.unlock()
         if let d {
             d.start(owner: self)
         } else if let b {
@@ -213,7 +298,7 @@ public class AnyGraphTask: @unchecked Sendable {
     @discardableResult
     public func onCancel(_ handler: @escaping @Sendable () -> Void) -> Self {
         resolvePendingCancel()
-        let now: Bool = graph.lock.withLock {
+        let now: Bool = withStripe { _ in
             switch _state {
             case .cancelled: return true
             case .completed: return false
@@ -236,14 +321,18 @@ public class AnyGraphTask: @unchecked Sendable {
         var waiters = HandlerList()
         var oldBody: (@Sendable (AnyGraphTask) -> Void)?
         var refs: [AnyGraphTask] = []
-        let did: Bool = graph.lock.withLock {
+        // nil: this is a shared task whose refs (in other stripes) must be looked at, which
+        // takes every stripe's lock (`all`); rare, so the common cancel takes only its own.
+        func cancelLocked(_ s: Stripe, all: Bool) -> Bool? {
             guard _state == .notExecuted || _state == .executing else { return false }
+            let sharing = _sharing.flatMap { $0.source === self ? $0 : nil }
+            if sharing != nil && !all { return nil }
             // A shared task: a consumer cancelling downward only lets go while others wait.
-            if byParent, let s = _sharing, s.source === self, s.anyRefWaitingLocked() { return false }
-            graph.cancelRequestedLocked(rawID, source: source)
+            if byParent, let sh = sharing, sh.anyRefWaitingLocked() { return false }
+            graph.cancelRequestedLocked(s, rawID, source: source)
             _state = .cancelled
             _cancelSource = source
-            released = graph.setStateLocked(rawID, .cancelled)
+            released = graph.setStateLocked(s, slot, .cancelled)
             swap(&handlers, &_cancelHandlers)
             swap(&waiters, &self.handlers)
             oldBody = body
@@ -256,9 +345,11 @@ public class AnyGraphTask: @unchecked Sendable {
                 parent = p
                 index = _index
             }
-            if !byParent, let s = _sharing, s.source === self { refs = s.unsettledRefsLocked() }
+            if !byParent, let sh = sharing { refs = sh.unsettledRefsLocked() }
             return true
         }
+        let did = withStripe { s in cancelLocked(s, all: false) }
+            ?? graph.withAllStripes { cancelLocked(lockedStripe, all: true)! }
         guard did else { return }
         for h in handlers { h() }
         // After the onCancel handlers: the other handlers never run, internal waiters
@@ -297,7 +388,7 @@ public class AnyGraphTask: @unchecked Sendable {
     }
 
     func lockedDriver() -> CompositeDriver? {
-        graph.lock.withLock { driver }
+        withStripe { _ in driver }
     }
 
     // MARK: - Settled handlers
@@ -346,11 +437,11 @@ public class AnyGraphTask: @unchecked Sendable {
 
     // MARK: - Progress
 
-    /// Records a new own progress and returns the parent to tell, if any. Lock held.
+    /// Records a new own progress and returns the parent to tell, if any. Stripe locked.
     @usableFromInline
     func recordProgressLocked(_ p: TaskProgress) -> AnyGraphTask? {
         _progress = p
-        graph.setProgressLocked(rawID, p)
+        graph.setProgressLocked(lockedStripe, slot, p)
         return executingParentLocked()
     }
 
@@ -364,16 +455,15 @@ public class AnyGraphTask: @unchecked Sendable {
     /// when the fraction or the info changed.
     @usableFromInline
     func report(_ p: TaskProgress) {
-        let lock = graph.lock
-        lock.lock()
+        let s = lockStripe()
         guard _state == .executing, p != _progress else {
-            lock.unlock()
+            s.lock.unlock()
             return
         }
         let parent = recordProgressLocked(p)
         let index = _index
         let list = handlers.progressCount > 0 ? handlers : HandlerList()
-        lock.unlock()
+        s.lock.unlock()
         if list.progressCount > 0 || parent != nil {
             Trampoline.enter {
                 list.sendProgress(p)
@@ -385,7 +475,7 @@ public class AnyGraphTask: @unchecked Sendable {
     /// After a composite recorded a new aggregate: calls the progress handlers and tells the
     /// parent.
     func didReportProgress(_ p: TaskProgress, parent: AnyGraphTask?, index: Int) {
-        let list: HandlerList = graph.lock.withLock {
+        let list: HandlerList = withStripe { _ in
             handlers.progressCount > 0 ? handlers : HandlerList()
         }
         list.sendProgress(p)
@@ -400,7 +490,7 @@ public class AnyGraphTask: @unchecked Sendable {
     /// makes one attempt.
     @usableFromInline
     func makeCopier() -> ((_ name: String?) -> AnyGraphTask)? {
-        let (b, d, state, w) = graph.lock.withLock { (body, driver, _state, _weight) }
+        let (b, d, state, w) = withStripe { _ in (body, driver, _state, _weight) }
         guard state == .notExecuted else { return nil }
         let copy: (String?) -> AnyGraphTask
         if let d {
@@ -435,7 +525,7 @@ public class AnyGraphTask: @unchecked Sendable {
     // MARK: - Adoption
 
     /// Makes this task subtask number `index` of `parent`. Traps on a second adoption or a
-    /// task from another graph. Lock held.
+    /// task from another graph. The stripe of both is locked (see `withFamily`).
     func adoptLocked(by parent: AnyGraphTask, index: Int) {
         precondition(graph === parent.graph,
                      "GraphTask '\(name)' belongs to another graph than its composite '\(parent.name)'")
@@ -445,7 +535,9 @@ public class AnyGraphTask: @unchecked Sendable {
         _parent = parent
         _index = index
         if parent._state == .executing { _parentTurn = handlers.count }
-        graph.setParentLocked(rawID, parent: parent.rawID, index: index)
+        precondition(_stripe.load(ordering: .relaxed) == parent._stripe.load(ordering: .relaxed),
+                     "adopted in another stripe than its parent's")
+        graph.setParentLocked(lockedStripe, slot, id: rawID, parentSlot: parent.slot, parent: parent.rawID, index: index)
     }
 }
 

@@ -44,7 +44,7 @@ extension GraphTask {
     }
 
     func executeUnlessAdopted() {
-        let adopted = graph.lock.withLock { _adopted }
+        let adopted = withStripe { _ in _adopted }
         if !adopted { execute() }
     }
 }

@@ -9,7 +9,7 @@ import Synchronization
 /// fib.success { print($0) }.execute()
 /// ```
 public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @unchecked Sendable {
-    // Guarded by graph.lock. The only typed state: everything else lives in `AnyGraphTask`,
+    // Guarded by the stripe's lock (see `AnyGraphTask`). The only typed state: everything else lives in `AnyGraphTask`,
     // so freeing a task needs no generic metadata but this.
     @exclusivity(unchecked) @usableFromInline var _result: Result<Success, Failure>?
 
@@ -121,7 +121,7 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
     // MARK: - Reading
 
     /// The outcome; nil until completed (and forever if cancelled).
-    public var outcome: Result<Success, Failure>? { graph.lock.withLock { _result } }
+    public var outcome: Result<Success, Failure>? { withStripe { _ in _result } }
 
     // MARK: - Settling
 
@@ -130,8 +130,8 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
     final func settle(_ result: Result<Success, Failure>) -> Bool {
         var message: String?
         if case .failure(let e) = result { message = String(describing: e) }
-        let lock = graph.lock
-        lock.lock()
+        let stripe = lockStripe()
+        let lock = stripe.lock
         guard _state == .executing else {
             lock.unlock()
             return false
@@ -147,7 +147,7 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
         } else {
             _failed = true
         }
-        let released = graph.setStateLocked(rawID, .completed, failed: message != nil, message: message)
+        let released = graph.setStateLocked(stripe, slot, .completed, failed: message != nil, message: message)
         var list = HandlerList()
         swap(&list, &handlers)
         let oldDriver = driver
@@ -183,8 +183,7 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
     @inlinable
     final func addHandler(_ entry: HandlerEntry) {
         resolvePendingCancel()
-        let lock = graph.lock
-        lock.lock()
+        let lock = lockStripe().lock
         switch _state {
         case .completed:
             let now = _result!

@@ -17,8 +17,9 @@
 ///   shared task is cancelled when no consumer still waits for it: no ref executing, and its
 ///   adopter not executing. A ref stops waiting when it is cancelled, whatever the source.
 ///
-/// All state here is guarded by the graph's lock, like the task's own.
-final class SharedTask: @unchecked Sendable {   // guarded by the graph's lock
+/// All state here is guarded by every stripe's lock (`graph.lock`, rare: only shared tasks
+/// come here), because the shared task and its refs may live in different stripes.
+final class SharedTask: @unchecked Sendable {   // guarded by every stripe's lock
     /// The shared task (weak: it holds this object).
     weak var source: AnyGraphTask?
     /// The ref nodes standing for the shared task, in creation order. Each of them points to
@@ -74,10 +75,10 @@ final class SharedTask: @unchecked Sendable {   // guarded by the graph's lock
         let ref = shared.makeRef(parent: parent, index: index)
         let graph = shared.graph
         graph.lock.withLock {
-            graph.setRefLocked(ref.rawID, of: shared.rawID)
+            graph.setRefLocked(ref.lockedStripe, ref.slot, of: shared.rawID)
             if shared._weight != 1 {
                 ref._weight = shared._weight
-                graph.setWeightLocked(ref.rawID, shared._weight)
+                graph.setWeightLocked(ref.lockedStripe, ref.slot, shared._weight)
             }
             let s = shared._sharing ?? SharedTask(source: shared)
             shared._sharing = s

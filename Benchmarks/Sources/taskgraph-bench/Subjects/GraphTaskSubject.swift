@@ -28,6 +28,23 @@ enum GraphTaskSubject {
         }
     }
 
+    /// W1 with a no-op observer attached: what delivering events costs by itself.
+    static func w1Observed(n: Int) -> Double {
+        let graph = Graph()
+        let observation = graph.observe { _ in }
+        defer { observation.cancel() }
+        let sink = Sink()
+        let t = seconds {
+            for i in 0..<n {
+                GraphTask<Int, Never>(graph: graph) { succeed, _ in succeed(i) }
+                    .success { sink.add($0) }
+                    .execute()
+            }
+        }
+        check(sink.count == n && sink.total == n * (n - 1) / 2, "GraphTask W1 observed sum")
+        return t / Double(n)
+    }
+
     /// W1 with an async body: `GraphTask.async { _ in i }`, executed by `await value` (the
     /// awaiter is the one handler), as Swift's W1 does with `Task { i }`.
     static func w1Async(n: Int) -> Double {

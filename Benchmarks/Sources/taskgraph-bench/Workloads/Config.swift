@@ -2,7 +2,7 @@
 struct Config {
     /// A fast smoke run (smaller N, fewer rounds, shallower depth probe) for CI.
     var quick = false
-    /// Workload groups to run (W1...W5, depth, view); nil runs all.
+    /// Workload groups to run (W1...W5, depth, view, scale); nil runs all.
     var only: Set<String>?
     /// Rounds per workload; nil uses the default for the mode.
     var runs: Int?
@@ -14,7 +14,7 @@ struct Config {
         return name.lowercased().contains(subject.lowercased())
     }
 
-    static let groups = ["W1", "W2", "W3", "W4", "W5", "depth", "view"]
+    static let groups = ["W1", "W2", "W3", "W4", "W5", "depth", "view", "scale"]
 
     func wants(_ group: String) -> Bool { only?.contains(group.lowercased()) ?? true }
 

@@ -12,6 +12,8 @@ enum LibrarySuite {
                              combine: OpenCombineSubject.w1, mini: MiniFutureSubject.w1)
                     // TaskGraphTracing's cost: spans to a minimal tracer (issue 10: within 1.5x of plain).
                     + [Case(subject: GT.tracedLabel, kind: .graphTaskRecorded) { GT.w1Traced($0) }]
+                    // A no-op `observe {}`: the event path alone (issue 11: <= 1.2x plain).
+                    + [Case(subject: "GraphTask + no-op observer", kind: .peer) { GT.w1Observed($0) ?? .nan }]
                     // The async body (a Swift task per GraphTask), beside Swift's `Task {}`.
                     + [Case(subject: "GraphTask.async body", kind: .peer) { GT.w1Async($0) ?? .nan }]))
         }
@@ -70,6 +72,7 @@ enum GT {
     static func w1Traced(_ n: Int) -> Double? { TracedSubject.w1(n: n) }
     static func w1(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w1(n: n, recorded: rec) }
     static func w1Async(_ n: Int) -> Double? { GraphTaskSubject.w1Async(n: n) }
+    static func w1Observed(_ n: Int) -> Double? { GraphTaskSubject.w1Observed(n: n) }
     static func w2(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w2(n: n, recorded: rec) }
     static func w3(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w3(n: n, recorded: rec) }
     static func w4(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w4(n: n, recorded: rec) }
@@ -83,6 +86,7 @@ enum GT {
     static func w1Traced(_ n: Int) -> Double? { nil }
     static func w1(_ n: Int, _ rec: Bool) -> Double? { nil }
     static func w1Async(_ n: Int) -> Double? { nil }
+    static func w1Observed(_ n: Int) -> Double? { nil }
     static func w2(_ n: Int, _ rec: Bool) -> Double? { nil }
     static func w3(_ n: Int, _ rec: Bool) -> Double? { nil }
     static func w4(_ n: Int, _ rec: Bool) -> Double? { nil }

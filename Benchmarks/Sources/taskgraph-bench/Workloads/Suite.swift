@@ -4,7 +4,8 @@ enum Suite {
     static func runTimed(_ config: Config, runner: Runner) -> [Row] {
         var rows: [Row] = []
         for var workload in LibrarySuite.workloads(config)
-            + ViewSuite.workloads(config, budget: runner.budgetPerCase) {
+            + ViewSuite.workloads(config, budget: runner.budgetPerCase)
+            + ScaleSuite.workloads(config) {
             // An exact name picks one subject ("GraphTask"); otherwise any name containing it.
             let exact = workload.cases.filter { $0.subject.lowercased() == config.subject?.lowercased() }
             workload.cases = exact.isEmpty ? workload.cases.filter { config.wantsSubject($0.subject) } : exact

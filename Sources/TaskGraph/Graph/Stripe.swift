@@ -1,0 +1,139 @@
+import Synchronization
+
+/// One lock stripe of a graph: the lock that guards the mutable state of the tasks that
+/// belong to it and their node records, with the records themselves, the stripe's share of
+/// the event count, its block of ids and its finished roots.
+///
+/// A thread uses one stripe (`Trampoline.stripe`), and a task belongs to the stripe of the
+/// thread that created it; a task, its parent and its subtasks always share one stripe (an
+/// adoption across stripes moves the subtree first, see `AnyGraphTask.withFamily`). So threads
+/// running independent tasks take different locks and touch different memory.
+@usableFromInline
+final class Stripe: @unchecked Sendable {   // mutable state behind `lock`
+    /// Ids are claimed from the graph in blocks of this many, so one thread numbers its
+    /// nodes 0, 1, 2, ... and the graph's shared counter is touched once per block.
+    static let blockShift = 6
+    static let blockSize = 1 << blockShift
+
+    @usableFromInline let lock = Lock()
+    let index: Int
+
+    // Everything below is guarded by `lock`.
+    /// Events counted in this stripe while nobody observes (`Graph.emit`).
+    @exclusivity(unchecked) var sequence: UInt64 = 0
+    /// Records of the nodes created in this stripe, slot = position.
+    @exclusivity(unchecked) var own = NodeTable()
+    /// Records moved in from other stripes (adoptions across stripes); slot `~position`.
+    @exclusivity(unchecked) var foreign = NodeTable()
+    /// First slot of each id block this stripe claimed, by block number.
+    @exclusivity(unchecked) var blockBase: [Int: Int] = [:]
+    /// The block number of each 64 own slots (to forget them when their chunk is freed).
+    @exclusivity(unchecked) var blockOfSlots: [Int] = []
+    /// Slots of the records in `foreign`, by node id.
+    @exclusivity(unchecked) var foreignSlot: [Int: Int] = [:]
+    @exclusivity(unchecked) var nextID = 0
+    @exclusivity(unchecked) var idEnd = 0
+    /// Roots of this stripe that finished, oldest first, for retention.
+    @exclusivity(unchecked) var finishedRoots: [(id: Int, time: Double)] = []
+    @exclusivity(unchecked) var finishedRootsHead = 0
+    // Keeps the next stripe's hot fields off this one's cache lines.
+    private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+
+    init(index: Int) {
+        self.index = index
+    }
+
+    /// Stores a new own record with the next id of this stripe's block; returns its id and slot.
+    @inline(__always)
+    func append(_ make: (_ id: Int) -> NodeRecord, claim: () -> Int) -> (id: Int, slot: Int) {
+        if nextID == idEnd {
+            let block = claim()
+            nextID = block << Stripe.blockShift
+            idEnd = nextID + Stripe.blockSize
+            blockBase[block] = own.count
+            blockOfSlots.append(block)
+        }
+        let id = nextID
+        nextID += 1
+        return (id, own.append(make(id)))
+    }
+
+    /// The slot of node `id` if this stripe holds its live record.
+    func slot(of id: Int) -> Int? {
+        if let base = blockBase[id >> Stripe.blockShift] {
+            let s = base + (id & (Stripe.blockSize - 1))
+            if own.contains(s) { return s }
+        }
+        if let f = foreignSlot[id] { return ~f }
+        return nil
+    }
+
+    @inline(__always)
+    func contains(_ slot: Int) -> Bool {
+        slot >= 0 ? own.contains(slot) : foreign.contains(~slot)
+    }
+
+    /// The live record in `slot`; callers check `contains` first.
+    subscript(slot: Int) -> NodeRecord {
+        _read {
+            if slot >= 0 { yield own[slot] } else { yield foreign[~slot] }
+        }
+        _modify {
+            if slot >= 0 { yield &own[slot] } else { yield &foreign[~slot] }
+        }
+    }
+
+    @inline(__always)
+    func modify(_ slot: Int, _ body: (inout NodeRecord) -> Void) {
+        if slot >= 0 { own.modify(slot, body) } else { foreign.modify(~slot, body) }
+    }
+
+    func message(_ slot: Int) -> String? {
+        slot >= 0 ? own.messages[slot] : foreign.messages[~slot]
+    }
+
+    func setMessage(_ slot: Int, _ text: String) {
+        if slot >= 0 { own.messages[slot] = text } else { foreign.messages[~slot] = text }
+    }
+
+    /// The shared node a `ref` node stands for.
+    func refOf(_ slot: Int) -> Int? {
+        slot >= 0 ? own.refs[slot] : foreign.refs[~slot]
+    }
+
+    func setRef(_ slot: Int, _ of: Int) {
+        if slot >= 0 { own.refs[slot] = of } else { foreign.refs[~slot] = of }
+    }
+
+    /// Forgets a record (retention, or a move to another stripe).
+    func drop(_ slot: Int) {
+        guard contains(slot) else { return }
+        if slot >= 0 {
+            guard let chunk = own.drop(slot) else { return }
+            // Every slot of the chunk is gone: so are its id blocks.
+            let per = NodeTable.chunkSize >> Stripe.blockShift
+            for b in chunk * per ..< min(chunk * per + per, blockOfSlots.count) {
+                blockBase[blockOfSlots[b]] = nil
+            }
+        } else {
+            foreignSlot[foreign[~slot].id] = nil
+            foreign.drop(~slot)
+        }
+    }
+
+    /// Stores a record moved in from another stripe; returns its slot.
+    func adopt(_ record: NodeRecord, message: String?, refOf: Int? = nil) -> Int {
+        let id = record.id
+        let f = foreign.append(record)
+        foreignSlot[id] = f
+        if let message { foreign.messages[f] = message }
+        if let refOf { foreign.refs[f] = refOf }
+        return ~f
+    }
+
+    /// Live records, each with its slot.
+    func forEachLive(_ body: (Int, NodeRecord) -> Void) {
+        own.forEachLive(body)
+        foreign.forEachLive { body(~$0, $1) }
+    }
+}
