@@ -1,5 +1,5 @@
 import Testing
-import TaskGraph
+@testable import TaskGraph
 @testable import TaskViewCore
 
 /// The viewer side of attach: the stream reader, the merged tree with its id mapping, and

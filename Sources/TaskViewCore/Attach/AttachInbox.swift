@@ -2,6 +2,7 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
+import TaskGraph
 
 /// What the connection threads hand to the main thread: stream items per program, and the
 /// end of each connection. A pipe wakes a waiting main thread (headless attach) once per

@@ -178,7 +178,7 @@ public final class ReplaySource: DashboardSource {
     /// Headless replay: the lines a headless live run of the same session printed (state
     /// lines, then the summary), from the log's events alone.
     public static func headlessLines(_ log: ReplayLog) -> [String] {
-        let initial = log.checkpoint(atOrBefore: 0).map { $0.model.snapshot(sequence: 0) }
+        let initial = log.initialSnapshot
         var printer = HeadlessPrinter(snapshot: initial)
         var out: [String] = []
         for e in log.events {

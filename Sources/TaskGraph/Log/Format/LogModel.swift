@@ -4,22 +4,31 @@
 /// access, not a hash) that only grows while ids stay dense; ids far beyond the nodes
 /// present (a hostile log's id 16777215) go to a dictionary, so memory and time follow the
 /// nodes, not the largest id.
-package struct LogModel: Sendable {
-    package struct Node: Sendable, Equatable {
-        package var id: Int32
-        package var parent: Int32 = -1
-        package var state: TaskState = .notExecuted
-        package var failed = false
-        package var live = true
-        package var kind: String
-        package var name: String
-        package var weight: Double
-        package var fraction: Double = 0
-        package var info: String?
-        package var message: String?
-        package var children: [Int32] = []
+public struct LogModel: Sendable {
+    /// One node as a log describes it (a `snapshot` line's node, or one folded from events).
+    public struct Node: Sendable, Equatable {
+        /// The node's id in the recorded graph.
+        public var id: Int32
+        /// The parent's id, -1 for a root.
+        public var parent: Int32 = -1
+        public var state: TaskState = .notExecuted
+        /// Set with `state == .completed` when the node failed.
+        public var failed = false
+        /// False once the node was dropped.
+        public var live = true
+        public var kind: String
+        public var name: String
+        public var weight: Double
+        /// Last reported progress (0...1) and its text.
+        public var fraction: Double = 0
+        public var info: String?
+        /// The failure or cancellation message.
+        public var message: String?
+        /// Child ids in order.
+        public var children: [Int32] = []
 
-        package init(id: Int32, kind: String, name: String, weight: Double) {
+        /// A live, not yet executed node without parent or children.
+        public init(id: Int32, kind: String, name: String, weight: Double) {
             self.id = id
             self.kind = kind
             self.name = name
@@ -36,7 +45,8 @@ package struct LogModel: Sendable {
     private var sparse: [Int: Int32] = [:]
     package private(set) var liveCount = 0
 
-    package init() {}
+    /// An empty model.
+    public init() {}
 
     /// The slot of a live node, nil when unknown or dropped.
     @inline(__always)
@@ -58,7 +68,7 @@ package struct LogModel: Sendable {
 
     /// Adds a node (replacing a dropped one with the same id). Caller checks `id <= maxID`.
     @discardableResult
-    package mutating func add(_ node: Node) -> Int {
+    public mutating func add(_ node: Node) -> Int {
         let id = Int(node.id)
         if id >= slotOf.count && id < 2 * nodes.count + 4096 {
             slotOf.append(contentsOf: repeatElement(-1, count: id + 1 - slotOf.count))
@@ -148,7 +158,7 @@ package struct LogModel: Sendable {
     }
 
     /// Live nodes in ascending id order.
-    package func liveNodesByID() -> [Node] {
+    public func liveNodesByID() -> [Node] {
         var out: [Node] = []
         out.reserveCapacity(liveCount)
         forEachSlotByID { _, s in
@@ -158,7 +168,7 @@ package struct LogModel: Sendable {
     }
 
     /// Live root ids (no parent) in ascending order.
-    package var rootIDs: [Int] {
+    public var rootIDs: [Int] {
         var out: [Int] = []
         forEachSlotByID { id, s in
             if nodes[s].live, nodes[s].parent < 0 { out.append(id) }
@@ -167,7 +177,7 @@ package struct LogModel: Sendable {
     }
 
     /// The state as a `GraphSnapshot` (what `Graph.snapshot()` gives for the same history).
-    package func snapshot(sequence: UInt64) -> GraphSnapshot {
+    public func snapshot(sequence: UInt64) -> GraphSnapshot {
         var out: [NodeID: GraphNode] = [:]
         out.reserveCapacity(liveCount)
         var roots: [NodeID] = []

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import TaskGraph
 
 /// The fast path of the reader: lines exactly as `GraphRecorder` writes them (keys in its
 /// order, no whitespace) are read with fixed byte matches and no per-line field record.

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import TaskGraph
 
 /// The line-by-line state of `LogReader`: validates each line against the model built so
 /// far and appends its event to the log.

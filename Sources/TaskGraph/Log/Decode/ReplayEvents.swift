@@ -1,5 +1,3 @@
-import TaskGraph
-
 /// The graph events of a replay log, stored compactly: one fixed-size record per event and
 /// one `String` per distinct text (names, kinds, infos, messages, cancel sources). A
 /// `GraphEvent` is built on demand when an element is read, without allocating (its strings

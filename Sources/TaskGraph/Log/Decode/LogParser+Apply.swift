@@ -1,5 +1,3 @@
-import TaskGraph
-
 /// Validation of one parsed line against the model, then its effect.
 extension LogParser {
     mutating func apply(_ f: Fields, t: Double) throws {

@@ -1,11 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import TaskGraph
 
 /// What one stretch of a live log stream (an attach connection, or a log being followed)
 /// says, in order. Ids and times are the producer's own.
-enum StreamItem: Sendable {
+public enum StreamItem: Sendable {
     /// The header line (attach adds `pid` and `name`).
     case header(LogHeader)
     /// Graph events, in order.
@@ -22,35 +21,36 @@ enum StreamItem: Sendable {
 }
 
 /// A stream that cannot be read on: the line and the problem.
-struct StreamError: Error, CustomStringConvertible, Sendable {
-    let line: Int
-    let message: String
-    var description: String { "line \(line): \(message)" }
+public struct StreamError: Error, CustomStringConvertible, Sendable {
+    public let line: Int
+    public let message: String
+    public var description: String { "line \(line): \(message)" }
 }
 
 /// Reads a replay log as it arrives, through the log reader's own parser (same checks,
 /// same limits: LogReader), complete lines only. Memory stays bounded: events handed out
-/// are not kept.
-struct LogStream {
+/// are not kept. This is the public way to read a log that is still being written
+/// (`LogReader` reads a whole file).
+public struct LogStream {
     private var parser: LogParser
     private var pending: [UInt8] = []
     private var sawHeader = false
     private var ended = false
 
     /// `live`: an attach stream, whose `seq` may jump where the server resynced.
-    init(name: String, live: Bool = true) {
+    public init(name: String, live: Bool = true) {
         parser = LogParser(name: name, skipBadLines: false)
         parser.allowSeqGaps = live
     }
 
     /// Whether the `end` line was read.
-    var sawEnd: Bool { ended }
+    public var sawEnd: Bool { ended }
 
     /// Bytes not yet ending in a newline.
-    var partialBytes: Int { pending.count }
+    public var partialBytes: Int { pending.count }
 
     /// Feeds bytes; returns what their complete lines say.
-    mutating func feed(_ bytes: UnsafeRawBufferPointer) throws -> [StreamItem] {
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer) throws -> [StreamItem] {
         var out: [StreamItem] = []
         var chunk = bytes[...]
         while let nl = chunk.firstIndex(of: 10) {
@@ -74,7 +74,7 @@ struct LogStream {
     }
 
     /// Convenience for tests and small inputs.
-    mutating func feed(_ bytes: [UInt8]) throws -> [StreamItem] {
+    public mutating func feed(_ bytes: [UInt8]) throws -> [StreamItem] {
         try bytes.withUnsafeBytes { b throws in try feed(b) }
     }
 

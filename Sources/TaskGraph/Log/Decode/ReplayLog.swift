@@ -1,5 +1,3 @@
-import TaskGraph
-
 /// The header of a replay log (line 1).
 public struct LogHeader: Sendable, Equatable {
     public var version: Double = 1
@@ -112,7 +110,7 @@ public struct ReplayLog: Sendable {
 
     /// The model after `count` events: the nearest snapshot, then at most
     /// max(N, 4 × nodes) events, whatever the log's length before it.
-    package func model(afterEvents count: Int) -> LogModel {
+    func model(afterEvents count: Int) -> LogModel {
         let count = max(0, min(count, events.count))
         var model: LogModel
         var from: Int
@@ -128,6 +126,18 @@ public struct ReplayLog: Sendable {
             from += 1
         }
         return model
+    }
+
+    /// The nodes of a snapshot the log holds before its first event (nodes that existed
+    /// before recording began, or an attach stream's first picture), in id order; nil when
+    /// the log starts from nothing.
+    public var initialNodes: [LogModel.Node]? {
+        checkpoint(atOrBefore: 0).map { $0.model.liveNodesByID() }
+    }
+
+    /// `initialNodes` as a `GraphSnapshot` (sequence 0).
+    public var initialSnapshot: GraphSnapshot? {
+        checkpoint(atOrBefore: 0).map { $0.model.snapshot(sequence: 0) }
     }
 
     /// The graph's snapshot after `count` events (seeking uses the log's snapshots).

@@ -1,13 +1,19 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import TaskGraph
 
 /// A log that cannot be replayed: the file, the line (when one is to blame) and the problem.
 public struct LogLoadError: Error, CustomStringConvertible, Sendable {
     public let path: String
     public let line: Int?
     public let message: String
+
+    /// A problem with `path` (at `line` when one is to blame).
+    public init(path: String, line: Int?, message: String) {
+        self.path = path
+        self.line = line
+        self.message = message
+    }
 
     public var description: String {
         if let line { return "\(path): line \(line): \(message)" }
