@@ -6,18 +6,28 @@ struct FilterCache: Sendable {
     var frozen = false
     var mask: [Bool]?
 
+    /// Whether `mask` is the one for this tree, view and pause state.
+    func isCurrent(tree: TreeModel, view: ViewState, frozen isFrozen: Bool) -> Bool {
+        view.filter.isEmpty
+            || (mask != nil && text == view.filter && version == tree.structureVersion && frozen == isFrozen)
+    }
+
     mutating func refresh(tree: TreeModel, view: ViewState, frozen isFrozen: Bool) {
         if view.filter.isEmpty {
             mask = nil
             text = ""
             return
         }
-        if text == view.filter && version == tree.structureVersion && frozen == isFrozen && mask != nil {
-            return
-        }
+        if isCurrent(tree: tree, view: view, frozen: isFrozen) { return }
         text = view.filter
         version = tree.structureVersion
         frozen = isFrozen
+        mask = Self.mask(tree: tree, view: view)
+    }
+
+    /// The rows `view.filter` keeps (nil for no filter). O(nodes).
+    static func mask(tree: TreeModel, view: ViewState) -> [Bool]? {
+        if view.filter.isEmpty { return nil }
         let needle = Array(view.filter.lowercased().unicodeScalars)
         var m = [Bool](repeating: false, count: tree.nodes.count)
         let shape = DisplayTree(tree: tree, view: view, mask: nil)
@@ -30,7 +40,7 @@ struct FilterCache: Sendable {
                 x = shape.parent(x)
             }
         }
-        mask = m
+        return m
     }
 
     static func contains(_ haystack: String, _ needle: [Unicode.Scalar]) -> Bool {
@@ -47,14 +57,19 @@ struct FilterCache: Sendable {
 }
 
 extension DashboardModel {
-    /// Recomputes derived data (filter visibility) after the tree or the view changed.
+    /// Stores the filter visibility for the current tree and view, so that the following
+    /// `displayTree()` calls reuse it. Only saves work: `displayTree()` is always current.
     public mutating func refreshDerived() {
         filterCache.refresh(tree: shown, view: view, frozen: frozen != nil)
     }
 
-    /// The navigable tree as drawn now. Call `refreshDerived()` first after changes.
+    /// The navigable tree as drawn now. Always current: when the tree's structure or the
+    /// filter changed since the last `refreshDerived()`, the filter is worked out afresh.
     public func displayTree() -> DisplayTree {
-        DisplayTree(tree: shown, view: view, mask: view.filter.isEmpty ? nil : filterCache.mask)
+        let frozen = self.frozen != nil
+        let mask = filterCache.isCurrent(tree: shown, view: view, frozen: frozen)
+            ? filterCache.mask : FilterCache.mask(tree: shown, view: view)
+        return DisplayTree(tree: shown, view: view, mask: view.filter.isEmpty ? nil : mask)
     }
 
     /// Keeps the selection on a visible row: the nearest visible ancestor, else the first
@@ -78,7 +93,11 @@ extension DashboardModel {
     /// The node of the first tree row for a tree area `rows` high, keeping the selection
     /// visible with as little scrolling as possible. O(rows + depth).
     public func topRow(rows: Int) -> Int? {
-        let d = displayTree()
+        topRow(rows: rows, in: displayTree())
+    }
+
+    /// `topRow(rows:)` on the display tree `d` the caller already has.
+    func topRow(rows: Int, in d: DisplayTree) -> Int? {
         let sel = view.selection
         guard rows > 0, sel >= 0, d.isVisible(sel) else {
             if view.top >= 0 && d.isVisible(view.top) { return view.top }

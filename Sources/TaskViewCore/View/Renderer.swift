@@ -16,7 +16,8 @@ public struct Renderer {
         public var treeRows: Int = 0
     }
 
-    /// Draws the model. Call `model.refreshDerived()` first after changes.
+    /// Draws the model as it is (nothing to prepare: `displayTree()` is always current;
+    /// `refreshDerived()` beforehand only lets later frames reuse the filter).
     public func render(_ model: DashboardModel, width: Int, height: Int) -> Frame {
         var grid = CellGrid(width: width, height: height)
         guard width > 0, height > 0 else { return Frame(grid: grid, top: model.view.top) }
@@ -30,7 +31,7 @@ public struct Renderer {
         if model.view.mode == .help {
             drawHelp(model, layout, into: &grid)
         } else {
-            top = model.topRow(rows: layout.treeRows) ?? -1
+            top = model.topRow(rows: layout.treeRows, in: d) ?? -1
             drawRows(model, d, layout, top: top, into: &grid)
             if layout.detailRows > 0 { drawDetail(model, d, layout, into: &grid) }
         }
