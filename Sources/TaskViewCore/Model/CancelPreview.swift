@@ -37,14 +37,14 @@ public struct CancelPreview: Sendable, Equatable {
             let n = tree.nodes[p]
             top = p
             // A program row of `attach` is not a task: the upward rule stops below it.
-            if n.state.isSettled || n.kind == NodeKind.allSettled || n.kind == AttachTree.programKind {
+            if n.state.isSettled || n.kind == NodeKind.allSettled || n.kind == TreeModel.programKind {
                 absorbed = true
             }
             if !absorbed && !display.isFolded(p) { names.append(tree.nodes[display.content(p)].name) }
             p = Int(n.parent)
         }
         ancestors = cancellable ? names : []
-        program = top != node && tree.nodes[top].kind == AttachTree.programKind ? tree.nodes[top].name : nil
+        program = top != node && tree.nodes[top].kind == TreeModel.programKind ? tree.nodes[top].name : nil
     }
 
     /// "Cancel NAME and its N running subtasks? [y/N]"
