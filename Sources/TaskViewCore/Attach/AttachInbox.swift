@@ -50,6 +50,9 @@ final class AttachInbox: Sendable {
         }
     }
 
+    /// Readable while messages wait (nil when no pipe could be made).
+    var wakeDescriptor: Int32? { wakeRead >= 0 ? wakeRead : nil }
+
     /// Takes everything posted so far.
     func drain() -> [Message] {
         let out = queue.withLock { q in

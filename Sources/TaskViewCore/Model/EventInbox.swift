@@ -1,8 +1,13 @@
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 import TaskGraph
 
 /// Collects a graph's events from its synchronous observer (which may run on any thread)
-/// for the main loop to absorb in batches, and notes when a given root settles.
+/// for the main loop to absorb in batches, and notes when a given root settles. With
+/// `wakeable`, a pipe becomes readable when events wait (one byte per batch, never per
+/// event; the write never blocks the graph's threads).
 public final class EventInbox: Sendable {
     private struct State {
         var events: [GraphEvent] = []
@@ -11,19 +16,46 @@ public final class EventInbox: Sendable {
 
     private let state = Mutex(State())
     private let root: Int
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
 
-    /// Watches for `root` settling.
-    public init(root: NodeID) {
+    /// Watches for `root` settling; `wakeable` adds the wake pipe (`wakeDescriptor`).
+    public init(root: NodeID, wakeable: Bool = false) {
         self.root = root.rawValue
+        var fds: [Int32] = [-1, -1]
+        if wakeable && pipe(&fds) == 0 {
+            for fd in fds {
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            }
+        } else {
+            fds = [-1, -1]
+        }
+        wakeRead = fds[0]
+        wakeWrite = fds[1]
     }
+
+    deinit {
+        if wakeRead >= 0 { close(wakeRead) }
+        if wakeWrite >= 0 { close(wakeWrite) }
+    }
+
+    /// Readable while events wait to be drained (nil without the wake pipe).
+    public var wakeDescriptor: Int32? { wakeRead >= 0 ? wakeRead : nil }
 
     /// The observer callback.
     public func receive(_ event: GraphEvent) {
-        state.withLock { s in
+        let wasEmpty = state.withLock { s in
+            let empty = s.events.isEmpty
             s.events.append(event)
             if case let .stateChanged(id, st, _, _) = event.change, id.rawValue == root, st.isSettled {
                 s.rootSettled = true
             }
+            return empty
+        }
+        if wasEmpty && wakeWrite >= 0 {
+            var b: UInt8 = 1
+            _ = write(wakeWrite, &b, 1)   // full pipe: a wake is pending anyway
         }
     }
 
@@ -32,7 +64,12 @@ public final class EventInbox: Sendable {
 
     /// Takes every event received so far.
     public func drain() -> [GraphEvent] {
-        state.withLock { s in
+        if wakeRead >= 0 {
+            // Emptied before the events are taken: a batch posted meanwhile wakes again.
+            var buf = (0 as UInt64, 0 as UInt64)
+            while withUnsafeMutableBytes(of: &buf, { read(wakeRead, $0.baseAddress, $0.count) }) > 0 {}
+        }
+        return state.withLock { s in
             let out = s.events
             s.events.removeAll(keepingCapacity: true)
             return out

@@ -38,8 +38,13 @@ public final class AttachSource: DashboardSource {
     public func secondsUntilNextTick(realElapsed: Double, model: DashboardModel) -> Double? {
         if session.allEnded, let rescan = session.secondsUntilRescan(now: realElapsed) { return max(rescan, 1.0 / 30) }
         if session.allEnded { return nil }
-        return 1.0 / 30   // frames appear as they arrive; nothing is drawn when nothing changed
+        // Data wakes the loop through `wakeDescriptors`; time only moves the header clock.
+        let wait = Format.secondsUntilDurationChanges(realElapsed)
+        return min(wait, session.secondsUntilRescan(now: realElapsed) ?? wait)
     }
+
+    /// The connections' wake pipe: streamed lines are drawn as soon as they arrive.
+    public var wakeDescriptors: [Int32] { session.wakeDescriptor.map { [$0] } ?? [] }
 
     public func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {
         guard case let .cancel(node, _) = effect, model.tree.contains(node) else { return }

@@ -31,7 +31,8 @@ public final class LiveGraphSource: DashboardSource {
         self.speed = speed > 0 && clock is VirtualClock ? speed : 1
         self.onKey = onKey
         self.startWork = start
-        inbox = EventInbox(root: root)
+        // Off a virtual clock events arrive from other threads: they wake the loop.
+        inbox = EventInbox(root: root, wakeable: !(clock is VirtualClock))
     }
 
     deinit { observation?.cancel() }
@@ -119,11 +120,18 @@ public final class LiveGraphSource: DashboardSource {
         if rootSettled { return nil }
         // The elapsed time in the header moves every 0.1 s of graph time.
         let frame = 1.0 / 30
-        guard let clock = virtualClock else { return 1.0 / 20 }   // events arrive from other threads
+        guard let clock = virtualClock else {
+            // Events wake the loop through `wakeDescriptors`; time only moves the header
+            // clock (and the detail pane's command facts, which have no events).
+            return Format.secondsUntilDurationChanges(clock.now - clockOrigin)
+        }
         guard let due = clock.nextDue else { return max(frame, 0.1 / speed) }
         let wait = (due - clock.now) / speed
         return min(max(wait, frame), max(frame, 0.1 / speed))
     }
+
+    /// The inbox's wake pipe off a virtual clock (nothing on one: time moves only in `tick`).
+    public var wakeDescriptors: [Int32] { inbox.wakeDescriptor.map { [$0] } ?? [] }
 
     public func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {
         guard case let .cancel(node, source) = effect else { return }
