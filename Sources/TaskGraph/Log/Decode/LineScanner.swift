@@ -96,58 +96,15 @@ struct LineScanner {
 
     /// A string value, escapes decoded; invalid UTF-8 becomes U+FFFD.
     mutating func string() throws -> String {
-        let raw = try rawString()
-        guard raw.contains(92) else { return String(decoding: raw, as: UTF8.self) }
-        var out: [UInt8] = []
-        out.reserveCapacity(raw.count)
-        var k = 0
-        func hex4(_ at: Int) throws -> UInt32 {
-            guard at + 4 <= raw.count else { throw LineError("bad \\u escape") }
-            var v: UInt32 = 0
-            for j in at..<at + 4 {
-                let c = raw[j]
-                let d: UInt32
-                switch c {
-                case 48...57: d = UInt32(c - 48)
-                case 97...102: d = UInt32(c - 87)
-                case 65...70: d = UInt32(c - 55)
-                default: throw LineError("bad \\u escape")
-                }
-                v = v << 4 | d
-            }
-            return v
-        }
-        while k < raw.count {
-            let c = raw[k]
-            guard c == 92 else { out.append(c); k += 1; continue }
-            guard k + 1 < raw.count else { throw LineError("bad escape") }
-            let e = raw[k + 1]
-            k += 2
-            switch e {
-            case 34: out.append(34)
-            case 92: out.append(92)
-            case 47: out.append(47)
-            case 98: out.append(8)
-            case 102: out.append(12)
-            case 110: out.append(10)
-            case 114: out.append(13)
-            case 116: out.append(9)
-            case 117:
-                var v = try hex4(k)
-                k += 4
-                if v >= 0xD800 && v < 0xDC00, k + 6 <= raw.count, raw[k] == 92, raw[k + 1] == 117 {
-                    let lo = try hex4(k + 2)
-                    if lo >= 0xDC00 && lo < 0xE000 {
-                        v = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00)
-                        k += 6
-                    }
-                }
-                let scalar = UnicodeScalar(v) ?? "\u{FFFD}"
-                out.append(contentsOf: String(scalar).utf8)
-            default: throw LineError("bad escape '\\\(Character(UnicodeScalar(e)))'")
+        do {
+            return try JSONEscapes.decode(try rawString())
+        } catch let f as JSONEscapes.Failure {
+            switch f.kind {
+            case .badUnicode: throw LineError("bad \\u escape")
+            case .badEscape(let e): throw LineError("bad escape '\\\(Character(UnicodeScalar(e)))'")
+            case .truncated: throw LineError("bad escape")
             }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// A JSON number as a Double (exact for what the writer prints).
