@@ -41,11 +41,11 @@ public enum DashboardLoop {
             let now = monotonicSeconds() - t0
             if Signals.pending != 0 {
                 Signals.reset()
-                source.finish(source: "signal", model: &model)
+                source.finish(source: ViewerCancelSource.signal, model: &model)
                 break
             }
             if model.view.quitRequested {
-                source.finish(source: "quit", model: &model)
+                source.finish(source: ViewerCancelSource.quit, model: &model)
                 break
             }
             if dirty && now - lastDraw >= frame {

@@ -6,3 +6,14 @@ public enum DashboardEffect: Sendable, Equatable {
     /// A replay-only control (see `DashboardSource`).
     case replay(Action)
 }
+
+/// taskview's own cancel labels (the `source` of a cancel it asks for; the library's own
+/// labels are `CancelSource`).
+public enum ViewerCancelSource {
+    /// `x` then `y` on a row.
+    public static let keyboard = "keyboard"
+    /// Quitting while the graph runs.
+    public static let quit = "quit"
+    /// SIGINT, SIGTERM or SIGHUP while the graph runs.
+    public static let signal = "signal"
+}

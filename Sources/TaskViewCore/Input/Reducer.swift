@@ -102,7 +102,7 @@ public enum Reducer {
     static func cancel(_ model: inout DashboardModel, _ node: Int) -> [DashboardEffect] {
         let name = model.tree.nodes[model.displayTree().content(node)].name
         model.view.message = "Cancelled \(name)"
-        return [.cancel(node: node, source: "keyboard")]
+        return [.cancel(node: node, source: ViewerCancelSource.keyboard)]
     }
 
     /// Lines one `[` or `]` scrolls the detail pane's output.

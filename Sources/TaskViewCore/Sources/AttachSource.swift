@@ -57,7 +57,7 @@ public final class AttachSource: DashboardSource {
     public private(set) var endedBySignal = false
 
     public func finish(source: String, model: inout DashboardModel) {
-        endedBySignal = source == CancelSource.signal
+        endedBySignal = source == ViewerCancelSource.signal
         session.stop()
     }
 }
