@@ -15,27 +15,11 @@ final class AttachInbox: Sendable {
     }
 
     private let queue = Mutex<[Message]>([])
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let wake = WakePipe()
+    private var wakeRead: Int32 { wake.read }
+    private var wakeWrite: Int32 { wake.write }
 
-    init() {
-        var fds: [Int32] = [-1, -1]
-        if pipe(&fds) == 0 {
-            for fd in fds {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            }
-        } else {
-            fds = [-1, -1]
-        }
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
-    }
-
-    deinit {
-        if wakeRead >= 0 { close(wakeRead) }
-        if wakeWrite >= 0 { close(wakeWrite) }
-    }
+    init() {}
 
     func post(_ messages: [Message]) {
         guard !messages.isEmpty else { return }

@@ -16,28 +16,14 @@ public final class EventInbox: Sendable {
 
     private let state = Mutex(State())
     private let root: Int
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let wake: WakePipe?
+    private var wakeRead: Int32 { wake?.read ?? -1 }
+    private var wakeWrite: Int32 { wake?.write ?? -1 }
 
     /// Watches for `root` settling; `wakeable` adds the wake pipe (`wakeDescriptor`).
     public init(root: NodeID, wakeable: Bool = false) {
         self.root = root.rawValue
-        var fds: [Int32] = [-1, -1]
-        if wakeable && pipe(&fds) == 0 {
-            for fd in fds {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            }
-        } else {
-            fds = [-1, -1]
-        }
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
-    }
-
-    deinit {
-        if wakeRead >= 0 { close(wakeRead) }
-        if wakeWrite >= 0 { close(wakeWrite) }
+        wake = wakeable ? WakePipe() : nil
     }
 
     /// Readable while events wait to be drained (nil without the wake pipe).
