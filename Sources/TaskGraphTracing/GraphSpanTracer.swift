@@ -118,7 +118,7 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // state behind `l
             nodes.values[i].cancelSource = source
         case let .dropped(ids):
             for id in ids { nodes.removeValue(forKey: id.rawValue) }
-        case .output:
+        case .output, .ref:
             break   // a command's output lines reach the span as progress info already
         }
     }

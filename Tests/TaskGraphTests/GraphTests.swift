@@ -194,7 +194,15 @@ import Testing
             #expect(task.kind == kind)
             #expect(task.name == kind)   // the default name describes the kind
         }
-        #expect(Set(kinds.map(\.1)) == Set(NodeKind.all))
+        // A later consumer of an adopted task gets a `ref` node named after it.
+        let shared = leaf()
+        _ = shared.mapResult { $0 }
+        let other = shared.mapResult { $0 }
+        let after = g.snapshot()
+        let ref = after[after[other.id]!.children[0]]!
+        #expect(ref.kind == "ref")
+        #expect(ref.name == shared.name)
+        #expect(Set(kinds.map(\.1) + [ref.kind]) == Set(NodeKind.all))
     }
 
     @Test func childrenFollowSubtaskOrder() {

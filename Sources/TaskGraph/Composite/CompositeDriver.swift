@@ -28,9 +28,15 @@ class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's l
     }
 
 
-    /// Adopts every child (lock held). Call once, right after the owner exists.
+    /// Children another composite adopted first: `install` puts ref nodes in their place.
+    @exclusivity(unchecked) var sharedIndices: [Int] = []
+
+    /// Adopts every child not adopted yet (lock held), noting the others in `sharedIndices`.
+    /// Call once, right after the owner exists.
     func adoptChildrenLocked(owner: AnyGraphTask) {
-        for (i, c) in children.enumerated() { c.adoptLocked(by: owner, index: i) }
+        for (i, c) in children.enumerated() {
+            if c._adopted { sharedIndices.append(i) } else { c.adoptLocked(by: owner, index: i) }
+        }
     }
 
     @usableFromInline func start(owner: AnyGraphTask) {}

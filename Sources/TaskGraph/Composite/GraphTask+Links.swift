@@ -86,10 +86,12 @@ extension AnyGraphTask {
     /// Gives a new composite its driver and adopts the driver's children.
     @usableFromInline
     func install(_ d: CompositeDriver) {
-        graph.lock.withLock {
+        let shared: Bool = graph.lock.withLock {
             driver = d
             d.adoptChildrenLocked(owner: self)
+            return !d.sharedIndices.isEmpty
         }
+        if shared { SharedTask.attachRefs(owner: self, driver: d) }
     }
 }
 

@@ -86,7 +86,7 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
         case .finish(let c):
             _ = typed(.finishFromSecond, owner, c, nil)
         case .decide(let first):
-            guard let second = typed(.decide, owner, first, nil) else {
+            guard let made = typed(.decide, owner, first, nil) else {
                 let go: Bool = owner.graph.lock.withLock {
                     guard phase == 0 else { return false }
                     phase = 2
@@ -95,12 +95,20 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
                 if go { _ = typed(.finishFromFirst, owner, first, nil) }
                 return
             }
+            // Adopted here (checking and adopting in one step), or, when another composite
+            // adopted it first, followed through a ref node (api.md "one node per task").
+            let shared = owner.graph.lock.withLock { () -> Bool in
+                if let cycle = Self.cycleMessageLocked(next: made, owner: owner) { preconditionFailure(cycle) }
+                guard children.count < 2 else { return false }
+                if made._adopted { return true }
+                made.adoptLocked(by: owner, index: 1)
+                return false
+            }
+            let second = shared ? SharedTask.makeRef(of: made, parent: owner, index: 1) : made
             let report: (TaskProgress, AnyGraphTask?, Int)? = owner.graph.lock.withLock {
                 guard phase == 0, owner._state == .executing else { return nil }
-                if let cycle = Self.cycleMessageLocked(next: second, owner: owner) { preconditionFailure(cycle) }
                 phase = 1
                 if children.count < 2 {
-                    second.adoptLocked(by: owner, index: 1)
                     children.append(second)
                     progress.w1 = second._weight
                 }

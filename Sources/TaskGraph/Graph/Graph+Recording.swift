@@ -57,6 +57,13 @@ extension Graph {
         }
     }
 
+    /// Records that `id` (a `ref` node) stands for the shared node `of`.
+    func setRefLocked(_ id: Int, of: Int) {
+        guard table.contains(id) else { return }
+        table.refs[id] = of
+        emit(.ref(id: NodeID(id), of: NodeID(of)))
+    }
+
     func setWeightLocked(_ id: Int, _ weight: Double) {
         guard table.contains(id) else { return }
         table[id].weight = weight

@@ -55,13 +55,14 @@ public final class Graph: @unchecked Sendable {   // mutable state behind `lock`
         nodes.reserveCapacity(table.count)
         var roots: [NodeID] = []
         let messages = table.messages
+        let refs = table.refs
         table.forEachLive { id, r in
             let nid = NodeID(id)
             nodes[nid] = GraphNode(
                 id: nid, kind: r.kind, parent: r.parent >= 0 ? NodeID(r.parent) : nil,
                 children: r.children, name: r.name, weight: r.weight, state: r.state,
                 failed: r.failed, progress: TaskProgress(r.fraction, info: r.info),
-                message: r.failed ? messages[id] : nil)
+                message: r.failed ? messages[id] : nil, refOf: refs[id].map { NodeID($0) })
             if r.parent < 0 { roots.append(nid) }
         }
         return GraphSnapshot(nodes: nodes, roots: roots, sequence: sequence)

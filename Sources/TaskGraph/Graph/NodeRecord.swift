@@ -44,6 +44,8 @@ struct NodeTable {
     private(set) var count = 0
     /// Failure messages, kept aside because few nodes have one.
     var messages: [Int: String] = [:]
+    /// `ref` node -> the shared node it stands for, kept aside because few nodes are refs.
+    var refs: [Int: Int] = [:]
 
     mutating func append(_ record: consuming NodeRecord) -> Int {
         let id = count
@@ -77,6 +79,7 @@ struct NodeTable {
         let chunk = chunks[c]!
         chunk.records[id & (Self.chunkSize - 1)] = NodeRecord(kindIndex: 0, dropped: true, weight: 0, name: "")
         messages[id] = nil
+        if !refs.isEmpty { refs[id] = nil }
         chunk.live -= 1
         if chunk.live == 0 && chunk.records.count == Self.chunkSize { chunks[c] = nil }
     }

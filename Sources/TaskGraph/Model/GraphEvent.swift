@@ -38,13 +38,16 @@ public enum GraphChange: Sendable, Equatable {
     /// One line a node's process wrote (a command node, see `Graph.reportOutput`), cut to
     /// 4 KiB. It changes no state: replicas and snapshots ignore it; logs and views show it.
     case output(id: NodeID, stream: OutputStreamName, text: String)
+    /// The node `id` (kind `ref`) stands for the shared node `of`: a later consumer of a task
+    /// another composite adopted (api.md "one node per task"). Follows the `added` of `id`.
+    case ref(id: NodeID, of: NodeID)
 
     /// The node the change is about (nil for `dropped`).
     public var nodeID: NodeID? {
         switch self {
         case .added(let id, _, _, _, _, _), .parentSet(let id, _, _), .weightChanged(let id, _),
              .stateChanged(let id, _, _, _), .progress(let id, _), .cancelRequested(let id, _),
-             .output(let id, _, _):
+             .output(let id, _, _), .ref(let id, _):
             return id
         case .dropped:
             return nil

@@ -33,9 +33,12 @@ public enum NodeKind {
     public static let race = "race"
     public static let and = "and"
     public static let validate = "validate"
+    /// A later consumer's stand-in for a task another composite adopted (api.md "one node per
+    /// task"): its state, progress and outcome follow that task (`GraphNode.refOf`).
+    public static let ref = "ref"
     /// Every kind above, in a fixed order (a node stores its kind as an index into it).
     public static let all = [task, pending, delay, sequential, concurrent, allSettled, then,
-                             recover, chain, map, timeout, retry, race, and, validate]
+                             recover, chain, map, timeout, retry, race, and, validate, ref]
 }
 
 /// One node as found in a snapshot.
@@ -55,10 +58,12 @@ public struct GraphNode: Sendable, Equatable {
     public let progress: TaskProgress
     /// The error's description when failed.
     public let message: String?
+    /// For a `ref` node: the shared node it stands for; nil for every other kind.
+    public let refOf: NodeID?
 
     public init(id: NodeID, kind: String, parent: NodeID?, children: [NodeID], name: String,
                 weight: Double, state: TaskState, failed: Bool, progress: TaskProgress,
-                message: String?) {
+                message: String?, refOf: NodeID? = nil) {
         self.id = id
         self.kind = kind
         self.parent = parent
@@ -69,6 +74,7 @@ public struct GraphNode: Sendable, Equatable {
         self.failed = failed
         self.progress = progress
         self.message = message
+        self.refOf = refOf
     }
 }
 
@@ -111,4 +117,5 @@ enum KindIndex {
     @usableFromInline static let race: UInt8 = 12
     @usableFromInline static let and: UInt8 = 13
     @usableFromInline static let validate: UInt8 = 14
+    @usableFromInline static let ref: UInt8 = 15
 }

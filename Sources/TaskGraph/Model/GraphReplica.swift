@@ -12,6 +12,7 @@ public struct GraphReplica: Sendable {
         var failed: Bool
         var progress: TaskProgress
         var message: String?
+        var refOf: NodeID?
     }
 
     var nodes: [NodeID: Node] = [:]
@@ -28,7 +29,7 @@ public struct GraphReplica: Sendable {
         for (id, n) in snapshot.nodes {
             nodes[id] = Node(kind: n.kind, parent: n.parent, children: n.children, name: n.name,
                              weight: n.weight, state: n.state, failed: n.failed,
-                             progress: n.progress, message: n.message)
+                             progress: n.progress, message: n.message, refOf: n.refOf)
         }
         rootOrder = snapshot.roots
         sequence = snapshot.sequence
@@ -68,6 +69,8 @@ public struct GraphReplica: Sendable {
             if state == .completed && !failed { nodes[id]!.progress.fraction = 1 }
         case let .progress(id, progress):
             nodes[id]?.progress = progress
+        case let .ref(id, of):
+            nodes[id]?.refOf = of
         case .cancelRequested, .output:
             break
         case let .dropped(ids):
@@ -96,7 +99,7 @@ public struct GraphReplica: Sendable {
         for (id, n) in nodes {
             out[id] = GraphNode(id: id, kind: n.kind, parent: n.parent, children: n.children,
                                 name: n.name, weight: n.weight, state: n.state, failed: n.failed,
-                                progress: n.progress, message: n.message)
+                                progress: n.progress, message: n.message, refOf: n.refOf)
         }
         return GraphSnapshot(nodes: out, roots: rootOrder, sequence: sequence)
     }

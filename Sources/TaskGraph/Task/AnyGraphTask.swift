@@ -27,6 +27,9 @@ public class AnyGraphTask: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline weak var _parent: AnyGraphTask?
     @exclusivity(unchecked) @usableFromInline var _index = 0
     @exclusivity(unchecked) @usableFromInline var _adopted = false
+    /// A shared task's record of its ref nodes, once it has any; on a ref node, the same record
+    /// of the task it stands for (see `SharedTask`).
+    @exclusivity(unchecked) var _sharing: SharedTask?
     /// How many of this task's handlers run before its parent learns that it settled: the
     /// parent takes its turn among them from the moment it waits for this task (A+ order).
     @exclusivity(unchecked) @usableFromInline var _parentTurn = Int.max
@@ -232,8 +235,11 @@ public class AnyGraphTask: @unchecked Sendable {
         var released: AnyGraphTask?
         var waiters = HandlerList()
         var oldBody: (@Sendable (AnyGraphTask) -> Void)?
+        var refs: [AnyGraphTask] = []
         let did: Bool = graph.lock.withLock {
             guard _state == .notExecuted || _state == .executing else { return false }
+            // A shared task: a consumer cancelling downward only lets go while others wait.
+            if byParent, let s = _sharing, s.source === self, s.anyRefWaitingLocked() { return false }
             graph.cancelRequestedLocked(rawID, source: source)
             _state = .cancelled
             _cancelSource = source
@@ -250,6 +256,7 @@ public class AnyGraphTask: @unchecked Sendable {
                 parent = p
                 index = _index
             }
+            if !byParent, let s = _sharing, s.source === self { refs = s.unsettledRefsLocked() }
             return true
         }
         guard did else { return }
@@ -260,6 +267,8 @@ public class AnyGraphTask: @unchecked Sendable {
         let childSource = CancelSourceCode.code(for: CancelSource.parent)
         for child in children { Trampoline.run(child, .cancelByParent, childSource) }
         if let parent { Trampoline.run(parent, .childCancelled, index) }
+        // A shared task reaches its other consumers through their refs (upward from there).
+        for r in refs { Trampoline.run(r, .childCancelled, 0) }
         withExtendedLifetime(released) {}
         withExtendedLifetime(oldBody) {}
     }
@@ -415,6 +424,12 @@ public class AnyGraphTask: @unchecked Sendable {
     /// A leaf of the same type with the same body. Overridden by `GraphTask`.
     func leafCopier(body: @escaping @Sendable (AnyGraphTask) -> Void) -> (_ name: String) -> AnyGraphTask {
         preconditionFailure("leafCopier is overridden")
+    }
+
+    /// A `ref` node of the same type standing for this task, as subtask `index` of `parent`
+    /// (see `SharedTask`). Overridden by `GraphTask`.
+    func makeRef(parent: AnyGraphTask?, index: Int) -> AnyGraphTask {
+        preconditionFailure("makeRef is overridden")
     }
 
     // MARK: - Adoption

@@ -101,7 +101,21 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
 
     override func leafCopier(body: @escaping @Sendable (AnyGraphTask) -> Void) -> (_ name: String) -> AnyGraphTask {
         let graph = self.graph, kindIndex = self.kindIndex
+        // A copy of a ref is a ref of the same shared task (recorded and counted as one).
+        if kindIndex == KindIndex.ref, let shared = graph.lock.withLock({ _sharing?.source }) {
+            return { _ in SharedTask.makeRef(of: shared, parent: nil, index: 0) }
+        }
         return { GraphTask(graph: graph, kindIndex: kindIndex, name: $0, body: body) }
+    }
+
+    override func makeRef(parent: AnyGraphTask?, index: Int) -> AnyGraphTask {
+        let shared = self
+        return GraphTask(graph: graph, kindIndex: KindIndex.ref, name: name, body: { r in
+            let ref = unsafeDowncast(r, to: GraphTask<Success, Failure>.self)
+            SharedTask.follow(ref, shared, subscribe: { shared.addHandler($0) }, settleFrom: { p in
+                ref.settle(p.assumingMemoryBound(to: Result<Success, Failure>.self).pointee)
+            })
+        }, parent: parent, index: index)
     }
 
     // MARK: - Reading

@@ -194,6 +194,9 @@ struct AttachTree {
         case let .output(id, stream, text):
             guard let i = mapped(id) else { return }
             emit(.output(id: i, stream: stream, text: text), at: t, into: &tree)
+        case let .ref(id, of):
+            guard let i = mapped(id), let o = mapped(of) else { return }
+            emit(.ref(id: i, of: o), at: t, into: &tree)
         case let .dropped(ids):
             var locals: [NodeID] = []
             for id in ids {
@@ -258,6 +261,10 @@ struct AttachTree {
             let parent = n.parent >= 0 ? position(Int(n.parent)).map { localAt[$0] } ?? row : row
             emit(.added(id: NodeID(localAt[k]), kind: n.kind, name: n.name, weight: n.weight,
                         parent: NodeID(parent), index: nil), at: t, into: &tree)
+        }
+        for k in order where nodes[k].refOf >= 0 {
+            guard let of = keep[Int(nodes[k].refOf)] else { continue }
+            emit(.ref(id: NodeID(localAt[k]), of: NodeID(of)), at: t, into: &tree)
         }
         for k in order where nodes[k].state == .executing || nodes[k].state == .completed {
             emit(.stateChanged(id: NodeID(localAt[k]), state: .executing, failed: false, message: nil),

@@ -2,7 +2,8 @@ import TaskGraph
 
 /// Chrome trace / Perfetto JSON of a replay log: one complete (`"ph":"X"`) event per node
 /// that ran, timestamps in µs of the graph clock, failed and cancelled nodes marked in the
-/// name and in `args`. Nodes never executed are left out; nodes still running when the log
+/// name and in `args`. A `ref` node is a slice like any other, with `args.of` naming the
+/// shared node it stands for. Nodes never executed are left out; nodes still running when the log
 /// ends last until then.
 ///
 /// Slices are put in lanes (`tid`, named `lane N` by metadata events) so that within one lane
@@ -19,6 +20,8 @@ public enum ChromeTrace {
         var failed = false
         var message: String?
         var cancelSource: String?
+        /// For a `ref` node: the shared node it stands for (-1: none).
+        var refOf = -1
     }
 
     /// The trace JSON (one document, newline-terminated).
@@ -33,6 +36,7 @@ public enum ChromeTrace {
                 if n.state.isSettled { s.end = 0 }
                 s.failed = n.failed
                 s.message = n.message
+                s.refOf = Int(n.refOf)
                 spans[Int(n.id)] = s
             }
         }
@@ -55,6 +59,8 @@ public enum ChromeTrace {
                 spans[id.rawValue] = s
             case let .cancelRequested(id, source):
                 if spans[id.rawValue]?.cancelSource == nil { spans[id.rawValue]?.cancelSource = source }
+            case let .ref(id, of):
+                spans[id.rawValue]?.refOf = of.rawValue
             default:
                 break
             }
@@ -88,6 +94,7 @@ public enum ChromeTrace {
             if let m = s.message { out.raw(",\"message\":"); out.string(m) }
             if outcome == "cancelled", let c = s.cancelSource { out.raw(",\"cancelSource\":"); out.string(c) }
             if s.parent >= 0 { out.raw(",\"parent\":"); out.int(s.parent) }
+            if s.refOf >= 0 { out.raw(",\"of\":"); out.int(s.refOf) }
             out.raw("}}")
         }
         comma()

@@ -8,7 +8,8 @@ import TaskGraph
 ///   nearest executed ancestor; one trace per root of the recorded tree;
 /// - times in unix nanoseconds: the header's `created` plus the event's `t` (spans still open
 ///   when the log ends, a crashed session's, end at its last event);
-/// - attributes `taskgraph.kind`, `taskgraph.id`, `taskgraph.weight`, and
+/// - attributes `taskgraph.kind`, `taskgraph.id`, `taskgraph.weight`, `taskgraph.ref.of` on a
+///   `ref` node (the shared node it stands for; the ref is a span like any other), and
 ///   `taskgraph.cancel.source` on cancelled nodes; a failure is status code 2 (error) with the
 ///   message; progress `info` changes are span events (at most 32 a span);
 /// - the resource's `service.name` is the log's scenario, else the producer's program name.
@@ -29,6 +30,7 @@ public enum OTLPTrace {
         var cancelSource: String?
         var info: String?
         var events: [(time: Double, name: String, fraction: Double)] = []
+        var refOf = -1
     }
 
     /// The most progress events one span carries.
@@ -51,6 +53,7 @@ public enum OTLPTrace {
                 s.failed = n.failed
                 s.message = n.message
                 s.cancelled = n.state == .cancelled
+                s.refOf = Int(n.refOf)
                 add(Int(n.id), s)
             }
         }
@@ -62,6 +65,8 @@ public enum OTLPTrace {
                 if let i = index[id.rawValue] { spans[i].parent = parent.rawValue }
             case let .weightChanged(id, weight):
                 if let i = index[id.rawValue] { spans[i].weight = weight }
+            case let .ref(id, of):
+                if let i = index[id.rawValue] { spans[i].refOf = of.rawValue }
             case let .stateChanged(id, state, failed, message):
                 guard let i = index[id.rawValue], spans[i].end == nil else { continue }
                 if state == .executing, spans[i].start == nil { spans[i].start = e.time }
@@ -123,6 +128,9 @@ public enum OTLPTrace {
             out.raw(",{\"key\":\"taskgraph.id\",\"value\":{\"intValue\":\""); out.int(id)
             out.raw("\"}},{\"key\":\"taskgraph.weight\",\"value\":{\"doubleValue\":"); out.double(s.weight)
             out.raw("}}")
+            if s.refOf >= 0 {
+                out.raw(",{\"key\":\"taskgraph.ref.of\",\"value\":{\"intValue\":\""); out.int(s.refOf); out.raw("\"}}")
+            }
             if s.cancelled, let source = s.cancelSource {
                 out.byte(44)
                 stringAttribute(&out, "taskgraph.cancel.source", source)

@@ -1,3 +1,5 @@
+import TaskGraph
+
 /// Counts, duration and the final tree of a session, as plain ASCII lines (used by the
 /// headless output and, shortened, by the summary printed after the dashboard closes).
 public struct HeadlessSummary: Sendable {
@@ -35,10 +37,19 @@ public struct HeadlessSummary: Sendable {
     /// ASCII, names keep their characters).
     public func describe(_ i: Int) -> String {
         let n = tree[i]
-        var s = "#\(i) " + Sanitizer.clean(n.name) + ": " + n.display.word
+        var s = "#\(i) " + name(i) + ": " + n.display.word
         if n.display == .failed { s += ": " + Sanitizer.clean(n.message ?? "error") }
         if n.display == .cancelled, let src = n.cancelSource { s += " (" + Sanitizer.clean(src) + ")" }
         return s
+    }
+
+    /// The node's name, sanitized; a `ref` node names the shared node it stands for
+    /// (`-> fetch user #12`), as the dashboard's row does.
+    func name(_ i: Int) -> String {
+        let n = tree[i]
+        guard n.kind == NodeKind.ref, n.refOf >= 0 else { return Sanitizer.clean(n.name) }
+        let of = Int(n.refOf)
+        return "-> " + Sanitizer.clean(tree.contains(of) ? tree[of].name : n.name) + " #" + String(of)
     }
 
     /// The whole block.

@@ -1,3 +1,5 @@
+import TaskGraph
+
 /// The pure update step: (model, key) -> model + effects. Keys reach actions only through
 /// `KeyTable`; nothing here talks to a graph or a terminal.
 public enum Reducer {
@@ -54,6 +56,8 @@ public enum Reducer {
         case .expandAll:
             model.view.collapsed = []
         case .openDetail:
+            // A `ref` row is a link: Enter goes to the shared node it stands for.
+            if jumpToShared(&model) { return [] }
             model.view.detailOpen = model.view.selection >= 0
             model.view.detailOutputEnd = nil
         case .detailScrollUp, .detailScrollDown:
@@ -162,6 +166,33 @@ public enum Reducer {
             return
         }
         model.fixSelection()
+    }
+
+    /// When the selected row shows a `ref` node whose shared node is in the tree: selects the
+    /// shared node's row (expanding its ancestors, clearing a filter that hides it) and
+    /// returns true.
+    static func jumpToShared(_ model: inout DashboardModel) -> Bool {
+        let sel = model.view.selection
+        guard sel >= 0 else { return false }
+        var d = model.displayTree()
+        let tree = d.tree
+        let ref = d.content(sel)
+        guard tree.contains(ref), tree[ref].kind == NodeKind.ref else { return false }
+        var target = Int(tree[ref].refOf)
+        guard tree.contains(target) else { return false }
+        model.view.follow = false
+        while d.isFolded(target) { target = Int(tree.nodes[target].parent) }
+        if !model.view.filter.isEmpty && !d.passes(target) {
+            model.view.filter = ""
+            d = model.displayTree()
+        }
+        var p = d.parent(target)
+        while p >= 0 {
+            if !model.view.isExpanded(p) { model.view.setCollapsed(p, false) }
+            p = d.parent(p)
+        }
+        model.view.selection = target
+        return true
     }
 
     /// FOLLOW: select the newest executing node, expanding its ancestors.

@@ -33,6 +33,10 @@ extension TreeModel {
         case let .output(id, stream, text):
             guard contains(id.rawValue) else { return }
             outputs[id.rawValue, default: OutputRing()].append(.init(stream: stream, text: text))
+        case let .ref(id, of):
+            if contains(id.rawValue), of.rawValue >= 0, of.rawValue <= Int(Int32.max) {
+                nodes[id.rawValue].refOf = Int32(of.rawValue)
+            }
         case let .dropped(ids):
             drop(ids)
         }

@@ -29,6 +29,8 @@ public struct TreeModel: Sendable {
         public var endedAt: Double = .nan
         /// Source of the last cancel request seen for the node.
         public var cancelSource: String?
+        /// For a `ref` node: the raw id of the shared node it stands for (-1: none).
+        public var refOf: Int32 = -1
 
         /// The state a row shows.
         public var display: DisplayState {

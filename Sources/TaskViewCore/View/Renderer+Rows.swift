@@ -1,3 +1,5 @@
+import TaskGraph
+
 extension Renderer {
     /// The tree rows, from `top` down, one `next` step per row.
     func drawRows(_ model: DashboardModel, _ d: DisplayTree, _ layout: Layout, top: Int,
@@ -32,7 +34,7 @@ extension Renderer {
         if d.hasChildren(n) && !d.isExpanded(n) {
             x = grid.write(String(glyphs.collapsed) + " ", x: x, y: y, style: CellStyle(.accent), limit: nameCols - x)
         }
-        var name = clean(tree.nodes[d.content(n)].name)
+        var name = rowName(tree, d.content(n))
         if node.weight != 1 { name += "  " + Format.weightLabel(node.weight) }
         let nameStyle = CellStyle(state == .notExecuted || state == .skipped ? .dim : .normal,
                                   underline: state == .cancelled && glyphs.isASCII)
@@ -113,5 +115,17 @@ extension Renderer {
             col = grid.write(piece, x: col, y: y, style: CellStyle(.dim))
         }
         return col
+    }
+}
+
+extension Renderer {
+    /// A row's name, sanitized: a `ref` node reads as a link to the shared node it stands
+    /// for ("-> fetch user #12"; Enter jumps there).
+    func rowName(_ tree: TreeModel, _ i: Int) -> String {
+        let node = tree.nodes[i]
+        guard node.kind == NodeKind.ref, node.refOf >= 0 else { return clean(node.name) }
+        let of = Int(node.refOf)
+        let name = tree.contains(of) ? tree.nodes[of].name : node.name
+        return "-> " + clean(name) + " #" + String(of)
     }
 }

@@ -42,6 +42,9 @@ extension LogParser {
         case .output:
             change = .output(id: NodeID(try existing(f.id)), stream: try need(f.stream, "stream"),
                              text: try need(f.text, "text"))
+        case .ref:
+            // The shared node may already be dropped by retention: only the ref must exist.
+            change = .ref(id: NodeID(try existing(f.id)), of: NodeID(try need(f.of, "of")))
         case .drop:
             let ids = try need(f.ids, "ids")
             for id in ids where !model.contains(id) { throw LineError("node \(id) does not exist") }

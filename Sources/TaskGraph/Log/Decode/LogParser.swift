@@ -5,7 +5,7 @@ import Glibc
 /// The line-by-line state of `LogReader`: validates each line against the model built so
 /// far and appends its event to the log.
 struct LogParser {
-    enum Kind { case add, parent, weight, state, progress, cancel, drop, output, key, snapshot, end, resync, error, unknown, missing }
+    enum Kind { case add, parent, weight, state, progress, cancel, drop, output, ref, key, snapshot, end, resync, error, unknown, missing }
 
     /// The fields of one line; only those of its kind are used.
     struct Fields {
@@ -33,6 +33,7 @@ struct LogParser {
         var nodes: [SnapshotNode]?
         var summary: ReplaySummary?
         var skipped: Int?
+        var of: Int?
     }
 
     struct SnapshotNode {
@@ -197,6 +198,7 @@ struct LogParser {
             guard t.isFinite, t >= 0, t <= 1e12 else { throw LineError("time \(t) is out of range") }
             f.t = t
         case 2 where key.equals("id"): f.id = try s.int("id", in: 0...LogModel.maxID)
+        case 2 where key.equals("of"): f.of = try s.int("of", in: 0...LogModel.maxID)
         case 2 where key.equals("ev"):
             let v = try s.rawString()
             f.ev = kind(v)
@@ -252,7 +254,9 @@ struct LogParser {
 
     static func kind(_ v: UnsafeBufferPointer<UInt8>) -> Kind {
         switch v.count {
-        case 3: return v.equals("add") ? .add : v.equals("key") ? .key : v.equals("end") ? .end : .unknown
+        case 3:
+            return v.equals("add") ? .add : v.equals("key") ? .key : v.equals("end") ? .end
+                : v.equals("ref") ? .ref : .unknown
         case 4: return v.equals("drop") ? .drop : .unknown
         case 5: return v.equals("state") ? .state : v.equals("error") ? .error : .unknown
         case 6:
@@ -276,6 +280,7 @@ struct LogParser {
             n.fraction = f.fraction ?? (n.state == .completed && !n.failed ? 1 : 0)
             n.info = f.info
             n.message = n.failed ? f.message : nil
+            if let of = f.of { n.refOf = Int32(of) }
             out.append(SnapshotNode(node: n, parent: f.parent, index: f.index))
         }
         return out

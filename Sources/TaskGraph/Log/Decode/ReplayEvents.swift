@@ -8,7 +8,7 @@ public struct ReplayEvents: RandomAccessCollection, Sendable {
         /// Weight or fraction.
         var value: Double
         var id: Int32
-        /// Parent (-1: none), message, info, source or output text (-1: none), or drop start.
+        /// Parent (-1: none), the shared node of a `ref`, message, info, source or output text (-1: none), or drop start.
         var a: Int32
         /// Child index (-1: none), drop count, or output stream (0 stdout, 1 stderr).
         var b: Int32
@@ -21,7 +21,7 @@ public struct ReplayEvents: RandomAccessCollection, Sendable {
         var failed: Bool
     }
 
-    enum Tag: UInt8, Sendable { case add, parent, weight, state, progress, cancel, drop, output }
+    enum Tag: UInt8, Sendable { case add, parent, weight, state, progress, cancel, drop, output, ref }
 
     var records: [Record] = []
     var texts = TextTable()
@@ -61,6 +61,8 @@ public struct ReplayEvents: RandomAccessCollection, Sendable {
             return .cancelRequested(id: id, source: text(r.a) ?? "")
         case .output:
             return .output(id: id, stream: r.b == 1 ? .stderr : .stdout, text: texts.strings[Int(r.a)])
+        case .ref:
+            return .ref(id: id, of: NodeID(Int(r.a)))
         case .drop:
             let start = Int(r.a)
             return .dropped(ids: dropped[start..<start + Int(r.b)].map { NodeID(Int($0)) })
@@ -112,6 +114,8 @@ public struct ReplayEvents: RandomAccessCollection, Sendable {
             push(time, .cancel, id.rawValue, a: texts.intern(source))
         case let .output(id, stream, text):
             push(time, .output, id.rawValue, a: texts.intern(text), b: stream == .stderr ? 1 : 0)
+        case let .ref(id, of):
+            push(time, .ref, id.rawValue, a: Int32(truncatingIfNeeded: of.rawValue))
         case let .dropped(ids):
             let start = Int32(dropped.count)
             dropped.append(contentsOf: ids.map { Int32($0.rawValue) })

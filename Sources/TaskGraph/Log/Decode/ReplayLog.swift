@@ -167,6 +167,10 @@ public struct ReplayLog: Sendable {
             out.append(GraphEvent(sequence: seq, time: time, change: .added(
                 id: NodeID(Int(n.id)), kind: n.kind, name: n.name, weight: n.weight, parent: nil, index: nil)))
         }
+        for n in nodes where n.refOf >= 0 {
+            out.append(GraphEvent(sequence: seq, time: time, change: .ref(
+                id: NodeID(Int(n.id)), of: NodeID(Int(n.refOf)))))
+        }
         for n in nodes {
             for (i, c) in n.children.enumerated() {
                 out.append(GraphEvent(sequence: seq, time: time, change: .parentSet(

@@ -66,6 +66,10 @@ extension LogBuffer {
             nextKey("id"); int(id.rawValue)
             nextKey("stream"); raw(stream == .stdout ? "\"stdout\"" : "\"stderr\"")
             nextKey("text"); string(text)
+        case let .ref(id, of):
+            lineStart(seq: seq, t: t, ev: "ref")
+            nextKey("id"); int(id.rawValue)
+            nextKey("of"); int(of.rawValue)
         case let .dropped(ids):
             lineStart(seq: seq, t: t, ev: "drop")
             nextKey("ids")
@@ -111,6 +115,7 @@ extension LogBuffer {
         nextKey("fraction"); double(n.fraction)
         if let info = n.info { nextKey("info"); string(info) }
         if let message = n.message { nextKey("message"); string(message) }
+        if n.refOf >= 0 { nextKey("of"); int(Int(n.refOf)) }
         byte(125)
     }
 

@@ -26,6 +26,8 @@ public struct LogModel: Sendable {
         public var message: String?
         /// Child ids in order.
         public var children: [Int32] = []
+        /// For a `ref` node: the shared node it stands for; -1 otherwise.
+        public var refOf: Int32 = -1
 
         /// A live, not yet executed node without parent or children.
         public init(id: Int32, kind: String, name: String, weight: Double) {
@@ -128,6 +130,9 @@ public struct LogModel: Sendable {
             guard let s = slot(id.rawValue) else { return }
             nodes[s].fraction = progress.fraction
             nodes[s].info = progress.info
+        case let .ref(id, of):
+            guard let s = slot(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
+            nodes[s].refOf = Int32(of.rawValue)
         case .cancelRequested, .output:
             break
         case let .dropped(ids):
@@ -189,7 +194,7 @@ public struct LogModel: Sendable {
                 id: nid, kind: n.kind, parent: n.parent >= 0 ? NodeID(Int(n.parent)) : nil,
                 children: n.children.map { NodeID(Int($0)) }, name: n.name, weight: n.weight,
                 state: n.state, failed: n.failed, progress: TaskProgress(n.fraction, info: n.info),
-                message: n.message)
+                message: n.message, refOf: n.refOf >= 0 ? NodeID(Int(n.refOf)) : nil)
             if n.parent < 0 { roots.append(nid) }
         }
         return GraphSnapshot(nodes: out, roots: roots, sequence: sequence)
@@ -207,6 +212,7 @@ public struct LogModel: Sendable {
             node.info = n.progress.info
             node.message = n.message
             node.children = n.children.map { Int32($0.rawValue) }
+            if let of = n.refOf, of.rawValue >= 0, of.rawValue <= LogModel.maxID { node.refOf = Int32(of.rawValue) }
             add(node)
         }
     }
