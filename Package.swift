@@ -33,7 +33,11 @@ let package = Package(
         // ncursesw with a shim header for what Swift cannot import.
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
         // taskview's pure parts: model, reducer, renderer, scenarios, replay, headless output.
-        .target(name: "TaskViewCore", dependencies: ["TaskGraph", "TaskGraphProcess"]),
+        // The shipped demos are demos/*.json, compiled in (Scenario/Demos links to demos/).
+        .target(name: "TaskViewCore", dependencies: ["TaskGraph", "TaskGraphProcess"],
+                resources: [.embedInCode("Scenario/Demos/build.json"), .embedInCode("Scenario/Demos/pipeline.json"),
+                            .embedInCode("Scenario/Demos/flaky.json"), .embedInCode("Scenario/Demos/stress.json"),
+                            .embedInCode("Scenario/Demos/commands.json")]),
         // The thin layer that talks to ncurses.
         .target(name: "TaskViewTerminal", dependencies: ["TaskGraph", "TaskViewCore", "CNcurses"]),
         .executableTarget(

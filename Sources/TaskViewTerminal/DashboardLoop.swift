@@ -4,9 +4,10 @@ import TaskViewCore
 import Glibc
 #endif
 
-/// The interactive loop: one thread, no busy waiting. It waits for a key at most until the
-/// source next has work, runs keys through the reducer, lets the source move time, and
-/// redraws only when the model or the screen changed (at most ~30 frames a second).
+/// The interactive loop: one thread, no busy waiting. It waits (poll) on the terminal and
+/// on the source's wake descriptors at most until the source next has work, runs keys
+/// through the reducer, lets the source take events and move time, and redraws only when
+/// the model or the screen changed (at most ~30 frames a second).
 public enum DashboardLoop {
     /// What the loop needs besides a source.
     public struct Options: Sendable {
@@ -40,11 +41,11 @@ public enum DashboardLoop {
             let now = monotonicSeconds() - t0
             if Signals.pending != 0 {
                 Signals.reset()
-                source.finish(source: "signal", model: &model)
+                source.finish(source: ViewerCancelSource.signal, model: &model)
                 break
             }
             if model.view.quitRequested {
-                source.finish(source: "quit", model: &model)
+                source.finish(source: ViewerCancelSource.quit, model: &model)
                 break
             }
             if dirty && now - lastDraw >= frame {
@@ -60,7 +61,7 @@ public enum DashboardLoop {
             }
             var wait = source.secondsUntilNextTick(realElapsed: now, model: model) ?? 0.25
             if dirty { wait = min(wait, max(0, lastDraw + frame - now)) }
-            if let key = terminal.readKey(timeout: Int((wait * 1000).rounded(.up))) {
+            if let key = nextKey(terminal, source: source, milliseconds: Int((wait * 1000).rounded(.up))) {
                 if key == .resize {
                     terminal.handleResize()
                 } else {
@@ -73,6 +74,19 @@ public enum DashboardLoop {
             if source.tick(realElapsed: monotonicSeconds() - t0, model: &model) { dirty = true }
         }
         return model
+    }
+
+    /// A key curses already holds, else waits up to `milliseconds` for the terminal or a
+    /// source descriptor: a key if the terminal became readable, nil otherwise (events, a
+    /// signal or the time is up: the caller ticks the source either way).
+    static func nextKey(_ terminal: Terminal, source: any DashboardSource, milliseconds: Int) -> Key? {
+        if let key = terminal.readKey(timeout: 0) { return key }
+        var fds = [pollfd(fd: terminal.inputDescriptor, events: Int16(POLLIN), revents: 0)]
+        for fd in source.wakeDescriptors { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+        let n = poll(&fds, nfds_t(fds.count), Int32(max(0, min(milliseconds, 60_000))))
+        // A signal (EINTR) may be a resize: curses reports it as a key.
+        guard n > 0 ? fds[0].revents != 0 : n < 0 else { return nil }
+        return terminal.readKey(timeout: 0)
     }
 
     static func monotonicSeconds() -> Double {

@@ -112,6 +112,9 @@ public final class Terminal {
         return KeyDecoder.character(UInt32(ch))
     }
 
+    /// The descriptor curses reads keys from (what the loop polls).
+    public var inputDescriptor: Int32 { input.map { fileno($0) } ?? 0 }
+
     /// Draws `grid`, writing only cells that differ from the last frame.
     public func draw(_ grid: CellGrid) {
         let full = previous == nil || previous!.width != grid.width || previous!.height != grid.height

@@ -220,7 +220,7 @@ import Testing
         let viaGraph = forever(graph: g).execute()
         g.cancel(viaGraph.id)
         let custom = forever(graph: g).execute()
-        g.cancel(custom.id, source: CancelSource.keyboard)
+        g.cancel(custom.id, source: "keyboard")   // a caller's own label
         let inner = forever(graph: g)
         let timeout = inner.timeout(seconds: 1).execute()
         clock.runUntilIdle()

@@ -73,8 +73,8 @@ import TaskGraph
 
     @Test func absorbsAMillionEventsQuickly() {
         // Correctness of the bulk path (speed is measured by the benchmark).
-        var tree = DashboardBenchmarks.makeTree(nodes: 1000)
-        let events = DashboardBenchmarks.progressEvents(nodes: 1000, count: 10_000)
+        var tree = LargeTreeFixture.makeTree(nodes: 1000)
+        let events = LargeTreeFixture.progressEvents(nodes: 1000, count: 10_000)
         tree.absorb(events)
         #expect(tree.liveCount == 1000)
     }

@@ -72,6 +72,17 @@ import TaskGraph
         #expect(grid[3, 2].style.role == .succeeded)   // the glyph of compile
     }
 
+    @Test func aFrameIsCurrentWithoutPreparation() {
+        // No refreshDerived() anywhere: the filter set directly, then a new matching node.
+        var m = model(smallBuild())
+        m.view.filter = "b."
+        let draw = { (m: DashboardModel) in Renderer(ascii: true).render(m, width: 30, height: 6).grid.lines }
+        #expect(draw(m)[1...4] == ["* build                    25%", "`- + compile              100%", "   `- X b.c                 0%", ""])
+        m.absorb(GraphEvent(sequence: 99, time: 4, change: .added(
+            id: NodeID(9), kind: NodeKind.task, name: "lib.c", weight: 1, parent: NodeID(1), index: nil)))
+        #expect(draw(m)[4] == "   `- - lib.c")   // skipped: its allSettled parent has settled
+    }
+
     @Test func eighthBlockPrecision() {
         var s = EventScript()
         s.add(0, "x"); s.start(0); s.progress(0, 0.3)

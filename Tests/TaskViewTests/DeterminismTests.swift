@@ -1,5 +1,5 @@
 import Testing
-import TaskGraph
+@testable import TaskGraph
 @testable import TaskViewCore
 #if canImport(Glibc)
 import Glibc
@@ -19,7 +19,7 @@ func runDemo(_ name: String, seed: UInt64, path: String, cancel: (name: String, 
                                let snap = session.graph.snapshot()
                                let id = snap.nodes.values.filter { $0.name == cancel.name }.map(\.id).min()!
                                session.recorder?.recordKey("X", node: id)
-                               session.graph.cancel(id, source: CancelSource.keyboard)
+                               session.graph.cancel(id, source: ViewerCancelSource.keyboard)
                                return false
                            },
                            print: { lines.append($0) }, start: { session.start() })

@@ -1,5 +1,5 @@
 import Testing
-import TaskGraph
+@testable import TaskGraph
 @testable import TaskViewCore
 
 /// Hostile headers and lines: the reader answers every one with a clear error or a valid

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TaskGraph
+@testable import TaskGraph
 @testable import TaskViewCore
 #if canImport(Glibc)
 import Glibc

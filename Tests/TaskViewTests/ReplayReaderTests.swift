@@ -1,5 +1,5 @@
 import Testing
-import TaskGraph
+@testable import TaskGraph
 @testable import TaskViewCore
 #if canImport(Glibc)
 import Glibc

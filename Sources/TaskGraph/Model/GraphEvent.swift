@@ -60,7 +60,8 @@ public enum OutputStreamName: String, Sendable, Equatable, CaseIterable {
     case stdout, stderr
 }
 
-/// Where a cancel came from (`GraphChange.cancelRequested`'s `source`).
+/// Where a cancel came from (`GraphChange.cancelRequested`'s `source`): the library's own
+/// labels. Callers pass their own (taskview: `keyboard`, `quit`, `signal`).
 public enum CancelSource {
     public static let api = "api"
     public static let graph = "graph"
@@ -69,7 +70,4 @@ public enum CancelSource {
     public static let timeout = "timeout"
     public static let failFast = "failFast"
     public static let resolverReleased = "resolverReleased"
-    public static let keyboard = "keyboard"
-    public static let quit = "quit"
-    public static let signal = "signal"
 }

@@ -2,6 +2,7 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
+import TaskGraph
 
 /// One viewer connection to a serving program: a thread reads the stream into the inbox;
 /// the main thread sends commands. `stop()` wakes and joins the thread, so nothing keeps

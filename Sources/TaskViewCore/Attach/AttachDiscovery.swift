@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TaskGraph
 
 /// Finding programs that serve their graph (attach.md, default path rules) and asking each
 /// who it is.

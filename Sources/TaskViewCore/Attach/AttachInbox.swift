@@ -2,6 +2,7 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
+import TaskGraph
 
 /// What the connection threads hand to the main thread: stream items per program, and the
 /// end of each connection. A pipe wakes a waiting main thread (headless attach) once per
@@ -14,27 +15,11 @@ final class AttachInbox: Sendable {
     }
 
     private let queue = Mutex<[Message]>([])
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let wake = WakePipe()
+    private var wakeRead: Int32 { wake.read }
+    private var wakeWrite: Int32 { wake.write }
 
-    init() {
-        var fds: [Int32] = [-1, -1]
-        if pipe(&fds) == 0 {
-            for fd in fds {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            }
-        } else {
-            fds = [-1, -1]
-        }
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
-    }
-
-    deinit {
-        if wakeRead >= 0 { close(wakeRead) }
-        if wakeWrite >= 0 { close(wakeWrite) }
-    }
+    init() {}
 
     func post(_ messages: [Message]) {
         guard !messages.isEmpty else { return }
@@ -48,6 +33,9 @@ final class AttachInbox: Sendable {
             _ = write(wakeWrite, &b, 1)
         }
     }
+
+    /// Readable while messages wait (nil when no pipe could be made).
+    var wakeDescriptor: Int32? { wakeRead >= 0 ? wakeRead : nil }
 
     /// Takes everything posted so far.
     func drain() -> [Message] {

@@ -82,6 +82,9 @@ public final class AttachSession {
     /// Waits (headless) until a connection posts something, or at most `seconds`.
     public func wait(seconds: Double) { inbox.wait(seconds: seconds) }
 
+    /// Readable while a connection has posted something `pump` has not taken.
+    public var wakeDescriptor: Int32? { inbox.wakeDescriptor }
+
     /// Sends a cancel for the local node `id`: a program row cancels its unsettled roots.
     /// Returns the message the dashboard shows.
     public func cancel(local id: Int, name: String, tree: TreeModel) -> String {

@@ -8,7 +8,7 @@ import TaskGraph
 /// Pure: fed by `StreamItem`s, tested without sockets.
 struct AttachTree {
     /// Kind of a program row (never a `TaskGraph` kind).
-    static let programKind = "program"
+    static let programKind = TreeModel.programKind
 
     /// How a program's connection stands; shown in its row.
     enum Status: Sendable, Equatable {

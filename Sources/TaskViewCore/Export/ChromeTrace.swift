@@ -28,8 +28,8 @@ public enum ChromeTrace {
     public static func export(_ log: ReplayLog) -> [UInt8] {
         var spans: [Int: Span] = [:]
         // The log's first snapshot may hold nodes that existed before recording began.
-        if let first = log.checkpoint(atOrBefore: 0) {
-            for n in first.model.liveNodesByID() {
+        if let first = log.initialNodes {
+            for n in first {
                 var s = Span(name: n.name, kind: n.kind, parent: Int(n.parent))
                 s.state = n.state
                 if n.state != .notExecuted { s.start = 0 }
@@ -67,7 +67,7 @@ public enum ChromeTrace {
         }
         let order = spans.keys.sorted()
         let lanes = Lanes.assign(spans, order: order, logEnd: micros(log.duration))
-        var out = LogBuffer(capacity: spans.count * 160 + 256)
+        var out = JSONWriter(capacity: spans.count * 160 + 256)
         out.raw("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[")
         var first = true
         func comma() { if first { first = false } else { out.byte(44) } }

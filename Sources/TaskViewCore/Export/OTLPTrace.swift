@@ -44,8 +44,8 @@ public enum OTLPTrace {
             if let i = index[id] { spans[i] = span } else { index[id] = spans.count; spans.append(span) }
         }
         // The log's first snapshot may hold nodes that existed before recording began.
-        if let first = log.checkpoint(atOrBefore: 0) {
-            for n in first.model.liveNodesByID() {
+        if let first = log.initialNodes {
+            for n in first {
                 var s = Span(name: n.name, kind: n.kind, weight: n.weight, parent: Int(n.parent))
                 // Executing or completed: it ran. Cancelled: whether it ran is unknown, no span.
                 if n.state == .executing || n.state == .completed { s.start = 0 }
@@ -93,7 +93,7 @@ public enum OTLPTrace {
 
         let seed = logSeed(log.header)
         let zero = createdNanos(log.header.created)
-        var out = LogBuffer(capacity: spans.count * 400 + 512)
+        var out = JSONWriter(capacity: spans.count * 400 + 512)
         out.raw("{\"resourceSpans\":[{\"resource\":{\"attributes\":[")
         stringAttribute(&out, "service.name", serviceName(log))
         if let producer = log.header.producer {
@@ -168,7 +168,7 @@ public enum OTLPTrace {
         return "taskgraph"
     }
 
-    static func stringAttribute(_ out: inout LogBuffer, _ key: StaticString, _ value: String) {
+    static func stringAttribute(_ out: inout JSONWriter, _ key: StaticString, _ value: String) {
         out.raw("{\"key\":\""); out.raw(key); out.raw("\",\"value\":{\"stringValue\":")
         out.string(value)
         out.raw("}}")
@@ -255,7 +255,7 @@ public enum OTLPTrace {
         return v == 0 ? 1 : v
     }
 
-    static func hex(_ out: inout LogBuffer, _ values: UInt64...) {
+    static func hex(_ out: inout JSONWriter, _ values: UInt64...) {
         for v in values {
             var shift = 60
             while shift >= 0 {

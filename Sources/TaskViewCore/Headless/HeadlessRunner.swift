@@ -34,13 +34,13 @@ public enum HeadlessRunner {
         while !inbox.rootSettled {
             if !cancelled && interrupted() {
                 cancelled = true
-                graph.cancel(root, source: CancelSource.signal)
+                graph.cancel(root, source: ViewerCancelSource.signal)
             } else if virtual == nil {
                 sleepBriefly()   // the graph runs on its own threads
             } else if !virtual!.runNext() {
                 if cancelled { break }   // nothing left that could settle it
                 cancelled = true
-                graph.cancel(root, source: CancelSource.quit)
+                graph.cancel(root, source: ViewerCancelSource.quit)
             }
             flush()
         }

@@ -1,3 +1,5 @@
+import TaskGraph
+
 /// A strict RFC 8259 parser that remembers where every value starts, so scenario errors
 /// can say FILE:LINE:COLUMN. No comments, no trailing commas, no NaN; duplicate keys,
 /// nesting over `maxDepth` and trailing text are errors, never traps.
@@ -134,55 +136,28 @@ public struct JSONParser {
 
     private mutating func string() throws(JSONSyntaxError) -> String {
         i += 1
-        var out: [UInt8] = []
+        let start = i
+        // Find the closing quote; the escapes are decoded by the log reader's own lexer.
         while true {
             guard let c = peek else { throw error("unterminated string") }
-            if c == UInt8(ascii: "\"") { i += 1; break }
+            if c == UInt8(ascii: "\"") { break }
             if c < 0x20 { throw error("control character in a string (escape it)") }
-            if c != UInt8(ascii: "\\") { out.append(c); i += 1; continue }
-            i += 1
-            guard let e = peek else { throw error("unterminated string") }
-            i += 1
-            switch e {
-            case UInt8(ascii: "\""): out.append(34)
-            case UInt8(ascii: "\\"): out.append(92)
-            case UInt8(ascii: "/"): out.append(47)
-            case UInt8(ascii: "b"): out.append(8)
-            case UInt8(ascii: "f"): out.append(12)
-            case UInt8(ascii: "n"): out.append(10)
-            case UInt8(ascii: "r"): out.append(13)
-            case UInt8(ascii: "t"): out.append(9)
-            case UInt8(ascii: "u"):
-                var v = try hex4()
-                if v >= 0xD800 && v < 0xDC00 && peek == 92, i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "u") {
-                    let save = i
-                    i += 2
-                    let lo = try hex4()
-                    if lo >= 0xDC00 && lo < 0xE000 { v = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00) } else { i = save }
-                }
-                out.append(contentsOf: String(UnicodeScalar(v) ?? "\u{FFFD}").utf8)
-            default: i -= 1; throw error("invalid escape '\\\(Self.show(e))'")
+            i += c == UInt8(ascii: "\\") ? 2 : 1
+        }
+        let end = i
+        i += 1
+        do {
+            return try bytes.withUnsafeBufferPointer { all throws(JSONEscapes.Failure) in
+                try JSONEscapes.decode(UnsafeBufferPointer(rebasing: all[start..<end]))
+            }
+        } catch {
+            i = start + error.offset
+            switch error.kind {
+            case .badUnicode: throw self.error("invalid \\u escape")
+            case .badEscape(let e): throw self.error("invalid escape '\\\(Self.show(e))'")
+            case .truncated: throw self.error("unterminated string")
             }
         }
-        // Invalid UTF-8 becomes U+FFFD rather than an error: names are sanitized later anyway.
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    private mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
-        var v: UInt32 = 0
-        for _ in 0..<4 {
-            guard let c = peek else { throw error("invalid \\u escape") }
-            let d: UInt32
-            switch c {
-            case 48...57: d = UInt32(c - 48)
-            case 97...102: d = UInt32(c - 87)
-            case 65...70: d = UInt32(c - 55)
-            default: throw error("invalid \\u escape")
-            }
-            v = v << 4 | d
-            i += 1
-        }
-        return v
     }
 
     private mutating func number() throws(JSONSyntaxError) -> Double {

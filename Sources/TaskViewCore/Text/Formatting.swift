@@ -31,6 +31,20 @@ public enum Format {
         return "\(whole / 3600)h" + pad2((whole / 60) % 60) + "m"
     }
 
+    /// Seconds from `t` until `duration(_:)` shows another text (a tenth of a second under a
+    /// minute, then a second, then a minute), never less than a frame (1/30 s).
+    public static func secondsUntilDurationChanges(_ t: Double) -> Double {
+        let t = t.isFinite ? max(0, t) : 0
+        let next: Double
+        if t < 60 {
+            next = ((t * 10 + 0.5).rounded(.down) + 0.5) / 10   // tenths are rounded
+        } else {
+            let step: Double = t < 3600 ? 1 : 60                 // seconds and minutes are cut
+            next = ((t / step).rounded(.down) + 1) * step
+        }
+        return max(1.0 / 30, next - t)
+    }
+
     /// Whole percent of a fraction, right-aligned in 4 columns: ` 45%`.
     public static func percent(_ fraction: Double) -> String {
         let p = Int((min(max(fraction, 0), 1) * 100).rounded(.down))

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TaskGraph
 import TaskViewCore
 import TaskViewTerminal
 

@@ -1,0 +1,308 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The line-by-line state of `LogReader`: validates each line against the model built so
+/// far and appends its event to the log.
+struct LogParser {
+    enum Kind { case add, parent, weight, state, progress, cancel, drop, output, ref, key, snapshot, end, resync, error, unknown, missing }
+
+    /// The fields of one line; only those of its kind are used.
+    struct Fields {
+        var seq: Int?
+        var t: Double?
+        var ev = Kind.missing
+        var id: Int?
+        var kind: String?
+        var name: String?
+        var weight: Double?
+        var parent: Int?
+        var index: Int?
+        var state: TaskState?
+        var failed = false
+        var message: String?
+        var fraction: Double?
+        var info: String?
+        var source: String?
+        var stream: OutputStreamName?
+        var text: String?
+        var ids: [Int]?
+        var key: String?
+        var part: Int?
+        var parts: Int?
+        var nodes: [SnapshotNode]?
+        var summary: ReplaySummary?
+        var skipped: Int?
+        var of: Int?
+    }
+
+    struct SnapshotNode {
+        var node: LogModel.Node
+        var parent: Int?
+        var index: Int?
+    }
+
+    struct PendingSnapshot {
+        var parts: Int
+        var next: Int
+        var t: Double
+        var nodes: [SnapshotNode]
+    }
+
+    static let maxText = 1 << 20
+    static let maxSeq = 1 << 52
+
+    var log: ReplayLog
+    let skipBadLines: Bool
+    /// The nodes so far: structure exact (validation needs ids and parents), states and
+    /// progress only while `modelStale` is false (the fast path skips them).
+    var model = LogModel()
+    var modelStale = false
+    var lineNo = 0
+    var lastSeq = 0
+    var lastT = 0.0
+    var pending: PendingSnapshot?
+    /// Accept gaps in `seq` (a live stream: the server's `resync` counts what it skipped).
+    var allowSeqGaps = false
+    /// The `skipped` count of the last `resync` line (attach streams), nil once taken.
+    var resyncSkipped: Int?
+    /// The message of the last server `error` line that carried a `seq` (attach), nil once taken.
+    var serverError: String?
+
+    init(name: String, skipBadLines: Bool) {
+        log = ReplayLog(name: name)
+        self.skipBadLines = skipBadLines
+    }
+
+    mutating func run(_ buf: UnsafeBufferPointer<UInt8>) throws {
+        guard let base = buf.baseAddress, buf.count > 0 else {
+            throw LogLoadError(path: log.name, line: 1, message: "empty file: no header line")
+        }
+        log.events.reserveCapacity(buf.count / 64)
+        var start = 0
+        while start < buf.count {
+            lineNo += 1
+            guard let hit = memchr(base + start, 10, buf.count - start) else {
+                if lineNo == 1 {
+                    throw LogLoadError(path: log.name, line: 1, message: "truncated header line (no newline)")
+                }
+                log.truncatedAfterSeq = UInt64(lastSeq)
+                break
+            }
+            let end = UnsafeRawPointer(hit).assumingMemoryBound(to: UInt8.self) - base
+            var len = end - start
+            if len > 0 && base[start + len - 1] == 13 { len -= 1 }
+            let line = UnsafeBufferPointer(start: base + start, count: len)
+            start = end + 1
+            if lineNo == 1 {
+                do { try header(line) } catch let e as LineError {
+                    throw LogLoadError(path: log.name, line: 1, message: e.message)
+                }
+                continue
+            }
+            do {
+                guard len <= LogReader.maxLineBytes else {
+                    throw LineError("line is longer than the reader's cap of 4 MiB (\(len) bytes)")
+                }
+                if try !fastEventLine(line) { try eventLine(line) }
+            } catch let e as LineError {
+                guard skipBadLines else { throw LogLoadError(path: log.name, line: lineNo, message: e.message) }
+                log.skippedLines += 1
+            }
+        }
+        // Stale: rebuilt from the last snapshot and the events after it, as seeking does.
+        log.finalModel = modelStale ? log.model(afterEvents: log.events.count) : model
+        log.lastSeq = UInt64(lastSeq)
+        log.duration = lastT
+    }
+
+    // MARK: header
+
+    mutating func header(_ line: UnsafeBufferPointer<UInt8>) throws {
+        guard line.count <= LogReader.maxLineBytes else { throw LineError("header line is too long") }
+        var s = LineScanner(line)
+        var format: String?
+        var version: Double?
+        var h = LogHeader()
+        do {
+            try s.object { s, key in
+                if key.equals("format") { format = try s.string() }
+                else if key.equals("version") { version = try s.number() }
+                else if key.equals("created") { h.created = try Self.text(&s) }
+                else if key.equals("producer") { h.producer = try Self.text(&s) }
+                else if key.equals("scenario") { h.scenario = try Self.text(&s) }
+                else if key.equals("pid") { h.pid = try s.int("pid", in: 0...Int(Int32.max)) }
+                else if key.equals("name") { h.name = try Self.text(&s) }
+                else if key.equals("seed") {
+                    let v = try s.number()
+                    h.seed = v >= 0 && v < 1.8e19 && v == v.rounded() ? UInt64(v) : nil
+                } else { try s.skipValue() }
+            }
+            try s.finish()
+        } catch let e as LineError {
+            throw LineError("not a taskgraph log (line 1 is not a JSON header: \(e.message))")
+        }
+        guard format == "taskgraph-log" else {
+            throw LineError("not a taskgraph log (the header's \"format\" is not \"taskgraph-log\")")
+        }
+        guard let version, version.isFinite, version >= 1 else {
+            throw LineError("the header has no valid \"version\"")
+        }
+        // Compared as a Double: converting a huge version (1e300) to Int would trap.
+        guard version == Double(LogReader.version) else {
+            let shown = version == version.rounded() && version < 1e9 ? String(Int(version)) : String(version)
+            throw LineError("unsupported log version \(shown) (this taskview reads version \(LogReader.version))")
+        }
+        h.version = version
+        log.header = h
+    }
+
+    static func text(_ s: inout LineScanner) throws -> String? {
+        if s.null() { return nil }
+        let v = try s.string()
+        guard v.utf8.count <= maxText else { throw LineError("text longer than 1 MiB") }
+        return v
+    }
+
+    // MARK: events
+
+    mutating func eventLine(_ line: UnsafeBufferPointer<UInt8>) throws {
+        var s = LineScanner(line)
+        var f = Fields()
+        try s.object { s, key in try Self.field(&s, key, into: &f) }
+        try s.finish()
+        guard let seq = f.seq else { throw LineError("missing \"seq\"") }
+        guard let t = f.t else { throw LineError("missing \"t\"") }
+        guard f.ev != .missing else { throw LineError("missing \"ev\"") }
+        if seq <= lastSeq {
+            throw LineError("seq \(seq) does not follow \(lastSeq)")
+        }
+        if seq != lastSeq + 1 && !skipBadLines && !allowSeqGaps && lastSeq > 0 {
+            throw LineError("seq \(seq) follows \(lastSeq): lines are missing")
+        }
+        guard t >= lastT else { throw LineError("time \(t) goes backwards (previous line: \(lastT))") }
+        if let p = pending, f.ev != .snapshot {
+            _ = p
+            pending = nil
+            throw LineError("snapshot ended after part \(p.next - 1) of \(p.parts)")
+        }
+        try apply(f, t: t)
+        lastSeq = seq
+        lastT = t
+    }
+
+    static func field(_ s: inout LineScanner, _ key: UnsafeBufferPointer<UInt8>, into f: inout Fields) throws {
+        switch key.count {
+        case 1 where key[0] == UInt8(ascii: "t"):
+            let t = try s.number()
+            guard t.isFinite, t >= 0, t <= 1e12 else { throw LineError("time \(t) is out of range") }
+            f.t = t
+        case 2 where key.equals("id"): f.id = try s.int("id", in: 0...LogModel.maxID)
+        case 2 where key.equals("of"): f.of = try s.int("of", in: 0...LogModel.maxID)
+        case 2 where key.equals("ev"):
+            let v = try s.rawString()
+            f.ev = kind(v)
+        case 3 where key.equals("seq"): f.seq = try s.int("seq", in: 1...maxSeq)
+        case 3 where key.equals("ids"):
+            var ids: [Int] = []
+            try s.array { s in
+                guard ids.count <= LogModel.maxID else { throw LineError("too many ids") }
+                ids.append(try s.int("id", in: 0...LogModel.maxID))
+            }
+            f.ids = ids
+        case 3 where key.equals("key"): f.key = try text(&s)
+        case 4 where key.equals("kind"):
+            let k = try s.string()
+            guard !k.isEmpty, k.utf8.count <= 64 else { throw LineError("invalid node kind") }
+            f.kind = k
+        case 4 where key.equals("name"): f.name = try text(&s) ?? ""
+        case 4 where key.equals("info"): f.info = try text(&s)
+        case 4 where key.equals("text"): f.text = try text(&s) ?? ""
+        case 4 where key.equals("part"): f.part = try s.int("part", in: 1...1 << 20)
+        case 5 where key.equals("state"):
+            let v = try s.rawString()
+            if v.equals("notExecuted") { f.state = .notExecuted }
+            else if v.equals("executing") { f.state = .executing }
+            else if v.equals("completed") { f.state = .completed }
+            else if v.equals("cancelled") { f.state = .cancelled }
+            else { throw LineError("unknown state \"\(String(decoding: v.prefix(40), as: UTF8.self))\"") }
+        case 5 where key.equals("index"): f.index = try s.int("index", in: 0...LogModel.maxID)
+        case 5 where key.equals("parts"): f.parts = try s.int("parts", in: 1...1 << 20)
+        case 5 where key.equals("nodes"): f.nodes = try snapshotNodes(&s)
+        case 6 where key.equals("weight"):
+            let w = try s.number()
+            guard w.isFinite, w >= 0 else { throw LineError("weight \(w) is not finite and >= 0") }
+            f.weight = w
+        case 6 where key.equals("parent"): f.parent = try s.int("parent", in: 0...LogModel.maxID)
+        case 6 where key.equals("failed"): f.failed = try s.bool()
+        case 6 where key.equals("source"): f.source = try text(&s) ?? ""
+        case 6 where key.equals("stream"):
+            let v = try s.rawString()
+            if v.equals("stdout") { f.stream = .stdout }
+            else if v.equals("stderr") { f.stream = .stderr }
+            else { throw LineError("unknown stream \"\(String(decoding: v.prefix(40), as: UTF8.self))\"") }
+        case 7 where key.equals("message"): f.message = try text(&s)
+        case 7 where key.equals("summary"): f.summary = try summary(&s)
+        case 7 where key.equals("skipped"): f.skipped = try s.int("skipped", in: 0...maxSeq)
+        case 8 where key.equals("fraction"):
+            let v = try s.number()
+            guard v >= 0, v <= 1 else { throw LineError("fraction \(v) is outside 0...1") }
+            f.fraction = v
+        default: try s.skipValue()
+        }
+    }
+
+    static func kind(_ v: UnsafeBufferPointer<UInt8>) -> Kind {
+        switch v.count {
+        case 3:
+            return v.equals("add") ? .add : v.equals("key") ? .key : v.equals("end") ? .end
+                : v.equals("ref") ? .ref : .unknown
+        case 4: return v.equals("drop") ? .drop : .unknown
+        case 5: return v.equals("state") ? .state : v.equals("error") ? .error : .unknown
+        case 6:
+            return v.equals("parent") ? .parent : v.equals("weight") ? .weight : v.equals("cancel") ? .cancel
+                : v.equals("resync") ? .resync : v.equals("output") ? .output : .unknown
+        case 8: return v.equals("progress") ? .progress : v.equals("snapshot") ? .snapshot : .unknown
+        default: return .unknown
+        }
+    }
+
+    static func snapshotNodes(_ s: inout LineScanner) throws -> [SnapshotNode] {
+        var out: [SnapshotNode] = []
+        try s.array { s in
+            var f = Fields()
+            try s.object { s, key in try field(&s, key, into: &f) }
+            guard let id = f.id else { throw LineError("a snapshot node has no \"id\"") }
+            var n = LogModel.Node(id: Int32(id), kind: f.kind ?? NodeKind.task, name: f.name ?? "",
+                                  weight: f.weight ?? 1)
+            n.state = f.state ?? .notExecuted
+            n.failed = f.failed && n.state == .completed
+            n.fraction = f.fraction ?? (n.state == .completed && !n.failed ? 1 : 0)
+            n.info = f.info
+            n.message = n.failed ? f.message : nil
+            if let of = f.of { n.refOf = Int32(of) }
+            out.append(SnapshotNode(node: n, parent: f.parent, index: f.index))
+        }
+        return out
+    }
+
+    static func summary(_ s: inout LineScanner) throws -> ReplaySummary {
+        var r = ReplaySummary()
+        try s.object { s, key in
+            func count() throws -> Int { try s.int("count", in: 0...LogModel.maxID) }
+            if key.equals("succeeded") { r.succeeded = try count() }
+            else if key.equals("failed") { r.failed = try count() }
+            else if key.equals("cancelled") { r.cancelled = try count() }
+            else if key.equals("skipped") { r.skipped = try count() }
+            else if key.equals("notExecuted") { r.notExecuted = try count() }
+            else if key.equals("executing") { r.executing = try count() }
+            else if key.equals("duration") {
+                let d = try s.number()
+                guard d.isFinite, d >= 0 else { throw LineError("bad duration") }
+                r.duration = d
+            } else if key.equals("outcome") { r.outcome = try s.string() }
+            else { try s.skipValue() }
+        }
+        return r
+    }
+}

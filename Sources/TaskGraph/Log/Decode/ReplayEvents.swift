@@ -1,0 +1,192 @@
+/// The graph events of a replay log, stored compactly: one fixed-size record per event and
+/// one `String` per distinct text (names, kinds, infos, messages, cancel sources). A
+/// `GraphEvent` is built on demand when an element is read, without allocating (its strings
+/// are shared with the table). `sequence` is the event's 1-based position.
+public struct ReplayEvents: RandomAccessCollection, Sendable {
+    struct Record: Sendable {
+        var time: Double
+        /// Weight or fraction.
+        var value: Double
+        var id: Int32
+        /// Parent (-1: none), the shared node of a `ref`, message, info, source or output text (-1: none), or drop start.
+        var a: Int32
+        /// Child index (-1: none), drop count, or output stream (0 stdout, 1 stderr).
+        var b: Int32
+        /// Name text (add).
+        var c: Int32
+        /// Kind text (add).
+        var d: Int32
+        var tag: Tag
+        var state: TaskState
+        var failed: Bool
+    }
+
+    enum Tag: UInt8, Sendable { case add, parent, weight, state, progress, cancel, drop, output, ref }
+
+    var records: [Record] = []
+    var texts = TextTable()
+    var dropped: [Int32] = []
+
+    init() {}
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { records.count }
+
+    /// The time of event `i` without building it.
+    @inline(__always)
+    public func time(at i: Int) -> Double { records[i].time }
+
+    public subscript(i: Int) -> GraphEvent {
+        let r = records[i]
+        return GraphEvent(sequence: UInt64(i + 1), time: r.time, change: change(r))
+    }
+
+    private func text(_ k: Int32) -> String? { k >= 0 ? texts.strings[Int(k)] : nil }
+
+    private func change(_ r: Record) -> GraphChange {
+        let id = NodeID(Int(r.id))
+        switch r.tag {
+        case .add:
+            return .added(id: id, kind: texts.strings[Int(r.d)], name: texts.strings[Int(r.c)], weight: r.value,
+                          parent: r.a >= 0 ? NodeID(Int(r.a)) : nil, index: r.b >= 0 ? Int(r.b) : nil)
+        case .parent:
+            return .parentSet(id: id, parent: NodeID(Int(r.a)), index: Int(r.b))
+        case .weight:
+            return .weightChanged(id: id, weight: r.value)
+        case .state:
+            return .stateChanged(id: id, state: r.state, failed: r.failed, message: text(r.a))
+        case .progress:
+            return .progress(id: id, progress: TaskProgress(r.value, info: text(r.a)))
+        case .cancel:
+            return .cancelRequested(id: id, source: text(r.a) ?? "")
+        case .output:
+            return .output(id: id, stream: r.b == 1 ? .stderr : .stdout, text: texts.strings[Int(r.a)])
+        case .ref:
+            return .ref(id: id, of: NodeID(Int(r.a)))
+        case .drop:
+            let start = Int(r.a)
+            return .dropped(ids: dropped[start..<start + Int(r.b)].map { NodeID(Int($0)) })
+        }
+    }
+
+    mutating func reserveCapacity(_ n: Int) { records.reserveCapacity(n) }
+
+    @inline(__always)
+    private mutating func push(_ time: Double, _ tag: Tag, _ id: Int, value: Double = 0, a: Int32 = -1,
+                               b: Int32 = -1, c: Int32 = -1, d: Int32 = -1, state: TaskState = .notExecuted,
+                               failed: Bool = false) {
+        records.append(Record(time: time, value: value, id: Int32(truncatingIfNeeded: id), a: a, b: b, c: c, d: d,
+                              tag: tag, state: state, failed: failed))
+    }
+
+    /// An `add` whose kind and name are already in the text table.
+    mutating func appendAdd(time: Double, id: Int, kind: Int32, name: Int32, weight: Double,
+                            parent: Int?, index: Int?) {
+        push(time, .add, id, value: weight, a: parent.map { Int32($0) } ?? -1,
+             b: parent == nil ? -1 : Int32(index ?? 0), c: name, d: kind)
+    }
+
+    mutating func appendProgress(time: Double, id: Int, fraction: Double, info: Int32) {
+        push(time, .progress, id, value: fraction, a: info)
+    }
+
+    mutating func appendState(time: Double, id: Int, state: TaskState, failed: Bool, message: Int32) {
+        push(time, .state, id, a: failed ? message : -1, state: state, failed: failed)
+    }
+
+    /// Any change (its texts interned).
+    mutating func append(_ change: GraphChange, time: Double) {
+        switch change {
+        case let .added(id, kind, name, weight, parent, index):
+            appendAdd(time: time, id: id.rawValue, kind: texts.intern(kind), name: texts.intern(name),
+                      weight: weight, parent: parent?.rawValue, index: index)
+        case let .parentSet(id, parent, index):
+            push(time, .parent, id.rawValue, a: Int32(parent.rawValue), b: Int32(index))
+        case let .weightChanged(id, weight):
+            push(time, .weight, id.rawValue, value: weight)
+        case let .stateChanged(id, state, failed, message):
+            appendState(time: time, id: id.rawValue, state: state, failed: failed,
+                        message: message.map { texts.intern($0) } ?? -1)
+        case let .progress(id, progress):
+            appendProgress(time: time, id: id.rawValue, fraction: progress.fraction,
+                           info: progress.info.map { texts.intern($0) } ?? -1)
+        case let .cancelRequested(id, source):
+            push(time, .cancel, id.rawValue, a: texts.intern(source))
+        case let .output(id, stream, text):
+            push(time, .output, id.rawValue, a: texts.intern(text), b: stream == .stderr ? 1 : 0)
+        case let .ref(id, of):
+            push(time, .ref, id.rawValue, a: Int32(truncatingIfNeeded: of.rawValue))
+        case let .dropped(ids):
+            let start = Int32(dropped.count)
+            dropped.append(contentsOf: ids.map { Int32($0.rawValue) })
+            push(time, .drop, 0, a: start, b: Int32(ids.count))
+        }
+    }
+}
+
+/// Distinct texts, each stored once: looked up by their UTF-8 bytes (open addressing), so
+/// a text read from the log becomes a `String` only the first time it is seen.
+struct TextTable: Sendable {
+    private(set) var strings: [String] = []
+    /// UTF-8 of every string, back to back.
+    private var bytes: [UInt8] = []
+    private var offsets: [Int] = [0]
+    /// Slot → string index + 1 (0: empty); the count is a power of two.
+    private var slots: [Int32] = Array(repeating: 0, count: 1024)
+
+    @inline(__always)
+    private static func hash(_ p: UnsafeBufferPointer<UInt8>) -> Int {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for c in p { h = (h ^ UInt64(c)) &* 0x100_0000_01b3 }
+        return Int(truncatingIfNeeded: h ^ (h >> 29))
+    }
+
+    /// The index of the string with these UTF-8 bytes, added when new.
+    mutating func intern(_ utf8: UnsafeBufferPointer<UInt8>) -> Int32 {
+        let mask = slots.count - 1
+        var s = Self.hash(utf8) & mask
+        while true {
+            let k = Int(slots[s])
+            if k == 0 { break }
+            let start = offsets[k - 1], count = offsets[k] - start
+            if count == utf8.count {
+                let same = count == 0 || bytes.withUnsafeBufferPointer {
+                    memcmpEqual($0.baseAddress! + start, utf8.baseAddress!, count)
+                }
+                if same { return Int32(k - 1) }
+            }
+            s = (s + 1) & mask
+        }
+        strings.append(String(decoding: utf8, as: UTF8.self))
+        bytes.append(contentsOf: utf8)
+        offsets.append(bytes.count)
+        slots[s] = Int32(strings.count)
+        if strings.count * 2 > slots.count { grow() }
+        return Int32(strings.count - 1)
+    }
+
+    mutating func intern(_ string: String) -> Int32 {
+        var string = string
+        return string.withUTF8 { intern($0) }
+    }
+
+    private mutating func grow() {
+        var next = [Int32](repeating: 0, count: slots.count * 2)
+        let mask = next.count - 1
+        bytes.withUnsafeBufferPointer { all in
+            for k in 1...strings.count {
+                let start = offsets[k - 1]
+                var s = Self.hash(UnsafeBufferPointer(rebasing: all[start..<offsets[k]])) & mask
+                while next[s] != 0 { s = (s + 1) & mask }
+                next[s] = Int32(k)
+            }
+        }
+        slots = next
+    }
+}
+
+@inline(__always)
+private func memcmpEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+    for j in 0..<n where a[j] != b[j] { return false }
+    return true
+}

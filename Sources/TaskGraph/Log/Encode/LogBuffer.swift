@@ -1,0 +1,223 @@
+/// A growable byte buffer with the JSON primitives the replay log needs, written by hand so
+/// that encoding an event allocates nothing: every primitive reserves its worst case once,
+/// then stores through a raw pointer (no per-byte capacity or uniqueness checks).
+///
+/// A value type: copies share storage until one of them is written (copy on write).
+struct LogBuffer {
+    /// Owns the allocation; its uniqueness is the copy-on-write test.
+    final class Owner {
+        let base: UnsafeMutablePointer<UInt8>
+        init(capacity: Int) { base = .allocate(capacity: capacity) }
+        deinit { base.deallocate() }
+    }
+
+    private var owner: Owner
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int = 1 << 16) {
+        let capacity = max(capacity, 256)
+        owner = Owner(capacity: capacity)
+        base = owner.base
+        self.capacity = capacity
+    }
+
+    /// A copy of the bytes written so far.
+    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+    var isEmpty: Bool { count == 0 }
+    mutating func removeAll() {
+        if !isKnownUniquelyReferenced(&owner) { reallocate(capacity) }
+        count = 0
+    }
+
+    /// Makes room for `n` more bytes (and makes the storage unique).
+    @inline(__always) mutating func reserve(_ n: Int) {
+        if _slowPath(count &+ n > capacity || !isKnownUniquelyReferenced(&owner)) {
+            reallocate(max(capacity, count + n, capacity &* 2 > count + n ? capacity &* 2 : count + n))
+        }
+    }
+
+    @inline(never) private mutating func reallocate(_ newCapacity: Int) {
+        let fresh = Owner(capacity: newCapacity)
+        fresh.base.update(from: base, count: count)
+        owner = fresh
+        base = fresh.base
+        capacity = newCapacity
+    }
+
+    /// Stores without checking: the caller reserved room.
+    @inline(__always) mutating func put(_ b: UInt8) {
+        base[count] = b
+        count &+= 1
+    }
+
+    @inline(__always) mutating func byte(_ b: UInt8) {
+        reserve(1)
+        put(b)
+    }
+
+    @inline(__always) mutating func append(_ p: UnsafePointer<UInt8>, _ n: Int) {
+        reserve(n)
+        (base + count).update(from: p, count: n)
+        count &+= n
+    }
+
+    /// Appends ASCII text that needs no escaping (keys, enum names).
+    @inline(__always) mutating func raw(_ s: StaticString) {
+        append(s.utf8Start, s.utf8CodeUnitCount)
+    }
+
+    /// Text that needs no escaping; disfavoured so that plain literals take the
+    /// `StaticString` overload (no String at all).
+    @_disfavoredOverload
+    mutating func raw(_ s: String) {
+        var s = s
+        s.withUTF8 { if let p = $0.baseAddress { append(p, $0.count) } }
+    }
+
+    /// A non-negative or negative integer in decimal.
+    @inline(__always) mutating func int(_ value: Int) {
+        if value < 0 {
+            reserve(21)
+            put(UInt8(ascii: "-"))
+            putDigits(UInt64(value.magnitude))
+        } else {
+            reserve(20)
+            putDigits(UInt64(value))
+        }
+    }
+
+    @inline(__always) mutating func uint(_ value: UInt64) {
+        reserve(20)
+        putDigits(value)
+    }
+
+    /// Decimal digits of `value`; the caller reserved 20 bytes.
+    @inline(__always) mutating func putDigits(_ value: UInt64) {
+        if value < 10 { put(48 &+ UInt8(truncatingIfNeeded: value)); return }
+        var n = 1
+        var p: UInt64 = 10
+        while value >= p {
+            n &+= 1
+            if n == 20 { break }
+            p &*= 10
+        }
+        var v = value
+        var i = count &+ n
+        count = i
+        repeat {
+            i &-= 1
+            let (q, r) = v.quotientAndRemainder(dividingBy: 10)
+            base[i] = 48 &+ UInt8(truncatingIfNeeded: r)
+            v = q
+        } while v > 0
+    }
+
+    /// A finite double, shortest round-trip form ("0.3", "12", "1e-07"); non-finite values
+    /// (never produced by the library) are written as 0 so the line stays valid JSON.
+    /// Integers below 10^15 are written without ".0"; other values exactly as `description`
+    /// writes them (the common ones by `ShortestDecimal`, the rest by `description`).
+    mutating func double(_ value: Double) {
+        guard value.isFinite else { byte(48); return }
+        let mag = abs(value)
+        if mag < 1e15, value == value.rounded(.towardZero) {
+            int(Int(value))
+            return
+        }
+        if mag >= 1e-4, mag < 1e15, let d = ShortestDecimal(mag) {
+            reserve(44)
+            if value < 0 { put(UInt8(ascii: "-")) }
+            putDigits(d.integer)
+            put(UInt8(ascii: "."))
+            // Fraction: `places` digits with leading zeros.
+            var i = count &+ d.places
+            count = i
+            var f = d.fraction
+            for _ in 0..<d.places {
+                i &-= 1
+                let (q, r) = f.quotientAndRemainder(dividingBy: 10)
+                base[i] = 48 &+ UInt8(truncatingIfNeeded: r)
+                f = q
+            }
+            return
+        }
+        raw(value.description)
+    }
+
+    /// A JSON string literal with quotes; control characters as \u00XX.
+    mutating func string(_ s: String) {
+        var s = s
+        s.withUTF8 { utf8 in
+            // Worst case: every byte becomes \u00XX.
+            reserve(utf8.count &* 6 &+ 2)
+            put(34)
+            guard let src = utf8.baseAddress else { put(34); return }
+            var start = 0
+            for i in 0..<utf8.count {
+                let c = src[i]
+                guard c < 0x20 || c == 34 || c == 92 || c == 0x7F else { continue }
+                if start < i {
+                    (base + count).update(from: src + start, count: i - start)
+                    count &+= i - start
+                }
+                start = i + 1
+                put(92)
+                switch c {
+                case 34: put(34)
+                case 92: put(92)
+                case 10: put(UInt8(ascii: "n"))
+                case 13: put(UInt8(ascii: "r"))
+                case 9: put(UInt8(ascii: "t"))
+                default:
+                    put(UInt8(ascii: "u")); put(48); put(48)
+                    put(LogBuffer.hexDigit(c >> 4))
+                    put(LogBuffer.hexDigit(c & 15))
+                }
+            }
+            if start < utf8.count {
+                (base + count).update(from: src + start, count: utf8.count - start)
+                count &+= utf8.count - start
+            }
+            put(34)
+        }
+    }
+
+    @inline(__always) static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 48 &+ v : 87 &+ v }
+
+    /// `"key":` (key must need no escaping).
+    @inline(__always) mutating func key(_ k: StaticString) {
+        let n = k.utf8CodeUnitCount
+        reserve(n &+ 3)
+        put(34)
+        (base + count).update(from: k.utf8Start, count: n)
+        count &+= n
+        put(34)
+        put(58)
+    }
+
+    /// `,"key":`
+    @inline(__always) mutating func nextKey(_ k: StaticString) {
+        let n = k.utf8CodeUnitCount
+        reserve(n &+ 4)
+        put(44)
+        put(34)
+        (base + count).update(from: k.utf8Start, count: n)
+        count &+= n
+        put(34)
+        put(58)
+    }
+
+    mutating func append(_ other: LogBuffer) {
+        if other.count > 0 { append(other.base, other.count) }
+    }
+
+    mutating func appendBytes(_ b: UnsafeRawBufferPointer) {
+        guard let p = b.baseAddress, b.count > 0 else { return }
+        append(p.assumingMemoryBound(to: UInt8.self), b.count)
+    }
+
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+}

@@ -1,0 +1,202 @@
+/// The line formats of docs/log-format.md. Each function appends exactly one line, newline
+/// included.
+extension LogBuffer {
+    /// Line 1: `{"format":"taskgraph-log","version":1,"created":...,"producer":...}`.
+    mutating func header(created: String, producer: String, scenario: String?, seed: UInt64?) {
+        raw("{\"format\":\"taskgraph-log\",\"version\":1")
+        nextKey("created"); string(created)
+        nextKey("producer"); string(producer)
+        if let scenario { nextKey("scenario"); string(scenario) }
+        if let seed { nextKey("seed"); uint(seed) }
+        raw("}\n")
+    }
+
+    @inline(__always)
+    mutating func lineStart(seq: UInt64, t: Double, ev: StaticString) {
+        raw("{\"seq\":")
+        uint(seq)
+        raw(",\"t\":")
+        double(t)
+        raw(",\"ev\":\"")
+        raw(ev)
+        byte(34)
+    }
+
+    @inline(__always) mutating func lineEnd() { raw("}\n") }
+
+    /// One graph event as a log line with the log's own `seq`.
+    mutating func event(_ change: GraphChange, seq: UInt64, t: Double) {
+        switch change {
+        case let .added(id, kind, name, weight, parent, index):
+            lineStart(seq: seq, t: t, ev: "add")
+            nextKey("id"); int(id.rawValue)
+            nextKey("kind"); string(kind)
+            nextKey("name"); string(name)
+            nextKey("weight"); double(weight)
+            if let parent { nextKey("parent"); int(parent.rawValue) }
+            if let index { nextKey("index"); int(index) }
+        case let .parentSet(id, parent, index):
+            lineStart(seq: seq, t: t, ev: "parent")
+            nextKey("id"); int(id.rawValue)
+            nextKey("parent"); int(parent.rawValue)
+            nextKey("index"); int(index)
+        case let .weightChanged(id, weight):
+            lineStart(seq: seq, t: t, ev: "weight")
+            nextKey("id"); int(id.rawValue)
+            nextKey("weight"); double(weight)
+        case let .stateChanged(id, state, failed, message):
+            lineStart(seq: seq, t: t, ev: "state")
+            nextKey("id"); int(id.rawValue)
+            nextKey("state"); stateName(state)
+            if failed {
+                raw(",\"failed\":true")
+                if let message { nextKey("message"); string(message) }
+            }
+        case let .progress(id, progress):
+            lineStart(seq: seq, t: t, ev: "progress")
+            nextKey("id"); int(id.rawValue)
+            nextKey("fraction"); double(progress.fraction)
+            if let info = progress.info { nextKey("info"); string(info) }
+        case let .cancelRequested(id, source):
+            lineStart(seq: seq, t: t, ev: "cancel")
+            nextKey("id"); int(id.rawValue)
+            nextKey("source"); string(source)
+        case let .output(id, stream, text):
+            lineStart(seq: seq, t: t, ev: "output")
+            nextKey("id"); int(id.rawValue)
+            nextKey("stream"); raw(stream == .stdout ? "\"stdout\"" : "\"stderr\"")
+            nextKey("text"); string(text)
+        case let .ref(id, of):
+            lineStart(seq: seq, t: t, ev: "ref")
+            nextKey("id"); int(id.rawValue)
+            nextKey("of"); int(of.rawValue)
+        case let .dropped(ids):
+            lineStart(seq: seq, t: t, ev: "drop")
+            nextKey("ids")
+            byte(91)
+            for (i, id) in ids.enumerated() {
+                if i > 0 { byte(44) }
+                int(id.rawValue)
+            }
+            byte(93)
+        }
+        lineEnd()
+    }
+
+    @inline(__always)
+    mutating func stateName(_ state: TaskState) {
+        switch state {
+        case .notExecuted: raw("\"notExecuted\"")
+        case .executing: raw("\"executing\"")
+        case .completed: raw("\"completed\"")
+        case .cancelled: raw("\"cancelled\"")
+        }
+    }
+
+    /// A `key` line.
+    mutating func key(_ key: String, id: NodeID?, seq: UInt64, t: Double) {
+        lineStart(seq: seq, t: t, ev: "key")
+        nextKey("key"); string(key)
+        if let id { nextKey("id"); int(id.rawValue) }
+        lineEnd()
+    }
+
+    /// One node object of a snapshot line. `index` is written for children of parents whose
+    /// children are not in ascending id order (the reader then sorts by it).
+    mutating func snapshotNode(_ n: LogModel.Node, index: Int?) {
+        raw("{\"id\":"); int(Int(n.id))
+        nextKey("kind"); string(n.kind)
+        if n.parent >= 0 { nextKey("parent"); int(Int(n.parent)) }
+        if let index { nextKey("index"); int(index) }
+        nextKey("name"); string(n.name)
+        nextKey("weight"); double(n.weight)
+        nextKey("state"); stateName(n.state)
+        nextKey("failed"); raw(n.failed ? "true" : "false")
+        nextKey("fraction"); double(n.fraction)
+        if let info = n.info { nextKey("info"); string(info) }
+        if let message = n.message { nextKey("message"); string(message) }
+        if n.refOf >= 0 { nextKey("of"); int(Int(n.refOf)) }
+        byte(125)
+    }
+
+    /// The `end` line.
+    mutating func end(_ s: LogSummary, seq: UInt64, t: Double) {
+        lineStart(seq: seq, t: t, ev: "end")
+        nextKey("summary")
+        raw("{\"succeeded\":"); int(s.succeeded)
+        nextKey("failed"); int(s.failed)
+        nextKey("cancelled"); int(s.cancelled)
+        nextKey("skipped"); int(s.skipped)
+        nextKey("notExecuted"); int(s.notExecuted)
+        nextKey("executing"); int(s.executing)
+        nextKey("duration"); double(s.duration)
+        nextKey("outcome"); string(s.outcome)
+        byte(125)
+        lineEnd()
+    }
+}
+
+extension LogModel {
+    /// Largest snapshot line written, in bytes (docs/log-format.md: no line over 1 MiB).
+    static let maxSnapshotLineBytes = 1 << 20
+
+    /// Writes the whole state as one or more `snapshot` lines of at most
+    /// `maxSnapshotLineBytes` each (a single node larger than that cannot exist: names and
+    /// messages are cut to 4 KiB). Returns the next free seq.
+    func writeSnapshot(into out: inout LogBuffer, seq firstSeq: UInt64, t: Double,
+                               maxLineBytes: Int = LogModel.maxSnapshotLineBytes) -> UInt64 {
+        LogModel.writeSnapshot(of: liveNodesByID(), into: &out, seq: firstSeq, t: t, maxLineBytes: maxLineBytes)
+    }
+
+    /// `writeSnapshot` of these live nodes (ascending ids, children filled in).
+    static func writeSnapshot(of live: [Node], into out: inout LogBuffer, seq firstSeq: UInt64, t: Double,
+                              maxLineBytes: Int = LogModel.maxSnapshotLineBytes) -> UInt64 {
+        // Children whose order is not ascending by id get an explicit index.
+        var explicit = [Int: Int]()
+        for n in live where n.children.count > 1 {
+            var sorted = true
+            for i in 1..<n.children.count where n.children[i - 1] > n.children[i] { sorted = false; break }
+            if !sorted { for (i, c) in n.children.enumerated() { explicit[Int(c)] = i } }
+        }
+        // Encode nodes first, then cut into parts that fit.
+        var encoded = LogBuffer(capacity: live.count * 96)
+        var ends: [Int] = []
+        ends.reserveCapacity(live.count)
+        for n in live {
+            encoded.snapshotNode(n, index: explicit[Int(n.id)])
+            ends.append(encoded.count)
+        }
+        let overhead = 96   // the line's own fields
+        var parts: [Range<Int>] = []   // ranges of node indices
+        var start = 0
+        var startByte = 0
+        for i in 0..<live.count {
+            let size = ends[i] - startByte + (i - start)   // commas
+            if size + overhead > maxLineBytes && i > start {
+                parts.append(start..<i)
+                start = i
+                startByte = ends[i - 1]
+            }
+        }
+        parts.append(start..<live.count)
+        var seq = firstSeq
+        encoded.withBytes { bytes in
+            for (p, range) in parts.enumerated() {
+                out.lineStart(seq: seq, t: t, ev: "snapshot")
+                out.nextKey("part"); out.int(p + 1)
+                out.nextKey("parts"); out.int(parts.count)
+                out.nextKey("nodes")
+                out.byte(91)
+                for i in range {
+                    if i > range.lowerBound { out.byte(44) }
+                    let from = i == 0 ? 0 : ends[i - 1]
+                    out.appendBytes(UnsafeRawBufferPointer(rebasing: bytes[from..<ends[i]]))
+                }
+                out.byte(93)
+                out.lineEnd()
+                seq += 1
+            }
+        }
+        return seq
+    }
+}

@@ -1,0 +1,299 @@
+/// A compact copy of a graph's nodes, folded from events: what the recorder needs for its
+/// periodic snapshots and summary, and what the replay reader rebuilds states with. Nodes
+/// live in a dense array; ids map to slots through a flat table (every update an array
+/// access, not a hash) that only grows while ids stay dense; ids far beyond the nodes
+/// present (a hostile log's id 16777215) go to a dictionary, so memory and time follow the
+/// nodes, not the largest id.
+public struct LogModel: Sendable {
+    /// One node as a log describes it (a `snapshot` line's node, or one folded from events).
+    public struct Node: Sendable, Equatable {
+        /// The node's id in the recorded graph.
+        public var id: Int32
+        /// The parent's id, -1 for a root.
+        public var parent: Int32 = -1
+        public var state: TaskState = .notExecuted
+        /// Set with `state == .completed` when the node failed.
+        public var failed = false
+        /// False once the node was dropped.
+        public var live = true
+        public var kind: String
+        public var name: String
+        public var weight: Double
+        /// Last reported progress (0...1) and its text.
+        public var fraction: Double = 0
+        public var info: String?
+        /// The failure or cancellation message.
+        public var message: String?
+        /// Child ids in order.
+        public var children: [Int32] = []
+        /// For a `ref` node: the shared node it stands for; -1 otherwise.
+        public var refOf: Int32 = -1
+
+        /// A live, not yet executed node without parent or children.
+        public init(id: Int32, kind: String, name: String, weight: Double) {
+            self.id = id
+            self.kind = kind
+            self.name = name
+            self.weight = weight
+        }
+    }
+
+    /// Largest node id accepted: ids are kept as `Int32`. Far ids cost a dictionary entry,
+    /// not a table slot per smaller id, so a long-running program's ids (past 2^24 after
+    /// sixteen million tasks) are read like small ones.
+    static let maxID = Int(Int32.max)
+
+    private(set) var nodes: [Node] = []
+    private var slotOf: [Int32] = []
+    /// Slots of ids beyond the flat table.
+    private var sparse: [Int: Int32] = [:]
+    private(set) var liveCount = 0
+
+    /// An empty model.
+    public init() {}
+
+    /// The slot of a live node, nil when unknown or dropped.
+    @inline(__always)
+    func slot(_ id: Int) -> Int? {
+        let s: Int
+        if id >= 0 && id < slotOf.count {
+            s = Int(slotOf[id])
+        } else if id >= 0, !sparse.isEmpty, let t = sparse[id] {
+            s = Int(t)
+        } else {
+            return nil
+        }
+        return s >= 0 && nodes[s].live ? s : nil
+    }
+
+    func contains(_ id: Int) -> Bool { slot(id) != nil }
+
+    subscript(id: Int) -> Node? { slot(id).map { nodes[$0] } }
+
+    /// Adds a node (replacing a dropped one with the same id). Caller checks `id <= maxID`.
+    @discardableResult
+    public mutating func add(_ node: Node) -> Int {
+        let id = Int(node.id)
+        if id >= slotOf.count && id < 2 * nodes.count + 4096 {
+            slotOf.append(contentsOf: repeatElement(-1, count: id + 1 - slotOf.count))
+            if !sparse.isEmpty {
+                for (k, v) in sparse where k < slotOf.count { slotOf[k] = v; sparse[k] = nil }
+            }
+        }
+        let existing = id < slotOf.count ? Int(slotOf[id]) : Int(sparse[id] ?? -1)
+        if existing >= 0 {
+            if !nodes[existing].live { liveCount += 1 }
+            nodes[existing] = node
+            return existing
+        }
+        if id < slotOf.count { slotOf[id] = Int32(nodes.count) } else { sparse[id] = Int32(nodes.count) }
+        nodes.append(node)
+        liveCount += 1
+        return nodes.count - 1
+    }
+
+    /// Inserts `child` into `parent`'s children at `index` (clamped), detaching it from a
+    /// previous parent first. Both must exist.
+    mutating func attach(_ child: Int, to parent: Int, at index: Int) {
+        guard let c = slot(child), let p = slot(parent) else { return }
+        let old = Int(nodes[c].parent)
+        if old >= 0, let o = slot(old) {
+            nodes[o].children.removeAll { $0 == Int32(child) }
+        }
+        nodes[c].parent = Int32(parent)
+        let count = nodes[p].children.count
+        if index >= count {
+            nodes[p].children.append(Int32(child))
+        } else {
+            nodes[p].children.insert(Int32(child), at: max(0, index))
+        }
+    }
+
+    /// Applies one graph change; changes about unknown nodes are ignored.
+    mutating func apply(_ change: GraphChange) {
+        switch change {
+        case let .added(id, kind, name, weight, parent, index):
+            guard id.rawValue >= 0, id.rawValue <= LogModel.maxID else { return }
+            add(Node(id: Int32(id.rawValue), kind: kind, name: name, weight: weight))
+            if let parent, contains(parent.rawValue) {
+                attach(id.rawValue, to: parent.rawValue, at: index ?? Int.max)
+            }
+        case let .parentSet(id, parent, index):
+            attach(id.rawValue, to: parent.rawValue, at: index)
+        case let .weightChanged(id, weight):
+            if let s = slot(id.rawValue) { nodes[s].weight = weight }
+        case let .stateChanged(id, state, failed, message):
+            guard let s = slot(id.rawValue) else { return }
+            nodes[s].state = state
+            nodes[s].failed = failed
+            nodes[s].message = failed ? message : nil
+            if state == .completed && !failed { nodes[s].fraction = 1 }
+        case let .progress(id, progress):
+            guard let s = slot(id.rawValue) else { return }
+            nodes[s].fraction = progress.fraction
+            nodes[s].info = progress.info
+        case let .ref(id, of):
+            guard let s = slot(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
+            nodes[s].refOf = Int32(of.rawValue)
+        case .cancelRequested, .output:
+            break
+        case let .dropped(ids):
+            drop(ids.map(\.rawValue))
+        }
+    }
+
+    mutating func drop(_ ids: [Int]) {
+        for id in ids {
+            guard let s = slot(id) else { continue }
+            let p = Int(nodes[s].parent)
+            if p >= 0, let ps = slot(p) { nodes[ps].children.removeAll { $0 == Int32(id) } }
+            nodes[s].live = false
+            nodes[s].children = []
+            liveCount -= 1
+        }
+    }
+
+    /// Calls `body(id, slot)` for every slot in ascending id order.
+    private func forEachSlotByID(_ body: (Int, Int) -> Void) {
+        for id in 0..<slotOf.count {
+            let s = Int(slotOf[id])
+            if s >= 0 { body(id, s) }
+        }
+        if !sparse.isEmpty {
+            for (id, s) in sparse.sorted(by: { $0.key < $1.key }) { body(id, Int(s)) }
+        }
+    }
+
+    /// Live nodes in ascending id order.
+    public func liveNodesByID() -> [Node] {
+        var out: [Node] = []
+        out.reserveCapacity(liveCount)
+        forEachSlotByID { _, s in
+            if nodes[s].live { out.append(nodes[s]) }
+        }
+        return out
+    }
+
+    /// Live root ids (no parent) in ascending order.
+    public var rootIDs: [Int] {
+        var out: [Int] = []
+        forEachSlotByID { id, s in
+            if nodes[s].live, nodes[s].parent < 0 { out.append(id) }
+        }
+        return out
+    }
+
+    /// The state as a `GraphSnapshot` (what `Graph.snapshot()` gives for the same history).
+    public func snapshot(sequence: UInt64) -> GraphSnapshot {
+        var out: [NodeID: GraphNode] = [:]
+        out.reserveCapacity(liveCount)
+        var roots: [NodeID] = []
+        forEachSlotByID { id, s in
+            guard nodes[s].live else { return }
+            let n = nodes[s]
+            let nid = NodeID(id)
+            out[nid] = GraphNode(
+                id: nid, kind: n.kind, parent: n.parent >= 0 ? NodeID(Int(n.parent)) : nil,
+                children: n.children.map { NodeID(Int($0)) }, name: n.name, weight: n.weight,
+                state: n.state, failed: n.failed, progress: TaskProgress(n.fraction, info: n.info),
+                message: n.message, refOf: n.refOf >= 0 ? NodeID(Int(n.refOf)) : nil)
+            if n.parent < 0 { roots.append(nid) }
+        }
+        return GraphSnapshot(nodes: out, roots: roots, sequence: sequence)
+    }
+
+    /// A model holding exactly the nodes of `snapshot`.
+    init(_ snapshot: GraphSnapshot) {
+        for id in snapshot.nodes.keys.sorted() {
+            let n = snapshot.nodes[id]!
+            var node = Node(id: Int32(id.rawValue), kind: n.kind, name: n.name, weight: n.weight)
+            node.parent = Int32(n.parent?.rawValue ?? -1)
+            node.state = n.state
+            node.failed = n.failed
+            node.fraction = n.progress.fraction
+            node.info = n.progress.info
+            node.message = n.message
+            node.children = n.children.map { Int32($0.rawValue) }
+            if let of = n.refOf, of.rawValue >= 0, of.rawValue <= LogModel.maxID { node.refOf = Int32(of.rawValue) }
+            add(node)
+        }
+    }
+
+    /// Counts by outcome, as the `end` event and the headless summary report them.
+    func summary(duration: Double) -> LogSummary {
+        var s = LogSummary()
+        s.duration = duration
+        forEachSlotByID { _, slot in
+            guard nodes[slot].live else { return }
+            let n = nodes[slot]
+            switch n.state {
+            case .completed: if n.failed { s.failed += 1 } else { s.succeeded += 1 }
+            case .cancelled: s.cancelled += 1
+            case .executing: s.executing += 1
+            case .notExecuted: if isSkipped(slot) { s.skipped += 1 } else { s.notExecuted += 1 }
+            }
+        }
+        s.outcome = outcome
+        return s
+    }
+
+    /// Never executed, and its parent has settled or is itself skipped.
+    func isSkipped(_ slot: Int) -> Bool {
+        var s = slot
+        var steps = 0
+        while nodes[s].state == .notExecuted, steps <= nodes.count {
+            let p = Int(nodes[s].parent)
+            guard p >= 0, let ps = self.slot(p) else { return false }
+            if nodes[ps].state.isSettled { return true }
+            s = ps
+            steps += 1
+        }
+        return false
+    }
+
+    /// The roots' outcome: "succeeded" when every root succeeded, "failed" when one failed,
+    /// "cancelled" when one was cancelled (and none failed), else "unfinished".
+    var outcome: String {
+        var result = "succeeded"
+        var any = false
+        for id in rootIDs {
+            guard let n = self[id] else { continue }
+            any = true
+            switch n.state {
+            case .completed where n.failed: result = "failed"
+            case .completed: break
+            case .cancelled: if result == "succeeded" { result = "cancelled" }
+            case .notExecuted, .executing: return "unfinished"
+            }
+        }
+        return any ? result : "succeeded"
+    }
+}
+
+/// The figures of an `end` event.
+struct LogSummary: Sendable, Equatable {
+    var succeeded = 0
+    var failed = 0
+    var cancelled = 0
+    var skipped = 0
+    var notExecuted = 0
+    var executing = 0
+    var duration = 0.0
+    var outcome = "unfinished"
+    init() {}
+}
+
+extension LogModel {
+    /// The parent id of a live node (-1 for a root or an unknown node).
+    @inline(__always)
+    func parentOf(_ id: Int) -> Int {
+        guard let s = slot(id) else { return -1 }
+        return Int(nodes[s].parent)
+    }
+
+    /// Replaces the children order of a live node.
+    mutating func setChildren(of id: Int, _ children: [Int32]) {
+        guard let s = slot(id) else { return }
+        nodes[s].children = children
+    }
+}

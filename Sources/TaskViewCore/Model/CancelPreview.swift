@@ -1,0 +1,62 @@
+import TaskGraph
+
+/// What cancelling a node will do, for the `x` confirmation: how many running subtasks go
+/// with it, and which ancestors the upward rule cancels (api.md, "Upward": every unsettled
+/// ancestor up to, not including, the first `allSettled`, which absorbs the cancel).
+public struct CancelPreview: Sendable, Equatable {
+    public let node: Int
+    /// The row name of the node.
+    public let name: String
+    /// Executing descendants (not counting the node).
+    public let runningSubtasks: Int
+    /// Names of the ancestors cancelled with it, nearest first.
+    public let ancestors: [String]
+    /// False when the node has settled: there is nothing to cancel.
+    public let cancellable: Bool
+    /// The attached program the node runs in (`NAME (pid N)`), nil outside `attach`.
+    public let program: String?
+
+    public init(tree: TreeModel, display: DisplayTree, node: Int) {
+        self.node = node
+        name = tree.nodes[display.content(node)].name
+        cancellable = !tree.nodes[node].display.isFinal
+        var running = 0
+        var stack: [Int32] = tree.nodes[node].children
+        while let c = stack.popLast() {
+            let ci = Int(c)
+            guard tree.contains(ci) else { continue }
+            if tree.nodes[ci].state == .executing { running += 1 }
+            stack.append(contentsOf: tree.nodes[ci].children)
+        }
+        runningSubtasks = running
+        var names: [String] = []
+        var p = Int(tree.nodes[node].parent)
+        var absorbed = false
+        var top = node
+        while p >= 0 && tree.contains(p) {
+            let n = tree.nodes[p]
+            top = p
+            // A program row of `attach` is not a task: the upward rule stops below it.
+            if n.state.isSettled || n.kind == NodeKind.allSettled || n.kind == TreeModel.programKind {
+                absorbed = true
+            }
+            if !absorbed && !display.isFolded(p) { names.append(tree.nodes[display.content(p)].name) }
+            p = Int(n.parent)
+        }
+        ancestors = cancellable ? names : []
+        program = top != node && tree.nodes[top].kind == TreeModel.programKind ? tree.nodes[top].name : nil
+    }
+
+    /// "Cancel NAME and its N running subtasks? [y/N]"
+    public var prompt: String {
+        let noun = runningSubtasks == 1 ? "subtask" : "subtasks"
+        let place = program.map { " in " + $0 } ?? ""
+        return "Cancel \(name)\(place) and its \(runningSubtasks) running \(noun)? [y/N]"
+    }
+
+    /// The line about the upward rule (nil when no ancestor goes with it).
+    public var upwardNote: String? {
+        guard !ancestors.isEmpty else { return nil }
+        return "Also cancels (upward): " + ancestors.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,64 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+import TaskGraph
+
+/// Collects a graph's events from its synchronous observer (which may run on any thread)
+/// for the main loop to absorb in batches, and notes when a given root settles. With
+/// `wakeable`, a pipe becomes readable when events wait (one byte per batch, never per
+/// event; the write never blocks the graph's threads).
+public final class EventInbox: Sendable {
+    private struct State {
+        var events: [GraphEvent] = []
+        var rootSettled = false
+    }
+
+    private let state = Mutex(State())
+    private let root: Int
+    private let wake: WakePipe?
+    private var wakeRead: Int32 { wake?.read ?? -1 }
+    private var wakeWrite: Int32 { wake?.write ?? -1 }
+
+    /// Watches for `root` settling; `wakeable` adds the wake pipe (`wakeDescriptor`).
+    public init(root: NodeID, wakeable: Bool = false) {
+        self.root = root.rawValue
+        wake = wakeable ? WakePipe() : nil
+    }
+
+    /// Readable while events wait to be drained (nil without the wake pipe).
+    public var wakeDescriptor: Int32? { wakeRead >= 0 ? wakeRead : nil }
+
+    /// The observer callback.
+    public func receive(_ event: GraphEvent) {
+        let wasEmpty = state.withLock { s in
+            let empty = s.events.isEmpty
+            s.events.append(event)
+            if case let .stateChanged(id, st, _, _) = event.change, id.rawValue == root, st.isSettled {
+                s.rootSettled = true
+            }
+            return empty
+        }
+        if wasEmpty && wakeWrite >= 0 {
+            var b: UInt8 = 1
+            _ = write(wakeWrite, &b, 1)   // full pipe: a wake is pending anyway
+        }
+    }
+
+    /// Whether the root has settled (seen among received events).
+    public var rootSettled: Bool { state.withLock { $0.rootSettled } }
+
+    /// Takes every event received so far.
+    public func drain() -> [GraphEvent] {
+        if wakeRead >= 0 {
+            // Emptied before the events are taken: a batch posted meanwhile wakes again.
+            var buf = (0 as UInt64, 0 as UInt64)
+            while withUnsafeMutableBytes(of: &buf, { read(wakeRead, $0.baseAddress, $0.count) }) > 0 {}
+        }
+        return state.withLock { s in
+            let out = s.events
+            s.events.removeAll(keepingCapacity: true)
+            return out
+        }
+    }
+}

@@ -1,0 +1,148 @@
+/// Which rows a name filter keeps: rows whose name contains the text (ignoring case) and
+/// their ancestors. Recomputed only when the text or the tree's structure changed.
+struct FilterCache: Sendable {
+    var text = ""
+    var version: UInt64 = .max
+    var frozen = false
+    var mask: FilterMask?
+
+    /// Whether `mask` is the one for this tree, view and pause state.
+    func isCurrent(tree: TreeModel, view: ViewState, frozen isFrozen: Bool) -> Bool {
+        view.filter.isEmpty
+            || (mask != nil && text == view.filter && version == tree.structureVersion && frozen == isFrozen)
+    }
+
+    mutating func refresh(tree: TreeModel, view: ViewState, frozen isFrozen: Bool) {
+        if view.filter.isEmpty {
+            mask = nil
+            text = ""
+            return
+        }
+        if isCurrent(tree: tree, view: view, frozen: isFrozen) { return }
+        text = view.filter
+        version = tree.structureVersion
+        frozen = isFrozen
+        mask = Self.mask(tree: tree, view: view)
+    }
+
+    /// The rows `view.filter` keeps (nil for no filter). O(nodes).
+    static func mask(tree: TreeModel, view: ViewState) -> FilterMask? {
+        if view.filter.isEmpty { return nil }
+        let needle = Array(view.filter.lowercased().unicodeScalars)
+        var m = FilterMask(denseCount: tree.nodes.denseCount)
+        let shape = DisplayTree(tree: tree, view: view, mask: nil)
+        for i in tree.nodes.ids where tree.nodes[i].exists && !m[i] && !shape.isFolded(i) {
+            let name = tree.nodes[shape.content(i)].name
+            guard FilterCache.contains(name, needle) else { continue }
+            var x = i
+            while x >= 0 && !m[x] {
+                m.insert(x)
+                x = shape.parent(x)
+            }
+        }
+        return m
+    }
+
+    static func contains(_ haystack: String, _ needle: [Unicode.Scalar]) -> Bool {
+        if needle.isEmpty { return true }
+        let hay = Array(haystack.lowercased().unicodeScalars)
+        guard hay.count >= needle.count else { return false }
+        for start in 0...(hay.count - needle.count) {
+            var k = 0
+            while k < needle.count && hay[start + k] == needle[k] { k += 1 }
+            if k == needle.count { return true }
+        }
+        return false
+    }
+}
+
+/// The rows a filter keeps, by raw id: a flag per id of the node table's array, and a set
+/// for the ids beyond it (so a huge id costs one entry, not a flag per smaller id).
+public struct FilterMask: Sendable {
+    private var dense: [Bool]
+    private var far: Set<Int> = []
+
+    init(denseCount: Int) {
+        dense = [Bool](repeating: false, count: denseCount)
+    }
+
+    /// Whether `id` passes the filter.
+    public subscript(_ id: Int) -> Bool {
+        if id >= 0 && id < dense.count { return dense[id] }
+        return !far.isEmpty && far.contains(id)
+    }
+
+    mutating func insert(_ id: Int) {
+        if id >= 0 && id < dense.count { dense[id] = true } else { far.insert(id) }
+    }
+
+    /// Slots held (tests: memory follows the nodes, not the ids).
+    var storedCount: Int { dense.count + far.count }
+}
+
+extension DashboardModel {
+    /// Stores the filter visibility for the current tree and view, so that the following
+    /// `displayTree()` calls reuse it. Only saves work: `displayTree()` is always current.
+    public mutating func refreshDerived() {
+        filterCache.refresh(tree: shown, view: view, frozen: frozen != nil)
+    }
+
+    /// The navigable tree as drawn now. Always current: when the tree's structure or the
+    /// filter changed since the last `refreshDerived()`, the filter is worked out afresh.
+    public func displayTree() -> DisplayTree {
+        let frozen = self.frozen != nil
+        let mask = filterCache.isCurrent(tree: shown, view: view, frozen: frozen)
+            ? filterCache.mask : FilterCache.mask(tree: shown, view: view)
+        return DisplayTree(tree: shown, view: view, mask: view.filter.isEmpty ? nil : mask)
+    }
+
+    /// Keeps the selection on a visible row: the nearest visible ancestor, else the first
+    /// row. Cheap when the selection is already visible.
+    public mutating func fixSelection() {
+        refreshDerived()
+        let d = displayTree()
+        let sel = view.selection
+        if sel >= 0 && d.isVisible(sel) { return }
+        if sel >= 0 && d.tree.contains(sel) {
+            var x = sel
+            while x >= 0 && !d.isVisible(x) {
+                let p = Int(d.tree.nodes[x].parent)
+                x = p >= 0 && d.tree.contains(p) ? p : -1
+            }
+            if x >= 0 { view.selection = x; return }
+        }
+        view.selection = d.first() ?? -1
+    }
+
+    /// The node of the first tree row for a tree area `rows` high, keeping the selection
+    /// visible with as little scrolling as possible. O(rows + depth).
+    public func topRow(rows: Int) -> Int? {
+        topRow(rows: rows, in: displayTree())
+    }
+
+    /// `topRow(rows:)` on the display tree `d` the caller already has.
+    func topRow(rows: Int, in d: DisplayTree) -> Int? {
+        let sel = view.selection
+        guard rows > 0, sel >= 0, d.isVisible(sel) else {
+            if view.top >= 0 && d.isVisible(view.top) { return view.top }
+            return d.first()
+        }
+        guard let top = view.top >= 0 && d.isVisible(view.top) ? view.top : d.first() else { return sel }
+        if top == sel { return sel }
+        // Is the selection within `rows` rows below top?
+        var x = top
+        for _ in 1..<max(rows, 1) {
+            guard let n = d.next(x) else { break }
+            x = n
+            if x == sel { return top }
+        }
+        if d.precedes(sel, top) { return sel }
+        // Selection is below the window: put it on the last row.
+        var y = sel
+        for _ in 1..<max(rows, 1) {
+            guard let p = d.prev(y) else { break }
+            y = p
+        }
+        return y
+    }
+}

@@ -1,0 +1,63 @@
+import TaskGraph
+
+/// `taskview attach` in the dashboard: the programs' trees under one row each, updated
+/// from their connections (read on their own threads); x/X cancel in the program. The
+/// header's clock is real time since attaching. Quitting closes the connections and
+/// cancels nothing in the programs.
+public final class AttachSource: DashboardSource {
+    public let session: AttachSession
+    public let title: String
+    /// Called for keys that cancelled something (the replay log's `key` events).
+    let onKey: ((String, NodeID?) -> Void)?
+
+    public init(session: AttachSession, title: String, onKey: ((String, NodeID?) -> Void)? = nil) {
+        self.session = session
+        self.title = title
+        self.onKey = onKey
+    }
+
+    public func start(model: inout DashboardModel) {
+        model.title = title
+        _ = tick(realElapsed: 0, model: &model)
+    }
+
+    public func tick(realElapsed: Double, model: inout DashboardModel) -> Bool {
+        let before = Format.duration(model.clockNow)
+        let (changed, errors) = session.pump(tree: &model.tree, now: realElapsed)
+        if let last = errors.last { model.view.message = last }
+        model.clockNow = realElapsed
+        if changed { Reducer.applyFollow(&model) }
+        var done = false
+        if model.outcome == nil && session.allEnded && session.watchDirectory == nil {
+            model.outcome = .succeeded   // every program has ended: the session is done
+            done = true
+        }
+        return changed || done || before != Format.duration(realElapsed)
+    }
+
+    public func secondsUntilNextTick(realElapsed: Double, model: DashboardModel) -> Double? {
+        if session.allEnded, let rescan = session.secondsUntilRescan(now: realElapsed) { return max(rescan, 1.0 / 30) }
+        if session.allEnded { return nil }
+        // Data wakes the loop through `wakeDescriptors`; time only moves the header clock.
+        let wait = Format.secondsUntilDurationChanges(realElapsed)
+        return min(wait, session.secondsUntilRescan(now: realElapsed) ?? wait)
+    }
+
+    /// The connections' wake pipe: streamed lines are drawn as soon as they arrive.
+    public var wakeDescriptors: [Int32] { session.wakeDescriptor.map { [$0] } ?? [] }
+
+    public func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {
+        guard case let .cancel(node, _) = effect, model.tree.contains(node) else { return }
+        let name = model.tree[node].name
+        model.view.message = session.cancel(local: node, name: name, tree: model.tree)
+        onKey?(key.name, NodeID(node))
+    }
+
+    /// Whether the session ended by a signal (exit 130) rather than by quitting.
+    public private(set) var endedBySignal = false
+
+    public func finish(source: String, model: inout DashboardModel) {
+        endedBySignal = source == ViewerCancelSource.signal
+        session.stop()
+    }
+}

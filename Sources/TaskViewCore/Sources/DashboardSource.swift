@@ -1,0 +1,42 @@
+/// The seam between the dashboard loop and where events come from.
+///
+/// The loop (TaskViewTerminal's `DashboardLoop`) owns the terminal and the model; a
+/// source owns time and events. Per iteration the loop:
+/// 1. waits for a key at most `secondsUntilNextTick` (nil: until a key or a signal), or
+///    until one of the source's `wakeDescriptors` is readable (events arrived),
+/// 2. runs the key through `Reducer` and hands each resulting `DashboardEffect` to
+///    `perform` (a live source cancels through `Graph.cancel(_:source:)`; a replay source
+///    implements the `.replay(Action)` controls: play/pause, step, seek, jump, speed),
+/// 3. calls `tick` with the real seconds since the loop started, and redraws when the
+///    model changed (at most ~30 times a second).
+///
+/// A live graph is `LiveGraphSource`. A replay source sets `model.isReplay = true` in
+/// `start`, keeps `model.replayPosition/replayDuration/replaySpeed/replayPlaying` current,
+/// and feeds events through `model.absorb(_:)` (or replaces `model.tree` after a seek,
+/// keeping `model.view`). The key table already maps the replay-only keys (space . , ← →
+/// 0-9 < >) to `.replay` effects and answers x/X with "read-only" for replays.
+/// All calls happen on the main thread.
+public protocol DashboardSource: AnyObject {
+    /// Fills the model before the first frame (title, tree seeded from a snapshot, ...).
+    func start(model: inout DashboardModel)
+    /// Brings the model up to `realElapsed` seconds of real time since the start; returns
+    /// true when the model changed.
+    func tick(realElapsed: Double, model: inout DashboardModel) -> Bool
+    /// Real seconds until `tick` next has work (nil: nothing until a key).
+    func secondsUntilNextTick(realElapsed: Double, model: DashboardModel) -> Double?
+    /// Descriptors that become readable when events arrive for the source (the reading
+    /// end of a wake pipe): the loop waits on them together with the terminal, so data is
+    /// drawn at once without polling at frame rate. `tick` must leave them unreadable
+    /// (drain what it reads). Default: none.
+    var wakeDescriptors: [Int32] { get }
+    /// Carries out an effect of `key`.
+    func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel)
+    /// The session ends (quit key or signal) while the model may still run: a live source
+    /// cancels its root with `source` (`quit` or `signal`) and absorbs the result.
+    func finish(source: String, model: inout DashboardModel)
+}
+
+extension DashboardSource {
+    /// No descriptors: the source's time moves only by `secondsUntilNextTick`.
+    public var wakeDescriptors: [Int32] { [] }
+}

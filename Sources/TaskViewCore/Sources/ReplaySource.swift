@@ -1,0 +1,190 @@
+import TaskGraph
+
+/// The dashboard driven by a replay log: plays the events against real time × speed, and
+/// implements the replay controls (play/pause, step, seek ∓5 s, jump to 0-90 %, speed
+/// 1/64 ... 64). Seeking starts from the nearest of the trees kept along the log (built by
+/// one pass over its events when the replay starts) or from where the replay is, whichever
+/// leaves fewer events to apply.
+public final class ReplaySource: DashboardSource {
+    public let log: ReplayLog
+    public let title: String
+    /// Graph events applied so far.
+    public private(set) var position = 0
+    /// Replay clock (seconds on the recorded graph's clock).
+    public private(set) var time = 0.0
+    public private(set) var speed: Double
+    public private(set) var playing = true
+    private var lastReal: Double?
+    private let root: Int
+    /// Trees after `count` events, ascending by count, the first at 0; spaced so that at most
+    /// max(minSpacing, 3 × nodes) events separate two of them.
+    private var trees: [(count: Int, tree: TreeModel)] = []
+    static let minSpacing = 5000
+
+    public static let minSpeed = 1.0 / 64
+    public static let maxSpeed = 64.0
+    public static let seekStep = 5.0
+
+    public init(log: ReplayLog, title: String, speed: Double = 1) {
+        self.log = log
+        self.title = title
+        self.speed = min(max(speed, ReplaySource.minSpeed), ReplaySource.maxSpeed)
+        root = log.finalSnapshot.roots.last?.rawValue ?? -1
+    }
+
+    public func start(model: inout DashboardModel) {
+        model.isReplay = true
+        model.title = title
+        model.root = root
+        buildTrees()
+        rebuild(at: log.eventCount(atTime: 0), model: &model)
+        time = 0
+        publish(&model)
+    }
+
+    public func tick(realElapsed: Double, model: inout DashboardModel) -> Bool {
+        defer { lastReal = realElapsed }
+        guard playing, let last = lastReal else { return false }
+        time = min(log.duration, time + (realElapsed - last) * speed)
+        let changed = advance(to: log.eventCount(atTime: time), model: &model)
+        if time >= log.duration && position >= log.eventCount { playing = false }
+        let before = model.replayPosition
+        publish(&model)
+        return changed || Format.duration(before) != Format.duration(model.replayPosition) || !playing
+    }
+
+    public func secondsUntilNextTick(realElapsed: Double, model: DashboardModel) -> Double? {
+        guard playing else { return nil }
+        let frame = 1.0 / 30
+        let nextTime = position < log.eventCount ? log.events.time(at: position) : log.duration
+        let wait = (nextTime - time) / speed
+        return min(max(wait, frame), max(frame, 0.1 / speed))
+    }
+
+    public func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {
+        guard case let .replay(action) = effect else { return }
+        switch action {
+        case .replayPlayPause:
+            if !playing && position >= log.eventCount && time >= log.duration {
+                rebuild(at: log.eventCount(atTime: 0), model: &model)   // play again from the start
+                time = 0
+            }
+            playing.toggle()
+        case .replayStepForward:
+            playing = false
+            if position < log.eventCount {
+                _ = advance(to: position + 1, model: &model)
+                time = log.events.time(at: position - 1)
+            }
+        case .replayStepBack:
+            playing = false
+            if position > 0 {
+                rebuild(at: position - 1, model: &model)
+                time = position > 0 ? log.events.time(at: position - 1) : 0
+            }
+        case .replaySeekBack: seek(to: time - ReplaySource.seekStep, model: &model)
+        case .replaySeekForward: seek(to: time + ReplaySource.seekStep, model: &model)
+        case .replayJump(let tenths): seek(to: log.duration * Double(min(max(tenths, 0), 9)) / 10, model: &model)
+        case .replaySlower: speed = max(ReplaySource.minSpeed, speed / 2)
+        case .replayFaster: speed = min(ReplaySource.maxSpeed, speed * 2)
+        default: break
+        }
+        publish(&model)
+    }
+
+    public func finish(source: String, model: inout DashboardModel) {}
+
+    /// Moves the replay clock to `target` (clamped), rebuilding from a snapshot when going back.
+    public func seek(to target: Double, model: inout DashboardModel) {
+        time = min(max(0, target), log.duration)
+        let count = log.eventCount(atTime: time)
+        if count < position || count - position > eventsFromNearestTree(to: count) {
+            rebuild(at: count, model: &model)
+        } else {
+            _ = advance(to: count, model: &model)
+        }
+    }
+
+    private func advance(to count: Int, model: inout DashboardModel) -> Bool {
+        guard count > position else { return false }
+        absorb(position..<count, into: &model.tree)
+        position = count
+        model.updateOutcome()
+        Reducer.applyFollow(&model)
+        return true
+    }
+
+    /// The events between the nearest kept tree and `count`, plus the cost of copying it
+    /// (about one event per two nodes).
+    private func eventsFromNearestTree(to count: Int) -> Int {
+        guard let k = nearestTree(to: count) else { return Int.max }
+        return count - trees[k].count + trees[k].tree.liveCount / 2
+    }
+
+    private func nearestTree(to count: Int) -> Int? {
+        var lo = 0, hi = trees.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if trees[mid].count <= count { lo = mid + 1 } else { hi = mid }
+        }
+        return lo > 0 ? lo - 1 : nil
+    }
+
+    /// One pass over the log, keeping a copy of the tree every max(minSpacing, 3 × nodes)
+    /// events: a seek then applies at most that many events to a copy.
+    private func buildTrees() {
+        guard trees.isEmpty else { return }
+        var tree = TreeModel(snapshot: log.snapshot(afterEvents: 0))
+        trees = [(0, tree)]
+        var done = 0
+        let total = log.eventCount
+        while done < total {
+            let next = min(total, done + max(ReplaySource.minSpacing, 3 * tree.liveCount))
+            absorb(done..<next, into: &tree)
+            done = next
+            if done < total { trees.append((done, tree)) }
+        }
+    }
+
+    /// Events by index: each is built once and passed straight on (a slice's iterator
+    /// would copy it on the way).
+    private func absorb(_ range: Range<Int>, into tree: inout TreeModel) {
+        let events = log.events
+        for i in range { tree.absorb(events[i]) }
+    }
+
+    private func rebuild(at count: Int, model: inout DashboardModel) {
+        buildTrees()
+        let k = nearestTree(to: count) ?? 0
+        // A different tree: its structure version must not repeat one the view has seen.
+        let version = max(model.tree.structureVersion, trees[k].tree.structureVersion) &+ 1
+        model.tree = trees[k].tree
+        model.tree.structureVersion = version
+        absorb(trees[k].count..<count, into: &model.tree)
+        position = count
+        model.outcome = nil
+        model.updateOutcome()
+        Reducer.applyFollow(&model)
+    }
+
+    private func publish(_ model: inout DashboardModel) {
+        model.clockNow = time
+        model.replayPosition = time
+        model.replayDuration = log.duration
+        model.replaySpeed = speed
+        model.replayPlaying = playing
+    }
+
+    /// Headless replay: the lines a headless live run of the same session printed (state
+    /// lines, then the summary), from the log's events alone.
+    public static func headlessLines(_ log: ReplayLog) -> [String] {
+        let initial = log.initialSnapshot
+        var printer = HeadlessPrinter(snapshot: initial)
+        var out: [String] = []
+        for e in log.events {
+            if let line = printer.absorb(e) { out.append(line) }
+        }
+        let root = log.finalSnapshot.roots.last
+        return out + printer.summary(root: root)
+    }
+}
