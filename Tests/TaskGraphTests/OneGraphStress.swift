@@ -5,7 +5,7 @@ import Foundation
 /// Four threads hammering one graph at once, each with its own tasks and with tasks another
 /// thread made (adopted across threads, cancelled through the graph): leaves, pending tasks
 /// settled, failed and cancelled, progress, `concurrent`/`sequential` composites and `then`
-/// links. Returns, per round, how often its final task's completion and cancel handlers fired.
+/// links, and a second consumer of an adopted task (a `ref` node). Returns, per round, how often its final task's completion and cancel handlers fired.
 enum OneGraphStress {
     static let threads = 4
 
@@ -14,6 +14,8 @@ enum OneGraphStress {
         let tally = Tally(size: total)
         // Not-executed tasks a worker made for another one to adopt.
         let pool = Locked<[GraphTask<Int, TestError>]>([])
+        // Tasks a composite adopted, for another thread to consume a second time (a `ref`).
+        let shared = Locked<[GraphTask<Int, TestError>]>([])
         onThreads(threads) { w in
             var rng = SeededGenerator(seed: UInt64(w + 100))
             for i in 0..<rounds {
@@ -40,7 +42,14 @@ enum OneGraphStress {
                 case 2: last.cancel()
                 default: g.cancel(p.id, source: "keyboard")
                 }
-                // (Shared tasks: a second consumer of `leaf` or of a pooled task goes here.)
+                // Shared tasks: a second consumer, often on another thread than the adopter's
+                // (its ref node lives in this thread's stripe), executed, sometimes cancelled.
+                shared.withLock { $0.append(i % 2 == 0 ? leaf : p) }
+                if let s = shared.withLock({ $0.count > 2 ? $0.removeFirst() : nil }) {
+                    let branch = GraphTask.concurrent([s], name: "branch \(key)", graph: g)
+                    branch.execute()
+                    if rng.next() % 3 == 0 { branch.cancel() }
+                }
                 pool.withLock {
                     $0.append(GraphTask<Int, TestError>(name: "pooled \(key)", graph: g) { s, _ in s(key) })
                 }

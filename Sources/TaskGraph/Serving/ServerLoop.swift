@@ -9,29 +9,12 @@ import Darwin
 /// only thread that touches sockets, so no program thread ever waits on a viewer.
 extension GraphServer {
     func startThread() {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        #if canImport(Glibc)
-        var thread = pthread_t()
-        #else
-        var thread: pthread_t?
-        #endif
-        let r = pthread_create(&thread, nil, { arg in
-            guard let arg else { return nil }
-            let server = Unmanaged<GraphServer>.fromOpaque(arg).takeRetainedValue()
-            server.run()
-            return nil
-        }, context)
-        if r == 0 {
-            // Detached: it never keeps the process alive.
-            #if canImport(Glibc)
-            pthread_detach(thread)
-            #else
-            if let thread { pthread_detach(thread) }
-            #endif
-        } else {
-            Unmanaged<GraphServer>.fromOpaque(context).release()
-            finishedRunning()
+        // The thread holds the server until `run()` returns.
+        let thread = WriterThread { [self] in
+            run()
+            return false
         }
+        if !thread.start() { finishedRunning() }
     }
 
     /// The loop: write what is buffered, then poll for the wake pipe, new viewers, their

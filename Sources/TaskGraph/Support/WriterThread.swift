@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// A detached thread that calls `step` until it returns false: the consumer of a `Spool`
-/// (a recorder's writer, a tracer's span builder). Detached, so it never keeps the process
+/// (a recorder's writer) or the attach server's loop. Detached, so it never keeps the process
 /// alive; `step` is expected to sleep (e.g. `Spool.waitForWork`) rather than spin.
 final class WriterThread: @unchecked Sendable {   // immutable
     private let step: @Sendable () -> Bool
