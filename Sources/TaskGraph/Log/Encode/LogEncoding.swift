@@ -145,32 +145,42 @@ extension LogModel {
     /// messages are cut to 4 KiB). Returns the next free seq.
     func writeSnapshot(into out: inout LogBuffer, seq firstSeq: UInt64, t: Double,
                                maxLineBytes: Int = LogModel.maxSnapshotLineBytes) -> UInt64 {
-        LogModel.writeSnapshot(of: liveNodesByID(), into: &out, seq: firstSeq, t: t, maxLineBytes: maxLineBytes)
+        // Straight from the model's storage: no copy of every node (and its strings) first.
+        LogModel.writeSnapshot(count: liveCount, forEach: { forEachLiveByID($0) }, into: &out, seq: firstSeq, t: t,
+                               maxLineBytes: maxLineBytes)
     }
 
     /// `writeSnapshot` of these live nodes (ascending ids, children filled in).
     static func writeSnapshot(of live: [Node], into out: inout LogBuffer, seq firstSeq: UInt64, t: Double,
                               maxLineBytes: Int = LogModel.maxSnapshotLineBytes) -> UInt64 {
+        writeSnapshot(count: live.count, forEach: { live.forEach($0) }, into: &out, seq: firstSeq, t: t,
+                      maxLineBytes: maxLineBytes)
+    }
+
+    /// `writeSnapshot` of the `count` live nodes `forEach` visits (ascending ids, twice).
+    private static func writeSnapshot(count: Int, forEach: ((Node) -> Void) -> Void, into out: inout LogBuffer,
+                                      seq firstSeq: UInt64, t: Double, maxLineBytes: Int) -> UInt64 {
         // Children whose order is not ascending by id get an explicit index.
         var explicit = [Int: Int]()
-        for n in live where n.children.count > 1 {
+        forEach { n in
+            guard n.children.count > 1 else { return }
             var sorted = true
             for i in 1..<n.children.count where n.children[i - 1] > n.children[i] { sorted = false; break }
             if !sorted { for (i, c) in n.children.enumerated() { explicit[Int(c)] = i } }
         }
         // Encode nodes first, then cut into parts that fit.
-        var encoded = LogBuffer(capacity: live.count * 96)
+        var encoded = LogBuffer(capacity: count * 96)
         var ends: [Int] = []
-        ends.reserveCapacity(live.count)
-        for n in live {
-            encoded.snapshotNode(n, index: explicit[Int(n.id)])
+        ends.reserveCapacity(count)
+        forEach { n in
+            encoded.snapshotNode(n, index: explicit.isEmpty ? nil : explicit[Int(n.id)])
             ends.append(encoded.count)
         }
         let overhead = 96   // the line's own fields
         var parts: [Range<Int>] = []   // ranges of node indices
         var start = 0
         var startByte = 0
-        for i in 0..<live.count {
+        for i in 0..<ends.count {
             let size = ends[i] - startByte + (i - start)   // commas
             if size + overhead > maxLineBytes && i > start {
                 parts.append(start..<i)
@@ -178,7 +188,7 @@ extension LogModel {
                 startByte = ends[i - 1]
             }
         }
-        parts.append(start..<live.count)
+        parts.append(start..<ends.count)
         var seq = firstSeq
         encoded.withBytes { bytes in
             for (p, range) in parts.enumerated() {

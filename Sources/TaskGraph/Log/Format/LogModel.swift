@@ -174,6 +174,13 @@ public struct LogModel: Sendable {
         return out
     }
 
+    /// Calls `body` with each live node in ascending id order, without copying them out.
+    func forEachLiveByID(_ body: (Node) -> Void) {
+        forEachSlotByID { _, s in
+            if nodes[s].live { body(nodes[s]) }
+        }
+    }
+
     /// Live root ids (no parent) in ascending order.
     public var rootIDs: [Int] {
         var out: [Int] = []
