@@ -159,10 +159,13 @@ struct AttachTree {
         return max(0, t - (programs[p].clockOffset ?? 0))
     }
 
-    private mutating func emit(_ change: GraphChange, at t: Double, into tree: inout TreeModel) {
+    /// `absorb` false: the tree already holds it (a bulk load); only recorded.
+    private mutating func emit(_ change: GraphChange, at t: Double, into tree: inout TreeModel,
+                               absorb: Bool = true) {
         sequence &+= 1
+        guard absorb || recorder != nil else { return }
         let e = GraphEvent(sequence: sequence, time: t, change: change)
-        tree.absorb(e)
+        if absorb { tree.absorb(e) }
         recorder?.record(e)
     }
 
@@ -174,8 +177,11 @@ struct AttachTree {
         case let .added(id, kind, name, weight, parent, index):
             let l = local(id.rawValue, p)
             let parentLocal = parent.flatMap { programs[p].localOf[$0.rawValue] } ?? programs[p].row
+            // A program's root goes last under its row (recorded with that index, so a replay
+            // of the log keeps the order).
+            let rootIndex = tree.contains(parentLocal) ? tree[parentLocal].children.count : nil
             emit(.added(id: NodeID(l), kind: kind, name: name, weight: weight, parent: NodeID(parentLocal),
-                        index: parent == nil ? nil : index), at: t, into: &tree)
+                        index: parent == nil ? rootIndex : index), at: t, into: &tree)
         case let .parentSet(id, parent, index):
             guard let i = mapped(id), let q = mapped(parent) else { return }
             emit(.parentSet(id: i, parent: q, index: index), at: t, into: &tree)
@@ -256,31 +262,91 @@ struct AttachTree {
             for c in nodes[order[head]].children { if let k = position(Int(c)) { order.append(k) } }
             head += 1
         }
+        // Each node's parent and its place there: the recorded `add` lines carry the index,
+        // so the log replays children in this order (an `add` without one goes first).
+        var parents: [Int] = []
+        var indices: [Int] = []
+        parents.reserveCapacity(order.count)
+        indices.reserveCapacity(order.count)
+        var childCount = [Int](repeating: 0, count: nodes.count)
+        var rowCount = tree.contains(row) ? tree[row].children.count : 0
         for k in order {
             let n = nodes[k]
-            let parent = n.parent >= 0 ? position(Int(n.parent)).map { localAt[$0] } ?? row : row
+            if n.parent >= 0, let q = position(Int(n.parent)) {
+                parents.append(localAt[q])
+                indices.append(childCount[q])
+                childCount[q] += 1
+            } else {
+                parents.append(row)
+                indices.append(rowCount)
+                rowCount += 1
+            }
+        }
+        // The subtree is new here (first attach, or after the drop above): it goes into the
+        // tree in one pass, as the events below would leave it; they are still written to
+        // the recorder one by one, so the log is what it was.
+        let loaded = bulkNodes(nodes, order: order, parents: parents, localAt: localAt, keep: keep, time: t)
+        let bulk = tree.canLoad(loaded, under: row)
+        for (o, k) in order.enumerated() {
+            let n = nodes[k]
             emit(.added(id: NodeID(localAt[k]), kind: n.kind, name: n.name, weight: n.weight,
-                        parent: NodeID(parent), index: nil), at: t, into: &tree)
+                        parent: NodeID(parents[o]), index: indices[o]), at: t, into: &tree, absorb: !bulk)
         }
         for k in order where nodes[k].refOf >= 0 {
             guard let of = keep[Int(nodes[k].refOf)] else { continue }
-            emit(.ref(id: NodeID(localAt[k]), of: NodeID(of)), at: t, into: &tree)
+            emit(.ref(id: NodeID(localAt[k]), of: NodeID(of)), at: t, into: &tree, absorb: !bulk)
         }
         for k in order where nodes[k].state == .executing || nodes[k].state == .completed {
             emit(.stateChanged(id: NodeID(localAt[k]), state: .executing, failed: false, message: nil),
-                 at: t, into: &tree)
+                 at: t, into: &tree, absorb: !bulk)
         }
         for k in order.reversed() where nodes[k].state.isSettled {
             let n = nodes[k]
             emit(.stateChanged(id: NodeID(localAt[k]), state: n.state, failed: n.failed, message: n.message),
-                 at: t, into: &tree)
+                 at: t, into: &tree, absorb: !bulk)
         }
         for k in order where nodes[k].fraction > 0 || nodes[k].info != nil {
             let n = nodes[k]
             if n.state == .completed && !n.failed && n.fraction == 1 && n.info == nil { continue }
             emit(.progress(id: NodeID(localAt[k]), progress: TaskProgress(n.fraction, info: n.info)),
-                 at: t, into: &tree)
+                 at: t, into: &tree, absorb: !bulk)
         }
+        if bulk { tree.load(loaded, sequence: sequence, time: t) }
+    }
+
+    /// The snapshot's nodes (in `order`) as the `added`, `ref`, state and progress events
+    /// of `replace` leave them in the tree.
+    private func bulkNodes(_ nodes: [LogModel.Node], order: [Int], parents: [Int], localAt: [Int],
+                           keep: [Int: Int], time t: Double) -> [TreeModel.Loaded] {
+        var out: [TreeModel.Loaded] = []
+        out.reserveCapacity(order.count)
+        for (o, k) in order.enumerated() {
+            let n = nodes[k]
+            var node = TreeModel.Node()
+            node.kind = n.kind
+            node.name = Sanitizer.clean(n.name)
+            node.weight = n.weight
+            node.addedAt = t
+            if n.refOf >= 0, let of = keep[Int(n.refOf)] { node.refOf = Int32(of) }
+            if n.state == .executing || n.state == .completed {
+                node.state = .executing
+                node.startedAt = t
+            }
+            if n.state.isSettled {
+                node.state = n.state
+                node.failed = n.failed
+                node.message = n.failed ? n.message : nil
+                node.endedAt = t
+                if n.state == .completed && !n.failed { node.fraction = 1 }
+            }
+            if (n.fraction > 0 || n.info != nil) && !(n.state == .completed && !n.failed && n.fraction == 1 && n.info == nil) {
+                let p = TaskProgress(n.fraction, info: n.info)
+                node.fraction = p.fraction
+                node.info = p.info
+            }
+            out.append(TreeModel.Loaded(id: localAt[k], parent: parents[o], node: node))
+        }
+        return out
     }
 
     private mutating func setStatus(_ p: Int, _ status: Status, tree: inout TreeModel, now: Double) {
