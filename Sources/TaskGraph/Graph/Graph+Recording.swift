@@ -32,10 +32,11 @@ extension Graph {
     }
 
     @inline(never)
-    func emitObserved(_ change: GraphChange) {
+    func emitObserved(_ change: consuming GraphChange) {
         eventLock.lock()
         eventSequence &+= 1
-        let event = GraphEvent(sequence: eventSequence, time: clock.now, change: change)
+        // Consumed, not copied: the change's strings and arrays are not retained again.
+        let event = GraphEvent(sequence: eventSequence, time: clock.now, change: consume change)
         for o in observers { o.handler(event) }
         eventLock.unlock()
     }

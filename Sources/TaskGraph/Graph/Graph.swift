@@ -33,6 +33,9 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
         return n
     }()
     @usableFromInline let stripes: ContiguousArray<Stripe>
+    /// The same stripes, unretained: a task's hot path reaches its stripe without the
+    /// retain/release pair an array element costs (`stripes` keeps them alive).
+    @usableFromInline let stripeRefs: UnsafeMutablePointer<Unmanaged<Stripe>>
     /// The next block of ids to claim (`Stripe.append`).
     let nextBlock = Atomic<Int>(0)
 
@@ -64,7 +67,14 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
     public init(clock: any GraphClock = MonotonicClock(), retention: Retention?) {
         self.clock = clock
         self.retentionPolicy = retention
-        self.stripes = ContiguousArray((0..<Graph.stripeCount).map { Stripe(index: $0) })
+        let stripes = ContiguousArray((0..<Graph.stripeCount).map { Stripe(index: $0) })
+        self.stripes = stripes
+        stripeRefs = .allocate(capacity: stripes.count)
+        for (i, s) in stripes.enumerated() { (stripeRefs + i).initialize(to: .passUnretained(s)) }
+    }
+
+    deinit {
+        stripeRefs.deallocate()
     }
 
     /// How many finished root subtrees the graph keeps; nil keeps everything. Changing it
@@ -77,7 +87,7 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
 
     /// The stripe the calling thread's new tasks join.
     @inlinable
-    var currentStripe: Stripe { stripes[Trampoline.current.stripe] }
+    var currentStripe: Unmanaged<Stripe> { stripeRefs[Trampoline.current.stripe] }
 
     /// Runs `body` with every stripe locked (in index order, so whole-graph operations never
     /// deadlock with each other).

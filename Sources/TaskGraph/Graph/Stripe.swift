@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Synchronization
 
 /// One lock stripe of a graph: the lock that guards the mutable state of the tasks that
@@ -16,7 +21,9 @@ final class Stripe: @unchecked Sendable {   // mutable state behind `lock`
     static let blockSize = 1 << blockShift
 
     @usableFromInline let lock = Lock()
-    let index: Int
+    /// `lock`'s mutex, so the hot paths lock it without touching (retaining) the `Lock`.
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline let index: Int
 
     // Everything below is guarded by `lock`.
     /// Events counted in this stripe while nobody observes (`Graph.emit`).
@@ -41,6 +48,7 @@ final class Stripe: @unchecked Sendable {   // mutable state behind `lock`
 
     init(index: Int) {
         self.index = index
+        mutex = lock.mutex
     }
 
     /// Stores a new own record with the next id of this stripe's block; returns its id and slot.
@@ -136,4 +144,18 @@ final class Stripe: @unchecked Sendable {   // mutable state behind `lock`
         own.forEachLive(body)
         foreign.forEachLive { body(~$0, $1) }
     }
+}
+
+/// A stripe reached without a retain/release pair (see `Graph.stripeRefs`): the task hot
+/// paths lock, use and unlock it through this.
+extension Unmanaged where Instance == Stripe {
+    @inlinable @inline(__always)
+    var mutex: UnsafeMutablePointer<pthread_mutex_t> { _withUnsafeGuaranteedRef { $0.mutex } }
+
+    @inlinable @inline(__always)
+    func unlock() { pthread_mutex_unlock(mutex) }
+
+    /// Runs `body` with the stripe, unretained (the graph keeps it alive).
+    @inlinable @inline(__always)
+    func with<T>(_ body: (Stripe) throws -> T) rethrows -> T { try _withUnsafeGuaranteedRef(body) }
 }

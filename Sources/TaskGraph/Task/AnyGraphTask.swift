@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Synchronization
 
 /// What every task has, whatever its result types: identity, state, weight, progress,
@@ -58,16 +63,18 @@ public class AnyGraphTask: @unchecked Sendable {
         self._weight = weight
         self.kindIndex = kindIndex
         // A child joins its parent's stripe, a root the calling thread's.
-        let s: Stripe
+        let u: Unmanaged<Stripe>
         if let parent {
-            s = parent.lockStripe()
+            u = parent.lockStripeUnretained()
         } else {
-            s = graph.currentStripe
-            s.lock.lock()
+            u = graph.currentStripe
+            pthread_mutex_lock(u.mutex)
         }
-        _stripe = Atomic(s.index)
-        (rawID, slot) = graph.addNodeLocked(s, kindIndex: kindIndex, name: self.name, weight: weight,
-                                            parentSlot: parent?.slot, index: index)
+        _stripe = Atomic(u.with { $0.index })
+        (rawID, slot) = u.with {
+            graph.addNodeLocked($0, kindIndex: kindIndex, name: self.name, weight: weight,
+                                parentSlot: parent?.slot, index: index)
+        }
         if let parent {
             _parent = parent
             _index = index
@@ -75,21 +82,28 @@ public class AnyGraphTask: @unchecked Sendable {
         }
         if executing {
             _state = .executing
-            _ = graph.setStateLocked(s, slot, .executing, retain: self)
+            _ = u.with { graph.setStateLocked($0, slot, .executing, retain: self) }
         }
-        s.lock.unlock()
+        u.unlock()
     }
 
     /// Locks this task's stripe and returns it: the stripe's lock guards the task's state.
     @inlinable @inline(__always)
     final func lockStripe() -> Stripe {
+        lockStripeUnretained().takeUnretainedValue()
+    }
+
+    /// `lockStripe` without retaining the stripe (the graph keeps it alive): for hot paths.
+    @inlinable @inline(__always)
+    final func lockStripeUnretained() -> Unmanaged<Stripe> {
         while true {
             let i = _stripe.load(ordering: .acquiring)
-            let s = graph.stripes[i]
-            s.lock.lock()
+            let u = graph.stripeRefs[i]
+            let m = u.mutex
+            pthread_mutex_lock(m)
             // Moved meanwhile (an adoption across stripes): lock the new one.
-            if _stripe.load(ordering: .relaxed) == i { return s }
-            s.lock.unlock()
+            if _stripe.load(ordering: .relaxed) == i { return u }
+            pthread_mutex_unlock(m)
         }
     }
 
@@ -145,9 +159,9 @@ public class AnyGraphTask: @unchecked Sendable {
     /// Runs `body` with this task's stripe locked.
     @inlinable @inline(__always)
     final func withStripe<T>(_ body: (Stripe) throws -> T) rethrows -> T {
-        let s = lockStripe()
-        defer { s.lock.unlock() }
-        return try body(s)
+        let u = lockStripeUnretained()
+        defer { u.unlock() }
+        return try u.with(body)
     }
 
     deinit {
@@ -262,17 +276,17 @@ public class AnyGraphTask: @unchecked Sendable {
     @usableFromInline
     func startIfNeeded() {
         resolvePendingCancel()
-        let s = lockStripe()
+        let u = lockStripeUnretained()
         guard _state == .notExecuted else {
-            s.lock.unlock()
+            u.unlock()
             return
         }
         _state = .executing
-        _ = graph.setStateLocked(s, slot, .executing, retain: self)
+        _ = u.with { graph.setStateLocked($0, slot, .executing, retain: self) }
         let b = body, d = driver
         body = nil
         if let d { for c in d.children { c._parentTurn = c.handlers.count } }
-        s.lock.unlock()
+        u.unlock()
         if let d {
             d.start(owner: self)
         } else if let b {

@@ -130,10 +130,9 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
     final func settle(_ result: Result<Success, Failure>) -> Bool {
         var message: String?
         if case .failure(let e) = result { message = String(describing: e) }
-        let stripe = lockStripe()
-        let lock = stripe.lock
+        let stripe = lockStripeUnretained()
         guard _state == .executing else {
-            lock.unlock()
+            stripe.unlock()
             return false
         }
         _state = .completed
@@ -147,7 +146,7 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
         } else {
             _failed = true
         }
-        let released = graph.setStateLocked(stripe, slot, .completed, failed: message != nil, message: message)
+        let released = stripe.with { graph.setStateLocked($0, slot, .completed, failed: message != nil, message: message) }
         var list = HandlerList()
         swap(&list, &handlers)
         let oldDriver = driver
@@ -157,7 +156,7 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
         let parent = executingParentLocked()
         let index = _index
         let turn = _parentTurn
-        lock.unlock()
+        stripe.unlock()
         if !list.isEmpty || parent != nil {
             Trampoline.enter {
                 if let reportOne { list.sendProgress(reportOne) }
@@ -183,7 +182,7 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
     @inlinable
     final func addHandler(_ entry: HandlerEntry) {
         resolvePendingCancel()
-        let lock = lockStripe().lock
+        let lock = lockStripeUnretained()
         switch _state {
         case .completed:
             let now = _result!
