@@ -38,31 +38,22 @@ final class AdapterDriver: CompositeDriver, @unchecked Sendable {
         step(owner: owner)
     }
 
-    private func step(owner: AnyGraphTask) {
-        enum Next { case none, start, finish, cancel }
-        let next: Next = owner.withStripe { _ in
-            guard !over, owner._state == .executing else { return .none }
-            switch inner._state {
-            case .notExecuted: return .start
-            case .executing: return .none
-            case .cancelled: return .cancel
-            case .completed:
-                over = true
-                return .finish
-            }
-        }
-        switch next {
-        case .none: break
-        case .start: Trampoline.run(inner, .start)
-        case .cancel: owner.cancel(source: CancelSource.child, byParent: false)
-        case .finish:
+    override func turnLocked() -> Int? { over ? nil : 0 }
+
+    override func completedLocked(owner: AnyGraphTask, index: Int) -> AfterCompleted {
+        over = true
+        return .finish
+    }
+
+    override func finish(owner: AnyGraphTask, from child: AnyGraphTask) {
+        if timeout != nil {
             let t = owner.withStripe { _ -> (any GraphTimer)? in
                 defer { timer = nil }
                 return timer
             }
             t?.cancel()
-            finish(owner, inner)
         }
+        finish(owner, child)
     }
 
     private func timedOut(owner: AnyGraphTask) {
@@ -78,7 +69,7 @@ final class AdapterDriver: CompositeDriver, @unchecked Sendable {
     }
 
     override func childSettled(owner: AnyGraphTask, index: Int) {
-        step(owner: owner)
+        step(owner: owner, settled: index)
     }
 
     override func childProgress(owner: AnyGraphTask, index: Int) {

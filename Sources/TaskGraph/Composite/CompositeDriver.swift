@@ -44,7 +44,7 @@ class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's l
     func childProgress(owner: AnyGraphTask, index: Int) {}
     /// A subtask was cancelled from outside: by default the owner cannot finish without it.
     func childCancelled(owner: AnyGraphTask, index: Int) {
-        owner.cancel(source: CancelSource.child, byParent: false)
+        cancelOwner(owner)
     }
     func weightsChanged(owner: AnyGraphTask) {}
 
@@ -58,6 +58,142 @@ class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's l
         let p = TaskProgress(fraction)
         let parent = owner.recordProgressLocked(p)
         return (p, parent, owner._index)
+    }
+
+    // MARK: - Child handling shared by the drivers
+
+    /// Where subtask `i` stands, as a driver reacts to it (lock held).
+    enum Look {
+        /// Not executed yet: the driver starts it (after unlocking, through `begin`).
+        case start(AnyGraphTask)
+        /// Executing: nothing to do until it settles.
+        case wait
+        /// Cancelled: the owner cannot finish without it (unless the driver's policy says so).
+        case cancelled
+        /// Completed (succeeded or failed): the driver's policy takes its outcome.
+        case completed(AnyGraphTask)
+    }
+
+    /// Where subtask `i` stands (lock held).
+    final func lookLocked(_ i: Int) -> Look {
+        let c = children[i]
+        switch c._state {
+        case .notExecuted: return .start(c)
+        case .executing: return .wait
+        case .cancelled: return .cancelled
+        case .completed: return .completed(c)
+        }
+    }
+
+    /// Starts a subtask found not executed (lock not held), on the trampoline so that a
+    /// long chain does not recurse.
+    final func begin(_ child: AnyGraphTask) {
+        Trampoline.run(child, .start)
+    }
+
+    /// Cancels the owner because a subtask it needs was cancelled (lock not held).
+    final func cancelOwner(_ owner: AnyGraphTask) {
+        owner.cancel(source: CancelSource.child, byParent: false)
+    }
+
+    // MARK: One subtask at a time (`then`/`recover`/`chain`, `retry`, `map*`/`timeout`)
+
+    /// What a one-at-a-time driver does with its subtask in turn once it completed, decided
+    /// under the lock by `completedLocked`.
+    enum AfterCompleted {
+        /// Nothing (the driver moved on already).
+        case nothing
+        /// Settle the owner from the completed subtask: `finish(owner:from:)`.
+        case finish
+        /// Bring in the next subtask: `next(owner:after:index:)`.
+        case next
+    }
+
+    /// The subtask in turn, nil when the driver is over (lock held). Drivers that run one
+    /// subtask at a time override it (and `completedLocked`, `finish`, `next`).
+    func turnLocked() -> Int? { nil }
+
+    /// Subtask `index`, the one in turn, completed: what to do (lock held).
+    func completedLocked(owner: AnyGraphTask, index: Int) -> AfterCompleted { .nothing }
+
+    /// Settles the owner from `child`, which completed (lock not held).
+    func finish(owner: AnyGraphTask, from child: AnyGraphTask) {}
+
+    /// Brings in the subtask after `child` (number `index`), which completed (lock not held).
+    func next(owner: AnyGraphTask, after child: AnyGraphTask, index: Int) {}
+
+    /// Looks at the subtask in turn and moves on as far as it can: starts it, waits for it,
+    /// cancels the owner when it was cancelled, or hands its outcome to the policy. With
+    /// `settled`, only when that subtask is the one in turn (a settled subtask that is not
+    /// in turn changes nothing).
+    final func step(owner: AnyGraphTask, settled: Int? = nil) {
+        enum Next { case none, start(AnyGraphTask), cancel, finish(AnyGraphTask), next(AnyGraphTask, Int) }
+        let next: Next = owner.withStripe { _ in
+            guard owner._state == .executing, let i = turnLocked(), settled == nil || settled == i else { return .none }
+            switch lookLocked(i) {
+            case .start(let c): return .start(c)
+            case .wait: return .none
+            case .cancelled: return .cancel
+            case .completed(let c):
+                switch completedLocked(owner: owner, index: i) {
+                case .nothing: return .none
+                case .finish: return .finish(c)
+                case .next: return .next(c, i)
+                }
+            }
+        }
+        switch next {
+        case .none: break
+        case .start(let c): begin(c)
+        case .cancel: cancelOwner(owner)
+        case .finish(let c): finish(owner: owner, from: c)
+        case .next(let c, let i): self.next(owner: owner, after: c, index: i)
+        }
+    }
+
+    /// Adopts `made`, a subtask made while the owner runs (the task a `then` closure
+    /// returned, a retry's next attempt), as subtask `index`, checking and adopting in one
+    /// step. Returns what the owner holds as that subtask: `made`, or a ref node when
+    /// another composite adopted `made` first (api.md "one node per task"). Nil when the
+    /// owner holds a subtask `index` already (given up front). Traps when `made` is the owner
+    /// or one of its ancestors (it could never settle).
+    final func adoptMade(_ made: AnyGraphTask, owner: AnyGraphTask, index: Int) -> AnyGraphTask? {
+        enum Adopt { case held, adopted, shared }
+        // The task may have been made on another thread: `withFamily` moves it into the
+        // owner's stripe first, unless another composite adopted it there.
+        let how = owner.withFamily([made]) { () -> Adopt in
+            // An ancestor of the owner shares its stripe; a task elsewhere cannot be one.
+            if made._stripe.load(ordering: .relaxed) == owner._stripe.load(ordering: .relaxed),
+               let cycle = Self.cycleMessageLocked(next: made, owner: owner) { preconditionFailure(cycle) }
+            guard children.count <= index else { return .held }
+            // A task of another graph traps in `adoptLocked`, with a clear message.
+            if made.graph === owner.graph, made._adopted { return .shared }
+            made.adoptLocked(by: owner, index: index)
+            return .adopted
+        }
+        switch how {
+        case .held: return nil
+        case .adopted: return made
+        case .shared: return SharedTask.makeRef(of: made, parent: owner, index: index)
+        }
+    }
+
+    /// Why `next`, a subtask made while `owner` runs, can never settle: it is `owner` itself
+    /// or one of its ancestors, which wait for `owner` (it would hang forever). Nil when it
+    /// is fine. Owner's stripe locked.
+    static func cycleMessageLocked(next: AnyGraphTask, owner: AnyGraphTask) -> String? {
+        // Only an executing task can be one of them: a fresh task costs one check, not a walk.
+        guard next._state == .executing else { return nil }
+        var a: AnyGraphTask? = owner
+        while let t = a {
+            if t === next {
+                let what = t === owner ? "its own task" : "a task that waits for it"
+                return "GraphTask '\(owner.name)' #\(owner.rawID): its closure returned \(what) "
+                    + "('\(next.name)' #\(next.rawID)), which could never settle"
+            }
+            a = t._parent
+        }
+        return nil
     }
 }
 

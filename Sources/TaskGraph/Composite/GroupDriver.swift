@@ -79,18 +79,17 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
                       reached - (children.count - remaining) < limit else { return nil }
                 let i = reached
                 reached += 1
-                let c = children[i]
-                switch c._state {
-                case .notExecuted:
+                switch lookLocked(i) {
+                case .start(let c):
                     startChild = c
                     return Step.none
-                case .executing: return Step.none   // a pending subtask: in flight already
+                case .wait: return Step.none   // a pending subtask: in flight already
                 case .completed: return consumeLocked(owner: owner, i)
                 case .cancelled: return cancelledLocked(owner: owner, i)
                 }
             }
             guard let step else { return }
-            if let startChild { Trampoline.run(startChild, .start) } else { perform(step, owner: owner) }
+            if let startChild { begin(startChild) } else { perform(step, owner: owner) }
         }
     }
 
@@ -107,11 +106,10 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
                     step = .finishAll
                     return
                 }
-                let c = children[next]
-                switch c._state {
-                case .notExecuted:
+                switch lookLocked(next) {
+                case .start(let c):
                     startChild = c
-                case .executing:
+                case .wait:
                     break
                 case .completed:
                     step = consumeLocked(owner: owner, next)
@@ -124,7 +122,7 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
                 }
             }
             if let startChild {
-                Trampoline.run(startChild, .start)
+                begin(startChild)
                 return
             }
             perform(step, owner: owner)
@@ -185,7 +183,7 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
             for o in others { o.cancel(source: CancelSourceCode.source(for: code), byParent: true) }
             pass(owner, child)
         case .cancelOwner:
-            owner.cancel(source: CancelSource.child, byParent: false)
+            cancelOwner(owner)
         case let .progress(p, parent, index):
             owner.didReportProgress(p, parent: parent, index: index)
         }

@@ -57,95 +57,52 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
         step(owner: owner)
     }
 
-    /// Looks at the link of the current phase and moves on as far as it can.
-    private func step(owner: AnyGraphTask) {
-        enum Next { case none, start(AnyGraphTask), decide(AnyGraphTask), finish(AnyGraphTask), cancel }
-        let next: Next = owner.withStripe { _ in
-            guard owner._state == .executing, phase < 2, phase < children.count else { return .none }
-            let c = children[phase]
-            switch c._state {
-            case .notExecuted: return .start(c)
-            case .executing: return .none
-            case .cancelled: return .cancel
-            case .completed:
-                if phase == 0 {
-                    progress.c0 = 1
-                    return .decide(c)
-                }
-                phase = 2
-                return .finish(c)
-            }
-        }
-        switch next {
-        case .none:
-            break
-        case .start(let c):
-            Trampoline.run(c, .start)
-        case .cancel:
-            owner.cancel(source: CancelSource.child, byParent: false)
-        case .finish(let c):
-            _ = typed(.finishFromSecond, owner, c, nil)
-        case .decide(let first):
-            guard let made = typed(.decide, owner, first, nil) else {
-                let go: Bool = owner.withStripe { _ in
-                    guard phase == 0 else { return false }
-                    phase = 2
-                    return true
-                }
-                if go { _ = typed(.finishFromFirst, owner, first, nil) }
-                return
-            }
-            // Adopted here (checking and adopting in one step), or, when another composite
-            // adopted it first, followed through a ref node (api.md "one node per task"). The
-            // closure may have made it on another thread: `withFamily` moves it into the owner's
-            // stripe first, unless another composite adopted it there.
-            let shared = owner.withFamily([made]) { () -> Bool in
-                // An ancestor of the owner shares its stripe; a task elsewhere cannot be one.
-                if made._stripe.load(ordering: .relaxed) == owner._stripe.load(ordering: .relaxed),
-                   let cycle = Self.cycleMessageLocked(next: made, owner: owner) { preconditionFailure(cycle) }
-                guard children.count < 2 else { return false }
-                // A task of another graph traps in `adoptLocked`, with a clear message.
-                if made.graph === owner.graph, made._adopted { return true }
-                made.adoptLocked(by: owner, index: 1)
-                return false
-            }
-            let second = shared ? SharedTask.makeRef(of: made, parent: owner, index: 1) : made
-            let report: (TaskProgress, AnyGraphTask?, Int)? = owner.withStripe { _ in
-                guard phase == 0, owner._state == .executing else { return nil }
-                phase = 1
-                if children.count < 2 {
-                    children.append(second)
-                    progress.w1 = second._weight
-                }
-                guard let v = progress.takeReport() else { return nil }
-                return recordLocked(owner: owner, v)
-            }
-            if let (p, parent, index) = report { owner.didReportProgress(p, parent: parent, index: index) }
-            step(owner: owner)
-        }
+    override func turnLocked() -> Int? {
+        phase < 2 && phase < children.count ? phase : nil
     }
 
-    /// Why `next`, returned by a `then`/`recover`/`chain` closure of `owner`, can never
-    /// settle: it is `owner` itself or one of its ancestors, which wait for `owner` (it would
-    /// hang forever). Nil when it is fine. Owner's stripe locked.
-    static func cycleMessageLocked(next: AnyGraphTask, owner: AnyGraphTask) -> String? {
-        // Only an executing task can be one of them: a fresh task costs one check, not a walk.
-        guard next._state == .executing else { return nil }
-        var a: AnyGraphTask? = owner
-        while let t = a {
-            if t === next {
-                let what = t === owner ? "its own task" : "a task that waits for it"
-                return "GraphTask '\(owner.name)' #\(owner.rawID): its closure returned \(what) "
-                    + "('\(next.name)' #\(next.rawID)), which could never settle"
-            }
-            a = t._parent
+    override func completedLocked(owner: AnyGraphTask, index: Int) -> AfterCompleted {
+        if index == 0 {
+            progress.c0 = 1
+            return .next
         }
-        return nil
+        phase = 2
+        return .finish
+    }
+
+    override func finish(owner: AnyGraphTask, from child: AnyGraphTask) {
+        _ = typed(.finishFromSecond, owner, child, nil)
+    }
+
+    /// The first link completed: settle the owner from it, or run the second link (given up
+    /// front, or made by the closure from the first link's outcome).
+    override func next(owner: AnyGraphTask, after first: AnyGraphTask, index: Int) {
+        guard let made = typed(.decide, owner, first, nil) else {
+            let go: Bool = owner.withStripe { _ in
+                guard phase == 0 else { return false }
+                phase = 2
+                return true
+            }
+            if go { _ = typed(.finishFromFirst, owner, first, nil) }
+            return
+        }
+        let second = adoptMade(made, owner: owner, index: 1)
+        let report: (TaskProgress, AnyGraphTask?, Int)? = owner.withStripe { _ in
+            guard phase == 0, owner._state == .executing else { return nil }
+            phase = 1
+            if let second, children.count < 2 {
+                children.append(second)
+                progress.w1 = second._weight
+            }
+            guard let v = progress.takeReport() else { return nil }
+            return recordLocked(owner: owner, v)
+        }
+        if let (p, parent, index) = report { owner.didReportProgress(p, parent: parent, index: index) }
+        step(owner: owner)
     }
 
     override func childSettled(owner: AnyGraphTask, index: Int) {
-        let current: Bool = owner.withStripe { _ in index == phase }
-        if current { step(owner: owner) }
+        step(owner: owner, settled: index)
     }
 
     override func childProgress(owner: AnyGraphTask, index: Int) {

@@ -31,37 +31,28 @@ final class RetryDriver: CompositeDriver, @unchecked Sendable {
         step(owner: owner)
     }
 
-    private func step(owner: AnyGraphTask) {
-        enum Next { case none, start(AnyGraphTask), finish(AnyGraphTask), again(Int), cancel }
-        let next: Next = owner.withStripe { _ in
-            guard !over, owner._state == .executing else { return .none }
-            let c = children[current]
-            switch c._state {
-            case .notExecuted: return .start(c)
-            case .executing: return .none
-            case .cancelled: return .cancel
-            case .completed:
-                if c._failed && current + 1 < attempts && copier != nil {
-                    current += 1
-                    return .again(current)
-                }
-                over = true
-                return .finish(c)
-            }
+    override func turnLocked() -> Int? { over ? nil : current }
+
+    override func completedLocked(owner: AnyGraphTask, index: Int) -> AfterCompleted {
+        if children[index]._failed && index + 1 < attempts && copier != nil {
+            current += 1
+            return .next
         }
-        switch next {
-        case .none: break
-        case .start(let c): Trampoline.run(c, .start)
-        case .cancel: owner.cancel(source: CancelSource.child, byParent: false)
-        case .finish(let c): finish(owner, c)
-        case .again(let index):
-            let attempt = copier!(Self.attemptName(children[0].name, index + 1, of: attempts))
-            owner.withFamily([attempt]) {
-                attempt.adoptLocked(by: owner, index: index)
-                children.append(attempt)
-            }
-            step(owner: owner)
+        over = true
+        return .finish
+    }
+
+    override func finish(owner: AnyGraphTask, from child: AnyGraphTask) {
+        finish(owner, child)
+    }
+
+    /// The attempt failed and attempts are left: a fresh copy runs next.
+    override func next(owner: AnyGraphTask, after child: AnyGraphTask, index: Int) {
+        let attempt = copier!(Self.attemptName(children[0].name, index + 2, of: attempts))
+        if let held = adoptMade(attempt, owner: owner, index: index + 1) {
+            owner.withStripe { _ in children.append(held) }
         }
+        step(owner: owner)
     }
 
     /// "NAME (attempt k/N)"; NAME is the first attempt's name without its own
@@ -73,8 +64,7 @@ final class RetryDriver: CompositeDriver, @unchecked Sendable {
     }
 
     override func childSettled(owner: AnyGraphTask, index: Int) {
-        let isCurrent: Bool = owner.withStripe { _ in index == current }
-        if isCurrent { step(owner: owner) }
+        step(owner: owner, settled: index)
     }
 
     override func childProgress(owner: AnyGraphTask, index: Int) {
