@@ -3,8 +3,21 @@
 /// inner task's progress, transformed by `mapProgress` where given.
 @usableFromInline
 final class AdapterDriver: CompositeDriver, @unchecked Sendable {
-    /// Settles the owner from the completed inner task.
-    let finish: (AnyGraphTask, AnyGraphTask) -> Void
+    /// What `typed` is asked to do.
+    @usableFromInline
+    enum Op {
+        /// Settle the owner from the completed inner task.
+        case finish
+        /// The same adapter over a copy of the inner task, named as given (nil: the same name).
+        case remake(name: String?)
+    }
+
+    @usableFromInline
+    typealias Typed = (_ op: Op, _ owner: AnyGraphTask?, _ inner: AnyGraphTask) -> AnyGraphTask?
+
+    /// Everything typed, in one closure made in the (specialized) constructor: an adapter
+    /// costs one closure context beside the user's.
+    let typed: Typed
     let mapProgress: (@Sendable (TaskProgress) -> TaskProgress)?
     /// For `timeout`: seconds, and what the owner fails with when they run out.
     let timeout: (seconds: Double, fail: (AnyGraphTask) -> Void)?
@@ -17,14 +30,20 @@ final class AdapterDriver: CompositeDriver, @unchecked Sendable {
     init(inner: AnyGraphTask,
          mapProgress: (@Sendable (TaskProgress) -> TaskProgress)? = nil,
          timeout: (seconds: Double, fail: (AnyGraphTask) -> Void)? = nil,
-         finish: @escaping (AnyGraphTask, AnyGraphTask) -> Void) {
-        self.finish = finish
+         typed: @escaping Typed) {
+        self.typed = typed
         self.mapProgress = mapProgress
         self.timeout = timeout
         super.init(children: [inner])
     }
 
     var inner: AnyGraphTask { children[0] }
+
+    override var canRemake: Bool { true }
+
+    override func remake(_ copies: [AnyGraphTask], name: String?) -> AnyGraphTask? {
+        typed(.remake(name: name), nil, copies[0])
+    }
 
     @usableFromInline override func start(owner: AnyGraphTask) {
         if let timeout {
@@ -53,7 +72,7 @@ final class AdapterDriver: CompositeDriver, @unchecked Sendable {
             }
             t?.cancel()
         }
-        finish(owner, child)
+        _ = typed(.finish, owner, child)
     }
 
     private func timedOut(owner: AnyGraphTask) {
@@ -73,13 +92,16 @@ final class AdapterDriver: CompositeDriver, @unchecked Sendable {
     }
 
     override func childProgress(owner: AnyGraphTask, index: Int) {
-        let p = owner.withStripe { _ in inner._progress }
-        let mapped = mapProgress.map { $0(p) } ?? p
-        let report: (AnyGraphTask?, Int)? = owner.withStripe { _ in
+        // Unmapped (most adapters): read and record in one lock. Mapped: the user's closure
+        // runs between two locks, never under one.
+        var p: TaskProgress?
+        if let mapProgress { p = mapProgress(owner.withStripe { _ in inner._progress }) }
+        let report: ProgressReport? = owner.withStripe { _ in
+            let mapped = p ?? inner._progress
             guard !over, owner._state == .executing, mapped != owner._progress else { return nil }
-            return (owner.recordProgressLocked(mapped), owner._index)
+            return recordLocked(owner: owner, mapped)
         }
-        if let (parent, index) = report { owner.didReportProgress(mapped, parent: parent, index: index) }
+        report?.deliver()
     }
 
     override func executingChildrenLocked() -> [AnyGraphTask] {

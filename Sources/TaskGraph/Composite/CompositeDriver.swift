@@ -54,10 +54,17 @@ class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's l
     }
 
     /// Records an aggregate the owner reports (lock held); returns what to pass on.
-    func recordLocked(owner: AnyGraphTask, _ fraction: Double) -> (TaskProgress, AnyGraphTask?, Int) {
-        let p = TaskProgress(fraction)
+    func recordLocked(owner: AnyGraphTask, _ fraction: Double) -> ProgressReport {
+        recordLocked(owner: owner, TaskProgress(fraction))
+    }
+
+    /// Records a progress the owner reports (lock held); returns what to pass on. The
+    /// owner's progress handlers are taken in the same lock (as a leaf's `report` does), so
+    /// passing it on takes no lock of its own.
+    func recordLocked(owner: AnyGraphTask, _ p: TaskProgress) -> ProgressReport {
         let parent = owner.recordProgressLocked(p)
-        return (p, parent, owner._index)
+        let list = owner.handlers.progressCount > 0 ? owner.handlers : HandlerList()
+        return ProgressReport(progress: p, handlers: list, parent: parent, index: owner._index)
     }
 
     // MARK: - Child handling shared by the drivers
@@ -194,6 +201,22 @@ class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's l
             a = t._parent
         }
         return nil
+    }
+}
+
+/// A progress a composite recorded under its lock, and whom to tell once it is unlocked.
+struct ProgressReport {
+    let progress: TaskProgress
+    /// The owner's handlers when it has progress handlers, else empty.
+    let handlers: HandlerList
+    /// The owner's executing parent, told through the trampoline (no recursion up a chain).
+    let parent: AnyGraphTask?
+    let index: Int
+
+    /// Calls the owner's progress handlers, then tells its parent (lock not held).
+    func deliver() {
+        handlers.sendProgress(progress)
+        if let parent { Trampoline.later(parent, .childProgress, index) }
     }
 }
 

@@ -17,7 +17,7 @@ extension GraphTask {
     @inlinable
     public func mapOutcome<S2, F2>(name: String? = nil,
                                    _ f: @escaping @Sendable (Result<Success, Failure>) -> Result<S2, F2>) -> GraphTask<S2, F2> {
-        adapter(kindIndex: KindIndex.map, name: name) { f($0) }
+        adapter(kindIndex: KindIndex.map, name: name, f)
     }
 
     /// Transforms every progress report of this task.
@@ -62,11 +62,16 @@ extension GraphTask {
                 unsafeDowncast(owner, to: GraphTask<Success, any Error>.self)
                     .settle(.failure(TimeoutError(seconds: seconds, taskName: innerName)))
             }),
-            finish: { owner, inner in
-                let r = unsafeDowncast(inner, to: GraphTask.self)._result!
-                unsafeDowncast(owner, to: GraphTask<Success, any Error>.self).settle(r.mapError { $0 })
+            typed: { op, owner, inner in
+                let task = unsafeDowncast(inner, to: GraphTask.self)
+                switch op {
+                case .finish:
+                    unsafeDowncast(owner!, to: GraphTask<Success, any Error>.self).settle(task._result!.mapError { $0 })
+                    return nil
+                case .remake(let n):
+                    return task.timeout(seconds: seconds, name: n ?? name)
+                }
             }))
-        driver.remakeClosure = { c, n in unsafeDowncast(c[0], to: GraphTask.self).timeout(seconds: seconds, name: n ?? name) }
         owner.install(driver)
         return owner
     }
@@ -92,13 +97,15 @@ extension GraphTask {
                          mapProgress: (@Sendable (TaskProgress) -> TaskProgress)? = nil,
                          _ f: @escaping @Sendable (Result<Success, Failure>) -> Result<S2, F2>) -> GraphTask<S2, F2> {
         let owner = GraphTask<S2, F2>(graph: graph, kindIndex: kindIndex, name: name, body: nil)
-        let driver = AdapterDriver(inner: self, mapProgress: mapProgress, finish: { owner, inner in
-            let r = unsafeDowncast(inner, to: GraphTask.self)._result!
-            unsafeDowncast(owner, to: GraphTask<S2, F2>.self).settle(f(r))
-        })
-        driver.remakeClosure = { c, n in
-            unsafeDowncast(c[0], to: GraphTask.self).adapter(kindIndex: kindIndex, name: n ?? name,
-                                                              mapProgress: mapProgress, f)
+        let driver = AdapterDriver(inner: self, mapProgress: mapProgress) { op, owner, inner in
+            let task = unsafeDowncast(inner, to: GraphTask.self)
+            switch op {
+            case .finish:
+                unsafeDowncast(owner!, to: GraphTask<S2, F2>.self).settle(f(task._result!))
+                return nil
+            case .remake(let n):
+                return task.adapter(kindIndex: kindIndex, name: n ?? name, mapProgress: mapProgress, f)
+            }
         }
         owner.install(driver)
         return owner

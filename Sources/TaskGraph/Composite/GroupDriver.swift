@@ -51,7 +51,7 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
         case finishAll
         case pass(AnyGraphTask, cancelOthers: [AnyGraphTask], source: String)
         case cancelOwner
-        case progress(TaskProgress, AnyGraphTask?, Int)
+        case progress(ProgressReport)
     }
 
     @usableFromInline override func start(owner: AnyGraphTask) {
@@ -168,8 +168,7 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
 
     private func reportLocked(owner: AnyGraphTask) -> Step {
         guard let v = aggregate.takeReport() else { return .none }
-        let (p, parent, index) = recordLocked(owner: owner, v)
-        return .progress(p, parent, index)
+        return .progress(recordLocked(owner: owner, v))
     }
 
     private func perform(_ step: Step, owner: AnyGraphTask) {
@@ -184,8 +183,8 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
             pass(owner, child)
         case .cancelOwner:
             cancelOwner(owner)
-        case let .progress(p, parent, index):
-            owner.didReportProgress(p, parent: parent, index: index)
+        case let .progress(report):
+            report.deliver()
         }
     }
 

@@ -87,7 +87,7 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
             return
         }
         let second = adoptMade(made, owner: owner, index: 1)
-        let report: (TaskProgress, AnyGraphTask?, Int)? = owner.withStripe { _ in
+        let report: ProgressReport? = owner.withStripe { _ in
             guard phase == 0, owner._state == .executing else { return nil }
             phase = 1
             if let second, children.count < 2 {
@@ -97,7 +97,7 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
             guard let v = progress.takeReport() else { return nil }
             return recordLocked(owner: owner, v)
         }
-        if let (p, parent, index) = report { owner.didReportProgress(p, parent: parent, index: index) }
+        report?.deliver()
         step(owner: owner)
     }
 
@@ -106,14 +106,14 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
     }
 
     override func childProgress(owner: AnyGraphTask, index: Int) {
-        let report: (TaskProgress, AnyGraphTask?, Int)? = owner.withStripe { _ in
+        let report: ProgressReport? = owner.withStripe { _ in
             guard owner._state == .executing, index == phase, phase < 2 else { return nil }
             let f = children[index]._progress.fraction
             if index == 0 { progress.c0 = max(progress.c0, f) } else { progress.c1 = max(progress.c1, f) }
             guard let v = progress.takeReport() else { return nil }
             return recordLocked(owner: owner, v)
         }
-        if let (p, parent, i) = report { owner.didReportProgress(p, parent: parent, index: i) }
+        report?.deliver()
     }
 
     override func weightsChanged(owner: AnyGraphTask) {

@@ -68,13 +68,13 @@ final class RetryDriver: CompositeDriver, @unchecked Sendable {
     }
 
     override func childProgress(owner: AnyGraphTask, index: Int) {
-        let report: (TaskProgress, AnyGraphTask?, Int)? = owner.withStripe { _ in
+        let report: ProgressReport? = owner.withStripe { _ in
             guard !over, owner._state == .executing, index == current else { return nil }
             let p = children[index]._progress
             guard p.fraction >= best, p != owner._progress else { return nil }
             best = p.fraction
-            return (p, owner.recordProgressLocked(p), owner._index)
+            return recordLocked(owner: owner, p)
         }
-        if let (p, parent, i) = report { owner.didReportProgress(p, parent: parent, index: i) }
+        report?.deliver()
     }
 }
