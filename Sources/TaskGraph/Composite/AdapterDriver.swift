@@ -101,7 +101,7 @@ final class AdapterDriver: CompositeDriver, @unchecked Sendable {
             guard !over, owner._state == .executing, mapped != owner._progress else { return nil }
             return recordLocked(owner: owner, mapped)
         }
-        report?.deliver()
+        report?.deliver(owner)
     }
 
     override func executingChildrenLocked() -> [AnyGraphTask] {

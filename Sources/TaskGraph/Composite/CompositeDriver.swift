@@ -58,13 +58,13 @@ class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's l
         recordLocked(owner: owner, TaskProgress(fraction))
     }
 
-    /// Records a progress the owner reports (lock held); returns what to pass on. The
-    /// owner's progress handlers are taken in the same lock (as a leaf's `report` does), so
-    /// passing it on takes no lock of its own.
+    /// Records a progress the owner reports (lock held); returns what to pass on. Whether
+    /// the owner has progress handlers is read in the same lock, so passing it on takes no
+    /// lock of its own unless it has some (rare on inner composites).
     func recordLocked(owner: AnyGraphTask, _ p: TaskProgress) -> ProgressReport {
         let parent = owner.recordProgressLocked(p)
-        let list = owner.handlers.progressCount > 0 ? owner.handlers : HandlerList()
-        return ProgressReport(progress: p, handlers: list, parent: parent, index: owner._index)
+        return ProgressReport(progress: p, parent: parent, index: owner._index,
+                              hasHandlers: owner.handlers.progressCount > 0)
     }
 
     // MARK: - Child handling shared by the drivers
@@ -82,6 +82,7 @@ class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's l
     }
 
     /// Where subtask `i` stands (lock held).
+    @inline(__always)
     final func lookLocked(_ i: Int) -> Look {
         let c = children[i]
         switch c._state {
@@ -185,6 +186,18 @@ class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's l
         }
     }
 
+    /// Adopts `made` as subtask `index` at once when it lives in the owner's stripe and no
+    /// composite adopted it yet (the usual case: made on this thread), so the caller can go
+    /// on in the same lock. Owner's stripe `s` locked. False: nothing done, use `adoptMade`.
+    final func adoptMadeLocked(_ made: AnyGraphTask, owner: AnyGraphTask, index: Int, _ s: Stripe) -> Bool {
+        // Same stripe: `made`'s state is guarded by the lock held, and it cannot move away.
+        guard made.graph === owner.graph, made._stripe.load(ordering: .relaxed) == s.index,
+              children.count <= index, !made._adopted else { return false }
+        if let cycle = Self.cycleMessageLocked(next: made, owner: owner) { preconditionFailure(cycle) }
+        made.adoptLocked(by: owner, index: index)
+        return true
+    }
+
     /// Why `next`, a subtask made while `owner` runs, can never settle: it is `owner` itself
     /// or one of its ancestors, which wait for `owner` (it would hang forever). Nil when it
     /// is fine. Owner's stripe locked.
@@ -207,16 +220,18 @@ class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's l
 /// A progress a composite recorded under its lock, and whom to tell once it is unlocked.
 struct ProgressReport {
     let progress: TaskProgress
-    /// The owner's handlers when it has progress handlers, else empty.
-    let handlers: HandlerList
     /// The owner's executing parent, told through the trampoline (no recursion up a chain).
     let parent: AnyGraphTask?
     let index: Int
+    /// Whether the owner had progress handlers when it recorded `progress`.
+    let hasHandlers: Bool
 
-    /// Calls the owner's progress handlers, then tells its parent (lock not held).
-    func deliver() {
-        handlers.sendProgress(progress)
-        if let parent { Trampoline.later(parent, .childProgress, index) }
+    /// Calls the progress handlers of `owner` (the task that recorded it), then tells its
+    /// parent (lock not held).
+    func deliver(_ owner: AnyGraphTask) {
+        if hasHandlers { owner.didReportProgress(progress, parent: parent, index: index) } else if let parent {
+            Trampoline.later(parent, .childProgress, index)
+        }
     }
 }
 

@@ -184,7 +184,7 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
         case .cancelOwner:
             cancelOwner(owner)
         case let .progress(report):
-            report.deliver()
+            report.deliver(owner)
         }
     }
 

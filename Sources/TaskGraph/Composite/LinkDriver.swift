@@ -86,6 +86,22 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
             if go { _ = typed(.finishFromFirst, owner, first, nil) }
             return
         }
+        // Usually adopted, counted and started with one lock.
+        enum Fast { case slow, done(ProgressReport?, start: AnyGraphTask?) }
+        let fast: Fast = owner.withStripe { s in
+            guard adoptMadeLocked(made, owner: owner, index: 1, s) else { return .slow }
+            guard phase == 0, owner._state == .executing else { return .done(nil, start: nil) }
+            phase = 1
+            children.append(made)
+            progress.w1 = made._weight
+            let report = progress.takeReport().map { recordLocked(owner: owner, $0) }
+            return .done(report, start: made._state == .notExecuted ? made : nil)
+        }
+        if case let .done(report, start) = fast {
+            report?.deliver(owner)
+            if let start { begin(start) } else { step(owner: owner) }
+            return
+        }
         let second = adoptMade(made, owner: owner, index: 1)
         let report: ProgressReport? = owner.withStripe { _ in
             guard phase == 0, owner._state == .executing else { return nil }
@@ -97,7 +113,7 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
             guard let v = progress.takeReport() else { return nil }
             return recordLocked(owner: owner, v)
         }
-        report?.deliver()
+        report?.deliver(owner)
         step(owner: owner)
     }
 
@@ -113,7 +129,7 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
             guard let v = progress.takeReport() else { return nil }
             return recordLocked(owner: owner, v)
         }
-        report?.deliver()
+        report?.deliver(owner)
     }
 
     override func weightsChanged(owner: AnyGraphTask) {

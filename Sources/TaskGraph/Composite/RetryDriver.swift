@@ -75,6 +75,6 @@ final class RetryDriver: CompositeDriver, @unchecked Sendable {
             best = p.fraction
             return recordLocked(owner: owner, p)
         }
-        report?.deliver()
+        report?.deliver(owner)
     }
 }
