@@ -3,14 +3,16 @@ import TaskGraphProcess
 
 extension TreeModel {
     /// Applies one event. Events about unknown nodes are ignored (a log may start late).
-    public mutating func absorb(_ event: GraphEvent) {
+    public mutating func absorb(_ event: consuming GraphEvent) {
+        let t = event.time
         sequence = event.sequence
-        time = event.time
-        switch event.change {
+        time = t
+        // Taken apart, not copied: its strings move into the node instead of being retained.
+        switch (consume event).change {
         case let .added(id, kind, name, weight, parent, index):
             // Ids are kept as Int32 (parents, children): one beyond names no node here.
             guard id.rawValue >= 0 && id.rawValue <= Int(Int32.max) else { return }
-            add(id.rawValue, kind: kind, name: name, weight: weight, time: event.time)
+            add(id.rawValue, kind: kind, name: name, weight: weight, time: t)
             if let parent, contains(parent.rawValue) {
                 attach(id.rawValue, to: parent.rawValue, at: index ?? Int.max)
             } else {
@@ -24,7 +26,7 @@ extension TreeModel {
         case let .weightChanged(id, weight):
             if contains(id.rawValue) { nodes.update(id.rawValue) { $0.weight = weight } }
         case let .stateChanged(id, state, failed, message):
-            setState(id.rawValue, state, failed: failed, message: message, time: event.time)
+            setState(id.rawValue, state, failed: failed, message: message, time: t)
         case let .progress(id, progress):
             let i = id.rawValue
             guard contains(i) else { return }
