@@ -6,11 +6,6 @@ import Testing
 /// An attach snapshot goes into the dashboard tree in one pass (`TreeModel.load`) but is
 /// still recorded as events: replaying the recording must give the very same tree.
 @Suite struct AttachBulkLoadTests {
-    func items(_ text: String) throws -> [StreamItem] {
-        var s = LogStream(name: "x")
-        return try s.feed(Array(text.utf8))
-    }
-
     /// Every field a row or a later event depends on, NaN-safe.
     func describe(_ tree: TreeModel) -> [String] {
         tree.nodes.ids.filter { tree.contains($0) }.map { i in
@@ -38,9 +33,7 @@ import Testing
         a.recorder = recorder
         var tree = TreeModel()
         let p = a.addProgram(name: "s", pid: nil)
-        for item in try items(AttachLines.header(pid: 3, name: "svc") + snapshot) {
-            a.apply(item, program: p, tree: &tree, now: 0)
-        }
+        try a.apply(AttachLines.header(pid: 3, name: "svc") + snapshot, program: p, tree: &tree)
         recorder.finish()
         // The bulk load did happen, with the states the snapshot gives.
         let row = tree.roots[0]

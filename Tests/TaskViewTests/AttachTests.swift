@@ -39,21 +39,18 @@ import Testing
     }
 
     @Test func seqMayStartOverAfterAResync() throws {
-        var s = LogStream(name: "x")
         let text = AttachLines.header() + AttachLines.snapshot(seq: 1)
             + #"{"seq":2,"t":1,"ev":"progress","id":1,"fraction":0.75}"# + "\n"
             + #"{"seq":9,"t":2,"ev":"resync","skipped":6}"# + "\n"
             + AttachLines.snapshot(seq: 1, t: 2)
             + #"{"seq":2,"t":2,"ev":"progress","id":1,"fraction":0.8}"# + "\n"
-        let items = try s.feed(Array(text.utf8))
-        #expect(items.count == 6)
+        #expect(try streamItems(text).count == 6)
     }
 
     @Test func aBadLineNamesItsLine() {
-        var s = LogStream(name: "x")
         let text = AttachLines.header() + AttachLines.snapshot(seq: 1) + #"{"seq":2,"t":1,"ev":"state","id":99,"state":"executing"}"# + "\n"
-        #expect(throws: StreamError.self) { _ = try s.feed(Array(text.utf8)) }
-        do { var s2 = LogStream(name: "x"); _ = try s2.feed(Array(text.utf8)) } catch let e as StreamError {
+        #expect(throws: StreamError.self) { _ = try streamItems(text) }
+        do { _ = try streamItems(text) } catch let e as StreamError {
             #expect(e.line == 3)
             #expect(e.message.contains("99"))
         } catch { Issue.record("\(error)") }
@@ -102,11 +99,6 @@ import Testing
 }
 
 @Suite struct AttachTreeTests {
-    func items(_ text: String) throws -> [StreamItem] {
-        var s = LogStream(name: "x")
-        return try s.feed(Array(text.utf8))
-    }
-
     func names(_ tree: TreeModel, under id: Int) -> [String] {
         tree[id].children.map { tree[Int($0)].name }
     }
@@ -116,12 +108,8 @@ import Testing
         var tree = TreeModel()
         let p = a.addProgram(name: "/s/1.sock", pid: nil)
         let q = a.addProgram(name: "/s/2.sock", pid: nil)
-        for item in try items(AttachLines.header(pid: 11, name: "alpha") + AttachLines.snapshot(seq: 1)) {
-            a.apply(item, program: p, tree: &tree, now: 0)
-        }
-        for item in try items(AttachLines.header(pid: 22, name: "beta\\u001b[2J") + AttachLines.snapshot(seq: 1)) {
-            a.apply(item, program: q, tree: &tree, now: 0)
-        }
+        try a.apply(AttachLines.header(pid: 11, name: "alpha") + AttachLines.snapshot(seq: 1), program: p, tree: &tree)
+        try a.apply(AttachLines.header(pid: 22, name: "beta\\u001b[2J") + AttachLines.snapshot(seq: 1), program: q, tree: &tree)
         let rows = tree.roots
         #expect(rows.map { tree[$0].name } == ["alpha (pid 11)", "beta?[2J (pid 22)"])
         #expect(rows.map { tree[$0].info } == ["connected", "connected"])
@@ -135,8 +123,8 @@ import Testing
         #expect(a.target(of: rows[1])?.program == q && a.target(of: rows[1])?.remote == nil)
         #expect(a.liveRoots(of: q, in: tree) == [0])
         // An event for program q's node 1 changes only q's row.
-        for item in try items(AttachLines.header() + AttachLines.snapshot(seq: 1)
-                              + #"{"seq":2,"t":2,"ev":"state","id":1,"state":"completed"}"# + "\n").dropFirst(2) {
+        for item in try streamItems(AttachLines.header() + AttachLines.snapshot(seq: 1)
+                                    + #"{"seq":2,"t":2,"ev":"state","id":1,"state":"completed"}"# + "\n").dropFirst(2) {
             a.apply(item, program: q, tree: &tree, now: 0)
         }
         #expect(tree[jobB].display == .succeeded)
@@ -149,7 +137,7 @@ import Testing
         let p = a.addProgram(name: "s", pid: nil)
         let start = AttachLines.header() + AttachLines.snapshot(seq: 1)
             + #"{"seq":2,"t":1,"ev":"add","id":7,"kind":"task","name":"late","weight":1,"parent":0,"index":2}"# + "\n"
-        for item in try items(start) { a.apply(item, program: p, tree: &tree, now: 0) }
+        try a.apply(start, program: p, tree: &tree)
         let row = tree.roots[0]
         let root = Int(tree[row].children[0])
         #expect(names(tree, under: root) == ["job a", "job b", "late"])
@@ -160,7 +148,7 @@ import Testing
             + #"{"id":1,"kind":"task","parent":0,"index":0,"name":"job a","weight":1,"state":"completed"},"#
             + #"{"id":2,"kind":"task","parent":0,"index":1,"name":"job b","weight":1,"state":"executing"},"#
             + #"{"id":9,"kind":"task","parent":0,"index":2,"name":"newer","weight":1,"state":"notExecuted"}]}"# + "\n"
-        let all = try items(start + #"{"seq":19,"t":5,"ev":"resync","skipped":12}"# + "\n" + fresh)
+        let all = try streamItems(start + #"{"seq":19,"t":5,"ev":"resync","skipped":12}"# + "\n" + fresh)
         for item in all.dropFirst(3) { a.apply(item, program: p, tree: &tree, now: 0) }
         #expect(tree[row].info == "resynced (12 skipped)")
         #expect(names(tree, under: root) == ["job a", "job b", "newer"])
@@ -174,13 +162,9 @@ import Testing
         var tree = TreeModel()
         let p = a.addProgram(name: "s", pid: nil)
         let q = a.addProgram(name: "t", pid: nil)
-        for item in try items(AttachLines.header(pid: 1, name: "one") + AttachLines.snapshot(seq: 1)
-                              + #"{"seq":2,"t":3,"ev":"end","summary":{}}"# + "\n") {
-            a.apply(item, program: p, tree: &tree, now: 0)
-        }
-        for item in try items(AttachLines.header(pid: 2, name: "two") + AttachLines.snapshot(seq: 1)) {
-            a.apply(item, program: q, tree: &tree, now: 0)
-        }
+        try a.apply(AttachLines.header(pid: 1, name: "one") + AttachLines.snapshot(seq: 1)
+                    + #"{"seq":2,"t":3,"ev":"end","summary":{}}"# + "\n", program: p, tree: &tree)
+        try a.apply(AttachLines.header(pid: 2, name: "two") + AttachLines.snapshot(seq: 1), program: q, tree: &tree)
         #expect(!a.allOver)
         a.closed(program: p, error: nil, tree: &tree, now: 1)   // after end: stays exited
         a.closed(program: q, error: nil, tree: &tree, now: 1)
@@ -200,9 +184,7 @@ import Testing
         var a = AttachTree()
         var tree = TreeModel()
         let p = a.addProgram(name: "s", pid: nil)
-        for item in try items(AttachLines.header() + AttachLines.snapshot(seq: 1, base: 16_777_200)) {
-            a.apply(item, program: p, tree: &tree, now: 0)
-        }
+        try a.apply(AttachLines.header() + AttachLines.snapshot(seq: 1, base: 16_777_200), program: p, tree: &tree)
         #expect(tree.liveCount == 4)
         #expect(tree.nodes.count <= 8)   // local ids are dense
         let root = Int(tree[tree.roots[0]].children[0])
@@ -213,9 +195,7 @@ import Testing
         var a = AttachTree()
         var model = DashboardModel(title: "attach")
         let p = a.addProgram(name: "s", pid: nil)
-        for item in try items(AttachLines.header(pid: 5, name: "svc") + AttachLines.snapshot(seq: 1)) {
-            a.apply(item, program: p, tree: &model.tree, now: 0)
-        }
+        try a.apply(AttachLines.header(pid: 5, name: "svc") + AttachLines.snapshot(seq: 1), program: p, tree: &model.tree)
         let row = model.tree.roots[0]
         let root = Int(model.tree[row].children[0])
         let job = Int(model.tree[root].children[0])

@@ -72,10 +72,7 @@ import Glibc
 
     @Test func concurrentTasksGetTheirOwnLanes() throws {
         for demo in ["build", "flaky"] {
-            let path = temporaryLogPath("lanes")
-            defer { unlink(path) }
-            _ = try runDemo(demo, seed: 3, path: path)
-            let log = try LogReader.load(path: path)
+            let log = try demoLog(demo, seed: 3).log
             let slices = try Self.slices(ChromeTrace.export(log))
             #expect(slices.count == log.finalSnapshot.nodes.values.filter { $0.state != .notExecuted }.count)
             let lanes = Self.checkNesting(slices)
@@ -84,18 +81,13 @@ import Glibc
     }
 
     @Test func siblingsThatTakeTurnsShareTheirParentsLane() throws {
-        let clock = VirtualClock()
-        let graph = Graph(clock: clock)
-        let path = temporaryLogPath("turns")
-        defer { unlink(path) }
-        let recorder = try GraphRecorder(graph: graph, path: path, producer: "test")
-        let a = GraphTask<Void, Never>.delay(seconds: 1, name: "a", graph: graph)
-        let b = GraphTask<Void, Never>.delay(seconds: 1, name: "b", graph: graph)
-        let seq = GraphTask.sequential([a, b], name: "seq", graph: graph).execute()
-        clock.runUntilIdle()
-        recorder.finish()
-        #expect(seq.state == .completed)
-        let slices = try Self.slices(ChromeTrace.export(try LogReader.load(path: path)))
+        let run = try recordGraph("turns") { graph, _ in
+            let a = GraphTask<Void, Never>.delay(seconds: 1, name: "a", graph: graph)
+            let b = GraphTask<Void, Never>.delay(seconds: 1, name: "b", graph: graph)
+            return GraphTask.sequential([a, b], name: "seq", graph: graph).execute()
+        }
+        #expect(run.value.state == .completed)
+        let slices = try Self.slices(ChromeTrace.export(run.log))
         #expect(slices.count == 3)
         #expect(Set(slices.map(\.tid)) == [0])
         #expect(Self.checkNesting(slices) == 1)
@@ -103,18 +95,13 @@ import Glibc
 
     /// 100,001 nested slices: the export is linear (it used to walk every node's ancestors).
     @Test func aHundredThousandDeepChainExportsInOneLane() throws {
-        let clock = VirtualClock()
-        let graph = Graph(clock: clock)
-        let path = temporaryLogPath("deep")
-        defer { unlink(path) }
-        let recorder = try GraphRecorder(graph: graph, path: path, producer: "test")
-        var t = GraphTask<Int, Never>.succeed(1, name: "leaf", graph: graph)
-        for _ in 0..<100_000 { t = t.mapResult { $0 } }
-        t.execute()
-        recorder.finish()
-        #expect(t.outcome != nil)
-        let log = try LogReader.load(path: path)
-        let text = String(decoding: ChromeTrace.export(log), as: UTF8.self)
+        let run = try recordGraph("deep") { graph, _ in
+            var t = GraphTask<Int, Never>.succeed(1, name: "leaf", graph: graph)
+            for _ in 0..<100_000 { t = t.mapResult { $0 } }
+            return t.execute()
+        }
+        #expect(run.value.outcome != nil)
+        let text = String(decoding: ChromeTrace.export(run.log), as: UTF8.self)
         #expect(text.split(separator: "\"ph\":\"X\"").count - 1 == 100_001)
         #expect(!text.contains("\"tid\":1,"))   // all in lane 0, nested
     }

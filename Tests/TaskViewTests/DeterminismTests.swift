@@ -47,22 +47,16 @@ func runDemo(_ name: String, seed: UInt64, path: String, cancel: (name: String, 
     }
 
     @Test func roundTripWithASubtreeCancelledMidRun() throws {
-        let path = temporaryLogPath("cancel")
-        defer { unlink(path) }
-        let run = try runDemo("build", seed: 3, path: path, cancel: ("compile Renderer.swift", 13))
+        let (run, log) = try demoLog("build", seed: 3, cancel: ("compile Renderer.swift", 13))
         #expect(run.lines.contains { $0.contains("compile Renderer.swift: cancelled (keyboard)") })
         #expect(run.lines.contains { $0.contains("link: succeeded") })   // allSettled absorbed it
-        let log = try LogReader.load(path: path)
         #expect(log.keys.map(\.key) == ["X"])
         #expect(log.finalSnapshot.nodes == run.final.nodes)
         #expect(ReplaySource.headlessLines(log) == run.lines)
     }
 
     @Test func seekingToRandomTimesMatchesPlayingFromTheStart() throws {
-        let path = temporaryLogPath("seek")
-        defer { unlink(path) }
-        _ = try runDemo("stress", seed: 1, path: path)
-        let log = try LogReader.load(path: path)
+        let log = try demoLog("stress", seed: 1).log
         #expect(log.checkpoints.count > 2)
         var rng = SplitMix64(seed: 11)
         var model = LogModel()
@@ -79,10 +73,7 @@ func runDemo(_ name: String, seed: UInt64, path: String, cancel: (name: String, 
 
 @Suite struct ExportTests {
     @Test func chromeTraceHasCompleteEventsPerLaneAndMarksFailures() throws {
-        let path = temporaryLogPath("export")
-        defer { unlink(path) }
-        _ = try runDemo("flaky", seed: 0, path: path)
-        let log = try LogReader.load(path: path)
+        let log = try demoLog("flaky", seed: 0).log
         let text = String(decoding: ChromeTrace.export(log), as: UTF8.self)
         #expect(text.hasPrefix("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[{\"name\":"))
         #expect(text.contains(#"{"name":"slow query [cancelled]","cat":"task","ph":"X","ts":0,"dur":3000000,"pid":1,"tid":"#))

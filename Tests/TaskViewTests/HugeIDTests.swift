@@ -14,24 +14,21 @@ import TaskViewTerminal
 
     /// A tree of three roots with huge ids, one failed, and a small one.
     func hugeTree() -> TreeModel {
-        var tree = TreeModel()
-        var seq: UInt64 = 0
-        func emit(_ c: GraphChange) {
-            seq += 1
-            tree.absorb(GraphEvent(sequence: seq, time: 0, change: c))
-        }
-        emit(.added(id: NodeID(Self.top), kind: NodeKind.concurrent, name: "far root", weight: 1,
-                    parent: nil, index: nil))
-        emit(.added(id: NodeID(Self.near31), kind: NodeKind.task, name: "far child", weight: 1,
-                    parent: NodeID(Self.top), index: 0))
+        var s = EventScript()
+        s.emit(.added(id: NodeID(Self.top), kind: NodeKind.concurrent, name: "far root", weight: 1,
+                      parent: nil, index: nil))
+        s.emit(.added(id: NodeID(Self.near31), kind: NodeKind.task, name: "far child", weight: 1,
+                      parent: NodeID(Self.top), index: 0))
         // Ids no graph hands out (beyond Int32, negative) name no node: ignored, no trap.
-        emit(.added(id: NodeID(Self.near53), kind: NodeKind.task, name: "beyond", weight: 1,
-                    parent: NodeID(Self.top), index: 0))
-        emit(.added(id: NodeID(-5), kind: NodeKind.task, name: "negative", weight: 1, parent: nil, index: nil))
-        emit(.progress(id: NodeID(Self.near53), progress: TaskProgress(0.5)))
-        emit(.added(id: NodeID(3), kind: NodeKind.task, name: "small", weight: 1, parent: nil, index: nil))
-        emit(.stateChanged(id: NodeID(Self.near31), state: .executing, failed: false, message: nil))
-        emit(.stateChanged(id: NodeID(Self.near31), state: .completed, failed: true, message: "boom"))
+        s.emit(.added(id: NodeID(Self.near53), kind: NodeKind.task, name: "beyond", weight: 1,
+                      parent: NodeID(Self.top), index: 0))
+        s.emit(.added(id: NodeID(-5), kind: NodeKind.task, name: "negative", weight: 1, parent: nil, index: nil))
+        s.emit(.progress(id: NodeID(Self.near53), progress: TaskProgress(0.5)))
+        s.emit(.added(id: NodeID(3), kind: NodeKind.task, name: "small", weight: 1, parent: nil, index: nil))
+        s.emit(.stateChanged(id: NodeID(Self.near31), state: .executing, failed: false, message: nil))
+        s.emit(.stateChanged(id: NodeID(Self.near31), state: .completed, failed: true, message: "boom"))
+        var tree = TreeModel()
+        tree.absorb(s.events)
         return tree
     }
 

@@ -7,16 +7,11 @@ enum LargeTreeFixture {
     /// Events of a graph with `nodes` nodes: one root, groups of up to 1,000 leaves under
     /// it; the root, every group and every other leaf executing.
     static func buildEvents(nodes: Int) -> [GraphEvent] {
-        var events: [GraphEvent] = []
-        events.reserveCapacity(nodes * 2)
-        var seq: UInt64 = 0
-        func emit(_ c: GraphChange) {
-            seq += 1
-            events.append(GraphEvent(sequence: seq, time: 0, change: c))
-        }
+        var s = EventScript()
+        s.events.reserveCapacity(nodes * 2)
         guard nodes > 0 else { return [] }
-        emit(.added(id: NodeID(0), kind: NodeKind.concurrent, name: "root", weight: 1, parent: nil, index: nil))
-        emit(.stateChanged(id: NodeID(0), state: .executing, failed: false, message: nil))
+        s.emit(.added(id: NodeID(0), kind: NodeKind.concurrent, name: "root", weight: 1, parent: nil, index: nil))
+        s.emit(.stateChanged(id: NodeID(0), state: .executing, failed: false, message: nil))
         var id = 1
         var group = -1
         var inGroup = 0
@@ -24,20 +19,20 @@ enum LargeTreeFixture {
             if group < 0 || inGroup == 999 {
                 group = id
                 inGroup = 0
-                emit(.added(id: NodeID(id), kind: NodeKind.allSettled, name: "group \(id)", weight: 1,
-                            parent: NodeID(0), index: Int.max))
-                emit(.stateChanged(id: NodeID(id), state: .executing, failed: false, message: nil))
+                s.emit(.added(id: NodeID(id), kind: NodeKind.allSettled, name: "group \(id)", weight: 1,
+                              parent: NodeID(0), index: Int.max))
+                s.emit(.stateChanged(id: NodeID(id), state: .executing, failed: false, message: nil))
             } else {
-                emit(.added(id: NodeID(id), kind: NodeKind.task, name: "task \(id)", weight: 1,
-                            parent: NodeID(group), index: Int.max))
+                s.emit(.added(id: NodeID(id), kind: NodeKind.task, name: "task \(id)", weight: 1,
+                              parent: NodeID(group), index: Int.max))
                 if id % 2 == 0 {
-                    emit(.stateChanged(id: NodeID(id), state: .executing, failed: false, message: nil))
+                    s.emit(.stateChanged(id: NodeID(id), state: .executing, failed: false, message: nil))
                 }
                 inGroup += 1
             }
             id += 1
         }
-        return events
+        return s.events
     }
 
     /// The tree of `buildEvents(nodes:)`.

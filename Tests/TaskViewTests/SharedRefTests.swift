@@ -58,57 +58,48 @@ import Glibc
     }
 
     @Test func refEventRoundTripsThroughTheLog() throws {
-        let path = temporaryLogPath("ref")
-        defer { unlink(path) }
-        let clock = VirtualClock()
-        let g = Graph(clock: clock)
-        let rec = try g.record(to: path, producer: "test")
-        let user = GraphTask<Int, Never>(name: "fetch user", graph: g) { task, succeed, _, progress in
-            _ = clock.schedule(after: 1) { progress(TaskProgress(0.5)) }
-            _ = clock.schedule(after: 2) { succeed(7) }
+        let run = try recordGraph("ref") { g, clock in
+            let user = GraphTask<Int, Never>(name: "fetch user", graph: g) { task, succeed, _, progress in
+                _ = clock.schedule(after: 1) { progress(TaskProgress(0.5)) }
+                _ = clock.schedule(after: 2) { succeed(7) }
+            }
+            let a = user.mapResult { $0 + 1 }
+            let b = user.then { v in GraphTask<Int, Never>.succeed(v * 2, graph: g) }
+            GraphTask.concurrent([a, b], graph: g).execute()
+            return (user: user.id, b: b.id)
         }
-        let a = user.mapResult { $0 + 1 }
-        let b = user.then { v in GraphTask<Int, Never>.succeed(v * 2, graph: g) }
-        GraphTask.concurrent([a, b], graph: g).execute()
-        clock.runUntilIdle()
-        rec.finish()
-        let lines = try readLines(path)
-        let refID = g.snapshot()[b.id]!.children[0]
-        #expect(lines.contains { $0.hasSuffix(#""ev":"ref","id":\#(refID.rawValue),"of":\#(user.id.rawValue)}"#) })
+        let (g, lines, log, user, b) = (run.graph, run.lines, run.log, run.value.user, run.value.b)
+        let refID = g.snapshot()[b]!.children[0]
+        #expect(lines.contains { $0.hasSuffix(#""ev":"ref","id":\#(refID.rawValue),"of":\#(user.rawValue)}"#) })
         // The final snapshot line carries it too.
-        #expect(lines.contains { $0.contains(#""ev":"snapshot""#) && $0.contains(#""of":\#(user.id.rawValue)}"#) })
-        let log = try LogReader.load(path: path)
+        #expect(lines.contains { $0.contains(#""ev":"snapshot""#) && $0.contains(#""of":\#(user.rawValue)}"#) })
         #expect(log.finalSnapshot.nodes == g.snapshot().nodes)
-        #expect(log.finalSnapshot[refID]?.refOf == user.id)
+        #expect(log.finalSnapshot[refID]?.refOf == user)
         // Seeking before the end rebuilds it from events too.
         let mid = log.snapshot(afterEvents: log.events.count - 1)
-        #expect(mid[refID]?.refOf == user.id)
+        #expect(mid[refID]?.refOf == user)
         var tree = TreeModel()
         tree.absorb(log.rebuildEvents(afterEvents: log.events.count))
-        #expect(tree[refID.rawValue].refOf == Int32(user.id.rawValue))
+        #expect(tree[refID.rawValue].refOf == Int32(user.rawValue))
     }
 
     @Test func exportsShowARefAsASliceOrSpanNamingTheSharedNode() throws {
-        let path = temporaryLogPath("refexport")
-        defer { unlink(path) }
-        let clock = VirtualClock()
-        let g = Graph(clock: clock)
-        let rec = try g.record(to: path, producer: "test")
-        let user = GraphTask<Int, Never>(name: "fetch user", graph: g) { _, succeed, _, _ in
-            _ = clock.schedule(after: 1) { succeed(7) }
+        let run = try recordGraph("refexport") { g, clock in
+            let user = GraphTask<Int, Never>(name: "fetch user", graph: g) { _, succeed, _, _ in
+                _ = clock.schedule(after: 1) { succeed(7) }
+            }
+            let a = user.mapResult { $0 + 1 }
+            let b = user.mapResult { $0 + 2 }
+            GraphTask.concurrent([a, b], graph: g).execute()
+            return (user: user.id.rawValue, b: b.id.rawValue)
         }
-        let a = user.mapResult { $0 + 1 }
-        let b = user.mapResult { $0 + 2 }
-        GraphTask.concurrent([a, b], graph: g).execute()
-        clock.runUntilIdle()
-        rec.finish()
-        let refID = g.snapshot()[b.id]!.children[0].rawValue
-        let log = try LogReader.load(path: path)
-        let chrome = String(decoding: ChromeTrace.export(log), as: UTF8.self)
+        let (user, b) = run.value
+        let refID = run.graph.snapshot()[NodeID(b)]!.children[0].rawValue
+        let chrome = String(decoding: ChromeTrace.export(run.log), as: UTF8.self)
         #expect(chrome.contains(#""cat":"ref","ph":"X""#))
-        #expect(chrome.contains(#""args":{"id":\#(refID),"state":"succeeded","parent":\#(b.id.rawValue),"of":\#(user.id.rawValue)}"#))
-        let otlp = String(decoding: OTLPTrace.export(log), as: UTF8.self)
-        #expect(otlp.contains(#"{"key":"taskgraph.ref.of","value":{"intValue":"\#(user.id.rawValue)"}}"#))
+        #expect(chrome.contains(#""args":{"id":\#(refID),"state":"succeeded","parent":\#(b),"of":\#(user)}"#))
+        let otlp = String(decoding: OTLPTrace.export(run.log), as: UTF8.self)
+        #expect(otlp.contains(#"{"key":"taskgraph.ref.of","value":{"intValue":"\#(user)"}}"#))
     }
 
     @Test func aRefEventWithABadOfIsABadLine() throws {
@@ -125,10 +116,6 @@ import Glibc
     }
 
     @Test func attachTranslatesRefsToLocalIdsFromSnapshotsAndEvents() throws {
-        func items(_ text: String) throws -> [StreamItem] {
-            var s = LogStream(name: "x")
-            return try s.feed(Array(text.utf8))
-        }
         var a = AttachTree()
         var tree = TreeModel()
         let p = a.addProgram(name: "s", pid: nil)
@@ -137,7 +124,7 @@ import Glibc
             + AttachLines.snapshot(seq: 1, extra: #",{"id":3,"kind":"ref","parent":0,"index":2,"name":"job a","weight":1,"state":"executing","of":1}"#)
             + #"{"seq":2,"t":2,"ev":"add","id":4,"kind":"ref","name":"job b","weight":1,"parent":0,"index":3}"# + "\n"
             + #"{"seq":3,"t":2,"ev":"ref","id":4,"of":2}"# + "\n"
-        for item in try items(text) { a.apply(item, program: p, tree: &tree, now: 0) }
+        try a.apply(text, program: p, tree: &tree)
         let root = Int(tree[tree.roots[0]].children[0])
         let kids = tree[root].children.map { Int($0) }
         #expect(kids.count == 4)

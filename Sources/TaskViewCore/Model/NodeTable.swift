@@ -75,6 +75,20 @@ public struct NodeTable: Sendable {
         }
     }
 
+    /// `body` on node `id`, borrowed (absent: an absent node). The hot paths use this, not
+    /// the subscript: the subscript's coroutine is called out of line and allocates its
+    /// frame on the heap, a malloc and a free per `nodes[i].field` of every event absorbed.
+    @inline(__always)
+    func read<R>(_ id: Int, _ body: (TreeModel.Node) -> R) -> R {
+        id >= 0 && id < dense.count ? body(dense[id]) : body(self[id])
+    }
+
+    /// `body` on node `id`, in place (see `read`).
+    @inline(__always)
+    mutating func update<R>(_ id: Int, _ body: (inout TreeModel.Node) -> R) -> R {
+        id >= 0 && id < dense.count ? body(&dense[id]) : body(&self[id])
+    }
+
     /// Makes room for `id`: the array grows while ids stay dense; others go to the dictionary.
     mutating func ensure(_ id: Int) {
         guard id >= dense.count else { return }

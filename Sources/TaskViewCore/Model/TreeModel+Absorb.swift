@@ -3,14 +3,16 @@ import TaskGraphProcess
 
 extension TreeModel {
     /// Applies one event. Events about unknown nodes are ignored (a log may start late).
-    public mutating func absorb(_ event: GraphEvent) {
+    public mutating func absorb(_ event: consuming GraphEvent) {
+        let t = event.time
         sequence = event.sequence
-        time = event.time
-        switch event.change {
+        time = t
+        // Taken apart, not copied: its strings move into the node instead of being retained.
+        switch (consume event).change {
         case let .added(id, kind, name, weight, parent, index):
             // Ids are kept as Int32 (parents, children): one beyond names no node here.
             guard id.rawValue >= 0 && id.rawValue <= Int(Int32.max) else { return }
-            add(id.rawValue, kind: kind, name: name, weight: weight, time: event.time)
+            add(id.rawValue, kind: kind, name: name, weight: weight, time: t)
             if let parent, contains(parent.rawValue) {
                 attach(id.rawValue, to: parent.rawValue, at: index ?? Int.max)
             } else {
@@ -22,22 +24,24 @@ extension TreeModel {
             detach(i)
             attach(i, to: p, at: index)
         case let .weightChanged(id, weight):
-            if contains(id.rawValue) { nodes[id.rawValue].weight = weight }
+            if contains(id.rawValue) { nodes.update(id.rawValue) { $0.weight = weight } }
         case let .stateChanged(id, state, failed, message):
-            setState(id.rawValue, state, failed: failed, message: message, time: event.time)
+            setState(id.rawValue, state, failed: failed, message: message, time: t)
         case let .progress(id, progress):
             let i = id.rawValue
             guard contains(i) else { return }
-            nodes[i].fraction = progress.fraction
-            nodes[i].info = progress.info
+            nodes.update(i) {
+                $0.fraction = progress.fraction
+                $0.info = progress.info
+            }
         case let .cancelRequested(id, source):
-            if contains(id.rawValue) { nodes[id.rawValue].cancelSource = source }
+            if contains(id.rawValue) { nodes.update(id.rawValue) { $0.cancelSource = source } }
         case let .output(id, stream, text):
             guard contains(id.rawValue) else { return }
             outputs[id.rawValue, default: OutputRing()].append(.init(stream: stream, text: text))
         case let .ref(id, of):
             if contains(id.rawValue), of.rawValue >= 0, of.rawValue <= Int(Int32.max) {
-                nodes[id.rawValue].refOf = Int32(of.rawValue)
+                nodes.update(id.rawValue) { $0.refOf = Int32(of.rawValue) }
             }
         case let .dropped(ids):
             drop(ids)
@@ -58,7 +62,8 @@ extension TreeModel {
     private mutating func add(_ i: Int, kind: String, name: String, weight: Double, time: Double) {
         guard i >= 0 else { return }
         ensure(i)
-        if nodes[i].exists { counts[nodes[i].display.rawValue] -= 1 }
+        let old = nodes.read(i) { $0.exists ? $0.display.rawValue : -1 }
+        if old >= 0 { counts[old] -= 1 }
         // Most graphs run no commands: no hashing per added node then.
         if !outputs.isEmpty { outputs[i] = nil }
         if !commands.isEmpty { commands[i] = nil }
@@ -74,8 +79,11 @@ extension TreeModel {
     }
 
     private mutating func appendRoot(_ i: Int) {
-        nodes[i].parent = -1
-        nodes[i].index = Int32(rootSlots.count)
+        let slot = Int32(rootSlots.count)
+        nodes.update(i) {
+            $0.parent = -1
+            $0.index = slot
+        }
         rootSlots.append(Int32(i))
     }
 
@@ -100,29 +108,33 @@ extension TreeModel {
     }
 
     private mutating func attach(_ i: Int, to p: Int, at index: Int) {
-        nodes[i].parent = Int32(p)
-        let count = nodes[p].children.count
-        if index >= count {
-            nodes[i].index = Int32(count)
-            nodes[p].children.append(Int32(i))
+        let count = nodes.read(p) { $0.children.count }
+        let appended = index >= count
+        let fresh = nodes.update(i) {
+            $0.parent = Int32(p)
+            if appended { $0.index = Int32(count) }
+            return $0.state == .notExecuted && !$0.skipped
+        }
+        if appended {
+            nodes.update(p) { $0.children.append(Int32(i)) }
         } else {
             let at = Swift.max(0, index)
-            nodes[p].children.insert(Int32(i), at: at)
+            nodes.update(p) { $0.children.insert(Int32(i), at: at) }
             reindex(p, from: at)
         }
         structureVersion &+= 1
-        if nodes[i].state == .notExecuted && !nodes[i].skipped
-            && (nodes[p].state.isSettled || nodes[p].skipped) {
+        if fresh && nodes.read(p, { $0.state.isSettled || $0.skipped }) {
             setSkipped(i)
             markSkippedBelow(i)
         }
     }
 
     private mutating func reindex(_ p: Int, from start: Int) {
-        let kids = nodes[p].children
+        let kids = nodes.read(p) { $0.children }
         var k = start
         while k < kids.count {
-            nodes[Int(kids[k])].index = Int32(k)
+            let index = Int32(k)
+            nodes.update(Int(kids[k])) { $0.index = index }
             k += 1
         }
     }
@@ -142,21 +154,23 @@ extension TreeModel {
     private mutating func setState(_ i: Int, _ state: TaskState, failed: Bool, message: String?,
                                    time: Double) {
         guard contains(i) else { return }
-        let before = nodes[i].display
-        nodes[i].state = state
-        nodes[i].failed = failed
-        nodes[i].message = failed ? message : nil
-        switch state {
-        case .executing:
-            nodes[i].startedAt = time
-            executingOrder.append(Int32(i))
-        case .completed, .cancelled:
-            nodes[i].endedAt = time
-            if state == .completed && !failed { nodes[i].fraction = 1 }
-        case .notExecuted:
-            break
+        let (before, after) = nodes.update(i) { n in
+            let before = n.display
+            n.state = state
+            n.failed = failed
+            n.message = failed ? message : nil
+            switch state {
+            case .executing:
+                n.startedAt = time
+            case .completed, .cancelled:
+                n.endedAt = time
+                if state == .completed && !failed { n.fraction = 1 }
+            case .notExecuted:
+                break
+            }
+            return (before, n.display)
         }
-        let after = nodes[i].display
+        if state == .executing { executingOrder.append(Int32(i)) }
         if before != after {
             counts[before.rawValue] -= 1
             counts[after.rawValue] += 1
@@ -165,19 +179,24 @@ extension TreeModel {
     }
 
     private mutating func setSkipped(_ i: Int) {
-        counts[nodes[i].display.rawValue] -= 1
-        nodes[i].skipped = true
-        counts[nodes[i].display.rawValue] += 1
+        let (before, after) = nodes.update(i) { n in
+            let before = n.display
+            n.skipped = true
+            return (before, n.display)
+        }
+        counts[before.rawValue] -= 1
+        counts[after.rawValue] += 1
     }
 
     /// Marks every never-executed descendant reachable through never-executed nodes as
     /// skipped. Each node is marked at most once, so this is O(1) amortized per node.
     mutating func markSkippedBelow(_ i: Int) {
+        guard nodes.read(i, { !$0.children.isEmpty }) else { return }   // a leaf: no stack to allocate
         var stack: [Int32] = [Int32(i)]
         while let top = stack.popLast() {
-            for c in nodes[Int(top)].children {
+            for c in nodes.read(Int(top), { $0.children }) {
                 let ci = Int(c)
-                guard contains(ci), nodes[ci].state == .notExecuted, !nodes[ci].skipped else { continue }
+                guard contains(ci), nodes.read(ci, { $0.state == .notExecuted && !$0.skipped }) else { continue }
                 setSkipped(ci)
                 stack.append(c)
             }

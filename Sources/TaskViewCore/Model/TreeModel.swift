@@ -72,7 +72,7 @@ public struct TreeModel: Sendable {
 
     /// Whether `id` names a live node.
     public func contains(_ id: Int) -> Bool {
-        id >= 0 && id < nodes.count && nodes[id].exists
+        id >= 0 && id < nodes.count && nodes.read(id) { $0.exists }
     }
 
     /// The node (must exist).

@@ -5,7 +5,10 @@ public enum Sanitizer {
     /// space, combining marks dropped; with `ascii`, every non-ASCII character becomes `?`.
     public static func clean(_ text: String, ascii: Bool = false) -> String {
         // Fast path: plain printable ASCII needs no work (most task names).
-        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
+        // Over the contiguous bytes: `String.UTF8View` iterated byte by byte costs several
+        // times more (a tenth of a replay seek went into this check).
+        var bytes = text
+        if bytes.withUTF8({ $0.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }) { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             if let s = cleanScalar(scalar, ascii: ascii) { out.append(s) }

@@ -2,48 +2,57 @@
 /// one `String` per distinct text (names, kinds, infos, messages, cancel sources). A
 /// `GraphEvent` is built on demand when an element is read, without allocating (its strings
 /// are shared with the table). `sequence` is the event's 1-based position.
+///
+/// Reading (`subscript`, `time(at:)`, iteration) is `@inlinable`: the viewer's seek and
+/// replay loops run over millions of events from another module, and a call per event that
+/// the compiler cannot see into costs them several times the work itself.
 public struct ReplayEvents: RandomAccessCollection, Sendable {
+    @usableFromInline
     struct Record: Sendable {
-        var time: Double
+        @usableFromInline var time: Double
         /// Weight or fraction.
-        var value: Double
-        var id: Int32
+        @usableFromInline var value: Double
+        @usableFromInline var id: Int32
         /// Parent (-1: none), the shared node of a `ref`, message, info, source or output text (-1: none), or drop start.
-        var a: Int32
+        @usableFromInline var a: Int32
         /// Child index (-1: none), drop count, or output stream (0 stdout, 1 stderr).
-        var b: Int32
+        @usableFromInline var b: Int32
         /// Name text (add).
-        var c: Int32
+        @usableFromInline var c: Int32
         /// Kind text (add).
-        var d: Int32
-        var tag: Tag
-        var state: TaskState
-        var failed: Bool
+        @usableFromInline var d: Int32
+        @usableFromInline var tag: Tag
+        @usableFromInline var state: TaskState
+        @usableFromInline var failed: Bool
     }
 
+    @usableFromInline
     enum Tag: UInt8, Sendable { case add, parent, weight, state, progress, cancel, drop, output, ref }
 
-    var records: [Record] = []
-    var texts = TextTable()
-    var dropped: [Int32] = []
+    @usableFromInline var records: [Record] = []
+    @usableFromInline var texts = TextTable()
+    @usableFromInline var dropped: [Int32] = []
 
     init() {}
 
-    public var startIndex: Int { 0 }
-    public var endIndex: Int { records.count }
+    @inlinable public var startIndex: Int { 0 }
+    @inlinable public var endIndex: Int { records.count }
 
     /// The time of event `i` without building it.
-    @inline(__always)
+    @inlinable
     public func time(at i: Int) -> Double { records[i].time }
 
+    @inlinable
     public subscript(i: Int) -> GraphEvent {
         let r = records[i]
         return GraphEvent(sequence: UInt64(i + 1), time: r.time, change: change(r))
     }
 
-    private func text(_ k: Int32) -> String? { k >= 0 ? texts.strings[Int(k)] : nil }
+    @inlinable
+    func text(_ k: Int32) -> String? { k >= 0 ? texts.strings[Int(k)] : nil }
 
-    private func change(_ r: Record) -> GraphChange {
+    @inlinable
+    func change(_ r: Record) -> GraphChange {
         let id = NodeID(Int(r.id))
         switch r.tag {
         case .add:
@@ -126,8 +135,9 @@ public struct ReplayEvents: RandomAccessCollection, Sendable {
 
 /// Distinct texts, each stored once: looked up by their UTF-8 bytes (open addressing), so
 /// a text read from the log becomes a `String` only the first time it is seen.
+@usableFromInline
 struct TextTable: Sendable {
-    private(set) var strings: [String] = []
+    @usableFromInline private(set) var strings: [String] = []
     /// UTF-8 of every string, back to back.
     private var bytes: [UInt8] = []
     private var offsets: [Int] = [0]
