@@ -37,7 +37,14 @@ extension Graph {
         eventSequence &+= 1
         // Consumed, not copied: the change's strings and arrays are not retained again.
         let event = GraphEvent(sequence: eventSequence, time: clock.now, change: consume change)
-        for o in observers { o.handler(event) }
+        // Borrowed, not retained: the list and its observers change only under `eventLock`,
+        // which is held, so each observer outlives its call (saves a retain/release pair per
+        // observer and event).
+        observers.withUnsafeBufferPointer { list in
+            for i in list.indices {
+                Unmanaged.passUnretained(list[i])._withUnsafeGuaranteedRef { $0.handler(event) }
+            }
+        }
         eventLock.unlock()
     }
 
