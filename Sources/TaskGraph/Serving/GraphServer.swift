@@ -171,7 +171,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
 
     /// The observer (under the graph's lock): only copies the event into the spool, and
     /// wakes the server thread when it is the first of a batch.
-    func deliver(_ event: GraphEvent) {
+    func deliver(_ event: consuming GraphEvent) {
         if spool.append(event) == .queuedFirst { poke() }
     }
 

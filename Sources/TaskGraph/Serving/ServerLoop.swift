@@ -170,9 +170,9 @@ extension GraphServer {
         lastT = max(now, lastT)
         spool.discard()
         _ = spool.resume()
-        let (snapshot, observation) = graph.snapshotAndObserve { event in
+        let (snapshot, observation) = graph.snapshotAndKeep({ (event: consuming GraphEvent) in
             self.deliver(event)
-        }
+        })
         self.observation = observation
         model = RecorderModel(snapshot)
         joinSequence = snapshot.sequence
