@@ -37,7 +37,19 @@ extension Graph {
         eventSequence &+= 1
         // Consumed, not copied: the change's strings and arrays are not retained again.
         let event = GraphEvent(sequence: eventSequence, time: clock.now, change: consume change)
-        for o in observers { o.handler(event) }
+        // Borrowed, not retained: the list and its observers change only under `eventLock`,
+        // which is held, so each observer outlives its call (saves a retain/release pair per
+        // observer and event). A last observer that keeps events (recorder, server) gets
+        // this one itself: no copy, no destroy.
+        let keeper = observers.withUnsafeBufferPointer { list -> Unmanaged<GraphObserver>? in
+            for i in list.indices {
+                let o = Unmanaged.passUnretained(list[i])
+                if i == list.count - 1, o._withUnsafeGuaranteedRef({ $0.keeps }) { return o }
+                o._withUnsafeGuaranteedRef { $0.handler(event) }
+            }
+            return nil
+        }
+        if let keeper { keeper.takeUnretainedValue().keep(consume event) }
         eventLock.unlock()
     }
 

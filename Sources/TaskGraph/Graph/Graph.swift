@@ -174,6 +174,19 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
         return (snap, observer)
     }
 
+    /// `snapshotAndObserve` for the library's own observers, which keep each event (`sink`
+    /// takes it by value, saving a copy per event).
+    func snapshotAndKeep(
+        _ sink: @escaping @Sendable (consuming GraphEvent) -> Void
+    ) -> (snapshot: GraphSnapshot, observation: any GraphObservation) {
+        let observer = GraphObserver(graph: self, sink: sink)
+        let snap = withAllStripes { () -> GraphSnapshot in
+            addObserverLocked(observer)
+            return snapshotLocked()
+        }
+        return (snap, observer)
+    }
+
     /// All stripes locked: from now on every event takes `eventLock` for its number.
     private func addObserverLocked(_ observer: GraphObserver) {
         eventLock.withLock {
@@ -301,11 +314,28 @@ public protocol GraphObservation: Sendable {
 final class GraphObserver: GraphObservation, @unchecked Sendable {   // immutable after init
     weak var graph: Graph?
     let handler: @Sendable (GraphEvent) -> Void
+    /// True for the library's own observers (recorder, server), which keep each event: the
+    /// last observer then gets the event itself through `keep` instead of a copy (see
+    /// `emitObserved`).
+    let keeps: Bool
+    private let sink: @Sendable (consuming GraphEvent) -> Void
 
     init(graph: Graph, handler: @escaping @Sendable (GraphEvent) -> Void) {
         self.graph = graph
         self.handler = handler
+        self.keeps = false
+        self.sink = { _ in }
     }
+
+    init(graph: Graph, sink: @escaping @Sendable (consuming GraphEvent) -> Void) {
+        self.graph = graph
+        self.handler = { sink($0) }
+        self.keeps = true
+        self.sink = sink
+    }
+
+    /// Hands the event itself to a keeping observer.
+    func keep(_ event: consuming GraphEvent) { sink(event) }
 
     func cancel() { graph?.removeObserver(self) }
 }

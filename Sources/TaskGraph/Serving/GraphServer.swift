@@ -63,8 +63,9 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
     let lock = Lock()
     // Guarded by `lock`:
     @exclusivity(unchecked) var connections: [ViewerConnection] = []
-    /// What viewers have been sent, kept while observing (for snapshots and the summary).
-    @exclusivity(unchecked) var model = LogModel()
+    /// What viewers have been sent, kept while observing (for snapshots and the summary): the
+    /// recorder's compact model (a few bytes a node), which writes the same snapshots.
+    @exclusivity(unchecked) var model = RecorderModel()
     @exclusivity(unchecked) var observation: (any GraphObservation)?
     /// The latest `t` written to any viewer (lines never go back in time).
     @exclusivity(unchecked) var lastT = 0.0
@@ -130,8 +131,9 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
                 pumpLocked()
                 let t = max(now, lastT)
                 lastT = t
-                let allSettled = model.rootIDs.allSatisfy { model[$0]?.state.isSettled ?? true }
-                let summary = model.summary(duration: allSettled ? (lastRootSettle ?? t) : t)
+                let final = model.logModel()
+                let allSettled = final.rootIDs.allSatisfy { final[$0]?.state.isSettled ?? true }
+                let summary = final.summary(duration: allSettled ? (lastRootSettle ?? t) : t)
                 for c in connections {
                     if c.overflowed {   // the final snapshot below is its fresh snapshot
                         c.seq += 1
@@ -169,7 +171,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
 
     /// The observer (under the graph's lock): only copies the event into the spool, and
     /// wakes the server thread when it is the first of a batch.
-    func deliver(_ event: GraphEvent) {
+    func deliver(_ event: consuming GraphEvent) {
         if spool.append(event) == .queuedFirst { poke() }
     }
 
@@ -183,7 +185,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
         if spool.isOverflowed {
             let lost = spool.discard() + spool.resume()
             let snapshot = graph.snapshot()
-            model = LogModel(snapshot)
+            model = RecorderModel(snapshot)
             joinSequence = snapshot.sequence
             for c in connections where !c.overflowed {
                 c.skipped = c.pendingEvents + lost

@@ -170,11 +170,11 @@ extension GraphServer {
         lastT = max(now, lastT)
         spool.discard()
         _ = spool.resume()
-        let (snapshot, observation) = graph.snapshotAndObserve { event in
+        let (snapshot, observation) = graph.snapshotAndKeep({ (event: consuming GraphEvent) in
             self.deliver(event)
-        }
+        })
         self.observation = observation
-        model = LogModel(snapshot)
+        model = RecorderModel(snapshot)
         joinSequence = snapshot.sequence
     }
 
@@ -186,7 +186,7 @@ extension GraphServer {
         let detached = lock.withLock { () -> (any GraphObservation)? in
             connections.removeAll { $0 === c }
             guard connections.isEmpty, observation != nil else { return nil }
-            model = LogModel()
+            model = RecorderModel()
             lastRootSettle = nil
             defer { observation = nil }
             return observation

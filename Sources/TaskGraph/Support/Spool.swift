@@ -58,7 +58,7 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
 
     /// Queues one value (from the program's thread; never calls back into the caller).
     @inline(__always)
-    func append(_ value: Element) -> AppendResult {
+    func append(_ value: consuming Element) -> AppendResult {
         lock.lock()
         if _fastPath(filling.count < chunkSize && !closed && !overflowed && !failedFlag) {
             let first = filling.isEmpty && ready.isEmpty
@@ -71,7 +71,7 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
 
     /// Called with `lock` held; unlocks.
     @inline(never)
-    private func appendSlow(_ value: Element) -> AppendResult {
+    private func appendSlow(_ value: consuming Element) -> AppendResult {
         if closed || failedFlag { lock.unlock(); return .failed }
         if overflowed { droppedCount += 1; lock.unlock(); return .dropped }
         var start: Double?

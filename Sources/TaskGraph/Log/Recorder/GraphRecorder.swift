@@ -106,9 +106,9 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
         // lives until cancelled, as `GraphObservation` promises, even when the caller drops
         // it. Events spooled meanwhile are encoded after the snapshot (the writer needs `lock`).
         lock.withLock {
-            let (snapshot, observation) = graph.snapshotAndObserve { event in
+            let (snapshot, observation) = graph.snapshotAndKeep({ (event: consuming GraphEvent) in
                 _ = self.spool.append(.event(event))
-            }
+            })
             self.observation = observation
             model = RecorderModel(snapshot)
             writeSnapshotLocked(t: 0)

@@ -1,11 +1,12 @@
 /// The recorder's copy of the graph's nodes, folded from events on its writer thread: what
-/// its periodic snapshots and its summary need, as `LogModel` holds it, in about 22 bytes a
-/// node instead of about 110 (a recorded program keeps one per live task, beside the
-/// graph's own record).
+/// its periodic snapshots and its summary need, as `LogModel` holds it, in about 8 bytes a
+/// node (plus 16 for a node with a name) instead of about 110 (a recorded program keeps one
+/// per live task, beside the graph's own record).
 ///
 /// Columns per node, in fixed-size chunks indexed by id (graph ids are dense; no growth
-/// copies): the name (a retained string, shared with the event), the parent, state and
-/// flags, and the kind as an index into the kinds seen. What most nodes do not have lives
+/// copies): where its name is in the chunk's list of names (a retained string, shared with
+/// the event; unnamed nodes take no place there), the parent, state and flags, and the kind
+/// as an index into the kinds seen. What most nodes do not have lives
 /// in side tables: a weight other than 1, a fraction other than what the state implies (0,
 /// or 1 for a success), progress info, a failure's message, children.
 struct RecorderModel {
@@ -13,13 +14,36 @@ struct RecorderModel {
     private static let chunkSize = 1 << shift
     private static let liveBit: UInt8 = 0x80
     private static let failedBit: UInt8 = 0x40
+    /// `Chunk.nameSlots` entry of a node without a name.
+    private static let noName = UInt16.max
 
+    // Touched only by the recorder's writer (under its lock): unchecked, so each column
+    // access skips the runtime's exclusivity bookkeeping.
     private final class Chunk {
-        var names = [String](repeating: "", count: RecorderModel.chunkSize)
-        var parents = [Int32](repeating: -1, count: RecorderModel.chunkSize)
+        /// Each node's index in `names`, or `noName` (a chunk holds at most 4,096 names).
+        @exclusivity(unchecked) var nameSlots = [UInt16](repeating: RecorderModel.noName, count: RecorderModel.chunkSize)
+        /// The non-empty names, each in the place its node took when first named (kept when
+        /// the node is renamed, added again or dropped).
+        @exclusivity(unchecked) var names: [String] = []
+        @exclusivity(unchecked) var parents = [Int32](repeating: -1, count: RecorderModel.chunkSize)
         /// State (low 2 bits), `failedBit`, `liveBit`.
-        var flags = [UInt8](repeating: 0, count: RecorderModel.chunkSize)
-        var kinds = [UInt8](repeating: 0, count: RecorderModel.chunkSize)
+        @exclusivity(unchecked) var flags = [UInt8](repeating: 0, count: RecorderModel.chunkSize)
+        @exclusivity(unchecked) var kinds = [UInt8](repeating: 0, count: RecorderModel.chunkSize)
+
+        func name(_ k: Int) -> String {
+            let slot = nameSlots[k]
+            return slot == RecorderModel.noName ? "" : names[Int(slot)]
+        }
+
+        func setName(_ k: Int, _ name: String) {
+            let slot = nameSlots[k]
+            if slot != RecorderModel.noName {
+                names[Int(slot)] = name
+            } else if !name.isEmpty {
+                nameSlots[k] = UInt16(names.count)
+                names.append(name)
+            }
+        }
     }
 
     private var chunks: [Chunk?] = []
@@ -131,7 +155,7 @@ struct RecorderModel {
         if c.flags[k] & RecorderModel.liveBit == 0 { liveCount += 1 }
         end = max(end, id + 1)
         let i = Int32(id)
-        c.names[k] = name
+        c.setName(k, name)
         c.parents[k] = -1
         c.flags[k] = RecorderModel.liveBit
         if !extraKinds.isEmpty { extraKinds[i] = nil }
@@ -204,7 +228,7 @@ struct RecorderModel {
                 let c = chunk(id.rawValue)!
                 let k = id.rawValue & (RecorderModel.chunkSize - 1)
                 c.flags[k] &= ~RecorderModel.liveBit
-                c.names[k] = ""
+                c.setName(k, "")
                 children[i] = nil
                 weights[i] = nil
                 fractions[i] = nil
@@ -228,7 +252,7 @@ struct RecorderModel {
             for k in 0..<RecorderModel.chunkSize where c.flags[k] & RecorderModel.liveBit != 0 {
                 let i = Int32(ci << RecorderModel.shift | k)
                 let kind = c.kinds[k] == 255 ? extraKinds[i] ?? NodeKind.task : kindNames[Int(c.kinds[k])]
-                var n = LogModel.Node(id: i, kind: kind, name: c.names[k], weight: weights[i] ?? 1)
+                var n = LogModel.Node(id: i, kind: kind, name: c.name(k), weight: weights[i] ?? 1)
                 n.parent = c.parents[k]
                 n.state = state(i)
                 n.failed = failed(i)
