@@ -25,6 +25,9 @@ final class Trampoline {
 
     static let maxInlineDepth = 48
 
+    // Each thread writes its trampoline several times per task: the padding keeps those
+    // writes off cache lines another thread's objects may share.
+    private let leadingPadding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
     @exclusivity(unchecked) private var depth = 0
     @exclusivity(unchecked) private var queue: [Job] = []
     @exclusivity(unchecked) private var head = 0
@@ -35,6 +38,7 @@ final class Trampoline {
     @exclusivity(unchecked) @usableFromInline var sending: [ObjectIdentifier] = []
     /// The lock stripe this thread's new tasks join (`Stripe`), dealt round-robin.
     @usableFromInline let stripe: Int
+    private let trailingPadding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
 
     private static let stripesDealt = Atomic<Int>(0)
 
