@@ -91,7 +91,9 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
 
     /// The stripe the calling thread's new tasks join.
     @inlinable
-    var currentStripe: Unmanaged<Stripe> { stripeRefs[Trampoline.current.stripe] }
+    var currentStripe: Unmanaged<Stripe> {
+        stripeRefs[Trampoline.unretained._withUnsafeGuaranteedRef { $0.stripe }]
+    }
 
     /// Runs `body` with every stripe locked (in index order, so whole-graph operations never
     /// deadlock with each other).

@@ -497,20 +497,21 @@ public class AnyGraphTask: @unchecked Sendable {
     @usableFromInline
     final func deliverSettled(_ list: HandlerList, _ pointer: UnsafeRawPointer, turn: Int,
                               parent: AnyGraphTask?, index: Int) -> Int? {
-        let t = Trampoline.current
-        let mark = !list.isEmpty
-        if mark { t.sending.append(ObjectIdentifier(self)) }
-        defer { if mark { t.sending.removeLast() } }
-        guard let parent else {
-            list.sendSettled(pointer, from: 0, to: Int.max)
-            return nil
+        Trampoline.unretained._withUnsafeGuaranteedRef { t in
+            let mark = !list.isEmpty
+            if mark { t.sending.append(ObjectIdentifier(self)) }
+            defer { if mark { t.sending.removeLast() } }
+            guard let parent else {
+                list.sendSettled(pointer, from: 0, to: Int.max)
+                return nil
+            }
+            list.sendSettled(pointer, from: 0, to: turn)
+            if Trampoline.run(parent, .childSettled, index) || turn >= list.count {
+                list.sendSettled(pointer, from: turn, to: Int.max)
+                return nil
+            }
+            return turn
         }
-        list.sendSettled(pointer, from: 0, to: turn)
-        if Trampoline.run(parent, .childSettled, index) || turn >= list.count {
-            list.sendSettled(pointer, from: turn, to: Int.max)
-            return nil
-        }
-        return turn
     }
 
     /// Calls one settled handler added after the task settled; what it adds to this task
