@@ -36,8 +36,12 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
     /// The same stripes, unretained: a task's hot path reaches its stripe without the
     /// retain/release pair an array element costs (`stripes` keeps them alive).
     @usableFromInline let stripeRefs: UnsafeMutablePointer<Unmanaged<Stripe>>
+    // The padding keeps `nextBlock`, written by every thread once per 64 nodes, off the
+    // cache line of the fields every task reads (`stripeRefs`, `observed`).
+    private let paddingBefore: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
     /// The next block of ids to claim (`Stripe.append`).
     let nextBlock = Atomic<Int>(0)
+    private let paddingAfter: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
 
     // Written with every stripe locked, so read under any one stripe's lock.
     @exclusivity(unchecked) var retentionPolicy: Retention?
@@ -87,7 +91,9 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
 
     /// The stripe the calling thread's new tasks join.
     @inlinable
-    var currentStripe: Unmanaged<Stripe> { stripeRefs[Trampoline.current.stripe] }
+    var currentStripe: Unmanaged<Stripe> {
+        stripeRefs[Trampoline.unretained._withUnsafeGuaranteedRef { $0.stripe }]
+    }
 
     /// Runs `body` with every stripe locked (in index order, so whole-graph operations never
     /// deadlock with each other).
@@ -231,11 +237,24 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
 
     /// Records one line of output of a node's process (what `TaskGraphProcess` commands call
     /// for every line they read) as an `output` event, for recorders and viewers. `text` is
-    /// cut to 4 KiB. Takes every stripe's lock (the node may be in any); unknown or dropped
-    /// nodes are ignored.
+    /// cut to 4 KiB. Takes one stripe's lock at a time: the node's stripe is found by its id
+    /// block (`Stripe.slot(of:)`). Unknown or dropped nodes are ignored.
     public func reportOutput(_ id: NodeID, stream: OutputStreamName, text: String) {
+        let raw = id.rawValue
+        guard raw >= 0 else { return }
+        for s in stripes {
+            s.lock.lock()
+            if s.slot(of: raw) != nil {
+                emit(s, .output(id: id, stream: stream, text: cut(text)))
+                s.lock.unlock()
+                return
+            }
+            s.lock.unlock()
+        }
+        // Not found one stripe at a time: it may have moved between two stripes meanwhile
+        // (an adoption across stripes), so look once more with every stripe locked.
         withAllStripes {
-            guard let (s, _) = locateLocked(id.rawValue) else { return }
+            guard let (s, _) = locateLocked(raw) else { return }
             emit(s, .output(id: id, stream: stream, text: cut(text)))
         }
     }

@@ -33,47 +33,74 @@ struct NodeRecord {
 }
 
 /// Node records in fixed-size chunks, by slot: growth never copies old records, and chunks
-/// whose nodes were all dropped by retention are freed.
+/// whose nodes were all dropped by retention are freed. The chunks are raw allocations, so
+/// reaching a record costs no reference counting (the hot paths touch one per event).
+/// Owned by one `Stripe`, which frees it (`deallocate`); never copied elsewhere.
 struct NodeTable {
     static let shift = 10
     static let chunkSize = 1 << shift
 
-    final class Chunk {
-        @exclusivity(unchecked) var records: [NodeRecord] = []
-        @exclusivity(unchecked) var live = 0
-        init() { records.reserveCapacity(NodeTable.chunkSize) }
+    struct Chunk {
+        /// `chunkSize` records, the first ones initialized; nil once freed.
+        var base: UnsafeMutablePointer<NodeRecord>?
+        /// Records not dropped yet.
+        var live: Int
     }
 
-    private(set) var chunks: [Chunk?] = []
+    private var chunks: UnsafeMutablePointer<Chunk>?
+    private var chunkCapacity = 0
     private(set) var count = 0
     /// Failure messages by slot, kept aside because few nodes have one.
     var messages: [Int: String] = [:]
     /// `ref` node -> the shared node it stands for, kept aside because few nodes are refs.
     var refs: [Int: Int] = [:]
 
+    private var chunkCount: Int { (count + Self.chunkSize - 1) >> Self.shift }
+
+    /// Records initialized in chunk `c`.
+    private func filled(_ c: Int) -> Int { min(Self.chunkSize, count - c << Self.shift) }
+
+    /// The record in `id`; its chunk must exist.
+    @inline(__always)
+    func pointer(_ id: Int) -> UnsafeMutablePointer<NodeRecord> {
+        chunks.unsafelyUnwrapped[id >> Self.shift].base.unsafelyUnwrapped + (id & (Self.chunkSize - 1))
+    }
+
     mutating func append(_ record: consuming NodeRecord) -> Int {
         let id = count
-        if id & (Self.chunkSize - 1) == 0 { chunks.append(Chunk()) }
-        let chunk = chunks[id >> Self.shift]!
-        chunk.records.append(record)
-        chunk.live += 1
+        let c = id >> Self.shift
+        if id & (Self.chunkSize - 1) == 0 {
+            if c == chunkCapacity { grow() }
+            (chunks.unsafelyUnwrapped + c).initialize(to: Chunk(base: .allocate(capacity: Self.chunkSize), live: 0))
+        }
+        let chunk = chunks.unsafelyUnwrapped + c
+        (chunk.pointee.base.unsafelyUnwrapped + (id & (Self.chunkSize - 1))).initialize(to: record)
+        chunk.pointee.live += 1
         count += 1
         return id
     }
 
+    private mutating func grow() {
+        let capacity = max(4, chunkCapacity * 2)
+        let new = UnsafeMutablePointer<Chunk>.allocate(capacity: capacity)
+        if let old = chunks {
+            new.moveInitialize(from: old, count: chunkCapacity)
+            old.deallocate()
+        }
+        chunks = new
+        chunkCapacity = capacity
+    }
+
     func contains(_ id: Int) -> Bool {
-        guard id >= 0, id < count, let chunk = chunks[id >> Self.shift] else { return false }
-        return !chunk.records[id & (Self.chunkSize - 1)].dropped
+        guard id >= 0, id < count, let base = chunks.unsafelyUnwrapped[id >> Self.shift].base else { return false }
+        return !base[id & (Self.chunkSize - 1)].dropped
     }
 
     /// Access to a live record; callers check `contains` first.
     subscript(id: Int) -> NodeRecord {
         // `_read` so that reading one field does not copy the whole record.
-        _read { yield chunks[id >> Self.shift]!.records[id & (Self.chunkSize - 1)] }
-        nonmutating _modify {
-            let chunk = chunks[id >> Self.shift]!
-            yield &chunk.records[id & (Self.chunkSize - 1)]
-        }
+        _read { yield pointer(id).pointee }
+        nonmutating _modify { yield &pointer(id).pointee }
     }
 
     /// Marks a record dropped; frees its chunk when every record in it is gone (then returns
@@ -82,31 +109,47 @@ struct NodeTable {
     mutating func drop(_ id: Int) -> Int? {
         guard contains(id) else { return nil }
         let c = id >> Self.shift
-        let chunk = chunks[c]!
-        chunk.records[id & (Self.chunkSize - 1)] = NodeRecord(id: -1, kindIndex: 0, dropped: true, weight: 0, name: "")
+        pointer(id).pointee = NodeRecord(id: -1, kindIndex: 0, dropped: true, weight: 0, name: "")
         messages[id] = nil
         if !refs.isEmpty { refs[id] = nil }
-        chunk.live -= 1
-        guard chunk.live == 0 && chunk.records.count == Self.chunkSize else { return nil }
-        chunks[c] = nil
+        let chunk = chunks.unsafelyUnwrapped + c
+        chunk.pointee.live -= 1
+        guard chunk.pointee.live == 0 && filled(c) == Self.chunkSize, let base = chunk.pointee.base else { return nil }
+        base.deinitialize(count: Self.chunkSize)
+        base.deallocate()
+        chunk.pointee.base = nil
         return c
     }
 
     /// Live slots in ascending order.
     func forEachLive(_ body: (Int, NodeRecord) -> Void) {
-        for (c, chunk) in chunks.enumerated() {
-            guard let chunk else { continue }
-            for (i, r) in chunk.records.enumerated() where !r.dropped {
-                body(c << Self.shift + i, r)
+        for c in 0..<chunkCount {
+            guard let base = chunks.unsafelyUnwrapped[c].base else { continue }
+            for i in 0..<filled(c) where !base[i].dropped {
+                body(c << Self.shift + i, base[i])
             }
         }
+    }
+
+    /// Frees every record and chunk (the owning stripe's deinit).
+    mutating func deallocate() {
+        guard let chunks else { return }
+        for c in 0..<chunkCount {
+            guard let base = chunks[c].base else { continue }
+            base.deinitialize(count: filled(c))
+            base.deallocate()
+        }
+        chunks.deinitialize(count: chunkCount)
+        chunks.deallocate()
+        self.chunks = nil
+        chunkCapacity = 0
+        count = 0
     }
 }
 
 extension NodeTable {
     @inline(__always)
     func modify(_ id: Int, _ body: (inout NodeRecord) -> Void) {
-        let chunk = chunks[id >> NodeTable.shift]!
-        body(&chunk.records[id & (NodeTable.chunkSize - 1)])
+        body(&pointer(id).pointee)
     }
 }

@@ -20,7 +20,9 @@ final class Stripe: @unchecked Sendable {   // mutable state behind `lock`
     static let blockShift = 6
     static let blockSize = 1 << blockShift
 
-    @usableFromInline let lock = Lock()
+    // Keeps this stripe's hot fields off the cache line of whatever precedes it in memory.
+    private let leadingPadding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+    @usableFromInline let lock = Lock(padded: true)
     /// `lock`'s mutex, so the hot paths lock it without touching (retaining) the `Lock`.
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     @usableFromInline let index: Int
@@ -49,6 +51,11 @@ final class Stripe: @unchecked Sendable {   // mutable state behind `lock`
     init(index: Int) {
         self.index = index
         mutex = lock.mutex
+    }
+
+    deinit {
+        own.deallocate()
+        foreign.deallocate()
     }
 
     /// Stores a new own record with the next id of this stripe's block; returns its id and slot.

@@ -11,15 +11,19 @@ import Darwin
 final class Lock: @unchecked Sendable {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    @usableFromInline init() {
-        mutex = .allocate(capacity: 1)
+    /// `padded`: the mutex gets a 64-byte cache line of its own, so that threads taking it
+    /// do not slow down whoever uses the memory next to it (lock stripes).
+    @usableFromInline init(padded: Bool = false) {
+        mutex = padded
+            ? UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 64).bindMemory(to: pthread_mutex_t.self, capacity: 1)
+            : .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
     }
 
     deinit {
         pthread_mutex_destroy(mutex)
-        mutex.deallocate()
+        UnsafeMutableRawPointer(mutex).deallocate()
     }
 
     @inlinable @inline(__always) func lock() { pthread_mutex_lock(mutex) }

@@ -25,6 +25,9 @@ final class Trampoline {
 
     static let maxInlineDepth = 48
 
+    // Each thread writes its trampoline several times per task: the padding keeps those
+    // writes off cache lines another thread's objects may share.
+    private let leadingPadding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
     @exclusivity(unchecked) private var depth = 0
     @exclusivity(unchecked) private var queue: [Job] = []
     @exclusivity(unchecked) private var head = 0
@@ -35,6 +38,7 @@ final class Trampoline {
     @exclusivity(unchecked) @usableFromInline var sending: [ObjectIdentifier] = []
     /// The lock stripe this thread's new tasks join (`Stripe`), dealt round-robin.
     @usableFromInline let stripe: Int
+    private let trailingPadding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
 
     private static let stripesDealt = Atomic<Int>(0)
 
@@ -60,20 +64,28 @@ final class Trampoline {
         return t
     }
 
+    /// The calling thread's trampoline, unretained (the thread's key holds it until the
+    /// thread ends): the hot paths use it without a retain/release pair.
+    @usableFromInline static var unretained: Unmanaged<Trampoline> {
+        if let raw = pthread_getspecific(key) { return Unmanaged.fromOpaque(raw) }
+        return .passUnretained(current)
+    }
+
     /// Runs `task.perform(op, arg)` now, or after the calls already on this thread's stack.
     /// Returns false when it queued the call.
     @usableFromInline @discardableResult
     static func run(_ task: AnyGraphTask, _ op: Op, _ arg: Int = 0) -> Bool {
-        let t = current
-        if t.depth >= maxInlineDepth {
-            t.queue.append(Job(task: task, op: op, arg: arg))
-            return false
+        unretained._withUnsafeGuaranteedRef { t in
+            if t.depth >= maxInlineDepth {
+                t.queue.append(Job(task: task, op: op, arg: arg))
+                return false
+            }
+            t.depth += 1
+            task.perform(op, arg)
+            t.depth -= 1
+            if t.depth == 0 { t.drain() }
+            return true
         }
-        t.depth += 1
-        task.perform(op, arg)
-        t.depth -= 1
-        if t.depth == 0 { t.drain() }
-        return true
     }
 
     /// Calls `body` after the work already on this thread's stack and queue, before the
@@ -116,11 +128,12 @@ final class Trampoline {
     /// Brackets a public entry point so work queued inside it finishes before it returns.
     @usableFromInline
     static func enter(_ body: () -> Void) {
-        let t = current
-        t.depth += 1
-        body()
-        t.depth -= 1
-        if t.depth == 0 { t.drain() }
+        unretained._withUnsafeGuaranteedRef { t in
+            t.depth += 1
+            body()
+            t.depth -= 1
+            if t.depth == 0 { t.drain() }
+        }
     }
 
     private func drain() {

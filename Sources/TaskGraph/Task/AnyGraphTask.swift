@@ -13,6 +13,10 @@ import Synchronization
 /// the same lock that guards its record, so a transition and its record are one atomic
 /// step. User code (bodies, handlers) never runs with that lock held.
 public class AnyGraphTask: @unchecked Sendable {
+    // The stored properties are declared in an order that packs them (a task is allocated
+    // per call; W4 counts its bytes): words first, then the handler list (29 bytes), then
+    // the small fields in its tail padding. Rare state lives in `_extras`.
+
     /// The graph this task is a node of.
     public let graph: Graph
     /// The name the dashboard shows.
@@ -26,33 +30,112 @@ public class AnyGraphTask: @unchecked Sendable {
     @usableFromInline let _stripe: Atomic<Int>
     /// The slot of this task's record in its stripe (`Stripe`).
     @exclusivity(unchecked) @usableFromInline var slot = 0
-    @usableFromInline let kindIndex: UInt8
-    /// What the node is (`NodeKind`).
-    public var kind: String { NodeKind.all[Int(kindIndex)] }
 
     // Guarded by the stripe's lock.
-    @exclusivity(unchecked) @usableFromInline var _state: TaskState = .notExecuted
-    @exclusivity(unchecked) @usableFromInline var _failed = false
     @exclusivity(unchecked) @usableFromInline var _weight: Double
-    @exclusivity(unchecked) @usableFromInline var _progress = TaskProgress.zero
+    /// The fraction of `_progress` (its info, rare, lives in `_extras`).
+    @exclusivity(unchecked) @usableFromInline var _fraction: Double = 0
     @exclusivity(unchecked) @usableFromInline weak var _parent: AnyGraphTask?
-    @exclusivity(unchecked) @usableFromInline var _index = 0
-    @exclusivity(unchecked) @usableFromInline var _adopted = false
-    /// A shared task's record of its ref nodes, once it has any; on a ref node, the same record
-    /// of the task it stands for (see `SharedTask`).
-    @exclusivity(unchecked) var _sharing: SharedTask?
-    /// How many of this task's handlers run before its parent learns that it settled: the
-    /// parent takes its turn among them from the moment it waits for this task (A+ order).
-    @exclusivity(unchecked) @usableFromInline var _parentTurn = Int.max
-    @exclusivity(unchecked) @usableFromInline var _cancelHandlers: [@Sendable () -> Void] = []
-    @exclusivity(unchecked) @usableFromInline var _cancelSource: String?
+    /// Rare state (cancel handlers, a caller's cancel source, sharing, progress info); made
+    /// on first use.
+    @exclusivity(unchecked) @usableFromInline var _extras: TaskExtras?
+    /// How a composite drives its subtasks; nil for leaves and once settled.
+    @exclusivity(unchecked) @usableFromInline var driver: CompositeDriver?
     /// A leaf's work, type-erased: made by `GraphTask`'s initializers (inlined into the
     /// caller, so specialized); it gets this task and settles it. Dropped once started.
     @exclusivity(unchecked) @usableFromInline var body: (@Sendable (AnyGraphTask) -> Void)?
+    /// A `GraphTask`'s outcome once completed (a `Result<Success, Failure>`). Stored here,
+    /// untyped, so that freeing a task destroys it through the existential's own type and
+    /// needs no generic metadata lookup (a typed generic field costs two per task).
+    @exclusivity(unchecked) @usableFromInline var _outcome: Any?
     /// Handlers in registration order, type-erased (see `HandlerEntry`).
     @exclusivity(unchecked) @usableFromInline var handlers = HandlerList()
-    /// How a composite drives its subtasks; nil for leaves and once settled.
-    @exclusivity(unchecked) @usableFromInline var driver: CompositeDriver?
+    @usableFromInline let kindIndex: UInt8
+    @exclusivity(unchecked) @usableFromInline var _state: TaskState = .notExecuted
+    @exclusivity(unchecked) @usableFromInline var _failed = false
+    @exclusivity(unchecked) @usableFromInline var _adopted = false
+    @exclusivity(unchecked) @usableFromInline var _index32: Int32 = 0
+    /// How many of this task's handlers run before its parent learns that it settled: the
+    /// parent takes its turn among them from the moment it waits for this task (A+ order).
+    @exclusivity(unchecked) @usableFromInline var _parentTurn32 = Int32.max
+    /// The cancel source as an index into `CommonCancelSource.table` + 1 (0: none, or a caller's
+    /// own label, kept in `_extras`).
+    @exclusivity(unchecked) @usableFromInline var _cancelCode: UInt8 = 0
+
+    /// What the node is (`NodeKind`).
+    public var kind: String { NodeKind.all[Int(kindIndex)] }
+
+    /// This task's index among its parent's subtasks.
+    @inlinable var _index: Int {
+        get { Int(_index32) }
+        set { _index32 = Int32(truncatingIfNeeded: newValue) }
+    }
+
+    @inlinable var _parentTurn: Int {
+        get { _parentTurn32 == .max ? .max : Int(_parentTurn32) }
+        set { _parentTurn32 = newValue >= Int(Int32.max) ? .max : Int32(newValue) }
+    }
+
+    /// The task's own progress (stripe locked).
+    @inlinable var _progress: TaskProgress {
+        get { TaskProgress(_fraction, info: _extras?.info) }
+        set {
+            _fraction = newValue.fraction
+            if newValue.info != nil || _extras?.info != nil { extras.info = newValue.info }
+        }
+    }
+
+    /// `_extras`, made if needed (stripe locked).
+    @usableFromInline var extras: TaskExtras {
+        if let e = _extras { return e }
+        let e = TaskExtras()
+        _extras = e
+        return e
+    }
+
+    /// A shared task's record of its ref nodes, once it has any; on a ref node, the same record
+    /// of the task it stands for (see `SharedTask`).
+    var _sharing: SharedTask? {
+        get { _extras?.sharing }
+        set { if newValue != nil || _extras != nil { extras.sharing = newValue } }
+    }
+
+    /// The handlers `onCancel` registered.
+    var _cancelHandlers: [@Sendable () -> Void] {
+        get { _extras?.cancelHandlers ?? [] }
+    }
+
+    /// Takes the `onCancel` handlers out (stripe locked).
+    @usableFromInline final func takeCancelHandlersLocked() -> [@Sendable () -> Void] {
+        guard let e = _extras, !e.cancelHandlers.isEmpty else { return [] }
+        var h: [@Sendable () -> Void] = []
+        swap(&h, &e.cancelHandlers)
+        return h
+    }
+
+    /// The source of the cancel that moved the task to `cancelled` (stripe locked).
+    var _cancelSource: String? {
+        get {
+            if _cancelCode > 0 { return CommonCancelSource.table[Int(_cancelCode) - 1] }
+            return _extras?.cancelSource
+        }
+        set {
+            if let newValue, let i = CommonCancelSource.table.firstIndex(of: newValue) {
+                _cancelCode = UInt8(i + 1)
+            } else {
+                _cancelCode = 0
+                if newValue != nil || _extras != nil { extras.cancelSource = newValue }
+            }
+        }
+    }
+
+    /// Takes the handler list out, leaving it empty (stripe locked).
+    @inlinable @inline(__always)
+    final func takeHandlersLocked() -> HandlerList {
+        var list = HandlerList()
+        swap(&list, &handlers)
+        return list
+    }
 
     @usableFromInline
     init(graph: Graph, kindIndex: UInt8, name: String?, body: (@Sendable (AnyGraphTask) -> Void)?,
@@ -223,8 +306,8 @@ public class AnyGraphTask: @unchecked Sendable {
                 parent = p
                 index = _index
             }
-            swap(&handlers, &_cancelHandlers)
-            swap(&waiters, &self.handlers)
+            handlers = takeCancelHandlersLocked()
+            waiters = takeHandlersLocked()
             garbage = (driver, body)
             driver = nil
             body = nil
@@ -317,7 +400,7 @@ public class AnyGraphTask: @unchecked Sendable {
             case .cancelled: return true
             case .completed: return false
             default:
-                _cancelHandlers.append(handler)
+                extras.cancelHandlers.append(handler)
                 return false
             }
         }
@@ -347,8 +430,8 @@ public class AnyGraphTask: @unchecked Sendable {
             _state = .cancelled
             _cancelSource = source
             released = graph.setStateLocked(s, slot, .cancelled)
-            swap(&handlers, &_cancelHandlers)
-            swap(&waiters, &self.handlers)
+            handlers = takeCancelHandlersLocked()
+            waiters = takeHandlersLocked()
             oldBody = body
             body = nil
             // The driver (and the subtasks it holds) stays until this task is released, so
@@ -414,20 +497,21 @@ public class AnyGraphTask: @unchecked Sendable {
     @usableFromInline
     final func deliverSettled(_ list: HandlerList, _ pointer: UnsafeRawPointer, turn: Int,
                               parent: AnyGraphTask?, index: Int) -> Int? {
-        let t = Trampoline.current
-        let mark = !list.isEmpty
-        if mark { t.sending.append(ObjectIdentifier(self)) }
-        defer { if mark { t.sending.removeLast() } }
-        guard let parent else {
-            list.sendSettled(pointer, from: 0, to: Int.max)
-            return nil
+        Trampoline.unretained._withUnsafeGuaranteedRef { t in
+            let mark = !list.isEmpty
+            if mark { t.sending.append(ObjectIdentifier(self)) }
+            defer { if mark { t.sending.removeLast() } }
+            guard let parent else {
+                list.sendSettled(pointer, from: 0, to: Int.max)
+                return nil
+            }
+            list.sendSettled(pointer, from: 0, to: turn)
+            if Trampoline.run(parent, .childSettled, index) || turn >= list.count {
+                list.sendSettled(pointer, from: turn, to: Int.max)
+                return nil
+            }
+            return turn
         }
-        list.sendSettled(pointer, from: 0, to: turn)
-        if Trampoline.run(parent, .childSettled, index) || turn >= list.count {
-            list.sendSettled(pointer, from: turn, to: Int.max)
-            return nil
-        }
-        return turn
     }
 
     /// Calls one settled handler added after the task settled; what it adds to this task
@@ -553,6 +637,25 @@ public class AnyGraphTask: @unchecked Sendable {
                      "adopted in another stripe than its parent's")
         graph.setParentLocked(lockedStripe, slot, id: rawID, parentSlot: parent.slot, parent: parent.rawID, index: index)
     }
+}
+
+/// The cancel sources a task stores as a one-byte code (`AnyGraphTask._cancelCode`); others
+/// (a caller's own label) go to its `TaskExtras`.
+enum CommonCancelSource {
+    static let table = [CancelSource.api, CancelSource.graph, CancelSource.parent, CancelSource.child,
+                        CancelSource.timeout, CancelSource.failFast, CancelSource.resolverReleased]
+}
+
+/// A task's rare state, made on first use so that the common task carries one word for it.
+/// Guarded by the task's stripe lock.
+@usableFromInline
+final class TaskExtras {
+    var cancelHandlers: [@Sendable () -> Void] = []
+    var cancelSource: String?
+    var sharing: SharedTask?
+    @usableFromInline var info: String?
+
+    @usableFromInline init() {}
 }
 
 /// Cancel sources that travel through the trampoline as small integers.

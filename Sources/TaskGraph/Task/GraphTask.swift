@@ -9,9 +9,12 @@ import Synchronization
 /// fib.success { print($0) }.execute()
 /// ```
 public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @unchecked Sendable {
-    // Guarded by the stripe's lock (see `AnyGraphTask`). The only typed state: everything else lives in `AnyGraphTask`,
-    // so freeing a task needs no generic metadata but this.
-    @exclusivity(unchecked) @usableFromInline var _result: Result<Success, Failure>?
+    /// The outcome once completed (stripe locked). Kept untyped in `AnyGraphTask._outcome`,
+    /// so a task has no typed stored property and freeing it needs no generic metadata.
+    @inlinable var _result: Result<Success, Failure>? {
+        guard let o = _outcome else { return nil }
+        return (o as! Result<Success, Failure>)
+    }
 
     // MARK: - Creating
 
@@ -136,23 +139,22 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
             return false
         }
         _state = .completed
-        _result = result
+        _outcome = result
         var reportOne: TaskProgress?
         if message == nil {
-            if _progress.fraction < 1 {
-                _progress.fraction = 1
+            if _fraction < 1 {
+                _fraction = 1
                 reportOne = _progress
             }
         } else {
             _failed = true
         }
         let released = stripe.with { graph.setStateLocked($0, slot, .completed, failed: message != nil, message: message) }
-        var list = HandlerList()
-        swap(&list, &handlers)
+        // A `let`: a `var` captured by the escaping closure below would be boxed on the heap.
+        let list = takeHandlersLocked()
         let oldDriver = driver
         if oldDriver != nil { driver = nil }
-        var oldCancelHandlers: [@Sendable () -> Void] = []
-        if !_cancelHandlers.isEmpty { swap(&oldCancelHandlers, &_cancelHandlers) }
+        let oldCancelHandlers = _extras == nil ? [] : takeCancelHandlersLocked()
         let parent = executingParentLocked()
         let index = _index
         let turn = _parentTurn

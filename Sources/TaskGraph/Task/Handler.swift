@@ -22,37 +22,47 @@ struct HandlerEntry: Sendable {
 }
 
 /// The handler list: the first handler inline (most tasks have exactly one), the rest in
-/// an array. Handlers run in registration order.
+/// an array. Handlers run in registration order. The first handler's closure and kind are
+/// stored apart, so the list packs into 29 bytes and the task's small fields follow it.
 @usableFromInline
 struct HandlerList {
-    @usableFromInline var first: HandlerEntry?
+    @usableFromInline var firstCall: (@Sendable (HandlerEvent, UnsafeRawPointer?) -> Void)?
     @usableFromInline var rest: [HandlerEntry] = []
-    @usableFromInline var progressCount = 0
+    @usableFromInline var progressCount32: UInt32 = 0
+    @usableFromInline var firstIsProgress = false
 
     @inlinable init() {}
 
-    @inlinable var isEmpty: Bool { first == nil }
+    @inlinable var isEmpty: Bool { firstCall == nil }
+
+    /// How many progress handlers were registered.
+    @inlinable var progressCount: Int { Int(progressCount32) }
 
     /// How many handlers (of every kind) were registered.
-    @inlinable var count: Int { first == nil ? 0 : 1 + rest.count }
+    @inlinable var count: Int { firstCall == nil ? 0 : 1 + rest.count }
 
     @inlinable
     mutating func append(_ h: HandlerEntry) {
-        if h.isProgress { progressCount += 1 }
-        if first == nil { first = h } else { rest.append(h) }
+        if h.isProgress { progressCount32 += 1 }
+        if firstCall == nil {
+            firstCall = h.call
+            firstIsProgress = h.isProgress
+        } else {
+            rest.append(h)
+        }
     }
 
     /// Tells every handler (progress handlers ignore `settled`/`cancelled`, and the others
     /// ignore `progress`).
     @inlinable
     func send(_ event: HandlerEvent, _ pointer: UnsafeRawPointer?) {
-        guard let first else { return }
+        guard let firstCall else { return }
         if event == .progress {
-            guard progressCount > 0 else { return }
-            if first.isProgress { first.call(event, pointer) }
+            guard progressCount32 > 0 else { return }
+            if firstIsProgress { firstCall(event, pointer) }
             for h in rest where h.isProgress { h.call(event, pointer) }
         } else {
-            if !first.isProgress { first.call(event, pointer) }
+            if !firstIsProgress { firstCall(event, pointer) }
             for h in rest where !h.isProgress { h.call(event, pointer) }
         }
     }
@@ -60,8 +70,8 @@ struct HandlerList {
     /// Tells the settled handlers registered as number `from` up to `to` (exclusive).
     @usableFromInline
     func sendSettled(_ pointer: UnsafeRawPointer, from: Int, to: Int) {
-        guard let first, from < to else { return }
-        if from == 0, !first.isProgress { first.call(.settled, pointer) }
+        guard let firstCall, from < to else { return }
+        if from == 0, !firstIsProgress { firstCall(.settled, pointer) }
         var i = max(from, 1)
         let end = min(to, rest.count + 1)
         while i < end {
@@ -74,7 +84,7 @@ struct HandlerList {
     /// Tells the progress handlers about `p`.
     @inlinable
     func sendProgress(_ p: TaskProgress) {
-        guard progressCount > 0 else { return }
+        guard progressCount32 > 0 else { return }
         withUnsafePointer(to: p) { send(.progress, UnsafeRawPointer($0)) }
     }
 }
