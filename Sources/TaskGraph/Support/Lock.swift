@@ -6,12 +6,13 @@ import Darwin
 
 /// A mutual-exclusion lock backed by a pthread mutex: fast when uncontended, and
 /// understood by ThreadSanitizer (which does not see `Synchronization.Mutex`'s futex
-/// waits). `lock()`/`unlock()` are exposed so generic hot paths need no closure.
+/// waits). `lock()`/`unlock()` are exposed so generic hot paths need no closure. `package`:
+/// TaskGraphTracing uses it too.
 @usableFromInline
-final class Lock: @unchecked Sendable {
+package final class Lock: @unchecked Sendable {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    @usableFromInline init() {
+    @usableFromInline package init() {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
@@ -22,11 +23,11 @@ final class Lock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    @inlinable @inline(__always) func lock() { pthread_mutex_lock(mutex) }
-    @inlinable @inline(__always) func unlock() { pthread_mutex_unlock(mutex) }
+    @inlinable @inline(__always) package func lock() { pthread_mutex_lock(mutex) }
+    @inlinable @inline(__always) package func unlock() { pthread_mutex_unlock(mutex) }
 
     @inlinable @inline(__always)
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+    package func withLock<T>(_ body: () throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
