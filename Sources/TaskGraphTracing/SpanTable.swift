@@ -107,7 +107,7 @@ struct SpanTable {
         if state == .executing {
             guard !slots[s].started else { return }
             slots[s].started = true
-            let parent = parentContext(of: slots[s].parent)
+            let parent = Self.parentContext(of: slots[s].parent, index, slots)
             let span = tracer.startSpan(slots[s].name, context: parent, ofKind: .internal, at: instant(time),
                                         function: "execute", file: "TaskGraph", line: 0)
             // A span the tracer does not record (sampled out, a no-op tracer) gets nothing more.
@@ -132,8 +132,9 @@ struct SpanTable {
     }
 
     /// The span context of the nearest open ancestor, else the caller's task-local context
-    /// (`ServiceContext.current`), else a new trace.
-    private func parentContext(of parent: Int) -> ServiceContext {
+    /// (`ServiceContext.current`), else a new trace. Static: called on `self` from a mutating
+    /// method, it made a copy of the whole table per span.
+    private static func parentContext(of parent: Int, _ index: NodeIDTable, _ slots: [Node]) -> ServiceContext {
         var p = parent
         var hops = 0
         while p >= 0, hops < 100_000, let s = index.find(p) {
