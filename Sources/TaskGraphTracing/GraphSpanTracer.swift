@@ -39,16 +39,22 @@ final class TraceObservation: GraphObservation {
 /// also serves `serviceContext(for:)` from other threads. Not generic over the tracer on
 /// purpose: a generic class instantiated from another module runs unspecialized, looking its
 /// metadata up at run time on every event (a quarter of its time, profiled). The state is one
-/// struct, changed by one mutating call per event: one exclusivity check per event, not one
-/// per field touched.
+/// struct, changed by one mutating call per event, kept behind a pointer: `lock` already
+/// makes access exclusive, and a stored `var` paid a dynamic exclusivity check per event.
 final class NodeSpans: ContextSource, @unchecked Sendable {   // `table` behind `lock`
     weak var graph: Graph?
     private let lock = Lock()
-    private var table: SpanTable
+    private let table: UnsafeMutablePointer<SpanTable>
 
     init(tracer: any Tracer, graph: Graph) {
         self.graph = graph
-        table = SpanTable(tracer: tracer, clockNow: graph.clock.now)
+        table = .allocate(capacity: 1)
+        table.initialize(to: SpanTable(tracer: tracer, clockNow: graph.clock.now))
+    }
+
+    deinit {
+        table.deinitialize(count: 1)
+        table.deallocate()
     }
 
     /// Nodes that existed before tracing began: remembered so they get spans if they execute.
@@ -57,7 +63,7 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // `table` behind 
         lock.lock()
         defer { lock.unlock() }
         let (snapshot, observation) = register()
-        table.seed(snapshot)
+        table.pointee.seed(snapshot)
         return observation
     }
 
@@ -72,16 +78,16 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // `table` behind 
             break
         }
         lock.lock()
-        table.apply(event)
+        table.pointee.apply(event)
         lock.unlock()
     }
 
     func context(for id: Int) -> ServiceContext? {
-        lock.withLock { table.context(for: id) }
+        lock.withLock { table.pointee.context(for: id) }
     }
 
     func endAll() {
-        let open = lock.withLock { table.removeAll() }
+        let open = lock.withLock { table.pointee.removeAll() }
         let now = DefaultTracerClock.now
         for span in open { span.end(at: now) }
     }
