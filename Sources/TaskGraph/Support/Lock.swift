@@ -6,14 +6,15 @@ import Darwin
 
 /// A mutual-exclusion lock backed by a pthread mutex: fast when uncontended, and
 /// understood by ThreadSanitizer (which does not see `Synchronization.Mutex`'s futex
-/// waits). `lock()`/`unlock()` are exposed so generic hot paths need no closure.
+/// waits). `lock()`/`unlock()` are exposed so generic hot paths need no closure. `package`:
+/// TaskGraphTracing uses it too.
 @usableFromInline
-final class Lock: @unchecked Sendable {
+package final class Lock: @unchecked Sendable {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     /// `padded`: the mutex gets a 64-byte cache line of its own, so that threads taking it
     /// do not slow down whoever uses the memory next to it (lock stripes).
-    @usableFromInline init(padded: Bool = false) {
+    @usableFromInline package init(padded: Bool = false) {
         mutex = padded
             ? UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 64).bindMemory(to: pthread_mutex_t.self, capacity: 1)
             : .allocate(capacity: 1)
@@ -26,11 +27,11 @@ final class Lock: @unchecked Sendable {
         UnsafeMutableRawPointer(mutex).deallocate()
     }
 
-    @inlinable @inline(__always) func lock() { pthread_mutex_lock(mutex) }
-    @inlinable @inline(__always) func unlock() { pthread_mutex_unlock(mutex) }
+    @inlinable @inline(__always) package func lock() { pthread_mutex_lock(mutex) }
+    @inlinable @inline(__always) package func unlock() { pthread_mutex_unlock(mutex) }
 
     @inlinable @inline(__always)
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+    package func withLock<T>(_ body: () throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()

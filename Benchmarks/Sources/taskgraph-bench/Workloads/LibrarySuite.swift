@@ -12,6 +12,8 @@ enum LibrarySuite {
                              combine: OpenCombineSubject.w1, mini: MiniFutureSubject.w1)
                     // TaskGraphTracing's cost: spans to a minimal tracer (issue 10: within 1.5x of plain).
                     + [Case(subject: GT.tracedLabel, kind: .graphTaskRecorded) { GT.w1Traced($0) }]
+                    // The same with a tracer that does nothing: TaskGraphTracing's side alone.
+                    + [Case(subject: GT.noOpTracedLabel, kind: .graphTaskRecorded) { GT.w1NoOpTraced($0) }]
                     // A no-op `observe {}`: the event path alone (issue 11: <= 1.2x plain).
                     + [Case(subject: "GraphTask + no-op observer", kind: .peer) { GT.w1Observed($0) ?? .nan }]
                     // The async body (a Swift task per GraphTask), beside Swift's `Task {}`.
@@ -69,7 +71,9 @@ enum LibrarySuite {
 enum GT {
     static let recordedLabel = Recorder.label
     static let tracedLabel = TracedSubject.label
+    static let noOpTracedLabel = TracedSubject.noOpLabel
     static func w1Traced(_ n: Int) -> Double? { TracedSubject.w1(n: n) }
+    static func w1NoOpTraced(_ n: Int) -> Double? { TracedSubject.w1NoOp(n: n) }
     static func w1(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w1(n: n, recorded: rec) }
     static func w1Async(_ n: Int) -> Double? { GraphTaskSubject.w1Async(n: n) }
     static func w1Observed(_ n: Int) -> Double? { GraphTaskSubject.w1Observed(n: n) }
@@ -83,7 +87,9 @@ enum GT {
 enum GT {
     static let recordedLabel = "GraphTask + recorder"
     static let tracedLabel = "GraphTask + tracer"
+    static let noOpTracedLabel = "GraphTask + no-op tracer"
     static func w1Traced(_ n: Int) -> Double? { nil }
+    static func w1NoOpTraced(_ n: Int) -> Double? { nil }
     static func w1(_ n: Int, _ rec: Bool) -> Double? { nil }
     static func w1Async(_ n: Int) -> Double? { nil }
     static func w1Observed(_ n: Int) -> Double? { nil }
