@@ -155,10 +155,15 @@ func val<S, F>(_ t: GraphTask<S, F>) -> S? {
 }
 
 /// Like `eventually`, for async tests: sleeps without blocking a cooperative thread.
-func eventuallyAsync(timeout: Double = 10, _ condition: () -> Bool) async -> Bool {
+/// Gives up only after `timeout` seconds *and* `minPolls` polls: when other tests hold the
+/// cooperative threads (2 on this machine), a sleeping poll and the Swift task it waits for
+/// may both wait far longer than they run, and wall time alone would fail a correct test.
+func eventuallyAsync(timeout: Double = 30, minPolls: Int = 1_000, _ condition: () -> Bool) async -> Bool {
     let end = Date().addingTimeInterval(timeout)
-    while Date() < end {
+    var polls = 0
+    while Date() < end || polls < minPolls {
         if condition() { return true }
+        polls += 1
         try? await Task.sleep(nanoseconds: 2_000_000)
     }
     return condition()
