@@ -54,6 +54,9 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
     let eventLock = Lock()
     @exclusivity(unchecked) var eventSequence: UInt64 = 0
     @exclusivity(unchecked) var observers: [GraphObserver] = []
+    /// What observations hold of this graph (instead of a weak reference; see `GraphAnchor`).
+    /// `package`: TaskGraphTracing's registry holds it too, for the same reason.
+    package let anchor = GraphAnchor()
 
     /// Guards `pendingCancels`; taken inside a stripe lock.
     let pendingLock = Lock()
@@ -75,9 +78,11 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
         self.stripes = stripes
         stripeRefs = .allocate(capacity: stripes.count)
         for (i, s) in stripes.enumerated() { (stripeRefs + i).initialize(to: .passUnretained(s)) }
+        anchor.attach(self)
     }
 
     deinit {
+        anchor.detach()
         stripeRefs.deallocate()
     }
 
@@ -331,7 +336,7 @@ public protocol GraphObservation: Sendable {
 }
 
 final class GraphObserver: GraphObservation, @unchecked Sendable {   // immutable after init
-    weak var graph: Graph?
+    private let anchor: GraphAnchor
     let handler: @Sendable (GraphEvent) -> Void
     /// True for the library's own observers (recorder, server), which keep each event: the
     /// last observer then gets the event itself through `keep` instead of a copy (see
@@ -340,14 +345,14 @@ final class GraphObserver: GraphObservation, @unchecked Sendable {   // immutabl
     private let sink: @Sendable (consuming GraphEvent) -> Void
 
     init(graph: Graph, handler: @escaping @Sendable (GraphEvent) -> Void) {
-        self.graph = graph
+        self.anchor = graph.anchor
         self.handler = handler
         self.keeps = false
         self.sink = { _ in }
     }
 
     init(graph: Graph, sink: @escaping @Sendable (consuming GraphEvent) -> Void) {
-        self.graph = graph
+        self.anchor = graph.anchor
         self.handler = { sink($0) }
         self.keeps = true
         self.sink = sink
@@ -356,5 +361,5 @@ final class GraphObserver: GraphObservation, @unchecked Sendable {   // immutabl
     /// Hands the event itself to a keeping observer.
     func keep(_ event: consuming GraphEvent) { sink(event) }
 
-    func cancel() { graph?.removeObserver(self) }
+    func cancel() { anchor.withGraph { $0.removeObserver(self) } }
 }
