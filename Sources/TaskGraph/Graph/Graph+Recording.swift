@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The recording side of `Graph`: every method here runs with `lock` held and turns one
 /// change into the record update plus, when somebody observes, one event.
 extension Graph {
@@ -36,21 +42,29 @@ extension Graph {
         eventLock.lock()
         eventSequence &+= 1
         // Consumed, not copied: the change's strings and arrays are not retained again.
-        let event = GraphEvent(sequence: eventSequence, time: clock.now, change: consume change)
-        // Borrowed, not retained: the list and its observers change only under `eventLock`,
-        // which is held, so each observer outlives its call (saves a retain/release pair per
-        // observer and event). A last observer that keeps events (recorder, server) gets
-        // this one itself: no copy, no destroy.
-        let keeper = observers.withUnsafeBufferPointer { list -> Unmanaged<GraphObserver>? in
-            for i in list.indices {
-                let o = Unmanaged.passUnretained(list[i])
-                if i == list.count - 1, o._withUnsafeGuaranteedRef({ $0.keeps }) { return o }
-                o._withUnsafeGuaranteedRef { $0.handler(event) }
-            }
-            return nil
+        let event = GraphEvent(sequence: eventSequence, time: now, change: consume change)
+        // Unretained: the list and its observers change only under `eventLock`, which is
+        // held, so each observer outlives its call (no retain/release pair per observer and
+        // event). A last observer that keeps events (recorder, server) gets this one itself:
+        // no copy, no destroy.
+        let list = deliveryList
+        let handled = lastObserverKeeps ? list.count - 1 : list.count
+        for i in 0..<handled {
+            list[i]._withUnsafeGuaranteedRef { $0.handler(event) }
         }
-        if let keeper { keeper.takeUnretainedValue().keep(consume event) }
+        if handled < list.count {
+            list[handled]._withUnsafeGuaranteedRef { $0.keep(consume event) }
+        }
         eventLock.unlock()
+    }
+
+    /// The clock's time; a `MonotonicClock` is read directly (no call through the protocol).
+    @inline(__always)
+    private var now: Double {
+        guard clockIsMonotonic else { return clock.now }
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
     /// Records a new node in stripe `s` (a child of the task in `parentSlot`, if given, which

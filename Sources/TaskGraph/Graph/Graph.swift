@@ -53,7 +53,16 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
     /// Guards the observers and the sequence of observed events; taken inside a stripe lock.
     let eventLock = Lock()
     @exclusivity(unchecked) var eventSequence: UInt64 = 0
-    @exclusivity(unchecked) var observers: [GraphObserver] = []
+    @exclusivity(unchecked) var observers: [GraphObserver] = [] {
+        didSet { rebuildDeliveryList() }
+    }
+    /// `observers`, unretained (the array keeps them alive), for delivery: iterating the array
+    /// itself retained and released its buffer on every event.
+    @exclusivity(unchecked) var deliveryList = UnsafeMutableBufferPointer<Unmanaged<GraphObserver>>(start: nil, count: 0)
+    /// Whether the last observer keeps events (recorder, server): it then gets each event by value.
+    @exclusivity(unchecked) var lastObserverKeeps = false
+    /// Whether `clock` is a `MonotonicClock`, read then without a call through the protocol.
+    let clockIsMonotonic: Bool
     /// What observations hold of this graph (instead of a weak reference; see `GraphAnchor`).
     /// `package`: TaskGraphTracing's registry holds it too, for the same reason.
     package let anchor = GraphAnchor()
@@ -73,6 +82,7 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
     /// Creates a graph that drops finished root subtrees beyond `retention`.
     public init(clock: any GraphClock = MonotonicClock(), retention: Retention?) {
         self.clock = clock
+        self.clockIsMonotonic = clock is MonotonicClock
         self.retentionPolicy = retention
         let stripes = ContiguousArray((0..<Graph.stripeCount).map { Stripe(index: $0) })
         self.stripes = stripes
@@ -83,6 +93,7 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
 
     deinit {
         anchor.detach()
+        deliveryList.deallocate()
         stripeRefs.deallocate()
     }
 
@@ -207,6 +218,14 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
             }
             observers.append(observer)
         }
+    }
+
+    /// Called with `eventLock` held, after each change of `observers`.
+    private func rebuildDeliveryList() {
+        deliveryList.deallocate()
+        deliveryList = .allocate(capacity: observers.count)
+        _ = deliveryList.initialize(from: observers.lazy.map { Unmanaged.passUnretained($0) })
+        lastObserverKeeps = observers.last?.keeps ?? false
     }
 
     /// Returns when every event recorded before the call has been delivered to every
