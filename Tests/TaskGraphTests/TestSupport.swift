@@ -106,16 +106,6 @@ func stepped(_ steps: [Double], value: Int = 0, name: String? = nil, graph: Grap
     }
 }
 
-/// Polls `condition` every few milliseconds until it holds or `timeout` seconds pass.
-func eventually(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
-    let end = Date().addingTimeInterval(timeout)
-    while Date() < end {
-        if condition() { return true }
-        usleep(2_000)
-    }
-    return condition()
-}
-
 /// Runs `body` on a thread with exactly an 8 MiB stack (a pthread made here, so the size is
 /// certain; Swift Testing's worker threads may have smaller stacks) and waits for it.
 func onBigStack(_ body: @escaping @Sendable () -> Void) {
@@ -154,10 +144,11 @@ func val<S, F>(_ t: GraphTask<S, F>) -> S? {
     return v
 }
 
-/// Like `eventually`, for async tests: sleeps without blocking a cooperative thread.
-/// Gives up only after `timeout` seconds *and* `minPolls` polls: when other tests hold the
-/// cooperative threads (2 on this machine), a sleeping poll and the Swift task it waits for
-/// may both wait far longer than they run, and wall time alone would fail a correct test.
+/// Polls `condition` every few milliseconds until it holds, sleeping without blocking a
+/// cooperative thread (a sync test that sleep-polls holds one of only 2 on CI, so there is
+/// no blocking twin of this). Gives up only after `timeout` seconds *and* `minPolls` polls:
+/// when other tests hold the cooperative threads, a sleeping poll and the Swift task it waits
+/// for may both wait far longer than they run, and wall time alone would fail a correct test.
 func eventuallyAsync(timeout: Double = 30, minPolls: Int = 1_000, _ condition: () -> Bool) async -> Bool {
     let end = Date().addingTimeInterval(timeout)
     var polls = 0
