@@ -125,19 +125,6 @@ func onBigStack(_ body: @escaping @Sendable () -> Void) {
     if rc == 0 { pthread_join(thread, nil) }
 }
 
-/// A small seeded generator (SplitMix64) for reproducible random programs.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The success value of a completed task (nil if not completed or failed).
 func val<S, F>(_ t: GraphTask<S, F>) -> S? {
     guard case .success(let v)? = t.outcome else { return nil }
