@@ -47,8 +47,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "TaskGraphTests", dependencies: ["TaskGraph"]),
-        .testTarget(name: "TaskGraphTracingTests", dependencies: ["TaskGraphTracing", "TaskGraph"]),
+        // Helpers the test targets share; only test targets depend on it, never a product.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "TaskGraphTests", dependencies: ["TaskGraph", "TestSupport"]),
+        .testTarget(name: "TaskGraphTracingTests", dependencies: ["TaskGraphTracing", "TaskGraph", "TestSupport"]),
 
         .testTarget(name: "TaskGraphProcessTests", dependencies: ["TaskGraphProcess", "TaskGraph"]),
         .testTarget(name: "TaskViewTests", dependencies: ["TaskViewCore", "TaskViewTerminal", "TaskGraph", "TaskGraphProcess"]),

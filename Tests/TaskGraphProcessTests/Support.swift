@@ -53,13 +53,17 @@ func readText(_ path: String) -> String? {
     return String(decoding: buf[..<n], as: UTF8.self)
 }
 
-/// The pid written in a file, once it is there (polling up to `timeout` seconds).
-func pid(in path: String, timeout: Double = 20) async -> pid_t? {
+/// The pid written in a file, once it is there (polling up to `timeout` seconds and at
+/// least `minPolls` times: the command starts from a Swift task, and a cooperative pool
+/// starved by a parallel test run may start it, and wake this poll, far later than usual).
+func pid(in path: String, timeout: Double = 30, minPolls: Int = 300) async -> pid_t? {
     let deadline = monotonicSeconds() + timeout
+    var polls = 0
     repeat {
         if let text = readText(path), text.hasSuffix("\n"), let v = Int32(text.dropLast()), v > 0 { return v }
+        polls += 1
         try? await Task.sleep(for: .milliseconds(20))
-    } while monotonicSeconds() < deadline
+    } while monotonicSeconds() < deadline || polls < minPolls
     return nil
 }
 
@@ -72,11 +76,14 @@ func isRunning(_ pid: pid_t) -> Bool {
     return state != "Z" && state != "X"
 }
 
-/// Polls until `pid` no longer runs, up to `timeout` seconds.
-func waitGone(_ pid: pid_t, timeout: Double = 30) async -> Bool {
+/// Polls until `pid` no longer runs, up to `timeout` seconds and at least `minPolls` times
+/// (the kill is sent from a Swift task too).
+func waitGone(_ pid: pid_t, timeout: Double = 30, minPolls: Int = 300) async -> Bool {
     let deadline = monotonicSeconds() + timeout
+    var polls = 0
     while isRunning(pid) {
-        if monotonicSeconds() > deadline { return false }
+        if monotonicSeconds() > deadline && polls >= minPolls { return false }
+        polls += 1
         try? await Task.sleep(for: .milliseconds(20))
     }
     return true

@@ -179,7 +179,7 @@ import Testing
             resolver.progress(TaskProgress(0.5))
             resolver.succeed(1)
         }
-        #expect(t.wait(timeout: 10).map { (try? $0.get()) ?? -1 } == 1)
+        #expect(t.wait(timeout: 30).map { (try? $0.get()) ?? -1 } == 1)
         #expect(seen.all == [0.5, 1.0])
     }
 
@@ -188,10 +188,10 @@ import Testing
         let t = GraphTask<Int, TestError>(graph: g) { s, _ in
             DispatchQueue.global().asyncAfter(deadline: .now() + 0.02) { s(11) }
         }
-        let r = t.wait(timeout: 10)
+        let r = t.wait(timeout: 30)
         #expect(r.map { (try? $0.get()) ?? -1 } == 11)
         let f = GraphTask<Int, TestError>.fail(TestError(code: 3), graph: g)
-        #expect(errorCode(f.wait(timeout: 10)) == 3)
+        #expect(errorCode(f.wait(timeout: 30)) == 3)
     }
 
     @Test func waitTimesOutAndReturnsNilOnCancellation() {
@@ -202,7 +202,7 @@ import Testing
         #expect(Date().timeIntervalSince(start) >= 0.05)
         #expect(t.state == .executing)
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.02) { t.cancel() }
-        #expect(t.wait(timeout: 10) == nil)
+        #expect(t.wait(timeout: 30) == nil)
         #expect(t.state == .cancelled)
     }
 

@@ -77,7 +77,7 @@ import TaskGraph
         #expect(await eventuallyAsync { t.state == .cancelled })
     }
 
-    @Test func aBodyWithAQueueRunsThere() {
+    @Test func aBodyWithAQueueRunsThere() async {
         let g = Graph()
         let queue = DispatchQueue(label: "taskgraph.test.bodies")
         let ran = Counter()
@@ -91,15 +91,15 @@ import TaskGraph
         #expect(ran.value == 0)          // dispatched, not run inside execute()
         #expect(t.state == .executing)
         queue.resume()
-        #expect(eventually { t.state == .completed })
+        #expect(await eventuallyAsync { t.state == .completed })
         #expect(ran.value == 1)
         #expect(val(t) == 1)
 
         let s = GraphTask<Int, TestError>.succeed(2, graph: g, queue: queue).execute()
-        #expect(eventually { val(s) == 2 })
+        #expect(await eventuallyAsync { val(s) == 2 })
     }
 
-    @Test func aDelayWithAQueueStartsAndSucceedsThere() {
+    @Test func aDelayWithAQueueStartsAndSucceedsThere() async {
         let (g, clock) = virtualGraph()
         let queue = DispatchQueue(label: "taskgraph.test.delay")
         let key = DispatchSpecificKey<Int>()
@@ -111,10 +111,10 @@ import TaskGraph
             .execute()
         #expect(clock.nextDue == nil)     // the timer is started on the queue, not in execute()
         queue.resume()
-        #expect(eventually { clock.nextDue == 2 })
+        #expect(await eventuallyAsync { clock.nextDue == 2 })
         clock.runUntilIdle()
-        #expect(eventually { d.state == .completed })
-        #expect(eventually { onQueue.get == [7] })   // the handler ran on the queue
+        #expect(await eventuallyAsync { d.state == .completed })
+        #expect(await eventuallyAsync { onQueue.get == [7] })   // the handler ran on the queue
     }
 }
 

@@ -148,7 +148,7 @@ import Testing
         #expect(a.state == .completed)
     }
 
-    @Test func handlersOnAQueue() {
+    @Test func handlersOnAQueue() async {
         let (g, _) = virtualGraph()
         let queue = DispatchQueue(label: "handlers")
         let key = DispatchSpecificKey<Int>()
@@ -161,13 +161,13 @@ import Testing
             .success(on: queue) { _ in log.add("success2") }
         resolver.progress(TaskProgress(0.5))
         resolver.succeed(4)
-        #expect(eventually { log.count == 5 })
+        #expect(await eventuallyAsync { log.count == 5 })
         #expect(log.all == ["progress 0.5 1", "progress 1.0 1", "success1 4 1", "completion 1", "success2"])
 
         let failures = Recorder<String>()
         let f = GraphTask<Int, TestError>.fail(TestError(code: 2), graph: g)
         f.failure(on: queue) { failures.add("failure \($0.code) \(DispatchQueue.getSpecific(key: key) ?? 0)") }.execute()
-        #expect(eventually { failures.count == 1 })
+        #expect(await eventuallyAsync { failures.count == 1 })
         #expect(failures.all == ["failure 2 1"])
     }
 

@@ -110,13 +110,13 @@ import Testing
         #expect(completedAt == 1.5)
     }
 
-    @Test func asyncAfterReturnsATaskOnRealTime() {
+    @Test func asyncAfterReturnsATaskOnRealTime() async {
         let fired = Counter()
         let t = DispatchQueue.global().asyncAfter(deadline: .now() + 0.05)
         #expect(t.state == .notExecuted)
         #expect(Graph.shared.snapshot()[t.id]?.kind != nil)
         t.success { fired.bump() }.execute()
-        #expect(eventually { fired.value == 1 })
+        #expect(await eventuallyAsync { fired.value == 1 })
         #expect(t.state == .completed)
         #expect(fired.value == 1)
     }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TestSupport
 @testable import TaskGraph
 
 /// Four threads hammering one graph at once, each with its own tasks and with tasks another

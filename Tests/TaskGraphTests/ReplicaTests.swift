@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import TaskGraph
 
 /// Builds random task trees on a virtual clock from a seeded generator.

@@ -47,7 +47,7 @@ final class TestViewer {
     }
 
     /// The next line (without newline), or nil on EOF or after `timeout` seconds.
-    func line(timeout: Double = 20) -> String? {
+    func line(timeout: Double = 30) -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let nl = buffer.firstIndex(of: 10) {
@@ -62,13 +62,13 @@ final class TestViewer {
     }
 
     /// The next line as a JSON object.
-    func object(timeout: Double = 20) -> [String: Any]? {
+    func object(timeout: Double = 30) -> [String: Any]? {
         guard let l = line(timeout: timeout) else { return nil }
         return ServeJSON.parse(l)
     }
 
     /// Reads objects until one satisfies `match` (returned) or nothing comes for `timeout`.
-    func object(timeout: Double = 20, where match: ([String: Any]) -> Bool) -> [String: Any]? {
+    func object(timeout: Double = 30, where match: ([String: Any]) -> Bool) -> [String: Any]? {
         let deadline = Date().addingTimeInterval(timeout)
         while deadline.timeIntervalSinceNow > 0 {
             guard let o = object(timeout: deadline.timeIntervalSinceNow) else { return nil }
@@ -78,7 +78,7 @@ final class TestViewer {
     }
 
     /// True when the server closes the connection within `timeout` (lines before are skipped).
-    func waitClosed(timeout: Double = 20) -> Bool {
+    func waitClosed(timeout: Double = 30) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while deadline.timeIntervalSinceNow > 0 {
             buffer.removeAll()

@@ -35,22 +35,26 @@ import Glibc
     }
 
     @Test func aFullWaitSpoolWaitsForTheConsumerThenGivesUpWhenItStalls() {
-        let spool = Spool<Int>(chunkSize: 16, maxChunks: 4, overflow: .wait(seconds: 2))
+        // A consumer that takes once after 50 ms: the producer waits, then goes on (the
+        // limit is 30 s: a loaded machine may start the consumer seconds late).
+        let patient = Spool<Int>(chunkSize: 16, maxChunks: 4, overflow: .wait(seconds: 30))
         for i in 0..<64 {
-            let r = spool.append(i)
+            let r = patient.append(i)
             #expect(r == .queued || r == .queuedFirst)
         }
-        // A consumer that takes once after 50 ms: the producer waits, then goes on (the
-        // limit is generous: a loaded machine may start the consumer late).
         let consumer = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
             usleep(50_000)
-            spool.recycle(spool.take())
+            patient.recycle(patient.take())
             consumer.signal()
         }
-        #expect(spool.append(1000) != .failed)
+        #expect(patient.append(1000) != .failed)
         consumer.wait()
-        // Nobody takes any more: after 2 s without progress the spool fails for good.
+        #expect(!patient.failed)
+        // Nobody takes: after 2 s without progress the spool fails for good (a slow machine
+        // only makes that later, so a short limit is safe here).
+        let spool = Spool<Int>(chunkSize: 16, maxChunks: 4, overflow: .wait(seconds: 2))
+        for i in 0..<64 { _ = spool.append(i) }
         var last: Spool<Int>.AppendResult = .queued
         for i in 0..<100 where last != .failed { last = spool.append(i) }
         #expect(last == .failed)

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+import TestSupport
 @testable import TaskGraph
 
 /// Per-index handler counts, safe from any thread.

@@ -106,16 +106,6 @@ func stepped(_ steps: [Double], value: Int = 0, name: String? = nil, graph: Grap
     }
 }
 
-/// Polls `condition` every few milliseconds until it holds or `timeout` seconds pass.
-func eventually(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
-    let end = Date().addingTimeInterval(timeout)
-    while Date() < end {
-        if condition() { return true }
-        usleep(2_000)
-    }
-    return condition()
-}
-
 /// Runs `body` on a thread with exactly an 8 MiB stack (a pthread made here, so the size is
 /// certain; Swift Testing's worker threads may have smaller stacks) and waits for it.
 func onBigStack(_ body: @escaping @Sendable () -> Void) {
@@ -135,29 +125,17 @@ func onBigStack(_ body: @escaping @Sendable () -> Void) {
     if rc == 0 { pthread_join(thread, nil) }
 }
 
-/// A small seeded generator (SplitMix64) for reproducible random programs.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The success value of a completed task (nil if not completed or failed).
 func val<S, F>(_ t: GraphTask<S, F>) -> S? {
     guard case .success(let v)? = t.outcome else { return nil }
     return v
 }
 
-/// Like `eventually`, for async tests: sleeps without blocking a cooperative thread.
-/// Gives up only after `timeout` seconds *and* `minPolls` polls: when other tests hold the
-/// cooperative threads (2 on this machine), a sleeping poll and the Swift task it waits for
-/// may both wait far longer than they run, and wall time alone would fail a correct test.
+/// Polls `condition` every few milliseconds until it holds, sleeping without blocking a
+/// cooperative thread (a sync test that sleep-polls holds one of only 2 on CI, so there is
+/// no blocking twin of this). Gives up only after `timeout` seconds *and* `minPolls` polls:
+/// when other tests hold the cooperative threads, a sleeping poll and the Swift task it waits
+/// for may both wait far longer than they run, and wall time alone would fail a correct test.
 func eventuallyAsync(timeout: Double = 30, minPolls: Int = 1_000, _ condition: () -> Bool) async -> Bool {
     let end = Date().addingTimeInterval(timeout)
     var polls = 0

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import TaskGraphTracing
 
 /// The id -> slot table behind the spans: it must agree with a `Dictionary` through growth
@@ -7,7 +8,7 @@ struct NodeIDTableTests {
     @Test func agreesWithADictionaryThroughGrowthAndRemovals() {
         var table = NodeIDTable()
         var reference: [Int: Int32] = [:]
-        var rng = SplitMix(seed: 42)
+        var rng = SeededGenerator(seed: 42)
         for step in 0..<20_000 {
             // Mostly recent ids (as a graph makes them), some far apart, some stride-of-64 clusters.
             let id: Int
@@ -34,18 +35,5 @@ struct NodeIDTableTests {
         table.removeAll()
         #expect(table.count == 0)
         #expect(table.find(reference.keys.first ?? 0) == nil)
-    }
-}
-
-/// A small deterministic generator (the test must not depend on a seed it cannot repeat).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

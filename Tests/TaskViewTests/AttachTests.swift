@@ -206,10 +206,10 @@ import Testing
 }
 
 @Suite(.serialized) struct AttachSessionTests {
-    /// Pumps until `done` or 10 s.
+    /// Pumps until `done` or 30 s (a loaded machine may deliver lines seconds late).
     func pump(_ s: AttachSession, _ tree: inout TreeModel, errors: inout [String],
               until done: (TreeModel, [String]) -> Bool) -> Bool {
-        let deadline = AttachLines.monotonic() + 10
+        let deadline = AttachLines.monotonic() + 30
         while AttachLines.monotonic() < deadline {
             errors += s.pump(tree: &tree, now: 0).errors
             if done(tree, errors) { return true }
@@ -236,7 +236,7 @@ import Testing
         #expect(pump(session, &tree, errors: &errors) { t, _ in t[job].fraction == 0.9 })
         // x on `job a` sends the program's own id.
         #expect(session.cancel(local: job, name: "job a", tree: tree) == "Cancel of job a sent to svc (pid 77)")
-        let deadline = AttachLines.monotonic() + 10
+        let deadline = AttachLines.monotonic() + 30
         while server.received.isEmpty && AttachLines.monotonic() < deadline { session.wait(seconds: 0.02) }
         #expect(server.received == [#"{"cmd":"cancel","id":101}"#])
         // The program's cancel events come back.
@@ -246,7 +246,7 @@ import Testing
         #expect(tree[job].cancelSource == "attach")
         // The row itself cancels the program's unsettled roots.
         _ = session.cancel(local: row, name: "svc (pid 77)", tree: tree)
-        while server.received.count < 2 && AttachLines.monotonic() < deadline + 10 { session.wait(seconds: 0.02) }
+        while server.received.count < 2 && AttachLines.monotonic() < deadline + 30 { session.wait(seconds: 0.02) }
         #expect(server.received.last == #"{"cmd":"cancel","id":100}"#)
         // An error line becomes the dashboard's message.
         server.send(#"{"ev":"error","message":"cancel is not allowed"}"# + "\n")
@@ -269,7 +269,7 @@ import Testing
         let source = AttachSource(session: session, title: "attach")
         var model = DashboardModel(title: "")
         source.start(model: &model)
-        let deadline = AttachLines.monotonic() + 10
+        let deadline = AttachLines.monotonic() + 30
         while model.tree.liveCount < 4 && AttachLines.monotonic() < deadline {
             session.wait(seconds: 0.05)
             _ = source.tick(realElapsed: 1, model: &model)

@@ -12,6 +12,10 @@ public enum TaskState: String, Sendable, Codable, CaseIterable {
 
     /// Whether the state is final (`completed` or `cancelled`).
     @inlinable public var isSettled: Bool { self == .completed || self == .cancelled }
+
+    /// Every state, in lifecycle order. Stored: the synthesized `allCases` is computed and
+    /// allocates a new array on each call.
+    public static let allCases: [TaskState] = [.notExecuted, .executing, .completed, .cancelled]
 }
 
 /// A progress report: a fraction in `0...1` and an optional free text such as a phase name.
