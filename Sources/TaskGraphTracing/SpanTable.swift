@@ -37,6 +37,7 @@ struct SpanTable {
         let s: Int
         if let found = index.find(id) {
             s = Int(found)
+            slots[s].span = nil   // a node added again starts over (other slots hold no span)
         } else if let free = vacant.popLast() {
             s = Int(free)
             index.insert(id, free)
@@ -50,7 +51,6 @@ struct SpanTable {
             b[s].kind = kind
             b[s].weight = weight
             b[s].parent = parent
-            b[s].span = nil
             b[s].started = false
             b[s].events = 0
             if b[s].info != nil { b[s].info = nil }

@@ -26,16 +26,7 @@ enum TracedSubject {
         let graph = Graph()
         let observation = graph.trace(with: tracer)
         defer { observation.cancel() }
-        let sink = Sink()
-        let t = seconds {
-            for i in 0..<n {
-                GraphTask<Int, Never>(graph: graph) { succeed, _ in succeed(i) }
-                    .success { sink.add($0) }
-                    .execute()
-            }
-        }
-        check(sink.count == n && sink.total == n * (n - 1) / 2, "traced W1 sum")
-        return t / Double(n)
+        return GraphTaskSubject.w1Loop(graph: graph, n: n, label: "traced W1 sum")
     }
 }
 
