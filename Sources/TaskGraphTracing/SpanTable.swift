@@ -22,7 +22,7 @@ struct SpanTable {
     private var index = NodeIDTable()
     private var slots: [Node] = []
     private var vacant: [Int32] = []
-    private let attributes = SpanAttributeTemplate()
+    private var attributes = SpanAttributeTemplate()
 
     mutating func seed(_ snapshot: GraphSnapshot) {
         // Executing nodes are kept too (without a span), so descendants find their way up.
