@@ -197,8 +197,8 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
     }
 
     /// `snapshotAndObserve` for the library's own observers, which keep each event (`sink`
-    /// takes it by value, saving a copy per event).
-    func snapshotAndKeep(
+    /// takes it by value, saving a copy per event). `package`: TaskGraphTracing keeps them too.
+    package func snapshotAndKeep(
         _ sink: @escaping @Sendable (consuming GraphEvent) -> Void
     ) -> (snapshot: GraphSnapshot, observation: any GraphObservation) {
         let observer = GraphObserver(graph: self, sink: sink)

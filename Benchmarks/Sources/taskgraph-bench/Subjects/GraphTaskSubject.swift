@@ -33,6 +33,11 @@ enum GraphTaskSubject {
         let graph = Graph()
         let observation = graph.observe { _ in }
         defer { observation.cancel() }
+        return w1Loop(graph: graph, n: n, label: "GraphTask W1 observed sum")
+    }
+
+    /// W1's timed loop on `graph` (whatever watches it); seconds per task.
+    static func w1Loop(graph: Graph, n: Int, label: String) -> Double {
         let sink = Sink()
         let t = seconds {
             for i in 0..<n {
@@ -41,7 +46,7 @@ enum GraphTaskSubject {
                     .execute()
             }
         }
-        check(sink.count == n && sink.total == n * (n - 1) / 2, "GraphTask W1 observed sum")
+        check(sink.count == n && sink.total == n * (n - 1) / 2, label)
         return t / Double(n)
     }
 

@@ -26,21 +26,24 @@ enum TracedSubject {
         let graph = Graph()
         let observation = graph.trace(with: tracer)
         defer { observation.cancel() }
-        let sink = Sink()
-        let t = seconds {
-            for i in 0..<n {
-                GraphTask<Int, Never>(graph: graph) { succeed, _ in succeed(i) }
-                    .success { sink.add($0) }
-                    .execute()
-            }
-        }
-        check(sink.count == n && sink.total == n * (n - 1) / 2, "traced W1 sum")
-        return t / Double(n)
+        return GraphTaskSubject.w1Loop(graph: graph, n: n, label: "traced W1 sum")
     }
 }
 
+/// What the benchmark's tracers leave out: no active span, nothing to flush, no propagation.
+protocol BenchTracer: Tracer {}
+
+extension BenchTracer {
+    func activeSpan(identifiedBy context: ServiceContext) -> Span? { nil }
+    func forceFlush() {}
+    func inject<Carrier, Inject: Injector>(_ context: ServiceContext, into carrier: inout Carrier, using injector: Inject)
+    where Inject.Carrier == Carrier {}
+    func extract<Carrier, Extract: Extractor>(_ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract)
+    where Extract.Carrier == Carrier {}
+}
+
 /// A tracer that keeps nothing but a count of ended spans.
-final class CountingTracer: Tracer {
+final class CountingTracer: BenchTracer {
     let ended = Atomic<Int>(0)
 
     func startSpan<Instant: TracerInstant>(
@@ -49,13 +52,6 @@ final class CountingTracer: Tracer {
     ) -> CountingSpan {
         CountingSpan(name: operationName, context: context(), tracer: self)
     }
-
-    func activeSpan(identifiedBy context: ServiceContext) -> CountingSpan? { nil }
-    func forceFlush() {}
-    func inject<Carrier, Inject: Injector>(_ context: ServiceContext, into carrier: inout Carrier, using injector: Inject)
-    where Inject.Carrier == Carrier {}
-    func extract<Carrier, Extract: Extractor>(_ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract)
-    where Extract.Carrier == Carrier {}
 }
 
 /// A span that holds what an exporter would send; only the tracing thread touches it here.
@@ -86,20 +82,13 @@ final class CountingSpan: Span, @unchecked Sendable {
 /// its work per span (parent lookup, context, attributes, status, end) and only the
 /// backend's part (keeping a span object and what it is given) is left out. (`NoOpTracer`'s
 /// spans say they do not record, which would skip our attributes too.)
-struct DiscardingTracer: Tracer {
+struct DiscardingTracer: BenchTracer {
     func startSpan<Instant: TracerInstant>(
         _ operationName: String, context: @autoclosure () -> ServiceContext, ofKind kind: SpanKind,
         at instant: @autoclosure () -> Instant, function: String, file fileID: String, line: UInt
     ) -> DiscardingSpan {
         DiscardingSpan(context: context())
     }
-
-    func activeSpan(identifiedBy context: ServiceContext) -> DiscardingSpan? { nil }
-    func forceFlush() {}
-    func inject<Carrier, Inject: Injector>(_ context: ServiceContext, into carrier: inout Carrier, using injector: Inject)
-    where Inject.Carrier == Carrier {}
-    func extract<Carrier, Extract: Extractor>(_ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract)
-    where Extract.Carrier == Carrier {}
 }
 
 /// A span that keeps only its context (which a child's span needs) and drops the rest.
