@@ -12,7 +12,7 @@ struct NodeRecord {
     var fraction: Double = 0
     var name: String
     var info: String?
-    var children: [NodeID] = []
+    var children = ChildList()
     /// Strong while executing: an executing task lives until it settles.
     var retained: AnyGraphTask?
 
@@ -29,6 +29,34 @@ struct NodeRecord {
 
     static func kindIndex(_ kind: String) -> UInt8 {
         UInt8(NodeKind.all.firstIndex(of: kind) ?? 0)
+    }
+}
+
+/// A record's subtasks in subtask order: the first inline, the others in an array, so a
+/// composite of one subtask (`map*`, a link before its second subtask) records it without an
+/// allocation.
+struct ChildList: RandomAccessCollection {
+    /// The first child's id; -1: none.
+    private var head = -1
+    private var tail: [NodeID] = []
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { head < 0 ? 0 : 1 + tail.count }
+
+    subscript(i: Int) -> NodeID { i == 0 ? NodeID(head) : tail[i - 1] }
+
+    mutating func append(_ id: NodeID) {
+        if head < 0 { head = id.rawValue } else { tail.append(id) }
+    }
+
+    mutating func insert(_ id: NodeID, at i: Int) {
+        guard i < count else { return append(id) }
+        if i == 0 {
+            tail.insert(NodeID(head), at: 0)
+            head = id.rawValue
+        } else {
+            tail.insert(id, at: i - 1)
+        }
     }
 }
 
