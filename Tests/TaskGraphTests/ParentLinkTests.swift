@@ -31,6 +31,20 @@ import Testing
         #expect(g.snapshot().nodes.values.filter { $0.state == .cancelled }.count == 1)
     }
 
+    /// `_parent` reads the link's bits in place: one word, the parent's address, zero for nil.
+    @Test func theLinkIsTheParentsAddress() {
+        #expect(MemoryLayout<ParentLink?>.size == MemoryLayout<UnsafeRawPointer>.size)
+        let (g, _) = virtualGraph()
+        let inner = GraphTask<Int, TestError>(name: "inner", graph: g) { _, _ in }
+        var link: ParentLink? = nil
+        #expect(withUnsafeBytes(of: &link) { $0.load(as: UInt.self) } == 0)
+        let outer = inner.mapResult { $0 + 1 }
+        link = ParentLink(outer)
+        let bits = withUnsafeBytes(of: &link) { $0.load(as: UnsafeMutableRawPointer?.self) }
+        #expect(bits == Unmanaged.passUnretained(outer as AnyGraphTask).toOpaque())
+        link = nil
+    }
+
     @Test func anExecutingCompositeIsReachedUntilItSettles() {
         let (g, _) = virtualGraph()
         let (inner, resolver) = GraphTask<Int, TestError>.pending(name: "inner", graph: g)
