@@ -19,7 +19,9 @@ let package = Package(
     ],
     targets: [
         // The task library: no curses, no dependencies.
-        .target(name: "TaskGraph"),
+        .target(name: "TaskGraph", dependencies: ["CTaskGraphRuntime"]),
+        // One declaration of a Swift runtime function the core uses (swift_tryRetain).
+        .target(name: "CTaskGraphRuntime"),
         // Graphs as OpenTelemetry-style spans, on the vendor-neutral tracing API only.
         .target(
             name: "TaskGraphTracing",

@@ -153,7 +153,7 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
                 let nid = NodeID(r.id)
                 nodes[nid] = GraphNode(
                     id: nid, kind: r.kind, parent: r.parent >= 0 ? NodeID(r.parent) : nil,
-                    children: r.children, name: r.name, weight: r.weight, state: r.state,
+                    children: Array(r.children), name: r.name, weight: r.weight, state: r.state,
                     failed: r.failed, progress: TaskProgress(r.fraction, info: r.info),
                     message: r.failed ? s.message(slot) : nil, refOf: s.refOf(slot).map { NodeID($0) })
                 if r.parent < 0 { roots.append(nid) }

@@ -7,16 +7,35 @@ struct NodeRecord {
     var state: TaskState = .notExecuted
     var failed = false
     var dropped = false
+    /// The first child's id when it fits in 32 bits (it goes in this padding, so the record
+    /// stays 88 bytes); -1: none, or it is `moreChildren[0]`. See `children`.
+    private var firstChild32: Int32 = -1
     var parent: Int = -1
     var weight: Double
     var fraction: Double = 0
     var name: String
     var info: String?
-    var children: [NodeID] = []
+    /// The children after the first (all of them if the first id does not fit 32 bits).
+    private var moreChildren: [NodeID] = []
     /// Strong while executing: an executing task lives until it settles.
     var retained: AnyGraphTask?
 
     var kind: String { NodeKind.all[Int(kindIndex)] }
+
+    /// The node's subtasks in subtask order. Recording a first subtask allocates nothing.
+    var children: ChildList {
+        get { ChildList(head: firstChild32, tail: moreChildren) }
+        _modify {
+            // The array moves into the list and back, so appending does not copy it.
+            var list = ChildList(head: firstChild32, tail: moreChildren)
+            moreChildren = []
+            defer {
+                firstChild32 = list.head
+                moreChildren = list.tail
+            }
+            yield &list
+        }
+    }
 
     init(id: Int, kindIndex: UInt8, dropped: Bool = false, parent: Int = -1, weight: Double, name: String) {
         self.id = id
@@ -29,6 +48,45 @@ struct NodeRecord {
 
     static func kindIndex(_ kind: String) -> UInt8 {
         UInt8(NodeKind.all.firstIndex(of: kind) ?? 0)
+    }
+}
+
+/// A record's subtasks in subtask order (`NodeRecord.children`): the first id in 32 bits when
+/// it fits, the others in an array, so a composite of one subtask (`map*`, a link before its
+/// second subtask) records it without an allocation.
+struct ChildList: RandomAccessCollection {
+    /// The first child's id; -1: none, or it is `tail[0]`.
+    private(set) var head: Int32
+    private(set) var tail: [NodeID]
+
+    init(head: Int32 = -1, tail: [NodeID] = []) {
+        self.head = head
+        self.tail = tail
+    }
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { (head < 0 ? 0 : 1) + tail.count }
+
+    subscript(i: Int) -> NodeID {
+        guard head >= 0 else { return tail[i] }
+        return i == 0 ? NodeID(Int(head)) : tail[i - 1]
+    }
+
+    mutating func append(_ id: NodeID) {
+        if head < 0, tail.isEmpty, let small = Int32(exactly: id.rawValue) {
+            head = small
+        } else {
+            tail.append(id)
+        }
+    }
+
+    mutating func insert(_ id: NodeID, at i: Int) {
+        guard i < count else { return append(id) }
+        if head >= 0 {
+            tail.insert(NodeID(Int(head)), at: 0)
+            head = -1
+        }
+        tail.insert(id, at: Swift.max(0, i))
     }
 }
 
