@@ -74,7 +74,8 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
     @exclusivity(unchecked) var scratch = LogBuffer(capacity: 1 << 14)
     /// Events from the graph's observer, waiting for the server thread to encode them.
     let spool = Spool<GraphEvent>(chunkSize: GraphServer.spoolChunk,
-                                  maxChunks: GraphServer.spoolEvents / GraphServer.spoolChunk, overflow: .drop)
+                                  maxChunks: GraphServer.spoolEvents / GraphServer.spoolChunk, overflow: .drop,
+                                  prepared: 4)
     /// Events up to this sequence are in the model's snapshot already.
     @exclusivity(unchecked) var joinSequence: UInt64 = 0
     @exclusivity(unchecked) var stopping = false
