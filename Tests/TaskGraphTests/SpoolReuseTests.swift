@@ -39,4 +39,20 @@ import Testing
         spool.recycle(spool.take())
         #expect(spool.chunkCounts.spare == 2)   // the two chunks used, kept; none extra
     }
+
+    @Test func sparesBeyondTheKeptNumberAreFreed() {
+        let spool = Spool<Int>(chunkSize: 16, maxChunks: 64, overflow: .drop, prepared: 2, keptSpares: 3)
+        for i in 0..<(16 * 10) { _ = spool.append(i) }
+        spool.recycle(spool.take())
+        // 10 chunks came back; 3 are kept, the rest freed: the filling chunk plus 3 remain.
+        #expect(spool.chunkCounts.spare == 3)
+        #expect(spool.chunkCounts.all == 4)
+        var one = spool.take()
+        #expect(one.isEmpty)
+        for i in 0..<16 { _ = spool.append(i) }
+        one = spool.take()
+        #expect(one.count == 1)
+        spool.recycle(&one[0])
+        #expect(spool.chunkCounts.spare <= 3)
+    }
 }

@@ -10,7 +10,7 @@ import Dispatch
 /// `maxChunks` chunks are queued; what `append` does beyond that is the `Overflow` policy.
 ///
 /// Memory: at most `maxChunks + 1` chunks exist (filling, queued, lent or spare); emptied
-/// chunks are kept as spares up to that bound until the spool is released, and the consumer
+/// chunks are kept as spares (up to `keptSpares`) until the spool is released, and the consumer
 /// keeps `prepared` spares allocated and touched ahead of need, so the producer writes into
 /// memory whose pages are already mapped (a fresh chunk's page faults cost the program's
 /// thread about a third of its appends, measured on W1 with a recorder).
@@ -59,15 +59,22 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
 
     /// Empty chunks the consumer keeps ready (allocated and touched) for the producer.
     let prepared: Int
+    /// Emptied chunks kept for reuse at most (the rest are freed).
+    let keptSpares: Int
 
-    /// - Parameter prepared: empty chunks the consumer keeps ready for the producer, whose
-    ///   pages it has touched (0: chunks are allocated by the producer when needed). With
-    ///   `prepared > 0` the first chunk is touched here too.
-    init(chunkSize: Int = 4096, maxChunks: Int, overflow: Overflow, prepared: Int = 0) {
+    /// - Parameters:
+    ///   - prepared: empty chunks the consumer keeps ready for the producer, whose pages it
+    ///     has touched (0: chunks are allocated by the producer when needed). With
+    ///     `prepared > 0` the first chunk is touched here too.
+    ///   - keptSpares: emptied chunks kept for reuse (default: all, up to `maxChunks`);
+    ///     at least `prepared` and 2.
+    init(chunkSize: Int = 4096, maxChunks: Int, overflow: Overflow, prepared: Int = 0,
+         keptSpares: Int = .max) {
         self.chunkSize = max(16, chunkSize)
         self.maxChunks = max(2, maxChunks)
         self.overflow = overflow
         self.prepared = min(max(0, prepared), self.maxChunks - 1)
+        self.keptSpares = max(keptSpares, self.prepared, 2)
         if self.prepared > 0 {
             filling = Spool.preparedChunk(capacity: self.chunkSize)
         } else {
@@ -201,7 +208,8 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
         let wake = lock.withLock { () -> Int in
             lent -= chunks.count
             taken &+= UInt64(chunks.count)
-            spare.append(contentsOf: chunks)
+            while spare.count < keptSpares, let c = chunks.popLast() { spare.append(c) }
+            chunkCount -= chunks.count
             return waiters
         }
         for _ in 0..<wake { room.signal() }
@@ -222,7 +230,7 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
         let wake = lock.withLock { () -> Int in
             lent -= 1
             taken &+= 1
-            spare.append(c)
+            if spare.count < keptSpares { spare.append(c) } else { chunkCount -= 1 }
             return waiters
         }
         for _ in 0..<wake { room.signal() }
