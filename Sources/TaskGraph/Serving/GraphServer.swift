@@ -73,8 +73,11 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
     /// One event encoded once with seq 0, then copied to each connection with its own seq.
     @exclusivity(unchecked) var scratch = LogBuffer(capacity: 1 << 14)
     /// Events from the graph's observer, waiting for the server thread to encode them.
+    /// Up to 8 emptied chunks are kept (4 mapped ahead), so a burst costs the program no
+    /// page faults while an idle server holds a few MiB at most beyond its backlog.
     let spool = Spool<GraphEvent>(chunkSize: GraphServer.spoolChunk,
-                                  maxChunks: GraphServer.spoolEvents / GraphServer.spoolChunk, overflow: .drop)
+                                  maxChunks: GraphServer.spoolEvents / GraphServer.spoolChunk, overflow: .drop,
+                                  prepared: 4, keptSpares: 8)
     /// Events up to this sequence are in the model's snapshot already.
     @exclusivity(unchecked) var joinSequence: UInt64 = 0
     @exclusivity(unchecked) var stopping = false

@@ -8,6 +8,12 @@ import Dispatch
 /// Values live in chunks of `chunkSize`; full chunks wait in order for the consumer, which
 /// hands them back emptied (capacity kept), so steady state allocates nothing. At most
 /// `maxChunks` chunks are queued; what `append` does beyond that is the `Overflow` policy.
+///
+/// Memory: at most `maxChunks + 1` chunks exist (filling, queued, lent or spare); emptied
+/// chunks are kept as spares (up to `keptSpares`) until the spool is released, and the consumer
+/// keeps `prepared` spares allocated and touched ahead of need, so the producer writes into
+/// memory whose pages are already mapped (a fresh chunk's page faults cost the program's
+/// thread about a third of its appends, measured on W1 with a recorder).
 final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
     /// What a full spool does with one more value.
     enum Overflow {
@@ -32,6 +38,8 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
     @exclusivity(unchecked) private var filling: [Element] = []
     @exclusivity(unchecked) private var ready: [[Element]] = []
     @exclusivity(unchecked) private var spare: [[Element]] = []
+    /// Chunks that exist: `filling`, queued, lent and spare (at most `maxChunks + 1`).
+    @exclusivity(unchecked) private var chunkCount = 1
     /// Chunks handed to the consumer by the last `take`, not yet given back.
     @exclusivity(unchecked) private var lent = 0
     /// Chunks given back by the consumer so far (waiting producers watch it for progress).
@@ -49,11 +57,29 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
     /// Signalled for each waiting producer when the consumer took chunks.
     private let room = DispatchSemaphore(value: 0)
 
-    init(chunkSize: Int = 4096, maxChunks: Int, overflow: Overflow) {
+    /// Empty chunks the consumer keeps ready (allocated and touched) for the producer.
+    let prepared: Int
+    /// Emptied chunks kept for reuse at most (the rest are freed).
+    let keptSpares: Int
+
+    /// - Parameters:
+    ///   - prepared: empty chunks the consumer keeps ready for the producer, whose pages it
+    ///     has touched (0: chunks are allocated by the producer when needed). With
+    ///     `prepared > 0` the first chunk is touched here too.
+    ///   - keptSpares: emptied chunks kept for reuse (default: all, up to `maxChunks`);
+    ///     at least `prepared` and 2.
+    init(chunkSize: Int = 4096, maxChunks: Int, overflow: Overflow, prepared: Int = 0,
+         keptSpares: Int = .max) {
         self.chunkSize = max(16, chunkSize)
         self.maxChunks = max(2, maxChunks)
         self.overflow = overflow
-        filling.reserveCapacity(self.chunkSize)
+        self.prepared = min(max(0, prepared), self.maxChunks - 1)
+        self.keptSpares = max(keptSpares, self.prepared, 2)
+        if self.prepared > 0 {
+            filling = Spool.preparedChunk(capacity: self.chunkSize)
+        } else {
+            filling.reserveCapacity(self.chunkSize)
+        }
     }
 
     /// Queues one value (from the program's thread; never calls back into the caller).
@@ -103,8 +129,7 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
                 if closed || failedFlag { lock.unlock(); return .failed }
             }
         }
-        var next = spare.popLast() ?? []
-        if next.capacity < chunkSize { next.reserveCapacity(chunkSize) }
+        var next = spareLocked()
         swap(&next, &filling)
         ready.append(next)
         filling.append(value)
@@ -113,15 +138,43 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
         return .queued
     }
 
+    /// An empty chunk for `filling`: a spare, or a new one (lock held).
+    private func spareLocked() -> [Element] {
+        if let c = spare.popLast() { return c }
+        chunkCount += 1
+        var c: [Element] = []
+        c.reserveCapacity(chunkSize)
+        return c
+    }
+
     /// Everything queued so far, oldest first (each chunk in order); give the chunks back with
     /// `recycle`. Empty when nothing is queued.
     func take() -> [[Element]] {
+        let out = takeQueued()
+        prepareSpares()
+        return out
+    }
+
+    /// Brings the spares up to `prepared` (bounded by `maxChunks`), allocating and touching
+    /// each chunk here, on the consumer's thread, so the producer's next chunks do not take
+    /// their page faults on the program's thread.
+    private func prepareSpares() {
+        while lock.withLock({ () -> Bool in
+            guard spare.count < prepared, chunkCount < maxChunks else { return false }
+            chunkCount += 1
+            return true
+        }) {
+            let c = Spool.preparedChunk(capacity: chunkSize)
+            lock.withLock { spare.append(c) }
+        }
+    }
+
+    private func takeQueued() -> [[Element]] {
         lock.lock()
         var out = ready
         ready.removeAll(keepingCapacity: true)
         if !filling.isEmpty {
-            var next = spare.popLast() ?? []
-            if next.capacity < chunkSize { next.reserveCapacity(chunkSize) }
+            var next = spareLocked()
             swap(&next, &filling)
             out.append(next)
         }
@@ -130,7 +183,24 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
         return out
     }
 
-    /// Returns chunks taken by `take` (emptied here; two are kept for reuse). A consumer
+    /// An empty array with room for `capacity` values whose memory has been written once
+    /// (one byte per page), so its pages are mapped before a producer fills it.
+    private static func preparedChunk(capacity: Int) -> [Element] {
+        [Element](unsafeUninitializedCapacity: capacity) { buffer, count in
+            if let base = buffer.baseAddress {
+                let raw = UnsafeMutableRawPointer(base)
+                let bytes = capacity * MemoryLayout<Element>.stride
+                var offset = 0
+                while offset < bytes {
+                    raw.storeBytes(of: 0, toByteOffset: offset, as: UInt8.self)
+                    offset += 4096
+                }
+            }
+            count = 0
+        }
+    }
+
+    /// Returns chunks taken by `take` (emptied here and kept for reuse). A consumer
     /// gives each chunk back as soon as it is done with it: that is its progress.
     func recycle(_ chunks: [[Element]]) {
         var chunks = chunks
@@ -138,11 +208,15 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
         let wake = lock.withLock { () -> Int in
             lent -= chunks.count
             taken &+= UInt64(chunks.count)
-            while spare.count < 2, let c = chunks.popLast() { spare.append(c) }
+            while spare.count < keptSpares, let c = chunks.popLast() { spare.append(c) }
+            chunkCount -= chunks.count
             return waiters
         }
         for _ in 0..<wake { room.signal() }
     }
+
+    /// Chunks that exist now (filling, queued, lent, spare), and how many are spare (for tests).
+    var chunkCounts: (all: Int, spare: Int) { lock.withLock { (chunkCount, spare.count) } }
 
     /// Whether values were dropped (`.drop`) since the last `resume()`.
     var isOverflowed: Bool { lock.withLock { overflowed } }
@@ -156,7 +230,7 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
         let wake = lock.withLock { () -> Int in
             lent -= 1
             taken &+= 1
-            if spare.count < 2 { spare.append(c) }
+            if spare.count < keptSpares { spare.append(c) } else { chunkCount -= 1 }
             return waiters
         }
         for _ in 0..<wake { room.signal() }
@@ -174,7 +248,7 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
     /// Takes and forgets everything queued; returns how many values that was.
     @discardableResult
     func discard() -> Int {
-        let chunks = take()
+        let chunks = takeQueued()
         let n = chunks.reduce(0) { $0 + $1.count }
         recycle(chunks)
         return n

@@ -28,6 +28,8 @@ import Glibc
 /// no progress for `stallSeconds` (a disk that stopped answering), recording gives up
 /// instead of holding the program any longer: later events are dropped, `writeError` says
 /// so, and the log ends there as a killed session's would (a valid prefix without `end`).
+/// The spool's chunks, once allocated, are reused until recording stops, so its memory is
+/// at most about `maxBacklog` events' worth (4 chunks are mapped ahead from the start).
 public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // writer state behind `lock`
     /// The default minimum number of events between two snapshots.
     public static let defaultSnapshotEvery = 5000
@@ -39,6 +41,9 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
     public static let maxBacklog = 64 * chunkEvents
     /// How long a program's thread waits for a writer that makes no progress (seconds).
     public static let stallSeconds = 1.0
+    /// Empty chunks the writer keeps mapped for the program's threads (see `Spool`): enough
+    /// for a burst of 16k events (W5's cancel is 20k) without a page fault on their side.
+    static let preparedChunks = 4
 
     /// Where the log goes.
     public let path: String
@@ -52,7 +57,8 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
     /// Between the program's threads and the writer.
     private let spool = Spool<Entry>(chunkSize: GraphRecorder.chunkEvents,
                                      maxChunks: GraphRecorder.maxBacklog / GraphRecorder.chunkEvents,
-                                     overflow: .wait(seconds: GraphRecorder.stallSeconds))
+                                     overflow: .wait(seconds: GraphRecorder.stallSeconds),
+                                     prepared: GraphRecorder.preparedChunks)
     /// The writer's state: taken by the writer thread, `flush()` and `finish()`, never by the
     /// program's threads on an event.
     private let lock = Lock()
