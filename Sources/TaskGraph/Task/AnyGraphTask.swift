@@ -428,8 +428,8 @@ public class AnyGraphTask: @unchecked Sendable {
         return self
     }
 
-    func cancel(source: String, byParent: Bool) {
-        resolvePendingCancel()
+    /// What a cancel does after its stripe is unlocked (see `cancel(source:byParent:)`).
+    private struct CancelEffects {
         var handlers: [@Sendable () -> Void] = []
         var children: [AnyGraphTask] = []
         var parent: AnyGraphTask?
@@ -438,47 +438,58 @@ public class AnyGraphTask: @unchecked Sendable {
         var waiters = HandlerList()
         var oldBody: (@Sendable (AnyGraphTask) -> Void)?
         var refs: [AnyGraphTask] = []
-        // nil: this is a shared task whose refs (in other stripes) must be looked at, which
-        // takes every stripe's lock (`all`); rare, so the common cancel takes only its own.
-        func cancelLocked(_ s: Stripe, all: Bool) -> Bool? {
-            guard _state == .notExecuted || _state == .executing else { return false }
-            let sharing = _sharing.flatMap { $0.source === self ? $0 : nil }
-            if sharing != nil && !all { return nil }
-            // A shared task: a consumer cancelling downward only lets go while others wait.
-            if byParent, let sh = sharing, sh.anyRefWaitingLocked() { return false }
-            graph.cancelRequestedLocked(s, rawID, source: source)
-            _state = .cancelled
-            _cancelSource = source
-            released = graph.setStateLocked(s, slot, .cancelled)
-            handlers = takeCancelHandlersLocked()
-            waiters = takeHandlersLocked()
-            oldBody = body
-            body = nil
-            // The driver (and the subtasks it holds) stays until this task is released, so
-            // cancel() does not pay for freeing a large subtree; a driver of a cancelled
-            // task ignores everything (each of its steps checks that the owner executes).
-            if let d = driver { children = d.executingChildrenLocked() }
-            if !byParent, let p = _parent, !p._state.isSettled {
-                parent = p
-                index = _index
-            }
-            if !byParent, let sh = sharing { refs = sh.unsettledRefsLocked() }
-            return true
+    }
+
+    /// The locked step of a cancel: nil when there is nothing to do; `needsAll` when this is
+    /// a shared task whose refs (in other stripes) must be looked at, which takes every
+    /// stripe's lock; rare, so the common cancel takes only its own. (Its results are
+    /// returned, not written to captured locals: those were boxed, each access checked for
+    /// exclusivity at run time, 18 % of a large cancel.)
+    private func cancelLocked(_ s: Stripe, all: Bool, source: String, byParent: Bool) -> (needsAll: Bool, effects: CancelEffects?) {
+        guard _state == .notExecuted || _state == .executing else { return (false, nil) }
+        let sharing = _sharing.flatMap { $0.source === self ? $0 : nil }
+        if sharing != nil && !all { return (true, nil) }
+        // A shared task: a consumer cancelling downward only lets go while others wait.
+        if byParent, let sh = sharing, sh.anyRefWaitingLocked() { return (false, nil) }
+        var e = CancelEffects()
+        graph.cancelRequestedLocked(s, rawID, source: source)
+        _state = .cancelled
+        _cancelSource = source
+        e.released = graph.setStateLocked(s, slot, .cancelled)
+        e.handlers = takeCancelHandlersLocked()
+        e.waiters = takeHandlersLocked()
+        e.oldBody = body
+        body = nil
+        // The driver (and the subtasks it holds) stays until this task is released, so
+        // cancel() does not pay for freeing a large subtree; a driver of a cancelled
+        // task ignores everything (each of its steps checks that the owner executes).
+        if let d = driver { e.children = d.executingChildrenLocked() }
+        if !byParent, let p = _parent, !p._state.isSettled {
+            e.parent = p
+            e.index = _index
         }
-        let did = withStripe { s in cancelLocked(s, all: false) }
-            ?? graph.withAllStripes { cancelLocked(lockedStripe, all: true)! }
-        guard did else { return }
-        for h in handlers { h() }
+        if !byParent, let sh = sharing { e.refs = sh.unsettledRefsLocked() }
+        return (false, e)
+    }
+
+    func cancel(source: String, byParent: Bool) {
+        resolvePendingCancel()
+        var (needsAll, effects) = withStripe { s in cancelLocked(s, all: false, source: source, byParent: byParent) }
+        if needsAll {
+            effects = graph.withAllStripes { cancelLocked(lockedStripe, all: true, source: source, byParent: byParent).effects }
+        }
+        guard let e = effects else { return }
+        for h in e.handlers { h() }
         // After the onCancel handlers: the other handlers never run, internal waiters
         // (`value`, `wait`) learn of the cancel.
-        if !waiters.isEmpty { waiters.send(.cancelled, nil) }
+        if !e.waiters.isEmpty { e.waiters.send(.cancelled, nil) }
         let childSource = CancelSourceCode.code(for: CancelSource.parent)
-        for child in children { Trampoline.run(child, .cancelByParent, childSource) }
-        if let parent { Trampoline.run(parent, .childCancelled, index) }
+        for child in e.children { Trampoline.run(child, .cancelByParent, childSource) }
+        if let parent = e.parent { Trampoline.run(parent, .childCancelled, e.index) }
         // A shared task reaches its other consumers through their refs (upward from there).
-        for r in refs { Trampoline.run(r, .childCancelled, 0) }
-        withExtendedLifetime(released) {}
-        withExtendedLifetime(oldBody) {}
+        for r in e.refs { Trampoline.run(r, .childCancelled, 0) }
+        withExtendedLifetime(e.released) {}
+        withExtendedLifetime(e.oldBody) {}
     }
 
     // MARK: - Trampoline
