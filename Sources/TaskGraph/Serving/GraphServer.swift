@@ -80,6 +80,10 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
                                   prepared: 4, keptSpares: 8)
     /// Events up to this sequence are in the model's snapshot already.
     @exclusivity(unchecked) var joinSequence: UInt64 = 0
+    /// The graph's sequence of the last event the model holds (an event encoded or counted,
+    /// or the latest snapshot): what a re-attach compares with to count the events missed
+    /// while the server let go of the graph (see `letGoIfNobodyReadsLocked`).
+    @exclusivity(unchecked) var lastSequence: UInt64 = 0
     @exclusivity(unchecked) var stopping = false
     /// The server thread (set when it starts), so `stop()` from a cancel handler that runs
     /// on it (a viewer's cancel) does not wait for itself.
@@ -130,8 +134,10 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
         let observation = lock.withLock { () -> (any GraphObservation)? in
             guard !stopping else { return nil }
             stopping = true
-            if self.observation != nil {
-                pumpLocked()
+            if self.observation != nil || !connections.isEmpty {
+                // Let go of the graph while every viewer was stalled: the final snapshot is
+                // taken now (and counts what they missed).
+                if self.observation != nil { pumpLocked() } else { resnapshotLocked(observe: false) }
                 let t = max(now, lastT)
                 lastT = t
                 let final = model.logModel()
@@ -190,6 +196,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
             let snapshot = graph.snapshot()
             model = RecorderModel(snapshot)
             joinSequence = snapshot.sequence
+            lastSequence = snapshot.sequence
             for c in connections where !c.overflowed {
                 c.skipped = c.pendingEvents + lost
                 c.overflowed = true
@@ -202,9 +209,48 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
         }
         var chunks = spool.take()
         for i in chunks.indices {
-            for event in chunks[i] where event.sequence > joinSequence { encodeLocked(event) }
+            for event in chunks[i] where event.sequence > joinSequence {
+                encodeLocked(event)
+                lastSequence = event.sequence
+            }
             spool.recycle(&chunks[i])
         }
+    }
+
+    /// When every viewer is stalled (overflowed, with bytes it has not taken), nobody reads
+    /// events and each gets a fresh snapshot when it reads again: the server lets go of the
+    /// graph, so a stopped viewer costs the program what no viewer costs. Returns the
+    /// observation to cancel (outside the lock). Server thread, after `pumpLocked`.
+    func letGoIfNobodyReadsLocked() -> (any GraphObservation)? {
+        guard observation != nil, !stopping, !connections.isEmpty,
+              connections.allSatisfy({ $0.overflowed && $0.hasUnsent }) else { return nil }
+        defer { observation = nil }
+        return observation
+    }
+
+    /// A fresh snapshot of the graph as the model (observing again when `observe`). Events
+    /// since the model's last one, which nobody received, count as skipped for every
+    /// overflowed viewer (no other viewer exists while the server is not observing).
+    func resnapshotLocked(observe: Bool) {
+        let snapshot: GraphSnapshot
+        if observe {
+            spool.discard()
+            _ = spool.resume()
+            let (snap, observation) = graph.snapshotAndKeep({ (event: consuming GraphEvent) in
+                self.deliver(event)
+            })
+            self.observation = observation
+            snapshot = snap
+        } else {
+            snapshot = graph.snapshot()
+        }
+        if snapshot.sequence > lastSequence {
+            let missed = Int(clamping: snapshot.sequence - lastSequence)
+            for c in connections where c.overflowed { c.skipped += missed }
+        }
+        model = RecorderModel(snapshot)
+        joinSequence = snapshot.sequence
+        lastSequence = snapshot.sequence
     }
 
     private func encodeLocked(_ event: GraphEvent) {

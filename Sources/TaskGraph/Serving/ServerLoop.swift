@@ -27,7 +27,11 @@ extension GraphServer {
         var stopDeadline: Double?
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            lock.withLock { pumpLocked() }
+            let letGo = lock.withLock { () -> (any GraphObservation)? in
+                pumpLocked()
+                return letGoIfNobodyReadsLocked()
+            }
+            letGo?.cancel()
             for c in active { refill(c) }
             var gone: [ViewerConnection] = []
             for c in active {
@@ -104,7 +108,11 @@ extension GraphServer {
     private func refill(_ c: ViewerConnection) {
         guard !c.hasUnsent else { return }
         lock.withLock {
-            if c.overflowed && !stopping { resyncLocked(c) }
+            if c.overflowed && !stopping {
+                // Observing again if the server let go while every viewer was stalled.
+                if observation == nil { resnapshotLocked(observe: true) }
+                resyncLocked(c)
+            }
             guard !c.pending.isEmpty else { c.inFlightEventBytes = 0; return }
             swap(&c.pending, &c.sending)
             c.pending.removeAll()
@@ -168,14 +176,7 @@ extension GraphServer {
     /// order: ours, then the graph's; the observer never takes ours).
     private func attachLocked() {
         lastT = max(now, lastT)
-        spool.discard()
-        _ = spool.resume()
-        let (snapshot, observation) = graph.snapshotAndKeep({ (event: consuming GraphEvent) in
-            self.deliver(event)
-        })
-        self.observation = observation
-        model = RecorderModel(snapshot)
-        joinSequence = snapshot.sequence
+        resnapshotLocked(observe: true)
     }
 
     /// Closes a connection; the last one detaches from the graph.
