@@ -37,12 +37,39 @@ extension Graph {
         emitObserved(change())
     }
 
+    /// Two events of one step (a cancel request and the state change it makes), recorded
+    /// together: one turn of the event lock and one reading of the clock for both.
+    @inline(__always)
+    func emit(_ s: Stripe, _ first: @autoclosure () -> GraphChange, _ second: @autoclosure () -> GraphChange) {
+        guard observed else {
+            s.sequence &+= 2
+            return
+        }
+        emitObserved(first(), second())
+    }
+
     @inline(never)
     func emitObserved(_ change: consuming GraphChange) {
         eventLock.lock()
+        deliverLocked(change, at: now)
+        eventLock.unlock()
+    }
+
+    @inline(never)
+    func emitObserved(_ first: consuming GraphChange, _ second: consuming GraphChange) {
+        eventLock.lock()
+        let time = now
+        deliverLocked(first, at: time)
+        deliverLocked(second, at: time)
+        eventLock.unlock()
+    }
+
+    /// Numbers one event and hands it to every observer (`eventLock` held).
+    @inline(__always)
+    private func deliverLocked(_ change: consuming GraphChange, at time: Double) {
         eventSequence &+= 1
         // Consumed, not copied: the change's strings and arrays are not retained again.
-        let event = GraphEvent(sequence: eventSequence, time: now, change: consume change)
+        let event = GraphEvent(sequence: eventSequence, time: time, change: consume change)
         // Unretained: the list and its observers change only under `eventLock`, which is
         // held, so each observer outlives its call (no retain/release pair per observer and
         // event). A last observer that keeps events (recorder, server) gets this one itself:
@@ -55,7 +82,6 @@ extension Graph {
         if handled < list.count {
             list[handled]._withUnsafeGuaranteedRef { $0.keep(consume event) }
         }
-        eventLock.unlock()
     }
 
     /// The clock's time; a `MonotonicClock` is read directly (no call through the protocol).
@@ -137,8 +163,12 @@ extension Graph {
     /// returned task (the one released on settling) must be released after unlocking.
     @usableFromInline
     func setStateLocked(_ s: Stripe, _ slot: Int, _ state: TaskState, failed: Bool = false,
-                        message: String? = nil, retain: AnyGraphTask? = nil) -> AnyGraphTask? {
-        guard s.contains(slot) else { return nil }
+                        message: String? = nil, retain: AnyGraphTask? = nil,
+                        cancelRequest: (id: Int, source: String)? = nil) -> AnyGraphTask? {
+        guard s.contains(slot) else {
+            if let cancelRequest { cancelRequestedLocked(s, cancelRequest.id, source: cancelRequest.source) }
+            return nil
+        }
         var released: AnyGraphTask?
         var id = 0, isRoot = false
         let msg = message.map(cut)
@@ -156,7 +186,13 @@ extension Graph {
             isRoot = r.parent < 0
         }
         if failed, let msg { s.setMessage(slot, msg) }
-        emit(s, .stateChanged(id: NodeID(id), state: state, failed: failed, message: failed ? msg : nil))
+        if let cancelRequest {
+            // The request and the state change it makes are one step: recorded together.
+            emit(s, .cancelRequested(id: NodeID(cancelRequest.id), source: cut(cancelRequest.source)),
+                 .stateChanged(id: NodeID(id), state: state, failed: failed, message: failed ? msg : nil))
+        } else {
+            emit(s, .stateChanged(id: NodeID(id), state: state, failed: failed, message: failed ? msg : nil))
+        }
         if state.isSettled, isRoot { rootFinishedLocked(s, id) }
         return released
     }

@@ -318,9 +318,8 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
         while let slot = s.slot(of: id), s[slot].state == .notExecuted {
             let added = pendingLock.withLock { pendingCancels.updateValue(src, forKey: id) == nil }
             if added { pendingCancelCount.add(1, ordering: .relaxed) }
-            emit(s, .cancelRequested(id: NodeID(id), source: cut(src)))
             let parent = s[slot].parent
-            _ = setStateLocked(s, slot, .cancelled)
+            _ = setStateLocked(s, slot, .cancelled, cancelRequest: (id, src))
             guard parent >= 0, let ps = s.slot(of: parent), s[ps].kind != NodeKind.allSettled else { return }
             id = parent
             src = CancelSource.child

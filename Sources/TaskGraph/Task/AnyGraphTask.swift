@@ -452,10 +452,9 @@ public class AnyGraphTask: @unchecked Sendable {
         // A shared task: a consumer cancelling downward only lets go while others wait.
         if byParent, let sh = sharing, sh.anyRefWaitingLocked() { return (false, nil) }
         var e = CancelEffects()
-        graph.cancelRequestedLocked(s, rawID, source: source)
         _state = .cancelled
         _cancelSource = source
-        e.released = graph.setStateLocked(s, slot, .cancelled)
+        e.released = graph.setStateLocked(s, slot, .cancelled, cancelRequest: (rawID, source))
         e.handlers = takeCancelHandlersLocked()
         e.waiters = takeHandlersLocked()
         e.oldBody = body
