@@ -43,6 +43,11 @@ public struct LogModel: Sendable {
     /// sixteen million tasks) are read like small ones.
     static let maxID = Int(Int32.max)
 
+    /// `id` as a model keeps it, nil for an id it does not keep (negative or past `maxID`).
+    static func kept(_ id: Int) -> Int32? {
+        id >= 0 && id <= maxID ? Int32(truncatingIfNeeded: id) : nil
+    }
+
     private(set) var nodes: [Node] = []
     private var slotOf: [Int32] = []
     /// Slots of ids beyond the flat table.
@@ -213,15 +218,16 @@ public struct LogModel: Sendable {
     init(_ snapshot: GraphSnapshot) {
         for id in snapshot.nodes.keys.sorted() {
             let n = snapshot.nodes[id]!
-            var node = Node(id: Int32(id.rawValue), kind: n.kind, name: n.name, weight: n.weight)
-            node.parent = Int32(n.parent?.rawValue ?? -1)
+            guard let small = LogModel.kept(id.rawValue) else { continue }   // past maxID: not kept
+            var node = Node(id: small, kind: n.kind, name: n.name, weight: n.weight)
+            node.parent = n.parent.flatMap { LogModel.kept($0.rawValue) } ?? -1
             node.state = n.state
             node.failed = n.failed
             node.fraction = n.progress.fraction
             node.info = n.progress.info
             node.message = n.message
-            node.children = n.children.map { Int32($0.rawValue) }
-            if let of = n.refOf, of.rawValue >= 0, of.rawValue <= LogModel.maxID { node.refOf = Int32(of.rawValue) }
+            node.children = n.children.compactMap { LogModel.kept($0.rawValue) }
+            if let of = n.refOf.flatMap({ LogModel.kept($0.rawValue) }) { node.refOf = of }
             add(node)
         }
     }

@@ -4,7 +4,11 @@
 /// per live task, beside the graph's own record).
 ///
 /// Columns per node, in fixed-size chunks indexed by id (graph ids are dense; no growth
-/// copies): where its name is in the chunk's list of names (a retained string, shared with
+/// copies). Only the window of chunks between the oldest and the newest live node exists: a
+/// chunk whose nodes were all dropped (retention) is freed, so a long-running program's
+/// recorder or server holds what is live, not every id it has seen, and a snapshot walks the
+/// live window only. Ids past `LogModel.maxID` are not kept (their events are still written).
+/// Per node: where its name is in the chunk's list of names (a retained string, shared with
 /// the event; unnamed nodes take no place there), the parent, state and flags, and the kind
 /// as an index into the kinds seen. What most nodes do not have lives
 /// in side tables: a weight other than 1, a fraction other than what the state implies (0,
@@ -29,6 +33,8 @@ struct RecorderModel {
         /// State (low 2 bits), `failedBit`, `liveBit`.
         @exclusivity(unchecked) var flags = [UInt8](repeating: 0, count: RecorderModel.chunkSize)
         @exclusivity(unchecked) var kinds = [UInt8](repeating: 0, count: RecorderModel.chunkSize)
+        /// Live nodes in the chunk (it is freed when that drops to 0).
+        @exclusivity(unchecked) var live = 0
 
         func name(_ k: Int) -> String {
             let slot = nameSlots[k]
@@ -46,9 +52,12 @@ struct RecorderModel {
         }
     }
 
+    /// The window of chunks: `chunks[0]` holds ids from `base << shift` on. Freed chunks are
+    /// nil; the window never starts with one.
     private var chunks: [Chunk?] = []
-    /// One past the largest id ever added.
-    private var end = 0
+    private var base = 0
+    /// The chunk of the largest id added: kept even when empty (the next ids go there).
+    private var newest = 0
     private(set) var liveCount = 0
     private var kindNames: [String] = []
     private var extraKinds: [Int32: String] = [:]
@@ -65,22 +74,61 @@ struct RecorderModel {
     init(_ snapshot: GraphSnapshot) {
         for id in snapshot.nodes.keys.sorted() {
             let n = snapshot.nodes[id]!
+            guard let i = LogModel.kept(id.rawValue) else { continue }
             add(id.rawValue, kind: n.kind, name: n.name, weight: n.weight)
-            let i = Int32(id.rawValue)
-            set(i, parent: Int32(n.parent?.rawValue ?? -1))
+            set(i, parent: n.parent.flatMap { LogModel.kept($0.rawValue) } ?? -1)
             setState(i, n.state, failed: n.failed, message: n.message)
             setFraction(i, n.progress.fraction)
             infos[i] = n.progress.info
-            if !n.children.isEmpty { children[i] = n.children.map { Int32($0.rawValue) } }
-            if let of = n.refOf, of.rawValue >= 0, of.rawValue <= LogModel.maxID { refs[i] = Int32(of.rawValue) }
+            let kids = n.children.compactMap { LogModel.kept($0.rawValue) }
+            if !kids.isEmpty { children[i] = kids }
+            if let of = n.refOf.flatMap({ LogModel.kept($0.rawValue) }) { refs[i] = of }
         }
     }
 
     // MARK: Columns
 
     private func chunk(_ id: Int) -> Chunk? {
-        let c = id >> RecorderModel.shift
-        return c < chunks.count ? chunks[c] : nil
+        let c = (id >> RecorderModel.shift) - base
+        return c >= 0 && c < chunks.count ? chunks[c] : nil
+    }
+
+    /// Chunks in the window, freed ones included (for tests: memory follows the live nodes).
+    var windowChunks: Int { chunks.count }
+
+    /// The chunk for `id`, created (and the window widened) when missing.
+    private mutating func makeChunk(_ id: Int) -> Chunk {
+        let ci = id >> RecorderModel.shift
+        if ci > newest {
+            let old = newest
+            newest = ci
+            if let c = chunk(old << RecorderModel.shift), c.live == 0 { free(chunkOf: old << RecorderModel.shift) }
+        }
+        if chunks.isEmpty {
+            base = ci
+        } else if ci < base {   // an older block of ids still being filled (another stripe's)
+            chunks.insert(contentsOf: repeatElement(nil, count: base - ci), at: 0)
+            base = ci
+        }
+        let at = ci - base
+        if at >= chunks.count { chunks.append(contentsOf: repeatElement(nil, count: at + 1 - chunks.count)) }
+        if let existing = chunks[at] { return existing }
+        let c = Chunk()
+        chunks[at] = c
+        return c
+    }
+
+    /// Frees the chunk holding `id` (its last live node was dropped) and trims the window.
+    private mutating func free(chunkOf id: Int) {
+        chunks[(id >> RecorderModel.shift) - base] = nil
+        let lead = chunks.prefix { $0 == nil }.count
+        if lead == chunks.count {
+            chunks.removeAll(keepingCapacity: true)
+        } else if lead > 0 {
+            chunks.removeFirst(lead)
+            base += lead
+        }
+        while chunks.last.map({ $0 == nil }) ?? false { chunks.removeLast() }
     }
 
     func contains(_ id: Int) -> Bool {
@@ -147,14 +195,13 @@ struct RecorderModel {
 
     /// Adds a node in its initial state (replacing a dropped or live one with that id).
     private mutating func add(_ id: Int, kind: String, name: String, weight: Double) {
-        let ci = id >> RecorderModel.shift
-        if ci >= chunks.count { chunks.append(contentsOf: repeatElement(nil, count: ci + 1 - chunks.count)) }
-        let c: Chunk
-        if let existing = chunks[ci] { c = existing } else { c = Chunk(); chunks[ci] = c }
+        guard let i = LogModel.kept(id) else { return }
+        let c = makeChunk(id)
         let k = id & (RecorderModel.chunkSize - 1)
-        if c.flags[k] & RecorderModel.liveBit == 0 { liveCount += 1 }
-        end = max(end, id + 1)
-        let i = Int32(id)
+        if c.flags[k] & RecorderModel.liveBit == 0 {
+            liveCount += 1
+            c.live += 1
+        }
         c.setName(k, name)
         c.parents[k] = -1
         c.flags[k] = RecorderModel.liveBit
@@ -229,6 +276,7 @@ struct RecorderModel {
                 let k = id.rawValue & (RecorderModel.chunkSize - 1)
                 c.flags[k] &= ~RecorderModel.liveBit
                 c.setName(k, "")
+                c.live -= 1
                 children[i] = nil
                 weights[i] = nil
                 fractions[i] = nil
@@ -237,6 +285,7 @@ struct RecorderModel {
                 refs[i] = nil
                 extraKinds[i] = nil
                 liveCount -= 1
+                if c.live == 0, id.rawValue >> RecorderModel.shift < newest { free(chunkOf: id.rawValue) }
             }
         }
     }
@@ -250,7 +299,7 @@ struct RecorderModel {
         for (ci, chunk) in chunks.enumerated() {
             guard let c = chunk else { continue }
             for k in 0..<RecorderModel.chunkSize where c.flags[k] & RecorderModel.liveBit != 0 {
-                let i = Int32(ci << RecorderModel.shift | k)
+                let i = Int32(truncatingIfNeeded: (base + ci) << RecorderModel.shift | k)
                 let kind = c.kinds[k] == 255 ? extraKinds[i] ?? NodeKind.task : kindNames[Int(c.kinds[k])]
                 var n = LogModel.Node(id: i, kind: kind, name: c.name(k), weight: weights[i] ?? 1)
                 n.parent = c.parents[k]
