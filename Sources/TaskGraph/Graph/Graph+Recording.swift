@@ -59,8 +59,19 @@ extension Graph {
     func emitObserved(_ first: consuming GraphChange, _ second: consuming GraphChange) {
         eventLock.lock()
         let time = now
-        deliverLocked(first, at: time)
-        deliverLocked(second, at: time)
+        eventSequence &+= 2
+        let one = GraphEvent(sequence: eventSequence &- 1, time: time, change: consume first)
+        let two = GraphEvent(sequence: eventSequence, time: time, change: consume second)
+        // As `deliverLocked`, with both events handed over together (one queueing for the
+        // recorder or server instead of two).
+        let list = deliveryList
+        let handled = lastObserverKeeps ? list.count - 1 : list.count
+        for i in 0..<handled {
+            list[i]._withUnsafeGuaranteedRef { $0.handler(one); $0.handler(two) }
+        }
+        if handled < list.count {
+            list[handled]._withUnsafeGuaranteedRef { $0.keep(consume one, consume two) }
+        }
         eventLock.unlock()
     }
 

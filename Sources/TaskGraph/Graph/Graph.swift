@@ -198,10 +198,13 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
 
     /// `snapshotAndObserve` for the library's own observers, which keep each event (`sink`
     /// takes it by value, saving a copy per event). `package`: TaskGraphTracing keeps them too.
+    /// `pair`, when given, takes the two events of one step (a cancel request and the state
+    /// change it makes) in one call, so the sink can queue both at once.
     package func snapshotAndKeep(
-        _ sink: @escaping @Sendable (consuming GraphEvent) -> Void
+        _ sink: @escaping @Sendable (consuming GraphEvent) -> Void,
+        pair: (@Sendable (consuming GraphEvent, consuming GraphEvent) -> Void)? = nil
     ) -> (snapshot: GraphSnapshot, observation: any GraphObservation) {
-        let observer = GraphObserver(graph: self, sink: sink)
+        let observer = GraphObserver(graph: self, sink: sink, pair: pair)
         let snap = withAllStripes { () -> GraphSnapshot in
             addObserverLocked(observer)
             return snapshotLocked()
@@ -361,23 +364,37 @@ final class GraphObserver: GraphObservation, @unchecked Sendable {   // immutabl
     /// `emitObserved`).
     let keeps: Bool
     private let sink: @Sendable (consuming GraphEvent) -> Void
+    private let pairSink: (@Sendable (consuming GraphEvent, consuming GraphEvent) -> Void)?
 
     init(graph: Graph, handler: @escaping @Sendable (GraphEvent) -> Void) {
         self.anchor = graph.anchor
         self.handler = handler
         self.keeps = false
         self.sink = { _ in }
+        self.pairSink = nil
     }
 
-    init(graph: Graph, sink: @escaping @Sendable (consuming GraphEvent) -> Void) {
+    init(graph: Graph, sink: @escaping @Sendable (consuming GraphEvent) -> Void,
+         pair: (@Sendable (consuming GraphEvent, consuming GraphEvent) -> Void)? = nil) {
         self.anchor = graph.anchor
         self.handler = { sink($0) }
         self.keeps = true
         self.sink = sink
+        self.pairSink = pair
     }
 
     /// Hands the event itself to a keeping observer.
     func keep(_ event: consuming GraphEvent) { sink(event) }
+
+    /// Hands two events of one step, in order, to a keeping observer.
+    func keep(_ first: consuming GraphEvent, _ second: consuming GraphEvent) {
+        if let pairSink {
+            pairSink(first, second)
+        } else {
+            sink(first)
+            sink(second)
+        }
+    }
 
     func cancel() { anchor.withGraph { $0.removeObserver(self) } }
 }

@@ -95,6 +95,23 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
         return appendSlow(value)
     }
 
+    /// Queues two values in order, with one turn of the lock when they fit in the chunk.
+    @inline(__always)
+    func append(_ first: consuming Element, _ second: consuming Element) -> AppendResult {
+        lock.lock()
+        if _fastPath(filling.count + 1 < chunkSize && !closed && !overflowed && !failedFlag) {
+            let isFirst = filling.isEmpty && ready.isEmpty
+            filling.append(first)
+            filling.append(second)
+            lock.unlock()
+            return isFirst ? .queuedFirst : .queued
+        }
+        lock.unlock()
+        let one = append(first)
+        let two = append(second)
+        return one == .queued ? two : one
+    }
+
     /// Called with `lock` held; unlocks.
     @inline(never)
     private func appendSlow(_ value: consuming Element) -> AppendResult {

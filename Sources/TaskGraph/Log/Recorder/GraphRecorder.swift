@@ -114,6 +114,8 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
         lock.withLock {
             let (snapshot, observation) = graph.snapshotAndKeep({ (event: consuming GraphEvent) in
                 _ = self.spool.append(.event(event))
+            }, pair: { (first: consuming GraphEvent, second: consuming GraphEvent) in
+                _ = self.spool.append(.event(first), .event(second))
             })
             self.observation = observation
             model = RecorderModel(snapshot)
