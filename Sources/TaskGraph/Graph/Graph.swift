@@ -200,11 +200,24 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
     /// takes it by value, saving a copy per event). `package`: TaskGraphTracing keeps them too.
     /// `pair`, when given, takes the two events of one step (a cancel request and the state
     /// change it makes) in one call, so the sink can queue both at once.
+    /// (Not an optional parameter: a closure stored in an `Optional` is called through two
+    /// reabstraction thunks.)
+    /// `owner` is kept alive until the observation is cancelled (the sinks need not capture it).
     package func snapshotAndKeep(
+        owner: AnyObject & Sendable,
         _ sink: @escaping @Sendable (consuming GraphEvent) -> Void,
-        pair: (@Sendable (consuming GraphEvent, consuming GraphEvent) -> Void)? = nil
+        pair: @escaping @Sendable (consuming GraphEvent, consuming GraphEvent) -> Void
     ) -> (snapshot: GraphSnapshot, observation: any GraphObservation) {
-        let observer = GraphObserver(graph: self, sink: sink, pair: pair)
+        snapshotAndKeep(GraphObserver(graph: self, owner: owner, sink: sink, pair: pair))
+    }
+
+    package func snapshotAndKeep(
+        _ sink: @escaping @Sendable (consuming GraphEvent) -> Void
+    ) -> (snapshot: GraphSnapshot, observation: any GraphObservation) {
+        snapshotAndKeep(GraphObserver(graph: self, sink: sink))
+    }
+
+    private func snapshotAndKeep(_ observer: GraphObserver) -> (snapshot: GraphSnapshot, observation: any GraphObservation) {
         let snap = withAllStripes { () -> GraphSnapshot in
             addObserverLocked(observer)
             return snapshotLocked()
@@ -358,29 +371,49 @@ public protocol GraphObservation: Sendable {
 
 final class GraphObserver: GraphObservation, @unchecked Sendable {   // immutable after init
     private let anchor: GraphAnchor
+    /// What the observation keeps alive besides its closures (a recorder whose sinks capture
+    /// only its spool).
+    private let owner: (AnyObject & Sendable)?
     let handler: @Sendable (GraphEvent) -> Void
     /// True for the library's own observers (recorder, server), which keep each event: the
     /// last observer then gets the event itself through `keep` instead of a copy (see
     /// `emitObserved`).
     let keeps: Bool
     private let sink: @Sendable (consuming GraphEvent) -> Void
-    private let pairSink: (@Sendable (consuming GraphEvent, consuming GraphEvent) -> Void)?
+    /// Not optional: a closure kept in an `Optional` is called through reabstraction thunks,
+    /// and unwrapping it retains its context, on every event.
+    private let pairSink: @Sendable (consuming GraphEvent, consuming GraphEvent) -> Void
+    private let hasPairSink: Bool
 
     init(graph: Graph, handler: @escaping @Sendable (GraphEvent) -> Void) {
+        self.owner = nil
         self.anchor = graph.anchor
         self.handler = handler
         self.keeps = false
         self.sink = { _ in }
-        self.pairSink = nil
+        self.pairSink = { _, _ in }
+        self.hasPairSink = false
     }
 
-    init(graph: Graph, sink: @escaping @Sendable (consuming GraphEvent) -> Void,
-         pair: (@Sendable (consuming GraphEvent, consuming GraphEvent) -> Void)? = nil) {
+    init(graph: Graph, sink: @escaping @Sendable (consuming GraphEvent) -> Void) {
+        self.owner = nil
+        self.anchor = graph.anchor
+        self.handler = { sink($0) }
+        self.keeps = true
+        self.sink = sink
+        self.pairSink = { _, _ in }
+        self.hasPairSink = false
+    }
+
+    init(graph: Graph, owner: AnyObject & Sendable, sink: @escaping @Sendable (consuming GraphEvent) -> Void,
+         pair: @escaping @Sendable (consuming GraphEvent, consuming GraphEvent) -> Void) {
+        self.owner = owner
         self.anchor = graph.anchor
         self.handler = { sink($0) }
         self.keeps = true
         self.sink = sink
         self.pairSink = pair
+        self.hasPairSink = true
     }
 
     /// Hands the event itself to a keeping observer.
@@ -388,7 +421,7 @@ final class GraphObserver: GraphObservation, @unchecked Sendable {   // immutabl
 
     /// Hands two events of one step, in order, to a keeping observer.
     func keep(_ first: consuming GraphEvent, _ second: consuming GraphEvent) {
-        if let pairSink {
+        if hasPairSink {
             pairSink(first, second)
         } else {
             sink(first)

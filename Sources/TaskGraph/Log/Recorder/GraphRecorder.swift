@@ -23,7 +23,7 @@ import Glibc
 /// encodes them (by hand into a reused buffer) and writes the file. The log is the same,
 /// byte for byte, as if each event were encoded when it happened.
 ///
-/// If the writer falls far behind (the spool holds `maxBacklog` events, about 20 MiB), the
+/// If the writer falls far behind (the spool holds `maxBacklog` events, 16 MiB), the
 /// thread delivering the next event waits for the writer to catch up; if the writer makes
 /// no progress for `stallSeconds` (a disk that stopped answering), recording gives up
 /// instead of holding the program any longer: later events are dropped, `writeError` says
@@ -48,10 +48,22 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
     /// Where the log goes.
     public let path: String
 
-    /// What the program's threads hand over: an event, or a key line (with its clock time).
+    /// What the program's threads hand over: an event (packed in one cache line), or a key
+    /// line (with its clock time; rare, so boxed).
     enum Entry {
-        case event(GraphEvent)
-        case key(String, NodeID?, Double?)
+        case item(PackedItem)
+        case key(Key)
+    }
+
+    final class Key: @unchecked Sendable {   // immutable
+        let key: String
+        let node: NodeID?
+        let now: Double?
+        init(_ key: String, _ node: NodeID?, _ now: Double?) {
+            self.key = key
+            self.node = node
+            self.now = now
+        }
     }
 
     /// Between the program's threads and the writer.
@@ -112,10 +124,18 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
         // lives until cancelled, as `GraphObservation` promises, even when the caller drops
         // it. Events spooled meanwhile are encoded after the snapshot (the writer needs `lock`).
         lock.withLock {
-            let (snapshot, observation) = graph.snapshotAndKeep({ (event: consuming GraphEvent) in
-                _ = self.spool.append(.event(event))
+            // The sinks capture the spool only (the observation keeps `self` as its owner): a
+            // closure capturing one object uses it as its context, and the recorder has a side
+            // table (it is referenced weakly), so every retain of it takes the slow path.
+            let spool = self.spool
+            let (snapshot, observation) = graph.snapshotAndKeep(owner: self, { (event: consuming GraphEvent) in
+                _ = spool.append(.item(PackedItem(event)))
             }, pair: { (first: consuming GraphEvent, second: consuming GraphEvent) in
-                _ = self.spool.append(.event(first), .event(second))
+                if let both = PackedItem(pair: first, second) {
+                    _ = spool.append(.item(both))
+                } else {
+                    _ = spool.append(.item(PackedItem(first)), .item(PackedItem(second)))
+                }
             })
             self.observation = observation
             model = RecorderModel(snapshot)
@@ -131,12 +151,12 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
     /// Appends one event (its `sequence` is replaced by the log's own counter). Only copies
     /// it: the writer thread encodes it.
     public func record(_ event: GraphEvent) {
-        _ = spool.append(.event(event))
+        _ = spool.append(.item(PackedItem(event)))
     }
 
     /// Records a key that changed something (`id`: the selected node), at the clock's time.
     public func recordKey(_ key: String, node: NodeID?) {
-        _ = spool.append(.key(key, node, clock.map { $0.now - startTime }))
+        _ = spool.append(.key(Key(key, node, clock.map { $0.now - startTime })))
     }
 
     /// Encodes every event handed over so far and writes what is buffered (so a reader of
@@ -197,10 +217,10 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
         for i in chunks.indices {
             for entry in chunks[i] {
                 switch entry {
-                case let .event(event): encodeLocked(event)
-                case let .key(key, node, now):
+                case let .item(item): item.forEachEvent { encodeLocked($0) }
+                case let .key(k):
                     seq += 1
-                    buffer.key(key, id: node, seq: seq, t: max(now ?? lastT, lastT))
+                    buffer.key(k.key, id: k.node, seq: seq, t: max(k.now ?? lastT, lastT))
                 }
             }
             spool.recycle(&chunks[i])
