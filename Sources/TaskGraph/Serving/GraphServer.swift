@@ -75,7 +75,8 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
     /// Events from the graph's observer, waiting for the server thread to encode them.
     /// Up to 8 emptied chunks are kept (4 mapped ahead), so a burst costs the program no
     /// page faults while an idle server holds a few MiB at most beyond its backlog.
-    let spool = Spool<GraphEvent>(chunkSize: GraphServer.spoolChunk,
+    /// One item per event (never a cancel pair: counts of dropped items are counts of events).
+    let spool = Spool<PackedItem>(chunkSize: GraphServer.spoolChunk,
                                   maxChunks: GraphServer.spoolEvents / GraphServer.spoolChunk, overflow: .drop,
                                   prepared: 4, keptSpares: 8)
     /// Events up to this sequence are in the model's snapshot already.
@@ -181,7 +182,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
     /// The observer (under the graph's lock): only copies the event into the spool, and
     /// wakes the server thread when it is the first of a batch.
     func deliver(_ event: consuming GraphEvent) {
-        if spool.append(event) == .queuedFirst { poke() }
+        if spool.append(PackedItem(event)) == .queuedFirst { poke() }
     }
 
     // MARK: The server thread's side (lock held)
@@ -209,9 +210,12 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
         }
         var chunks = spool.take()
         for i in chunks.indices {
-            for event in chunks[i] where event.sequence > joinSequence {
-                encodeLocked(event)
-                lastSequence = event.sequence
+            for item in chunks[i] {
+                item.forEachEvent { event in
+                    guard event.sequence > joinSequence else { return }
+                    encodeLocked(event)
+                    lastSequence = event.sequence
+                }
             }
             spool.recycle(&chunks[i])
         }
