@@ -29,7 +29,7 @@ struct FilterCache: Sendable {
     static func mask(tree: TreeModel, view: ViewState) -> FilterMask? {
         if view.filter.isEmpty { return nil }
         let needle = Array(view.filter.lowercased().unicodeScalars)
-        var m = FilterMask(denseCount: tree.nodes.denseCount)
+        var m = FilterMask(denseRange: tree.nodes.denseRange)
         let shape = DisplayTree(tree: tree, view: view, mask: nil)
         for i in tree.nodes.ids where tree.nodes[i].exists && !m[i] && !shape.isFolded(i) {
             let name = tree.nodes[shape.content(i)].name
@@ -60,20 +60,25 @@ struct FilterCache: Sendable {
 /// for the ids beyond it (so a huge id costs one entry, not a flag per smaller id).
 public struct FilterMask: Sendable {
     private var dense: [Bool]
+    /// The id of `dense[0]`.
+    private let base: Int
     private var far: Set<Int> = []
 
-    init(denseCount: Int) {
-        dense = [Bool](repeating: false, count: denseCount)
+    init(denseRange: Range<Int>) {
+        base = denseRange.lowerBound
+        dense = [Bool](repeating: false, count: denseRange.count)
     }
 
     /// Whether `id` passes the filter.
     public subscript(_ id: Int) -> Bool {
-        if id >= 0 && id < dense.count { return dense[id] }
+        let k = id &- base
+        if k >= 0 && k < dense.count { return dense[k] }
         return !far.isEmpty && far.contains(id)
     }
 
     mutating func insert(_ id: Int) {
-        if id >= 0 && id < dense.count { dense[id] = true } else { far.insert(id) }
+        let k = id &- base
+        if k >= 0 && k < dense.count { dense[k] = true } else { far.insert(id) }
     }
 
     /// Slots held (tests: memory follows the nodes, not the ids).

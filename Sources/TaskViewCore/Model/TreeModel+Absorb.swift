@@ -219,5 +219,6 @@ extension TreeModel {
         }
         structureVersion &+= 1
         if rootTombstones > 0 && rootTombstones * 2 > rootSlots.count { compactRoots() }
+        nodes.noteDropped(gone.count)
     }
 }
