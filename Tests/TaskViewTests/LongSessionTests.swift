@@ -37,3 +37,28 @@ import Testing
         #expect(later?[199_999] == true && later?[1] == false)
     }
 }
+
+/// The same over a socket: `taskview attach`'s id mapping keeps the live nodes only.
+@Suite struct LongAttachSessionTests {
+    @Test func theIdMapFollowsTheLiveNodes() throws {
+        var a = AttachTree()
+        var tree = TreeModel()
+        let p = a.addProgram(name: "/s/1.sock", pid: nil)
+        var text = AttachLines.header(pid: 11, name: "service") + AttachLines.snapshot(seq: 1)
+        var seq = 1
+        func line(_ body: String) {
+            seq += 1
+            text += "{\"seq\":\(seq),\"t\":1,\(body)}\n"
+        }
+        for id in 100..<20_100 {
+            line(#""ev":"add","id":\#(id),"kind":"task","name":"request","weight":1"#)
+            line(#""ev":"state","id":\#(id),"state":"completed""#)
+            if id >= 110 { line(#""ev":"drop","ids":[\#(id - 10)]"#) }
+        }
+        try a.apply(text, program: p, tree: &tree)
+        #expect(a.mappedCount < 20)   // the snapshot's nodes and the last ten requests
+        #expect(tree.nodes.storedCount < 10_000)
+        let last = tree[tree.roots[0]].children.map { Int($0) }.last!
+        #expect(a.target(of: last)?.remote == 20_099)
+    }
+}

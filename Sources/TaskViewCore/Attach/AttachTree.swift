@@ -52,9 +52,12 @@ struct AttachTree {
     }
 
     private(set) var programs: [Program] = []
-    /// Indexed by local id (dense): the program index and remote id (program -1: none,
-    /// e.g. a program row or a dropped node).
-    private var owner: [Owner] = []
+    /// By local id: the program index and remote id of each live node (not program rows).
+    /// A dictionary, emptied as nodes are dropped: an array indexed by local id grew with
+    /// every node a long-running program ever made.
+    private var owner: [Int: Owner] = [:]
+    /// Local ids mapped to a program's node (tests: memory follows the live nodes).
+    var mappedCount: Int { owner.count }
 
     private struct Owner: Sendable {
         var program: Int32 = -1
@@ -83,8 +86,8 @@ struct AttachTree {
 
     /// The program and remote id behind a local id; a program row gives its index and nil.
     func target(of local: Int) -> (program: Int, remote: Int?)? {
-        if local >= 0, local < owner.count, owner[local].program >= 0 {
-            return (Int(owner[local].program), owner[local].remote)
+        if let o = owner[local], o.program >= 0 {
+            return (Int(o.program), o.remote)
         }
         if let p = programs.firstIndex(where: { $0.row == local }) { return (p, nil) }
         return nil
@@ -96,8 +99,8 @@ struct AttachTree {
         guard tree.contains(row) else { return [] }
         return tree[row].children.compactMap { c in
             let l = Int(c)
-            guard tree.contains(l), !tree[l].state.isSettled, l < owner.count, owner[l].program >= 0 else { return nil }
-            return owner[l].remote
+            guard tree.contains(l), !tree[l].state.isSettled, let o = owner[l], o.program >= 0 else { return nil }
+            return o.remote
         }
     }
 
@@ -141,7 +144,6 @@ struct AttachTree {
     // MARK: - translation
 
     private mutating func allocate() -> Int {
-        owner.append(Owner())
         defer { nextLocal += 1 }
         return nextLocal
     }
@@ -207,7 +209,7 @@ struct AttachTree {
             var locals: [NodeID] = []
             for id in ids {
                 guard let l = programs[p].localOf.removeValue(forKey: id.rawValue) else { continue }
-                owner[l] = Owner()
+                owner[l] = nil
                 locals.append(NodeID(l))
             }
             if !locals.isEmpty { emit(.dropped(ids: locals), at: t, into: &tree) }
@@ -252,7 +254,7 @@ struct AttachTree {
             keep[r] = l
             owner[l] = Owner(program: Int32(p), remote: r)
         }
-        for (r, l) in previous where keep[r] == nil { owner[l] = Owner() }
+        for (r, l) in previous where keep[r] == nil { owner[l] = nil }
         programs[p].localOf = keep
         var order: [Int] = []   // indices into nodes, parents before children
         order.reserveCapacity(nodes.count)
