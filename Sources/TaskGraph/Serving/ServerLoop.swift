@@ -10,7 +10,7 @@ import Darwin
 extension GraphServer {
     func startThread() {
         // The thread holds the server until `run()` returns.
-        let thread = WriterThread { [self] in
+        let thread = WriterThread(yieldsToProgram: true) { [self] in
             run()
             return false
         }
