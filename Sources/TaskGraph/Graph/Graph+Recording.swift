@@ -95,13 +95,12 @@ extension Graph {
         }
     }
 
-    /// The clock's time; a `MonotonicClock` is read directly (no call through the protocol).
+    /// The clock's time; a `MonotonicClock` is read directly (no call through the protocol),
+    /// through `eventClock` (`eventLock` held).
     @inline(__always)
     private var now: Double {
         guard clockIsMonotonic else { return clock.now }
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        return eventClock.now()
     }
 
     /// Records a new node in stripe `s` (a child of the task in `parentSlot`, if given, which

@@ -53,6 +53,8 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
     /// Guards the observers and the sequence of observed events; taken inside a stripe lock.
     let eventLock = Lock()
     @exclusivity(unchecked) var eventSequence: UInt64 = 0
+    /// Observed events' times when `clock` is a `MonotonicClock` (under `eventLock`).
+    @exclusivity(unchecked) var eventClock = EventClock()
     @exclusivity(unchecked) var observers: [GraphObserver] = [] {
         didSet { rebuildDeliveryList() }
     }

@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Testing
+@testable import TaskGraph
+
+/// Observed events' times on a `MonotonicClock` come from the cycle counter (`EventClock`):
+/// they must still be `CLOCK_MONOTONIC` seconds, never go backwards, and stay close to
+/// `clock_gettime` after calibration and across anchors.
+@Suite struct EventClockTests {
+    private func monotonic() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    @Test func readingsFollowClockGettimeAndNeverGoBack() {
+        var clock = EventClock()
+        let start = monotonic()
+        var last = 0.0
+        var reads = 0
+        var worst = 0.0
+        // Long enough for calibration (20 ms) and many re-anchors (1 ms each); the loop runs
+        // until the real clock says so, however fast the machine is.
+        while monotonic() - start < 0.1 {
+            for _ in 0..<200 {
+                let before = monotonic()
+                let t = clock.now()
+                let after = monotonic()
+                #expect(t >= last, "went back from \(last) to \(t)")
+                last = t
+                reads += 1
+                // Within [before, after] up to the interpolation's error; a clamp to the last
+                // reading may hold it above `after` by as much.
+                let off = t < before ? before - t : (t > after ? t - after : 0)
+                worst = max(worst, off)
+            }
+        }
+        #expect(reads > 1000)
+        #expect(worst < 0.001, "a reading was \(worst) s away from clock_gettime")
+    }
+
+    @Test func observedEventTimesAreMonotonicSecondsInOrder() {
+        let graph = Graph()
+        let times = Locked<[Double]>([])
+        let observation = graph.observe { event in times.withLock { $0.append(event.time) } }
+        let start = monotonic()
+        // Events for at least 50 ms, so the calibrated path is taken.
+        while monotonic() - start < 0.05 {
+            for _ in 0..<100 {
+                let task = GraphTask<Int, TestError>(graph: graph) { s, _ in s(1) }
+                task.execute()
+            }
+        }
+        let end = monotonic()
+        observation.cancel()
+        let all = times.withLock { $0 }
+        #expect(all.count >= 300)
+        #expect(zip(all, all.dropFirst()).allSatisfy { $0 <= $1 }, "event times go back")
+        #expect(all.first! >= start - 0.001 && all.last! <= end + 0.001,
+                "times \(all.first!)...\(all.last!) outside \(start)...\(end)")
+    }
+}
