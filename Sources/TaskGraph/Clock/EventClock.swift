@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 internal import CTaskGraphRuntime
+import Synchronization
 
 /// `CLOCK_MONOTONIC` seconds as observed events read them (under the graph's `eventLock`),
 /// from the CPU's cycle counter where the kernel itself trusts it.
@@ -13,7 +14,8 @@ internal import CTaskGraphRuntime
 /// no-op observer 1.49x plain with the call, 1.23x without any clock). The counter reads in a
 /// few nanoseconds. It is turned into seconds by interpolating from an anchor taken with
 /// `clock_gettime` at most `anchorSeconds` ago, at a rate measured over the graph's own
-/// observed lifetime (the first `calibrationSeconds` of events read `clock_gettime` each).
+/// observed lifetime (until that is `calibrationSeconds` long, the rate another graph of the
+/// process measured, and before any did, `clock_gettime` for each event).
 /// Times never go backwards (a reading below the last one returns the last one), and stay
 /// within a microsecond or so of `clock_gettime` (the rate's error over one anchor interval).
 /// Where the counter is not the kernel's clock source (or there is none), every reading is
@@ -35,6 +37,10 @@ struct EventClock {
         return false
         #endif
     }()
+
+    /// The last rate any graph measured (a `Double`'s bits; 0: none yet), so that a new
+    /// graph does not read `clock_gettime` through a calibration of its own.
+    private static let sharedSecondsPerCycle = Atomic<UInt64>(0)
 
     private var firstCycles: UInt64 = 0
     private var firstSeconds: Double = 0
@@ -73,10 +79,14 @@ struct EventClock {
         if firstCycles == 0 {
             firstCycles = cycles
             firstSeconds = seconds
-        } else if seconds - firstSeconds >= EventClock.calibrationSeconds, cycles > firstCycles {
-            secondsPerCycle = (seconds - firstSeconds) / Double(cycles - firstCycles)
-            reanchorCycles = UInt64(EventClock.anchorSeconds / secondsPerCycle)
         }
+        if seconds - firstSeconds >= EventClock.calibrationSeconds, cycles > firstCycles {
+            secondsPerCycle = (seconds - firstSeconds) / Double(cycles - firstCycles)
+            EventClock.sharedSecondsPerCycle.store(secondsPerCycle.bitPattern, ordering: .relaxed)
+        } else if secondsPerCycle == 0 {
+            secondsPerCycle = Double(bitPattern: EventClock.sharedSecondsPerCycle.load(ordering: .relaxed))
+        }
+        if secondsPerCycle > 0 { reanchorCycles = UInt64(EventClock.anchorSeconds / secondsPerCycle) }
         anchorCycles = cycles
         anchorSeconds = seconds
         return last
