@@ -34,6 +34,22 @@ import Testing
         #expect(g.snapshot()[c.id]?.state == .notExecuted)
     }
 
+    /// Whoever waits for a task (`value`, `wait`) wakes after its executing subtree is
+    /// cancelled too: a program that stops its recorder or server when its root is cancelled
+    /// must not write a final snapshot with subtasks still executing.
+    @Test func waitersOfACancelledTaskWakeAfterItsSubtreeIsCancelled() {
+        let (g, _) = virtualGraph()
+        let leaf = timed(1, after: 100, graph: g)
+        let inner = GraphTask.sequential([leaf], name: "inner")
+        let root = GraphTask.concurrent([inner], name: "root")
+        root.execute()
+        let seen = Locked<[TaskState]>([])
+        root.addWaiter { _ in seen.withLock { $0 = [inner.state, leaf.state] } }
+        root.cancel()
+        #expect(seen.get == [.cancelled, .cancelled])
+        #expect(g.snapshot().nodes.values.allSatisfy { $0.state != .executing })
+    }
+
     @Test func executingSubtasksAreCancelledRecursively() {
         let (g, clock) = virtualGraph()
         let log = EventLog(g)

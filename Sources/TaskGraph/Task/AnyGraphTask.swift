@@ -479,11 +479,14 @@ public class AnyGraphTask: @unchecked Sendable {
         }
         guard let e = effects else { return }
         for h in e.handlers { h() }
-        // After the onCancel handlers: the other handlers never run, internal waiters
-        // (`value`, `wait`) learn of the cancel.
-        if !e.waiters.isEmpty { e.waiters.send(.cancelled, nil) }
+        // Then the subtree, and only then internal waiters (`value`, `wait`): a program that
+        // wakes on this task's cancel (and, say, stops its recorder or server) finds its
+        // executing subtasks cancelled too, not still executing (deeper than the
+        // trampoline's inline depth, the rest follows before `cancel()` returns).
         let childSource = CancelSourceCode.code(for: CancelSource.parent)
         for child in e.children { Trampoline.run(child, .cancelByParent, childSource) }
+        // The other handlers never run.
+        if !e.waiters.isEmpty { e.waiters.send(.cancelled, nil) }
         if let parent = e.parent { Trampoline.run(parent, .childCancelled, e.index) }
         // A shared task reaches its other consumers through their refs (upward from there).
         for r in e.refs { Trampoline.run(r, .childCancelled, 0) }

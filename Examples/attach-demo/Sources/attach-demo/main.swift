@@ -59,9 +59,8 @@ let watch = Graph.shared.observe { event in
 let server = try Graph.shared.serve(name: "attach-demo")
 say("serving at \(server.path)")
 
-let done = DispatchSemaphore(value: 0)
-all.completion { _ in done.signal() }.onCancel { done.signal() }.execute()
-done.wait()
+// Waits until the root settles (completed, or cancelled with its whole subtree).
+_ = all.wait(timeout: 24 * 3600)
 printer.sync {}
 watch.cancel()
 let cancelled = all.state == .cancelled
