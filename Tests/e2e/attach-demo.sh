@@ -84,5 +84,17 @@ grep -q '^cancelled: batch 2 (attach)$' "$DIR/out" && ok "program reported the b
 grep -q '^cancelled: attach-demo (attach)$' "$DIR/out" && ok "program reported the root cancel" || bad "program output (root)"
 [ ! -e "$SOCKET" ] && ok "socket file removed" || bad "socket left behind"
 
+# The same program against a viewer written from the spec alone (Tests/attach/spec_viewer.py).
+TASKGRAPH_SOCKET_DIR="$DIR" "$ATTACH_DEMO_BIN" > "$DIR/out" &
+PID=$!
+n=200
+while [ $n -gt 0 ] && ! grep -q '^serving at ' "$DIR/out" 2>/dev/null; do sleep 0.05; n=$((n - 1)); done
+SOCKET=$(sed -n 's/^serving at //p' "$DIR/out")
+python3 "$ROOT/Tests/attach/spec_viewer.py" "$SOCKET" "$PID" > "$DIR/client" 2>&1
+grep -q '^ALL OK' "$DIR/client" && ok "a viewer written from attach.md alone: every check" || bad "spec viewer: $(grep -c '^FAIL' "$DIR/client") checks failed"
+wait "$PID"; status=$?
+PID=
+[ $status -eq 130 ] && ok "exit status 130 after the spec viewer's cancel" || bad "exit status $status (spec viewer)"
+
 echo "e2e-attach-demo: $pass passed, $fail failed"
 [ $fail -eq 0 ]
