@@ -8,6 +8,17 @@
 /// `object` must be a native Swift object whose memory is still allocated.
 void *_Nullable swift_tryRetain(void *_Nonnull object);
 
+/// The calling thread's trampoline and release pool (Trampoline.swift): thread-local slots
+/// read in an instruction or two, where `pthread_getspecific` is a call, and Swift's lazily
+/// made key a `swift_once` check, on every hop of a chain (ten a link in W2). The pthread
+/// keys stay, only for their destructors at thread exit, which clear these slots.
+extern __thread void *_Nullable tg_thread_trampoline;
+extern __thread void *_Nullable tg_thread_release_pool;
+static inline void *_Nullable tg_get_trampoline(void) { return tg_thread_trampoline; }
+static inline void tg_set_trampoline(void *_Nullable p) { tg_thread_trampoline = p; }
+static inline void *_Nullable tg_get_release_pool(void) { return tg_thread_release_pool; }
+static inline void tg_set_release_pool(void *_Nullable p) { tg_thread_release_pool = p; }
+
 /// The CPU's cycle counter (x86-64 TSC, arm64 virtual counter), unordered; 0 where there is
 /// none. A few nanoseconds, where `clock_gettime` through the vDSO takes about 20: the graph
 /// reads it for every observed event (see EventClock.swift).

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Synchronization
+internal import CTaskGraphRuntime
 
 /// Work between tasks (start a subtask, tell a parent a child settled, cancel across a
 /// link) goes through the trampoline of the current thread: it runs inline up to a small
@@ -46,29 +47,38 @@ final class Trampoline {
         stripe = Trampoline.stripesDealt.wrappingAdd(1, ordering: .relaxed).oldValue & (Graph.stripeCount - 1)
     }
 
+    /// Only for its destructor: it releases the thread's trampoline when the thread ends.
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key) { raw in
             guard let raw else { return }
+            tg_set_trampoline(nil)
             Unmanaged<Trampoline>.fromOpaque(raw).release()
         }
         return key
     }()
 
     @usableFromInline static var current: Trampoline {
-        if let raw = pthread_getspecific(key) {
+        if let raw = tg_get_trampoline() {
             return Unmanaged<Trampoline>.fromOpaque(raw).takeUnretainedValue()
         }
+        return makeCurrent()
+    }
+
+    @inline(never)
+    private static func makeCurrent() -> Trampoline {
         let t = Trampoline()
-        pthread_setspecific(key, Unmanaged.passRetained(t).toOpaque())
+        let raw = Unmanaged.passRetained(t).toOpaque()
+        pthread_setspecific(key, raw)
+        tg_set_trampoline(raw)
         return t
     }
 
     /// The calling thread's trampoline, unretained (the thread's key holds it until the
     /// thread ends): the hot paths use it without a retain/release pair.
     @usableFromInline static var unretained: Unmanaged<Trampoline> {
-        if let raw = pthread_getspecific(key) { return Unmanaged.fromOpaque(raw) }
-        return .passUnretained(current)
+        if let raw = tg_get_trampoline() { return Unmanaged.fromOpaque(raw) }
+        return .passUnretained(makeCurrent())
     }
 
     /// Runs `task.perform(op, arg)` now, or after the calls already on this thread's stack.
@@ -158,21 +168,30 @@ final class ReleasePool {
     @exclusivity(unchecked) private var pending: [AnyObject] = []
     @exclusivity(unchecked) private var draining = false
 
+    /// Only for its destructor: it releases the thread's pool when the thread ends.
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key) { raw in
             guard let raw else { return }
+            tg_set_release_pool(nil)
             Unmanaged<ReleasePool>.fromOpaque(raw).release()
         }
         return key
     }()
 
     static var current: ReleasePool {
-        if let raw = pthread_getspecific(key) {
+        if let raw = tg_get_release_pool() {
             return Unmanaged<ReleasePool>.fromOpaque(raw).takeUnretainedValue()
         }
+        return makeCurrent()
+    }
+
+    @inline(never)
+    private static func makeCurrent() -> ReleasePool {
         let p = ReleasePool()
-        pthread_setspecific(key, Unmanaged.passRetained(p).toOpaque())
+        let raw = Unmanaged.passRetained(p).toOpaque()
+        pthread_setspecific(key, raw)
+        tg_set_release_pool(raw)
         return p
     }
 
