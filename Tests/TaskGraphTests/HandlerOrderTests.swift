@@ -152,4 +152,26 @@ import Testing
             #expect(LinkDriver.cycleMessageLocked(next: other, owner: d) == nil)
         }
     }
+
+    /// A handler added from another thread while the settling thread is still calling the
+    /// earlier ones runs after them (on the settling thread), not at once beside them: with
+    /// handlers on one queue, this is what keeps registration order per queue.
+    @Test func handlerAddedFromAnotherThreadDuringDeliveryRunsAfterTheEarlierOnes() {
+        let (task, resolver) = GraphTask<Int, TestError>.pending(graph: Graph())
+        let log = Recorder<String>()
+        let added = DispatchSemaphore(value: 0)
+        task.success { _ in
+            log.add("first")
+            // Another thread adds a handler while this one runs, and waits until it is added.
+            Thread.detachNewThread {
+                task.success { _ in log.add("late") }
+                added.signal()
+            }
+            added.wait()
+            log.add("first ends")
+        }
+        task.success { _ in log.add("second") }
+        resolver.succeed(1)
+        #expect(log.all == ["first", "first ends", "second", "late"])
+    }
 }

@@ -60,6 +60,10 @@ public class AnyGraphTask: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var _state: TaskState = .notExecuted
     @exclusivity(unchecked) @usableFromInline var _failed = false
     @exclusivity(unchecked) @usableFromInline var _adopted = false
+    /// Completed, and the settling thread is still calling the handlers registered before:
+    /// a handler added meanwhile, from any thread, goes in `handlers` and is called after
+    /// them (`GraphTask.deliverLate`), so registration order holds per queue (A+ 2.2.6).
+    @exclusivity(unchecked) @usableFromInline var _delivering = false
     @exclusivity(unchecked) @usableFromInline var _index32: Int32 = 0
     /// How many of this task's handlers run before its parent learns that it settled: the
     /// parent takes its turn among them from the moment it waits for this task (A+ order).

@@ -152,6 +152,7 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
         let released = stripe.with { graph.setStateLocked($0, slot, .completed, failed: message != nil, message: message) }
         // A `let`: a `var` captured by the escaping closure below would be boxed on the heap.
         let list = takeHandlersLocked()
+        _delivering = !list.isEmpty
         let oldDriver = driver
         if oldDriver != nil { driver = nil }
         let oldCancelHandlers = _extras == nil ? [] : takeCancelHandlersLocked()
@@ -169,7 +170,10 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
                 if let rest {
                     Trampoline.deferCall(self) {
                         withUnsafePointer(to: result) { self.deliverRest(list, UnsafeRawPointer($0), from: rest) }
+                        if !list.isEmpty { self.deliverLate(result) }
                     }
+                } else if !list.isEmpty {
+                    deliverLate(result)
                 }
             }
         }
@@ -177,6 +181,25 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
         withExtendedLifetime(oldDriver) {}
         withExtendedLifetime(oldCancelHandlers) {}
         return true
+    }
+
+    /// Calls the handlers added while the settled ones were being called (`_delivering`), in
+    /// the order they were added, until none is left. Settling thread, inside the trampoline.
+    @usableFromInline
+    final func deliverLate(_ result: Result<Success, Failure>) {
+        while true {
+            let lock = lockStripeUnretained()
+            guard !handlers.isEmpty else {
+                _delivering = false
+                lock.unlock()
+                return
+            }
+            let late = takeHandlersLocked()
+            lock.unlock()
+            withUnsafePointer(to: result) {
+                _ = deliverSettled(late, UnsafeRawPointer($0), turn: 0, parent: nil, index: 0)
+            }
+        }
     }
 
     // MARK: - Observing
@@ -187,6 +210,11 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
         let lock = lockStripeUnretained()
         switch _state {
         case .completed:
+            if _delivering {   // after the handlers being called now (see `deliverLate`)
+                handlers.append(entry)
+                lock.unlock()
+                return
+            }
             let now = _result!
             lock.unlock()
             // Added by a handler of this task while they run: after the ones before it.
