@@ -100,6 +100,29 @@ import Testing
         e.wait(for: count, label)
     }
 
+    // MARK: 2.1.2 / 2.1.3: a settled task keeps its state
+
+    @Test func aSettledTaskNeverChangesState() {
+        for mode in Self.modes {
+            for delayed in [false, true] {
+                let (p, r) = P.pending(graph: Graph())
+                let e = Expect()
+                mode.done(p) { _ in e.fulfill() }
+                mode.caught(p) { _ in e.check(false, "rejected after fulfilled") }
+                let settle: @Sendable () -> Void = { r.succeed(1); r.fail(.dummy) }
+                if delayed { DispatchQueue.global().async(execute: settle) } else { settle() }
+                e.wait(for: 1, "2.1.2.1 fulfill then reject, \(delayed ? "delayed" : "at once"), \(mode)")
+                let (q, s) = P.pending(graph: Graph())
+                let f = Expect()
+                mode.caught(q) { _ in f.fulfill() }
+                mode.done(q) { _ in f.check(false, "fulfilled after rejected") }
+                let settle2: @Sendable () -> Void = { s.fail(.dummy); s.succeed(1) }
+                if delayed { DispatchQueue.global().async(execute: settle2) } else { settle2() }
+                f.wait(for: 1, "2.1.3.1 reject then fulfill, \(delayed ? "delayed" : "at once"), \(mode)")
+            }
+        }
+    }
+
     // MARK: 2.2.2 / 2.2.3: called with the value or reason, once, not before settling
 
     @Test func fulfillmentHandlerGetsTheValueOnce() {
