@@ -70,9 +70,7 @@ struct EventClock {
     /// rate measured from the first reading to this one).
     @inline(never)
     private mutating func anchored() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        let seconds = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        let seconds = MonotonicClock().now
         if seconds > last { last = seconds }
         guard EventClock.counterIsTrusted else { return last }
         let cycles = UInt64(tg_cycles())
