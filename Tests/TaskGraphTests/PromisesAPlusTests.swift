@@ -62,34 +62,31 @@ import Testing
     /// `already: false` leaves out the task settled before its handlers are added; `queued:
     /// false` leaves out handlers on a queue (see the cases that use them).
     func fulfilled(_ name: String, already: Bool = true, queued: Bool = true, _ body: (Mode, P, UInt32, Expect) -> Int) {
-        for mode in Self.modes where queued || mode.queue == nil {
-            let value = UInt32.random(in: 1...UInt32.max)
-            if already {
-                let settled = P.succeed(value, graph: Graph()).execute()
-                run("\(name), already fulfilled, \(mode)") { e in body(mode, settled, value, e) }
-            }
-            let (now, nowResolver) = P.pending(graph: Graph())
-            run("\(name), immediately fulfilled, \(mode)", then: { nowResolver.succeed(value) }) { e in body(mode, now, value, e) }
-            let (later, laterResolver) = P.pending(graph: Graph())
-            run("\(name), eventually fulfilled, \(mode)", then: {
-                DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { laterResolver.succeed(value) }
-            }) { e in body(mode, later, value, e) }
-        }
+        eachKind(name, "fulfilled", already: already, queued: queued, settleAfter: 0.01, { .success($0) }, body)
     }
 
     func rejected(_ name: String, already: Bool = true, queued: Bool = true, _ body: (Mode, P, UInt32, Expect) -> Int) {
+        eachKind(name, "rejected", already: already, queued: queued, settleAfter: 0.05, { .failure(.sentinel($0)) }, body)
+    }
+
+    /// The three kinds of settled task (already, immediately, eventually) in each mode, each
+    /// settled with `outcome(value)` for a random value.
+    private func eachKind(_ name: String, _ word: String, already: Bool, queued: Bool, settleAfter delay: Double,
+                          _ outcome: @escaping @Sendable (UInt32) -> Result<UInt32, E>,
+                          _ body: (Mode, P, UInt32, Expect) -> Int) {
         for mode in Self.modes where queued || mode.queue == nil {
-            let sentinel = UInt32.random(in: 1...UInt32.max)
+            let value = UInt32.random(in: 1...UInt32.max)
             if already {
-                let settled = P.fail(.sentinel(sentinel), graph: Graph()).execute()
-                run("\(name), already rejected, \(mode)") { e in body(mode, settled, sentinel, e) }
+                let (settled, r) = P.pending(graph: Graph())
+                r.fill(outcome(value))
+                run("\(name), already \(word), \(mode)") { e in body(mode, settled, value, e) }
             }
             let (now, nowResolver) = P.pending(graph: Graph())
-            run("\(name), immediately rejected, \(mode)", then: { nowResolver.fail(.sentinel(sentinel)) }) { e in body(mode, now, sentinel, e) }
+            run("\(name), immediately \(word), \(mode)", then: { nowResolver.fill(outcome(value)) }) { e in body(mode, now, value, e) }
             let (later, laterResolver) = P.pending(graph: Graph())
-            run("\(name), eventually rejected, \(mode)", then: {
-                DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { laterResolver.fail(.sentinel(sentinel)) }
-            }) { e in body(mode, later, sentinel, e) }
+            run("\(name), eventually \(word), \(mode)", then: {
+                DispatchQueue.global().asyncAfter(deadline: .now() + delay) { laterResolver.fill(outcome(value)) }
+            }) { e in body(mode, later, value, e) }
         }
     }
 
