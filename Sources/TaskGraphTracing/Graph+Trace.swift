@@ -17,9 +17,20 @@ extension Graph {
     /// - a failure sets the status to error with the message; each change of the progress
     ///   `info` text is a span event named by that text (at most 32 a span).
     ///
-    /// Spans still open when the observation is cancelled end then. The work happens in the
-    /// graph's observer, on the thread of each transition, without blocking on I/O (the
-    /// tracer's exporter batches elsewhere).
+    /// Where the work happens: on a graph with the real clock (`MonotonicClock`, every
+    /// program's), the program's threads only queue each event, as a recorder does, and a
+    /// tracing thread of this observation starts and ends the spans, at the events' own
+    /// instants, within about 20 ms (sooner when the program is busy). `serviceContext(for:)`,
+    /// `Graph.flushObservers()` and `cancel()` first report everything queued, on the calling
+    /// thread: after `flushObservers()` returns, the tracer has every span of what happened
+    /// before. The root's context (`ServiceContext.current`) is still read on the thread
+    /// that starts it. On any other clock (a `VirtualClock` in tests and simulations) the
+    /// spans are made on the thread of each transition, before the call that caused it
+    /// returns, so such runs stay deterministic.
+    ///
+    /// Spans still open when the observation is cancelled end then. Cancel the observation
+    /// (or call `flushObservers()`) before shutting the tracer's exporter down, so that the
+    /// last spans reach it.
     @discardableResult
     public func trace(with tracer: (any Tracer)? = nil) -> any GraphObservation {
         let chosen: any Tracer = tracer ?? InstrumentationSystem.tracer

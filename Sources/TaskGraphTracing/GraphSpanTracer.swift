@@ -4,18 +4,13 @@ import Tracing
 /// Starts the tracing of a graph (`Graph.trace(with:)`).
 enum GraphSpanTracer {
     static func start(graph: Graph, tracer: any Tracer) -> any GraphObservation {
-        let spans = NodeSpans(tracer: tracer, graph: graph)
-        // Atomically with registration, the snapshot tells the names, kinds and parents of the
-        // nodes that exist already (they may execute later). `spans` stays locked until it is
-        // seeded, so an event on another thread waits for it (lock order: ours, then the
-        // graph's, only here, before any event can reach us). A keeping observer: each event
-        // is handed over, not copied (its strings are moved into the table, not retained).
-        let observation = spans.seeded {
-            graph.snapshotAndKeep { [spans] event in spans.handle(event) }
-        }
-        let handle = TraceObservation(spans: spans, observation: observation)
+        // On a real clock the spans are made off the program's threads (see `NodeSpans`); on
+        // any other clock (a virtual one, in tests and simulations) as each event happens, so
+        // such runs stay deterministic.
+        let spans = NodeSpans(tracer: tracer, graph: graph, deferred: graph.clock is MonotonicClock)
+        let observation = spans.start(graph)
         TracingRegistry.shared.add(spans)
-        return handle
+        return TraceObservation(spans: spans, observation: observation)
     }
 }
 
@@ -36,25 +31,45 @@ final class TraceObservation: GraphObservation {
     }
 }
 
-/// The spans of one traced graph. Events arrive under the graph's lock (in order); `lock`
-/// also serves `serviceContext(for:)` from other threads. Not generic over the tracer on
-/// purpose: a generic class instantiated from another module runs unspecialized, looking its
-/// metadata up at run time on every event (a quarter of its time, profiled). The state is one
-/// struct kept behind a pointer: `lock` already makes access exclusive, and a stored `var`
-/// paid a dynamic exclusivity check per event.
+/// A task-local trace context taken on the program's thread, for the tracing thread.
+private final class ContextNote: @unchecked Sendable {   // immutable
+    let context: ServiceContext
+    init(_ context: ServiceContext) { self.context = context }
+}
+
+/// The spans of one traced graph.
+///
+/// Deferred (a graph on the real clock): the program's threads only queue each event (an
+/// `EventRelay`, as a recorder does), plus the task-local `ServiceContext.current` when a
+/// node starts executing and one is set; the spans are started, given their attributes and
+/// ended on a tracing thread, at the events' own instants, within about 20 ms. Whoever needs
+/// them now (`serviceContext(for:)`, `Graph.flushObservers()`, `cancel()`) first does what
+/// is queued, on its own thread. Otherwise every event is handled as it happens.
+///
+/// `lock` serializes the table's users. Not generic over the tracer on purpose: a generic
+/// class instantiated from another module runs unspecialized, looking its metadata up at
+/// run time on every event. The state is one struct behind a pointer: `lock` already makes
+/// access exclusive, and a stored `var` paid a dynamic exclusivity check per event.
 final class NodeSpans: ContextSource, @unchecked Sendable {   // `table` behind `lock`
     let anchor: GraphAnchor
     private let tracer: any Tracer
     private let clock: SpanClock
     private let lock = Lock()
     private let table: UnsafeMutablePointer<SpanTable>
+    private let relay: EventRelay?
+    /// Set by `endAll()`: the tracing thread stops.
+    private var stopped = false
 
-    init(tracer: any Tracer, graph: Graph) {
+    /// How often the tracing thread looks for events when no chunk of them is full.
+    static let drainMilliseconds = 20
+
+    init(tracer: any Tracer, graph: Graph, deferred: Bool) {
         anchor = graph.anchor
         self.tracer = tracer
         clock = SpanClock(graphNow: graph.clock.now)
         table = .allocate(capacity: 1)
         table.initialize(to: SpanTable())
+        relay = deferred ? EventRelay() : nil
     }
 
     deinit {
@@ -62,37 +77,67 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // `table` behind 
         table.deallocate()
     }
 
-    /// Nodes that existed before tracing began: remembered so they get spans if they execute.
-    /// Nodes already executing get none (their children's spans attach above them).
-    func seeded(_ register: () -> (snapshot: GraphSnapshot, observation: any GraphObservation)) -> any GraphObservation {
+    /// Registers with the graph. Atomically with registration, the snapshot tells the names,
+    /// kinds and parents of the nodes that exist already (they may execute later); `lock` is
+    /// held until the table is seeded, so no event is handled before (lock order: ours, then
+    /// the graph's, only here, before any event can reach us). Nodes already executing get
+    /// no span (their children's spans attach above them).
+    func start(_ graph: Graph) -> any GraphObservation {
         lock.lock()
         defer { lock.unlock() }
-        let (snapshot, observation) = register()
+        let snapshot: GraphSnapshot
+        let observation: any GraphObservation
+        if let relay {
+            (snapshot, observation) = relay.observe(graph, owner: self, note: {
+                ServiceContext.current.map { ContextNote($0) }
+            }, flush: { [weak self] in self?.drain() })
+            // Woken for each full chunk (a busy program): those; every 20 ms: everything.
+            relay.startConsumer(milliseconds: NodeSpans.drainMilliseconds) { [weak self] chunkFull in
+                self?.drain(fullChunksOnly: chunkFull) ?? false
+            }
+        } else {
+            // A keeping observer: each event is handed over, not copied.
+            (snapshot, observation) = graph.snapshotAndKeep { [self] event in
+                lock.lock()
+                handleLocked(event, root: ServiceContext.current)
+                lock.unlock()
+            }
+        }
         table.pointee.seed(snapshot)
         return observation
     }
 
+    /// Handles every queued event; false once tracing stopped.
+    @discardableResult
+    func drain(fullChunksOnly: Bool = false) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !stopped else { return false }
+        drainLocked(fullChunksOnly: fullChunksOnly)
+        return true
+    }
+
+    private func drainLocked(fullChunksOnly: Bool = false) {
+        relay?.drain(fullChunksOnly: fullChunksOnly) { event, note in
+            handleLocked(event, root: (note as? ContextNote)?.context)
+        }
+    }
+
     /// One event, taken apart once here (the table's methods get its fields; switching on a
-    /// borrowed event copied the whole event, and its strings, per event). Only the table's
-    /// bookkeeping runs under `lock`; a settled span is finished after it.
-    func handle(_ event: consuming GraphEvent) {
+    /// borrowed event copied the whole event, and its strings, per event). `root`: the
+    /// caller's trace context when the node started executing.
+    private func handleLocked(_ event: consuming GraphEvent, root: @autoclosure () -> ServiceContext?) {
         let time = event.time
         let change = (consume event).change
         switch consume change {
         case let .added(id, kind, name, weight, parent, _):
-            lock.lock()
             table.pointee.add(id.rawValue, name: name, kind: kind, weight: weight, parent: parent?.rawValue ?? -1)
-            lock.unlock()
         case let .stateChanged(id, state, failed, message):
             if state == .executing {
-                lock.lock()
-                table.pointee.start(id.rawValue, tracer: tracer, at: clock.instant(time))
-                lock.unlock()
+                table.pointee.start(id.rawValue, tracer: tracer, at: clock.instant(time), root: root())
             } else if state.isSettled {
                 var cancelSource: String?
-                lock.lock()
                 let settled = table.pointee.settle(id.rawValue, cancelSource: &cancelSource)
-                lock.unlock()
                 guard let span = consume settled else { return }
                 if state == .cancelled, let cancelSource {
                     span.attributes.set(TaskGraphSpanAttribute.cancelSource, value: .string(cancelSource))
@@ -102,36 +147,38 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // `table` behind 
             }
         case let .progress(id, progress):
             guard let info = progress.info else { return }
-            lock.lock()
             table.pointee.progress(id.rawValue, info: info, fraction: progress.fraction, at: clock.instant(time))
-            lock.unlock()
         case let .parentSet(id, parent, _):
-            lock.lock()
             table.pointee.setParent(id.rawValue, parent.rawValue)
-            lock.unlock()
         case let .weightChanged(id, weight):
-            lock.lock()
             table.pointee.setWeight(id.rawValue, weight)
-            lock.unlock()
         case let .cancelRequested(id, source):
-            lock.lock()
             table.pointee.cancelRequested(id.rawValue, source: source)
-            lock.unlock()
         case let .dropped(ids):
-            lock.lock()
             table.pointee.drop(ids)
-            lock.unlock()
         case .output, .ref:
             return   // a command's output lines reach the span as progress info already
         }
     }
 
     func context(for id: Int) -> ServiceContext? {
-        lock.withLock { table.pointee.context(for: id) }
+        lock.withLock {
+            guard !stopped else { return nil }
+            drainLocked()
+            return table.pointee.context(for: id)
+        }
     }
 
+    /// After the observation was cancelled (no more events come): what is queued, then the
+    /// spans still open end now.
     func endAll() {
-        let open = lock.withLock { table.pointee.removeAll() }
+        let open = lock.withLock { () -> [any Span] in
+            guard !stopped else { return [] }
+            drainLocked()
+            stopped = true
+            relay?.close()
+            return table.pointee.removeAll()
+        }
         let now = DefaultTracerClock.now
         for span in open { span.end(at: now) }
     }

@@ -70,12 +70,14 @@ struct SpanTable {
     }
 
     /// Opens the node's span (once), under the nearest open ancestor's span.
-    mutating func start(_ id: Int, tracer: any Tracer, at instant: DefaultTracerClock.Timestamp) {
+    /// `root`: the context for a node with no open ancestor (the caller's, when it started).
+    mutating func start(_ id: Int, tracer: any Tracer, at instant: DefaultTracerClock.Timestamp,
+                        root: @autoclosure () -> ServiceContext?) {
         guard let s32 = index.find(id) else { return }
         let s = Int(s32)
         guard !slots[s].started else { return }
         slots[s].started = true
-        let parent = Self.parentContext(of: slots[s].parent, index, slots)
+        let parent = Self.parentContext(of: slots[s].parent, index, slots) ?? root() ?? .topLevel
         let span = tracer.startSpan(slots[s].name, context: parent, ofKind: .internal, at: instant,
                                     function: "execute", file: "TaskGraph", line: 0)
         // A span the tracer does not record (sampled out, a no-op tracer) gets nothing more.
@@ -130,10 +132,9 @@ struct SpanTable {
         }
     }
 
-    /// The span context of the nearest open ancestor, else the caller's task-local context
-    /// (`ServiceContext.current`), else a new trace. Static: called on `self` from a mutating
-    /// method, it made a copy of the whole table per span.
-    private static func parentContext(of parent: Int, _ index: NodeIDTable, _ slots: [Node]) -> ServiceContext {
+    /// The span context of the nearest open ancestor, if any. Static: called on `self` from a
+    /// mutating method, it made a copy of the whole table per span.
+    private static func parentContext(of parent: Int, _ index: NodeIDTable, _ slots: [Node]) -> ServiceContext? {
         var p = parent
         var hops = 0
         while p >= 0, hops < 100_000, let s = index.find(p) {
@@ -141,7 +142,7 @@ struct SpanTable {
             p = slots[Int(s)].parent
             hops += 1
         }
-        return ServiceContext.current ?? .topLevel
+        return nil
     }
 
     func context(for id: Int) -> ServiceContext? {

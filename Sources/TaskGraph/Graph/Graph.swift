@@ -205,12 +205,16 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
     /// (Not an optional parameter: a closure stored in an `Optional` is called through two
     /// reabstraction thunks.)
     /// `owner` is kept alive until the observation is cancelled (the sinks need not capture it).
+    /// `flush`, when given, is called by `flushObservers()` (outside the graph's locks, after
+    /// every earlier event was handed over): an observer that finishes its work on a thread
+    /// of its own (spans) does what is pending.
     package func snapshotAndKeep(
         owner: AnyObject & Sendable,
         _ sink: @escaping @Sendable (consuming GraphEvent) -> Void,
-        pair: @escaping @Sendable (consuming GraphEvent, consuming GraphEvent) -> Void
+        pair: @escaping @Sendable (consuming GraphEvent, consuming GraphEvent) -> Void,
+        flush: (@Sendable () -> Void)? = nil
     ) -> (snapshot: GraphSnapshot, observation: any GraphObservation) {
-        snapshotAndKeep(GraphObserver(graph: self, owner: owner, sink: sink, pair: pair))
+        snapshotAndKeep(GraphObserver(graph: self, owner: owner, sink: sink, pair: pair, flush: flush))
     }
 
     package func snapshotAndKeep(
@@ -247,10 +251,13 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
     }
 
     /// Returns when every event recorded before the call has been delivered to every
-    /// observer. Observers are called under `eventLock` as each event is recorded, so
-    /// taking that lock once is enough: a delivery in progress on another thread finishes first.
+    /// observer, and (`trace(with:)`) reported as spans. Observers are called under
+    /// `eventLock` as each event is recorded, so taking that lock once is enough: a delivery
+    /// in progress on another thread finishes first. Then observers that finish their work
+    /// on a thread of their own do what is pending, on this thread.
     public func flushObservers() {
-        eventLock.withLock {}
+        let hooks = eventLock.withLock { observers.compactMap(\.flush) }
+        for hook in hooks { hook() }
     }
 
     func removeObserver(_ observer: GraphObserver) {
@@ -386,6 +393,8 @@ final class GraphObserver: GraphObservation, @unchecked Sendable {   // immutabl
     /// and unwrapping it retains its context, on every event.
     private let pairSink: @Sendable (consuming GraphEvent, consuming GraphEvent) -> Void
     private let hasPairSink: Bool
+    /// Called by `Graph.flushObservers()`.
+    let flush: (@Sendable () -> Void)?
 
     init(graph: Graph, handler: @escaping @Sendable (GraphEvent) -> Void) {
         self.owner = nil
@@ -395,6 +404,7 @@ final class GraphObserver: GraphObservation, @unchecked Sendable {   // immutabl
         self.sink = { _ in }
         self.pairSink = { _, _ in }
         self.hasPairSink = false
+        self.flush = nil
     }
 
     init(graph: Graph, sink: @escaping @Sendable (consuming GraphEvent) -> Void) {
@@ -405,11 +415,14 @@ final class GraphObserver: GraphObservation, @unchecked Sendable {   // immutabl
         self.sink = sink
         self.pairSink = { _, _ in }
         self.hasPairSink = false
+        self.flush = nil
     }
 
     init(graph: Graph, owner: AnyObject & Sendable, sink: @escaping @Sendable (consuming GraphEvent) -> Void,
-         pair: @escaping @Sendable (consuming GraphEvent, consuming GraphEvent) -> Void) {
+         pair: @escaping @Sendable (consuming GraphEvent, consuming GraphEvent) -> Void,
+         flush: (@Sendable () -> Void)? = nil) {
         self.owner = owner
+        self.flush = flush
         self.anchor = graph.anchor
         self.handler = { sink($0) }
         self.keeps = true

@@ -166,8 +166,9 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
 
     /// Everything queued so far, oldest first (each chunk in order); give the chunks back with
     /// `recycle`. Empty when nothing is queued.
-    func take() -> [[Element]] {
-        let out = takeQueued()
+    /// `filling: false` leaves the chunk being filled with the producer (full chunks only).
+    func take(filling includeFilling: Bool = true) -> [[Element]] {
+        let out = takeQueued(filling: includeFilling)
         prepareSpares()
         return out
     }
@@ -186,11 +187,11 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
         }
     }
 
-    private func takeQueued() -> [[Element]] {
+    private func takeQueued(filling includeFilling: Bool = true) -> [[Element]] {
         lock.lock()
         var out = ready
         ready.removeAll(keepingCapacity: true)
-        if !filling.isEmpty {
+        if includeFilling, !filling.isEmpty {
             var next = spareLocked()
             swap(&next, &filling)
             out.append(next)
@@ -285,8 +286,10 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
     }
 
     /// Sleeps until a chunk is ready, the spool overflowed or failed, or `milliseconds` passed.
-    func waitForWork(milliseconds: Int) {
-        _ = work.wait(timeout: .now() + .milliseconds(milliseconds))
+    /// Returns true when woken (a chunk is ready), false when the time passed.
+    @discardableResult
+    func waitForWork(milliseconds: Int) -> Bool {
+        work.wait(timeout: .now() + .milliseconds(milliseconds)) == .success
     }
 
     /// Wakes a consumer sleeping in `waitForWork`.

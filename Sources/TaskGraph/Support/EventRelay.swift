@@ -1,0 +1,97 @@
+/// A graph's events handed from the program's threads to work done elsewhere (spans, for
+/// TaskGraphTracing): on each event the program's thread only packs it into a `Spool`, as the
+/// recorder does, and a consumer takes the events in order, in batches, on a thread of its
+/// own, or on whichever thread calls `drain` first (a `flushObservers()`, a query that must
+/// see everything so far). `package`: TaskGraphTracing is the consumer; the spool stays
+/// specialized here.
+///
+/// A consumer that falls `maxBacklog` events behind makes the program's threads wait for it,
+/// at most `stallSeconds` without progress, then later events are dropped (as a recorder's).
+package final class EventRelay: @unchecked Sendable {   // the spool locks itself; `drain` is serialized by the caller
+    /// Events queued before the program's threads wait for the consumer.
+    package static let maxBacklog = 64 * 4096
+    /// How long a program's thread waits for a consumer that makes no progress (seconds).
+    package static let stallSeconds = 1.0
+
+    enum Entry {
+        case item(PackedItem)
+        /// What `note` returned for the node that starts executing in the next item.
+        case note(AnyObject)
+    }
+
+    private let spool = Spool<Entry>(chunkSize: 4096, maxChunks: EventRelay.maxBacklog / 4096,
+                                     overflow: .wait(seconds: EventRelay.stallSeconds), prepared: 4)
+
+    package init() {}
+
+    /// Registers with `graph` as a keeping observer (atomically with the snapshot the events
+    /// continue). `note` runs on the program's thread for each node that starts executing;
+    /// what it returns (when not nil) reaches the consumer with that event (say, the caller's
+    /// task-local trace context). `owner` lives as long as the observation.
+    package func observe(
+        _ graph: Graph, owner: AnyObject & Sendable,
+        note: @escaping @Sendable () -> AnyObject?,
+        flush: @escaping @Sendable () -> Void
+    ) -> (snapshot: GraphSnapshot, observation: any GraphObservation) {
+        let spool = self.spool
+        return graph.snapshotAndKeep(owner: owner, { (event: consuming GraphEvent) in
+            if event.change.startsExecution, let n = note() {
+                _ = spool.append(.note(n), .item(PackedItem(event)))
+            } else {
+                _ = spool.append(.item(PackedItem(event)))
+            }
+        }, pair: { (first: consuming GraphEvent, second: consuming GraphEvent) in
+            // A cancel request and the state change it makes: never a start.
+            if let both = PackedItem(pair: first, second) {
+                _ = spool.append(.item(both))
+            } else {
+                _ = spool.append(.item(PackedItem(first)), .item(PackedItem(second)))
+            }
+        }, flush: flush)
+    }
+
+    /// Runs `step` on a thread of its own each time a chunk of events is full (`step(true)`)
+    /// or `milliseconds` passed (`step(false)`), until it returns false. The thread never
+    /// keeps the process alive.
+    package func startConsumer(milliseconds: Int, _ step: @escaping @Sendable (_ chunkFull: Bool) -> Bool) {
+        let spool = self.spool
+        WriterThread {
+            step(spool.waitForWork(milliseconds: milliseconds))
+        }.start()
+    }
+
+    /// Hands every event queued so far to `body`, in order, with the note taken for it. Calls
+    /// must not overlap (the consumer holds its own lock around them). `fullChunksOnly`: the
+    /// chunk being filled stays with the program's threads (taking it mid-way makes them
+    /// start another chunk, more memory going back and forth between the cores).
+    package func drain(fullChunksOnly: Bool = false, _ body: (GraphEvent, AnyObject?) -> Void) {
+        var chunks = spool.take(filling: !fullChunksOnly)
+        var note: AnyObject?   // a note and its event may straddle two chunks
+        for i in chunks.indices {
+            for entry in chunks[i] {
+                switch entry {
+                case let .note(n): note = n
+                case let .item(item):
+                    item.forEachEvent { body($0, note) }
+                    note = nil
+                }
+            }
+            spool.recycle(&chunks[i])
+        }
+    }
+
+    /// Later events are dropped; a sleeping consumer wakes.
+    package func close() { spool.close() }
+
+    /// Whether events were dropped because the consumer made no progress for `stallSeconds`.
+    package var failed: Bool { spool.failed }
+}
+
+extension GraphChange {
+    /// Whether this is a node's change to `executing` (a look at the state only, no payload copied).
+    @inline(__always)
+    var startsExecution: Bool {
+        if case .stateChanged(_, .executing, _, _) = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,103 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import TaskGraph
+import TaskGraphTracing
+import Tracing
+
+/// On the real clock, spans are made on a tracing thread (the program's threads only queue
+/// events); `flushObservers()`, `serviceContext(for:)` and `cancel()` see everything so far.
+@Suite struct DeferredSpanTests {
+    @Test func flushObserversReportsEverySpanWithItsParentAndOrder() throws {
+        let graph = Graph()
+        let tracer = RecordingTracer()
+        let observation = graph.trace(with: tracer)
+        defer { observation.cancel() }
+        let fetch = GraphTask<Int, TestError>(name: "fetch", graph: graph) { succeed, _ in succeed(1) }
+        let broken = GraphTask<Int, TestError>(name: "broken", graph: graph) { _, fail in fail(TestError()) }
+        let root = GraphTask.sequential([fetch, broken], name: "build")
+        _ = root.wait(timeout: 30)
+        graph.flushObservers()
+
+        #expect(tracer.spans.map(\.name).sorted() == ["broken", "build", "fetch"])
+        let build = try #require(tracer.span("build"))
+        #expect(tracer.span("fetch")?.parent == build.ids.span)
+        #expect(tracer.span("broken")?.parent == build.ids.span)
+        #expect(tracer.span("broken")?.status?.message == "disk full")
+        #expect(build.status?.code == .error)
+        #expect(tracer.spans.allSatisfy { $0.ends == 1 })
+        let f = try #require(tracer.span("fetch")), b = try #require(tracer.span("broken"))
+        #expect(try #require(f.end) <= b.start)   // the events' own instants, in order
+    }
+
+    @Test func theCallersContextIsTakenWhenTheRootStartsNotWhenItsSpanIsMade() throws {
+        let graph = Graph()
+        let tracer = RecordingTracer()
+        let observation = graph.trace(with: tracer)
+        defer { observation.cancel() }
+        var incoming = ServiceContext.topLevel
+        tracer.extract(["traceparent": "t42-s7"], into: &incoming, using: DictionaryExtractor())
+        let root = GraphTask<Int, TestError>(name: "request", graph: graph) { succeed, _ in succeed(0) }
+        ServiceContext.$current.withValue(incoming) { _ = root.wait(timeout: 30) }
+        let other = GraphTask<Int, TestError>(name: "unrelated", graph: graph) { succeed, _ in succeed(0) }
+        _ = other.wait(timeout: 30)
+        graph.flushObservers()   // on this thread, outside the request's context
+
+        let span = try #require(tracer.span("request"))
+        #expect(span.ids.trace == "t42" && span.parent == "s7")
+        #expect(tracer.span("unrelated")?.parent == nil)
+        #expect(tracer.span("unrelated")?.ids.trace != "t42")
+    }
+
+    @Test func serviceContextInsideTheBodyIsTheOpenSpans() throws {
+        let graph = Graph()
+        let tracer = RecordingTracer()
+        let observation = graph.trace(with: tracer)
+        defer { observation.cancel() }
+        let seen = Box()
+        let call = GraphTask<Int, TestError>(name: "call", graph: graph) { task, succeed, _, _ in
+            var headers: [String: String] = [:]
+            if let context = graph.serviceContext(for: task.id) {
+                tracer.inject(context, into: &headers, using: DictionaryInjector())
+            }
+            seen.value = headers["traceparent"]
+            succeed(0)
+        }
+        _ = call.wait(timeout: 30)
+        let span = try #require(tracer.span("call"))
+        #expect(seen.value == "\(span.ids.trace)-\(span.ids.span)")
+    }
+
+    @Test func aQuietProgramsSpansEndWithoutAFlush() throws {
+        let graph = Graph()
+        let tracer = RecordingTracer()
+        let observation = graph.trace(with: tracer)
+        defer { observation.cancel() }
+        _ = GraphTask<Int, TestError>(name: "lonely", graph: graph) { succeed, _ in succeed(0) }.wait(timeout: 30)
+        // Far fewer events than a chunk: the tracing thread's periodic look reports them.
+        let deadline = DispatchTime.now() + .seconds(30)
+        while tracer.span("lonely")?.ends != 1, DispatchTime.now() < deadline { usleep(2_000) }
+        #expect(tracer.span("lonely")?.ends == 1)
+    }
+
+    @Test func manyEventsPastSeveralChunksAllBecomeSpans() {
+        let graph = Graph()
+        let tracer = RecordingTracer()
+        let observation = graph.trace(with: tracer)
+        let n = 20_000   // 60,000 events: many full chunks handed over while the loop runs
+        for i in 0..<n {
+            _ = GraphTask<Int, Never>(name: "t", graph: graph) { succeed, _ in succeed(i) }.wait(timeout: 30)
+        }
+        observation.cancel()
+        let spans = tracer.spans
+        #expect(spans.count == n)
+        #expect(spans.allSatisfy { $0.ends == 1 && $0.parent == nil })
+    }
+}
+
+/// A value set on one thread and read after `wait` on another.
+final class Box: @unchecked Sendable {   // written before the task settles, read after
+    var value: String?
+}
