@@ -88,7 +88,7 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // `table` behind 
         let snapshot: GraphSnapshot
         let observation: any GraphObservation
         if let relay {
-            (snapshot, observation) = relay.observe(graph, owner: self, note: {
+            (snapshot, observation) = relay.observe(graph, owner: self, textOnly: true, note: {
                 ServiceContext.current.map { ContextNote($0) }
             }, flush: { [weak self] in self?.drain() })
             // Woken for each full chunk (a busy program): those; every 20 ms: everything.
@@ -106,6 +106,8 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // `table` behind 
         table.pointee.seed(snapshot)
         return observation
     }
+
+    func flush() { drain() }
 
     /// Handles every queued event; false once tracing stopped.
     @discardableResult

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import TaskGraph
 import Tracing
 
@@ -10,6 +15,8 @@ protocol ContextSource: AnyObject, Sendable {
     var anchor: GraphAnchor { get }
     func context(for id: Int) -> ServiceContext?
     func endAll()
+    /// Reports what is queued (spans made on the tracing thread).
+    func flush()
 }
 
 /// Which tracers watch which graph, so `Graph.serviceContext(for:)` can find a node's span
@@ -21,9 +28,22 @@ final class TracingRegistry: @unchecked Sendable {   // `sources` behind `lock`
 
     private let lock = Lock()
     private var sources: [ObjectIdentifier: [any ContextSource]] = [:]
+    private var installed = false
 
     func add(_ source: any ContextSource) {
-        lock.withLock { sources[ObjectIdentifier(source.anchor), default: []].append(source) }
+        let install = lock.withLock { () -> Bool in
+            sources[ObjectIdentifier(source.anchor), default: []].append(source)
+            defer { installed = true }
+            return !installed
+        }
+        // At normal exit, spans still queued for the tracing thread reach the tracer (which
+        // may still export them, if its own shutdown comes later).
+        if install { atexit { TracingRegistry.shared.flushAll() } }
+    }
+
+    func flushAll() {
+        let all = lock.withLock { sources.values.flatMap { $0 } }
+        for source in all { source.flush() }
     }
 
     func remove(_ source: any ContextSource) {

@@ -70,6 +70,25 @@ import Tracing
         #expect(seen.value == "\(span.ids.trace)-\(span.ids.span)")
     }
 
+    @Test func progressInfoChangesBecomeEventsAndBareProgressIsNotQueued() throws {
+        let graph = Graph()
+        let tracer = RecordingTracer()
+        let observation = graph.trace(with: tracer)
+        defer { observation.cancel() }
+        let steps = GraphTask<Int, TestError>(name: "steps", graph: graph) { succeed, _, progress in
+            for i in 0..<1_000 { progress(TaskProgress(Double(i) / 2_000)) }   // no text: no event
+            progress(TaskProgress(0.6, info: "upload"))
+            progress(TaskProgress(0.7, info: "upload"))                         // same text
+            progress(TaskProgress(0.9, info: "verify"))
+            succeed(0)
+        }
+        _ = steps.wait(timeout: 30)
+        graph.flushObservers()
+        let span = try #require(tracer.span("steps"))
+        #expect(span.events.map(\.name) == ["upload", "verify"])
+        #expect(span.events.last?.attributes.get("taskgraph.fraction") == .double(0.9))
+    }
+
     @Test func aQuietProgramsSpansEndWithoutAFlush() throws {
         let graph = Graph()
         let tracer = RecordingTracer()

@@ -27,14 +27,17 @@ package final class EventRelay: @unchecked Sendable {   // the spool locks itsel
     /// Registers with `graph` as a keeping observer (atomically with the snapshot the events
     /// continue). `note` runs on the program's thread for each node that starts executing;
     /// what it returns (when not nil) reaches the consumer with that event (say, the caller's
-    /// task-local trace context). `owner` lives as long as the observation.
+    /// task-local trace context). `owner` lives as long as the observation. Events the
+    /// consumer has no use for (`textOnly`: progress without an `info` text, output lines,
+    /// `ref` links) are not queued at all.
     package func observe(
-        _ graph: Graph, owner: AnyObject & Sendable,
+        _ graph: Graph, owner: AnyObject & Sendable, textOnly: Bool,
         note: @escaping @Sendable () -> AnyObject?,
         flush: @escaping @Sendable () -> Void
     ) -> (snapshot: GraphSnapshot, observation: any GraphObservation) {
         let spool = self.spool
         return graph.snapshotAndKeep(owner: owner, { (event: consuming GraphEvent) in
+            if textOnly, event.change.isNoise { return }
             if event.change.startsExecution, let n = note() {
                 _ = spool.append(.note(n), .item(PackedItem(event)))
             } else {
@@ -93,5 +96,15 @@ extension GraphChange {
     var startsExecution: Bool {
         if case .stateChanged(_, .executing, _, _) = self { return true }
         return false
+    }
+
+    /// Progress without `info` text, an output line, a `ref` link.
+    @inline(__always)
+    var isNoise: Bool {
+        switch self {
+        case .progress(_, let progress): progress.info == nil
+        case .output, .ref: true
+        default: false
+        }
     }
 }
