@@ -51,6 +51,31 @@ import Tracing
         #expect(tracer.span("unrelated")?.ids.trace != "t42")
     }
 
+    @Test func aContextQueuedAtTheEndOfAChunkStaysWithItsNode() throws {
+        let graph = Graph()
+        let tracer = RecordingTracer()
+        let observation = graph.trace(with: tracer)
+        defer { observation.cancel() }
+        func run(_ name: String) {
+            _ = GraphTask<Int, Never>(name: name, graph: graph) { succeed, _ in succeed(0) }.wait(timeout: 30)
+        }
+        // Queued per task: added, executing, completed, and (inside a context) the context
+        // before executing. Two tasks outside, then the 1023rd inside puts its context last
+        // in the first chunk of 4,096 and its start first in the next.
+        run("outside 1")
+        run("outside 2")
+        var incoming = ServiceContext.topLevel
+        tracer.extract(["traceparent": "t42-s7"], into: &incoming, using: DictionaryExtractor())
+        ServiceContext.$current.withValue(incoming) {
+            for i in 0..<1_100 { run("inside \(i)") }
+        }
+        graph.flushObservers()
+        let inside = tracer.spans.filter { $0.name.hasPrefix("inside") }
+        #expect(inside.count == 1_100)
+        #expect(inside.allSatisfy { $0.ids.trace == "t42" && $0.parent == "s7" })
+        #expect(tracer.spans.filter { $0.name.hasPrefix("outside") }.allSatisfy { $0.parent == nil })
+    }
+
     @Test func serviceContextInsideTheBodyIsTheOpenSpans() throws {
         let graph = Graph()
         let tracer = RecordingTracer()

@@ -7,7 +7,7 @@
 ///
 /// A consumer that falls `maxBacklog` events behind makes the program's threads wait for it,
 /// at most `stallSeconds` without progress, then later events are dropped (as a recorder's).
-package final class EventRelay: @unchecked Sendable {   // the spool locks itself; `drain` is serialized by the caller
+package final class EventRelay: @unchecked Sendable {   // the spool locks itself; `drain` and `pendingNote` are serialized by the caller
     /// Events queued before the program's threads wait for the consumer.
     package static let maxBacklog = 64 * 4096
     /// How long a program's thread waits for a consumer that makes no progress (seconds).
@@ -21,6 +21,10 @@ package final class EventRelay: @unchecked Sendable {   // the spool locks itsel
 
     private let spool = Spool<Entry>(chunkSize: 4096, maxChunks: EventRelay.maxBacklog / 4096,
                                      overflow: .wait(seconds: EventRelay.stallSeconds), prepared: 4)
+
+    /// A note whose event is not taken yet: the two may straddle two chunks (when the note
+    /// fills one), and so two drains. Consumer side, like `drain`.
+    @exclusivity(unchecked) private var pendingNote: AnyObject?
 
     package init() {}
 
@@ -69,14 +73,13 @@ package final class EventRelay: @unchecked Sendable {   // the spool locks itsel
     /// start another chunk, more memory going back and forth between the cores).
     package func drain(fullChunksOnly: Bool = false, _ body: (GraphEvent, AnyObject?) -> Void) {
         var chunks = spool.take(filling: !fullChunksOnly)
-        var note: AnyObject?   // a note and its event may straddle two chunks
         for i in chunks.indices {
             for entry in chunks[i] {
                 switch entry {
-                case let .note(n): note = n
+                case let .note(n): pendingNote = n
                 case let .item(item):
-                    item.forEachEvent { body($0, note) }
-                    note = nil
+                    item.forEachEvent { body($0, pendingNote) }
+                    pendingNote = nil
                 }
             }
             spool.recycle(&chunks[i])
