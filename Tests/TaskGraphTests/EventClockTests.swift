@@ -1,3 +1,4 @@
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -61,5 +62,23 @@ import Testing
         #expect(zip(all, all.dropFirst()).allSatisfy { $0 <= $1 }, "event times go back")
         #expect(all.first! >= start - 0.001 && all.last! <= end + 0.001,
                 "times \(all.first!)...\(all.last!) outside \(start)...\(end)")
+    }
+
+    @Test func timesStayInSequenceOrderWhenThreadsReadTheCounterBeforeTheLock() {
+        let graph = Graph()
+        let events = Locked<[(UInt64, Double)]>([])
+        let observation = graph.observe { event in events.withLock { $0.append((event.sequence, event.time)) } }
+        // Each thread reads the counter before it waits for the event lock, so a reading can
+        // be older than the event numbered before it: the time given is then that event's.
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            let start = monotonic()
+            while monotonic() - start < 0.05 {
+                for _ in 0..<100 { GraphTask<Int, TestError>(graph: graph) { s, _ in s(1) }.execute() }
+            }
+        }
+        observation.cancel()
+        let all = events.withLock { $0 }.sorted { $0.0 < $1.0 }
+        #expect(all.count >= 1_200)
+        #expect(zip(all, all.dropFirst()).allSatisfy { $0.1 <= $1.1 }, "event times go back in sequence order")
     }
 }

@@ -52,11 +52,20 @@ struct EventClock {
     private var last: Double = 0
 
     @inline(__always)
-    mutating func now() -> Double {
+    mutating func now() -> Double { now(cycles: EventClock.cycles()) }
+
+    /// The cycle counter, read before the caller takes its lock: the counter's latency then
+    /// overlaps the lock's (the reading is clamped to never go back, so a reading a little
+    /// older than the previous event's gives that event's time).
+    @inline(__always)
+    static func cycles() -> UInt64 { UInt64(tg_cycles()) }
+
+    @inline(__always)
+    mutating func now(cycles: UInt64) -> Double {
         if secondsPerCycle > 0 {
             // Unsigned: a counter behind the anchor (another CPU's) gives a huge distance,
             // so it takes a fresh anchor.
-            let distance = UInt64(tg_cycles()) &- anchorCycles
+            let distance = cycles &- anchorCycles
             if distance < reanchorCycles {
                 let t = anchorSeconds + Double(distance) * secondsPerCycle
                 if t > last { last = t }

@@ -50,15 +50,17 @@ extension Graph {
 
     @inline(never)
     func emitObserved(_ change: consuming GraphChange) {
+        let cycles = readsCycles ? EventClock.cycles() : 0   // outside the lock: see EventClock.cycles
         eventLock.lock()
-        deliverLocked(change, at: now)
+        deliverLocked(change, at: now(cycles))
         eventLock.unlock()
     }
 
     @inline(never)
     func emitObserved(_ first: consuming GraphChange, _ second: consuming GraphChange) {
+        let cycles = readsCycles ? EventClock.cycles() : 0
         eventLock.lock()
-        let time = now
+        let time = now(cycles)
         eventSequence &+= 2
         let one = GraphEvent(sequence: eventSequence &- 1, time: time, change: consume first)
         let two = GraphEvent(sequence: eventSequence, time: time, change: consume second)
@@ -98,9 +100,9 @@ extension Graph {
     /// The clock's time; a `MonotonicClock` is read directly (no call through the protocol),
     /// through `eventClock` (`eventLock` held).
     @inline(__always)
-    private var now: Double {
+    private func now(_ cycles: UInt64) -> Double {
         guard clockIsMonotonic else { return clock.now }
-        return eventClock.now()
+        return eventClock.now(cycles: cycles)
     }
 
     /// Records a new node in stripe `s` (a child of the task in `parentSlot`, if given, which

@@ -65,6 +65,9 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
     @exclusivity(unchecked) var lastObserverKeeps = false
     /// Whether `clock` is a `MonotonicClock`, read then without a call through the protocol.
     let clockIsMonotonic: Bool
+    /// Whether observed events read the cycle counter (a `MonotonicClock` on a machine whose
+    /// counter the kernel trusts; see `EventClock`), before taking `eventLock`.
+    let readsCycles: Bool
     /// What observations hold of this graph (instead of a weak reference; see `GraphAnchor`).
     /// `package`: TaskGraphTracing's registry holds it too, for the same reason.
     package let anchor = GraphAnchor()
@@ -85,6 +88,7 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
     public init(clock: any GraphClock = MonotonicClock(), retention: Retention?) {
         self.clock = clock
         self.clockIsMonotonic = clock is MonotonicClock
+        self.readsCycles = clockIsMonotonic && EventClock.counterIsTrusted
         self.retentionPolicy = retention
         let stripes = ContiguousArray((0..<Graph.stripeCount).map { Stripe(index: $0) })
         self.stripes = stripes
