@@ -73,6 +73,9 @@ extension Graph {
         }
         if handled < list.count {
             list[handled]._withUnsafeGuaranteedRef { $0.keep(consume one, consume two) }
+        } else {
+            Graph.discard(consume one)
+            Graph.discard(consume two)
         }
         eventLock.unlock()
     }
@@ -94,6 +97,26 @@ extension Graph {
         }
         if handled < list.count {
             list[handled]._withUnsafeGuaranteedRef { $0.keep(consume event) }
+        } else {
+            Graph.discard(consume event)
+        }
+    }
+
+    /// Ends a delivered event's life here, case by case: left to the compiler, each event's
+    /// destroy took three calls (an outlined destroy of the event, its value witness, the
+    /// change's outlined destroy), about 110 instructions a W1 task; a no-op observer's W1
+    /// went from 1.22-1.23x to 1.19x of plain.
+    @inline(__always)
+    static func discard(_ event: consuming GraphEvent) {
+        let change = (consume event).change
+        switch consume change {
+        case let .added(_, kind, name, _, _, _): _ = consume kind; _ = consume name
+        case let .stateChanged(_, _, _, message): if let message { _ = consume message }
+        case let .progress(_, progress): _ = consume progress
+        case let .cancelRequested(_, source): _ = consume source
+        case let .dropped(ids): _ = consume ids
+        case let .output(_, _, text): _ = consume text
+        case .parentSet, .weightChanged, .ref: break
         }
     }
 
