@@ -48,12 +48,7 @@ package final class EventRelay: @unchecked Sendable {   // the spool locks itsel
                 _ = spool.append(.item(PackedItem(event)))
             }
         }, pair: { (first: consuming GraphEvent, second: consuming GraphEvent) in
-            // A cancel request and the state change it makes: never a start.
-            if let both = PackedItem(pair: first, second) {
-                _ = spool.append(.item(both))
-            } else {
-                _ = spool.append(.item(PackedItem(first)), .item(PackedItem(second)))
-            }
+            spool.appendPair(first, second) { .item($0) }   // a cancel and its state change: never a start
         }, flush: flush)
     }
 

@@ -112,6 +112,19 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
         return one == .queued ? two : one
     }
 
+    /// Queues the two events of one step (a cancel request and the state change it makes),
+    /// packed in one item when they fit together, else one after the other; `wrap` makes an
+    /// element of an item (a keeping observer's `pair` sink).
+    @inline(__always)
+    func appendPair(_ first: consuming GraphEvent, _ second: consuming GraphEvent,
+                    _ wrap: (consuming PackedItem) -> Element) {
+        if let both = PackedItem(pair: first, second) {
+            _ = append(wrap(both))
+        } else {
+            _ = append(wrap(PackedItem(first)), wrap(PackedItem(second)))
+        }
+    }
+
     /// Called with `lock` held; unlocks.
     @inline(never)
     private func appendSlow(_ value: consuming Element) -> AppendResult {

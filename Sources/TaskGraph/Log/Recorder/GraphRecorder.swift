@@ -131,11 +131,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
             let (snapshot, observation) = graph.snapshotAndKeep(owner: self, { (event: consuming GraphEvent) in
                 _ = spool.append(.item(PackedItem(event)))
             }, pair: { (first: consuming GraphEvent, second: consuming GraphEvent) in
-                if let both = PackedItem(pair: first, second) {
-                    _ = spool.append(.item(both))
-                } else {
-                    _ = spool.append(.item(PackedItem(first)), .item(PackedItem(second)))
-                }
+                spool.appendPair(first, second) { .item($0) }
             })
             self.observation = observation
             model = RecorderModel(snapshot)
