@@ -91,9 +91,8 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // `table` behind 
             (snapshot, observation) = relay.observe(graph, owner: self, textOnly: true, note: {
                 ServiceContext.current.map { ContextNote($0) }
             }, flush: { [weak self] in self?.drain() })
-            // Woken for each full chunk (a busy program): those; every 20 ms: everything.
-            relay.startConsumer(milliseconds: NodeSpans.drainMilliseconds) { [weak self] chunkFull in
-                self?.drain(fullChunksOnly: chunkFull) ?? false
+            relay.startConsumer(milliseconds: NodeSpans.drainMilliseconds) { [weak self] in
+                self?.drain() ?? false
             }
         } else {
             // A keeping observer: each event is handed over, not copied.
@@ -111,16 +110,16 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // `table` behind 
 
     /// Handles every queued event; false once tracing stopped.
     @discardableResult
-    func drain(fullChunksOnly: Bool = false) -> Bool {
+    func drain() -> Bool {
         lock.lock()
         defer { lock.unlock() }
         guard !stopped else { return false }
-        drainLocked(fullChunksOnly: fullChunksOnly)
+        drainLocked()
         return true
     }
 
-    private func drainLocked(fullChunksOnly: Bool = false) {
-        relay?.drain(fullChunksOnly: fullChunksOnly) { event, note in
+    private func drainLocked() {
+        relay?.drain { event, note in
             handleLocked(event, root: (note as? ContextNote)?.context)
         }
     }

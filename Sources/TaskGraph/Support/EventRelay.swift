@@ -52,22 +52,20 @@ package final class EventRelay: @unchecked Sendable {   // the spool locks itsel
         }, flush: flush)
     }
 
-    /// Runs `step` on a thread of its own each time a chunk of events is full (`step(true)`)
-    /// or `milliseconds` passed (`step(false)`), until it returns false. The thread never
-    /// keeps the process alive.
-    package func startConsumer(milliseconds: Int, _ step: @escaping @Sendable (_ chunkFull: Bool) -> Bool) {
+    /// Runs `step` on a thread of its own each time a chunk of events is full or
+    /// `milliseconds` passed, until it returns false. The thread never keeps the process alive.
+    package func startConsumer(milliseconds: Int, _ step: @escaping @Sendable () -> Bool) {
         let spool = self.spool
         WriterThread {
-            step(spool.waitForWork(milliseconds: milliseconds))
+            spool.waitForWork(milliseconds: milliseconds)
+            return step()
         }.start()
     }
 
     /// Hands every event queued so far to `body`, in order, with the note taken for it. Calls
-    /// must not overlap (the consumer holds its own lock around them). `fullChunksOnly`: the
-    /// chunk being filled stays with the program's threads (taking it mid-way makes them
-    /// start another chunk, more memory going back and forth between the cores).
-    package func drain(fullChunksOnly: Bool = false, _ body: (GraphEvent, AnyObject?) -> Void) {
-        var chunks = spool.take(filling: !fullChunksOnly)
+    /// must not overlap (the consumer holds its own lock around them).
+    package func drain(_ body: (GraphEvent, AnyObject?) -> Void) {
+        var chunks = spool.take()
         for i in chunks.indices {
             for entry in chunks[i] {
                 switch entry {

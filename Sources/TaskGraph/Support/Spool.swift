@@ -179,9 +179,8 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
 
     /// Everything queued so far, oldest first (each chunk in order); give the chunks back with
     /// `recycle`. Empty when nothing is queued.
-    /// `filling: false` leaves the chunk being filled with the producer (full chunks only).
-    func take(filling includeFilling: Bool = true) -> [[Element]] {
-        let out = takeQueued(filling: includeFilling)
+    func take() -> [[Element]] {
+        let out = takeQueued()
         prepareSpares()
         return out
     }
@@ -200,11 +199,11 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
         }
     }
 
-    private func takeQueued(filling includeFilling: Bool = true) -> [[Element]] {
+    private func takeQueued() -> [[Element]] {
         lock.lock()
         var out = ready
         ready.removeAll(keepingCapacity: true)
-        if includeFilling, !filling.isEmpty {
+        if !filling.isEmpty {
             var next = spareLocked()
             swap(&next, &filling)
             out.append(next)
@@ -299,10 +298,8 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
     }
 
     /// Sleeps until a chunk is ready, the spool overflowed or failed, or `milliseconds` passed.
-    /// Returns true when woken (a chunk is ready), false when the time passed.
-    @discardableResult
-    func waitForWork(milliseconds: Int) -> Bool {
-        work.wait(timeout: .now() + .milliseconds(milliseconds)) == .success
+    func waitForWork(milliseconds: Int) {
+        _ = work.wait(timeout: .now() + .milliseconds(milliseconds))
     }
 
     /// Wakes a consumer sleeping in `waitForWork`.
