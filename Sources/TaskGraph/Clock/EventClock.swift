@@ -23,6 +23,9 @@ import Synchronization
 struct EventClock {
     static let calibrationSeconds = 0.02
     static let anchorSeconds = 0.001
+    /// The most cycles a `clock_gettime` between two counter readings may take for the pair
+    /// to be an anchor (a vDSO call takes about a hundred; a trapping one a few thousand).
+    static let maxAnchorCycles: UInt64 = 100_000
 
     /// Whether the cycle counter is the kernel's clock source (so synchronized across CPUs).
     static let counterIsTrusted: Bool = {
@@ -79,10 +82,15 @@ struct EventClock {
     /// rate measured from the first reading to this one).
     @inline(never)
     private mutating func anchored() -> Double {
+        let before = EventClock.counterIsTrusted ? UInt64(tg_cycles()) : 0
         let seconds = MonotonicClock().now
         if seconds > last { last = seconds }
         guard EventClock.counterIsTrusted else { return last }
         let cycles = UInt64(tg_cycles())
+        // A thread preempted between the two readings would pair this time with a later
+        // count: every time interpolated from it (and the rate) would be off by the pause.
+        // Such a reading is used for this event only; the next one anchors again.
+        guard cycles &- before < EventClock.maxAnchorCycles else { return last }
         if firstCycles == 0 {
             firstCycles = cycles
             firstSeconds = seconds
