@@ -43,6 +43,31 @@ import Testing
         #expect(worst < 0.001, "a reading was \(worst) s away from clock_gettime")
     }
 
+    @Test func anAnchorTakenAcrossAPauseIsNotKept() {
+        // Where the counter is not trusted every reading is `clock_gettime`: nothing to anchor.
+        guard EventClock.counterIsTrusted else { return }
+        // The first anchors pause 5 ms between reading the clock and the counter, as a thread
+        // preempted there would: kept, each would put the next millisecond's times 5 ms back.
+        let pauses = Locked(0)
+        var clock = EventClock(readClock: {
+            let seconds = MonotonicClock().now
+            if pauses.withLock({ p in p += 1; return p <= 5 }) { usleep(5_000) }
+            return seconds
+        })
+        let start = monotonic()
+        var worst = 0.0
+        while monotonic() - start < 0.1 {
+            for _ in 0..<200 {
+                let before = monotonic()
+                let t = clock.now()
+                let after = monotonic()
+                worst = max(worst, t < before ? before - t : (t > after ? t - after : 0))
+            }
+        }
+        #expect(pauses.withLock { $0 } > 5)
+        #expect(worst < 0.001, "a reading was \(worst) s away from clock_gettime")
+    }
+
     @Test func observedEventTimesAreMonotonicSecondsInOrder() {
         let graph = Graph()
         let times = Locked<[Double]>([])

@@ -45,6 +45,14 @@ struct EventClock {
     /// graph does not read `clock_gettime` through a calibration of its own.
     private static let sharedSecondsPerCycle = Atomic<UInt64>(0)
 
+    /// `CLOCK_MONOTONIC` seconds (a test hands in a reading that pauses, as a preempted
+    /// thread would).
+    private let readClock: @Sendable () -> Double
+
+    init(readClock: @escaping @Sendable () -> Double = { MonotonicClock().now }) {
+        self.readClock = readClock
+    }
+
     private var firstCycles: UInt64 = 0
     private var firstSeconds: Double = 0
     private var anchorCycles: UInt64 = 0
@@ -83,7 +91,7 @@ struct EventClock {
     @inline(never)
     private mutating func anchored() -> Double {
         let before = EventClock.counterIsTrusted ? UInt64(tg_cycles()) : 0
-        let seconds = MonotonicClock().now
+        let seconds = readClock()
         if seconds > last { last = seconds }
         guard EventClock.counterIsTrusted else { return last }
         let cycles = UInt64(tg_cycles())
