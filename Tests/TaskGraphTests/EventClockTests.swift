@@ -17,27 +17,34 @@ import Testing
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
-    @Test func readingsFollowClockGettimeAndNeverGoBack() {
-        var clock = EventClock()
+    /// Reads `clock` for 0.1 s of real time (long enough for calibration, 20 ms, and many
+    /// re-anchors, 1 ms each, however fast the machine is), handing each reading to `each`;
+    /// returns how far the farthest reading was from the `clock_gettime` readings around it.
+    private func worstOffset(_ clock: inout EventClock, _ each: (Double) -> Void = { _ in }) -> Double {
         let start = monotonic()
-        var last = 0.0
-        var reads = 0
         var worst = 0.0
-        // Long enough for calibration (20 ms) and many re-anchors (1 ms each); the loop runs
-        // until the real clock says so, however fast the machine is.
         while monotonic() - start < 0.1 {
             for _ in 0..<200 {
                 let before = monotonic()
                 let t = clock.now()
                 let after = monotonic()
-                #expect(t >= last, "went back from \(last) to \(t)")
-                last = t
-                reads += 1
+                each(t)
                 // Within [before, after] up to the interpolation's error; a clamp to the last
                 // reading may hold it above `after` by as much.
-                let off = t < before ? before - t : (t > after ? t - after : 0)
-                worst = max(worst, off)
+                worst = max(worst, t < before ? before - t : (t > after ? t - after : 0))
             }
+        }
+        return worst
+    }
+
+    @Test func readingsFollowClockGettimeAndNeverGoBack() {
+        var clock = EventClock()
+        var last = 0.0
+        var reads = 0
+        let worst = worstOffset(&clock) { t in
+            #expect(t >= last, "went back from \(last) to \(t)")
+            last = t
+            reads += 1
         }
         #expect(reads > 1000)
         #expect(worst < 0.001, "a reading was \(worst) s away from clock_gettime")
@@ -54,16 +61,7 @@ import Testing
             if pauses.withLock({ p in p += 1; return p <= 5 }) { usleep(5_000) }
             return seconds
         })
-        let start = monotonic()
-        var worst = 0.0
-        while monotonic() - start < 0.1 {
-            for _ in 0..<200 {
-                let before = monotonic()
-                let t = clock.now()
-                let after = monotonic()
-                worst = max(worst, t < before ? before - t : (t > after ? t - after : 0))
-            }
-        }
+        let worst = worstOffset(&clock)
         #expect(pauses.withLock { $0 } > 5)
         #expect(worst < 0.001, "a reading was \(worst) s away from clock_gettime")
     }
