@@ -36,4 +36,19 @@ static inline unsigned long long tg_cycles(void) {
 #endif
 }
 
+/// A hint to the CPU that this thread spins waiting for another (a contended lock).
+static inline void tg_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ __volatile__("pause");
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/// Sleeps while `*word` equals `expected` (Linux: a private futex wait; it may also return
+/// spuriously, so callers loop). Elsewhere a short sleep: callers poll.
+void tg_futex_wait(unsigned int *_Nonnull word, unsigned int expected);
+/// Wakes one thread sleeping in `tg_futex_wait` on `word` (elsewhere: nothing to do).
+void tg_futex_wake_one(unsigned int *_Nonnull word);
+
 #endif

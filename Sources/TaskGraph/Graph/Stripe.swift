@@ -23,8 +23,8 @@ final class Stripe: @unchecked Sendable {   // mutable state behind `lock`
     // Keeps this stripe's hot fields off the cache line of whatever precedes it in memory.
     private let leadingPadding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
     @usableFromInline let lock = Lock(padded: true)
-    /// `lock`'s mutex, so the hot paths lock it without touching (retaining) the `Lock`.
-    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    /// `lock`'s word, so the hot paths lock it without touching (retaining) the `Lock`.
+    @usableFromInline let mutex: RawLock
     @usableFromInline let index: Int
 
     // Everything below is guarded by `lock`.
@@ -50,7 +50,7 @@ final class Stripe: @unchecked Sendable {   // mutable state behind `lock`
 
     init(index: Int) {
         self.index = index
-        mutex = lock.mutex
+        mutex = lock.raw
     }
 
     deinit {
@@ -157,10 +157,10 @@ final class Stripe: @unchecked Sendable {   // mutable state behind `lock`
 /// paths lock, use and unlock it through this.
 extension Unmanaged where Instance == Stripe {
     @inlinable @inline(__always)
-    var mutex: UnsafeMutablePointer<pthread_mutex_t> { _withUnsafeGuaranteedRef { $0.mutex } }
+    var mutex: RawLock { _withUnsafeGuaranteedRef { $0.mutex } }
 
     @inlinable @inline(__always)
-    func unlock() { pthread_mutex_unlock(mutex) }
+    func unlock() { mutex.unlock() }
 
     /// Runs `body` with the stripe, unretained (the graph keeps it alive).
     @inlinable @inline(__always)

@@ -175,7 +175,7 @@ public class AnyGraphTask: @unchecked Sendable {
             u = parent.lockStripeUnretained()
         } else {
             u = graph.currentStripe
-            pthread_mutex_lock(u.mutex)
+            u.mutex.lock()
         }
         _stripe = Atomic(u.with { $0.index })
         (rawID, slot) = u.with {
@@ -207,10 +207,10 @@ public class AnyGraphTask: @unchecked Sendable {
             let i = _stripe.load(ordering: .acquiring)
             let u = graph.stripeRefs[i]
             let m = u.mutex
-            pthread_mutex_lock(m)
+            m.lock()
             // Moved meanwhile (an adoption across stripes): lock the new one.
             if _stripe.load(ordering: .relaxed) == i { return u }
-            pthread_mutex_unlock(m)
+            m.unlock()
         }
     }
 
