@@ -13,38 +13,24 @@ struct PackedEvent {
     var id: Int
     /// `added`: the parent (-1: none); `parentSet`: the parent; `ref`: the shared node;
     /// `cancelPair`: the node whose state changed.
-    var aux: Int
+    var aux: Int = -1
     /// `added`/`weight`: the weight; `progress`: the fraction.
-    var value: Double
+    var value: Double = 0
     /// `added`: the name; `state`: the message; `progress`: the info; `cancel`/`cancelPair`:
     /// the source; `output`: the line.
-    var text: String?
+    var text: String? = nil
     /// `added`/`parentSet`: the index (-1: none).
-    var index: Int32
+    var index: Int32 = -1
     var tag: Tag
     /// `added`: the kind's index in `NodeKind.all`; `state`/`cancelPair`: the state;
     /// `output`: the stream.
-    var byte: UInt8
+    var byte: UInt8 = 0
     /// `state`: failed.
-    var flag: Bool
+    var flag: Bool = false
 
     final class Box: @unchecked Sendable {   // immutable
         let event: GraphEvent
         init(_ event: consuming GraphEvent) { self.event = event }
-    }
-
-    fileprivate init(sequence: UInt64, time: Double, id: Int, aux: Int = -1, value: Double = 0,
-                     text: String? = nil, index: Int32 = -1, tag: Tag, byte: UInt8 = 0, flag: Bool = false) {
-        self.sequence = sequence
-        self.time = time
-        self.id = id
-        self.aux = aux
-        self.value = value
-        self.text = text
-        self.index = index
-        self.tag = tag
-        self.byte = byte
-        self.flag = flag
     }
 }
 
