@@ -44,9 +44,12 @@ struct Runner {
         for round in 0..<workload.runs {
             for (i, c) in cases.enumerated() where !unavailable[i] && (round == 0 || spent[i] < budgetPerCase) {
                 let t0 = now()
-                if let v = c.run(workload.n) { values[i].append(v) } else { unavailable[i] = true }
+                let v = c.run(workload.n)
+                if let v { values[i].append(v) } else { unavailable[i] = true }
                 spent[i] += now() - t0
-                if ProcessInfoLite.verboseTiming { progress("    \(c.subject): \(Report.sig3(now() - t0)) s") }
+                if ProcessInfoLite.verboseTiming {
+                    progress("    \(c.subject): \(Report.sig3(now() - t0)) s, measured \(v.map { Report.sig3($0 * 1e6) } ?? "-") µs")
+                }
             }
             progress("  round \(round + 1)/\(workload.runs) done")
         }
