@@ -110,6 +110,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
         wakeRead = fds[0]
         wakeWrite = fds[1]
         startTime = graph.clock.now
+        scratch.nanosecondTimes = graph.clockIsMonotonic
         created = iso8601Now()
         ServerRegistry.shared.add(self)
         startThread()

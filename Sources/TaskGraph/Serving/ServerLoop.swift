@@ -155,7 +155,7 @@ extension GraphServer {
                 close(fd)
                 continue
             }
-            let c = ViewerConnection(fd: fd)
+            let c = ViewerConnection(fd: fd, nanosecondTimes: scratch.nanosecondTimes)
             c.sending.serverHeader(created: created, producer: name, pid: Int(getpid()), name: name)
             let accepted = lock.withLock { () -> Bool in
                 guard !stopping else { return false }

@@ -31,7 +31,13 @@ final class ViewerConnection: @unchecked Sendable {   // see field comments
     /// Set when the connection must be closed once `sending` is out (server thread).
     var closeAfterSending = false
 
-    init(fd: Int32) { self.fd = fd }
+    /// `nanosecondTimes`: as the server's own buffer (`LogBuffer.nanosecondTimes`), so the
+    /// connection's snapshot and resync lines write `t` as its events do.
+    init(fd: Int32, nanosecondTimes: Bool) {
+        self.fd = fd
+        pending.nanosecondTimes = nanosecondTimes
+        sending.nanosecondTimes = nanosecondTimes
+    }
 
     var hasUnsent: Bool { sent < sending.count }
 }

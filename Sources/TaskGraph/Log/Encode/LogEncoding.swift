@@ -16,7 +16,7 @@ extension LogBuffer {
         raw("{\"seq\":")
         uint(seq)
         raw(",\"t\":")
-        double(t)
+        time(t)
         raw(",\"ev\":\"")
         raw(ev)
         byte(34)

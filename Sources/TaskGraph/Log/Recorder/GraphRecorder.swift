@@ -117,6 +117,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
         self.clock = graph.clock
         self.startTime = graph.clock.now
         self.snapshotEvery = max(1, snapshotEvery)
+        buffer.nanosecondTimes = graph.clockIsMonotonic
         buffer.header(created: iso8601Now(),
                       producer: producer ?? CommandLine.arguments.joined(separator: " "),
                       scenario: scenario, seed: seed)
