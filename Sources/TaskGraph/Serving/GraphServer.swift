@@ -211,11 +211,14 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
         }
         var chunks = spool.take()
         for i in chunks.indices {
-            for item in chunks[i] {
-                item.forEachEvent { event in
-                    guard event.sequence > joinSequence else { return }
-                    encodeLocked(event)
-                    lastSequence = event.sequence
+            // Read in place: iterating the array copied each item (a retain and release).
+            chunks[i].withUnsafeBufferPointer { items in
+                for j in items.indices {
+                    items[j].forEachEvent { event in
+                        guard event.sequence > joinSequence else { return }
+                        encodeLocked(event)
+                        lastSequence = event.sequence
+                    }
                 }
             }
             spool.recycle(&chunks[i])

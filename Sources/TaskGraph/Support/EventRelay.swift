@@ -67,12 +67,15 @@ package final class EventRelay: @unchecked Sendable {   // the spool locks itsel
     package func drain(_ body: (GraphEvent, AnyObject?) -> Void) {
         var chunks = spool.take()
         for i in chunks.indices {
-            for entry in chunks[i] {
-                switch entry {
-                case let .note(n): pendingNote = n
-                case let .item(item):
-                    item.forEachEvent { body($0, pendingNote) }
-                    pendingNote = nil
+            // Read in place: iterating the array copied each entry (a retain and release).
+            chunks[i].withUnsafeBufferPointer { entries in
+                for j in entries.indices {
+                    switch entries[j] {
+                    case let .note(n): pendingNote = n
+                    case let .item(item):
+                        item.forEachEvent { body($0, pendingNote) }
+                        pendingNote = nil
+                    }
                 }
             }
             spool.recycle(&chunks[i])
