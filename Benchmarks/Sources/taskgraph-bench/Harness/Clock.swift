@@ -12,8 +12,22 @@ func now() -> Double {
 @inline(__always)
 func seconds(_ body: () -> Void) -> Double {
     let start = now()
+    let cpuStart = threadCPUSeconds()
     body()
-    return now() - start
+    let wall = now() - start
+    if ProcessInfoLite.verboseTiming {
+        // Wall time well above the thread's CPU time: the thread waited (or was descheduled).
+        let cpu = threadCPUSeconds() - cpuStart
+        printError("      timed part: \(Report.sig3(wall)) s wall, \(Report.sig3(cpu)) s on this thread's CPU\n")
+    }
+    return wall
+}
+
+/// CPU time the calling thread has used (seconds).
+func threadCPUSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
 /// An accumulator the workloads write their results into, so the optimizer cannot drop the
