@@ -147,26 +147,22 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
 
     /// A consistent copy of all nodes, reflecting every transition before the call.
     public func snapshot() -> GraphSnapshot {
-        withAllStripes { snapshotLocked() }
+        withAllStripes { captureLocked() }.snapshot()
     }
 
-    func snapshotLocked() -> GraphSnapshot {
-        var nodes: [NodeID: GraphNode] = [:]
+    /// What a snapshot needs, copied while every stripe is locked; the snapshot itself is
+    /// built after they are unlocked (`GraphCapture.snapshot()`), so the program's threads
+    /// wait only for the copy. Building the snapshot under the locks held them 80 ms for
+    /// 200,000 nodes, a stall of the program on each viewer's resync. All stripes locked.
+    func captureLocked() -> GraphCapture {
+        var nodes: [NodeCapture] = []
         nodes.reserveCapacity(stripes.reduce(0) { $0 + $1.own.count + $1.foreign.count })
-        var roots: [NodeID] = []
         for s in stripes {
             s.forEachLive { slot, r in
-                let nid = NodeID(r.id)
-                nodes[nid] = GraphNode(
-                    id: nid, kind: r.kind, parent: r.parent >= 0 ? NodeID(r.parent) : nil,
-                    children: Array(r.children), name: r.name, weight: r.weight, state: r.state,
-                    failed: r.failed, progress: TaskProgress(r.fraction, info: r.info),
-                    message: r.failed ? s.message(slot) : nil, refOf: s.refOf(slot).map { NodeID($0) })
-                if r.parent < 0 { roots.append(nid) }
+                nodes.append(NodeCapture(record: r, message: r.failed ? s.message(slot) : nil, refOf: s.refOf(slot)))
             }
         }
-        roots.sort { $0.rawValue < $1.rawValue }
-        return GraphSnapshot(nodes: nodes, roots: roots, sequence: sequenceLocked())
+        return GraphCapture(nodes: nodes, sequence: sequenceLocked())
     }
 
     /// Every event from now on, for async consumers. Each access makes a new stream; it
@@ -195,11 +191,11 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
         _ handler: @escaping @Sendable (GraphEvent) -> Void
     ) -> (snapshot: GraphSnapshot, observation: any GraphObservation) {
         let observer = GraphObserver(graph: self, handler: handler)
-        let snap = withAllStripes { () -> GraphSnapshot in
+        let capture = withAllStripes { () -> GraphCapture in
             addObserverLocked(observer)
-            return snapshotLocked()
+            return captureLocked()
         }
-        return (snap, observer)
+        return (capture.snapshot(), observer)
     }
 
     /// `snapshotAndObserve` for the library's own observers, which keep each event (`sink`
@@ -228,11 +224,11 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
     }
 
     private func snapshotAndKeep(_ observer: GraphObserver) -> (snapshot: GraphSnapshot, observation: any GraphObservation) {
-        let snap = withAllStripes { () -> GraphSnapshot in
+        let capture = withAllStripes { () -> GraphCapture in
             addObserverLocked(observer)
-            return snapshotLocked()
+            return captureLocked()
         }
-        return (snap, observer)
+        return (capture.snapshot(), observer)
     }
 
     /// All stripes locked: from now on every event takes `eventLock` for its number.

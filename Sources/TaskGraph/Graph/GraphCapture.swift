@@ -1,0 +1,56 @@
+/// One node as a snapshot needs it, copied from its record while the stripes are locked: a
+/// struct copy and a few retains, no allocation (the child list's array is shared).
+struct NodeCapture {
+    let id: Int
+    let kindIndex: UInt8
+    let parent: Int
+    let children: ChildList
+    let name: String
+    let weight: Double
+    let state: TaskState
+    let failed: Bool
+    let fraction: Double
+    let info: String?
+    let message: String?
+    let refOf: Int?
+
+    init(record r: NodeRecord, message: String?, refOf: Int?) {
+        id = r.id
+        kindIndex = r.kindIndex
+        parent = r.parent
+        children = r.children
+        name = r.name
+        weight = r.weight
+        state = r.state
+        failed = r.failed
+        fraction = r.fraction
+        info = r.info
+        self.message = message
+        self.refOf = refOf
+    }
+}
+
+/// Every live node of a graph and the sequence number they reflect, captured at one instant;
+/// `snapshot()` builds the public `GraphSnapshot` from it on the caller's thread, with no
+/// lock held.
+struct GraphCapture {
+    let nodes: [NodeCapture]
+    let sequence: UInt64
+
+    func snapshot() -> GraphSnapshot {
+        var byID: [NodeID: GraphNode] = [:]
+        byID.reserveCapacity(nodes.count)
+        var roots: [NodeID] = []
+        for n in nodes {
+            let nid = NodeID(n.id)
+            byID[nid] = GraphNode(
+                id: nid, kind: NodeKind.all[Int(n.kindIndex)], parent: n.parent >= 0 ? NodeID(n.parent) : nil,
+                children: Array(n.children), name: n.name, weight: n.weight, state: n.state,
+                failed: n.failed, progress: TaskProgress(n.fraction, info: n.info),
+                message: n.message, refOf: n.refOf.map { NodeID($0) })
+            if n.parent < 0 { roots.append(nid) }
+        }
+        roots.sort { $0.rawValue < $1.rawValue }
+        return GraphSnapshot(nodes: byID, roots: roots, sequence: sequence)
+    }
+}
