@@ -1,6 +1,6 @@
 // attach-bench: what `Graph.serve` costs the program (attach.md targets).
 //
-//     swift run -c release --package-path Benchmarks attach-bench [--quick] [--first-frame]
+//     swift run -c release --package-path Benchmarks attach-bench [--quick] [--first-frame] [--snapshot-time]
 //
 // Measured first, in a fresh heap: the stalled viewer (memory growth is then the server's).
 // 1. W1 (create + execute + complete + 1 handler, per task) on a plain graph, on a served
@@ -8,6 +8,8 @@
 // 2. How long a viewer waits for the header and snapshot of a 100,000-node graph.
 // 3. 1,000,000 progress events with no viewer and with a viewer that never reads (as one
 //    stopped with SIGSTOP): throughput and the resident memory the server adds.
+// --snapshot-time: how long a snapshot of a 200,000-node graph (a viewer's resync) takes,
+//    and the longest a thread running tasks on that graph waits for it meanwhile.
 import Foundation
 import TaskGraph
 import TaskViewCore
@@ -37,8 +39,10 @@ func rss() -> Int {
 
 /// A viewer in a thread of its own: connects, then reads (and discards) until the end, or
 /// never reads at all.
-final class Viewer: @unchecked Sendable {   // fd set once in init
+final class Viewer: @unchecked Sendable {   // fd set once in init; resyncs read after `finished`
     let fd: Int32
+    /// `resync` lines received (a reading viewer that fell behind by a whole buffer).
+    var resyncs = 0
     let finished = DispatchSemaphore(value: 0)
 
     init(path: String, reading: Bool) {
@@ -62,9 +66,23 @@ final class Viewer: @unchecked Sendable {   // fd set once in init
         guard reading else { return }
         Thread.detachNewThread { [self] in
             var buf = [UInt8](repeating: 0, count: 1 << 16)
+            let marker = Array(#""ev":"resync""#.utf8)
             while true {
                 let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                if n <= 0 { break }   // the bytes are discarded
+                if n <= 0 { break }   // the bytes are discarded, resyncs counted
+                // Counted with memchr on the marker's rare "y" (the scan must not slow the
+                // reader); a marker split across two reads is missed.
+                buf.withUnsafeBytes { b in
+                    let base = b.baseAddress!
+                    var from = 0
+                    while from < n, let hit = memchr(base + from, Int32(UInt8(ascii: "y")), n - from) {
+                        let at = UnsafeRawPointer(hit) - base
+                        let start = at - 9   // `"ev":"resync"`: the "y" is the 10th byte
+                        if start >= 0, start + marker.count <= n,
+                           memcmp(base + start, marker, marker.count) == 0 { resyncs += 1 }
+                        from = at + 1
+                    }
+                }
             }
             finished.signal()
         }
@@ -103,6 +121,38 @@ func progressEvents(_ graph: Graph, _ count: Int) -> Double {
     return t
 }
 
+if CommandLine.arguments.contains("--snapshot-time") {
+    // How long a snapshot of a 200,000-node graph takes, and the longest the program's
+    // thread (running tasks on that graph meanwhile) waits for it.
+    let g = Graph()
+    _ = w1(g, 200_000)
+    final class Gap: @unchecked Sendable { var worst = 0.0; var running = true }
+    let gap = Gap()
+    let done = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        var last = now()
+        while gap.running {
+            GraphTask<Int, Never>(graph: g) { succeed, _ in succeed(1) }.execute()
+            usleep(100)   // a task every 0.1 ms or so: the graph stays about the same size
+            let t = now()
+            gap.worst = max(gap.worst, t - last)
+            last = t
+        }
+        done.signal()
+    }
+    usleep(50_000)
+    for _ in 0..<3 {
+        let t0 = now()
+        let snap = g.snapshot()
+        print("snapshot of \(snap.nodes.count) nodes: \(String(format: "%.1f", (now() - t0) * 1000)) ms")
+        usleep(50_000)
+    }
+    gap.running = false
+    done.wait()
+    print("longest the program's thread waited between two tasks meanwhile: \(String(format: "%.1f", gap.worst * 1000)) ms (0.1 ms of it its own pause)")
+    exit(0)
+}
+
 if CommandLine.arguments.contains("--first-frame") {
     try reportFirstFrame(nodes: 100_000)
     exit(0)
@@ -132,6 +182,7 @@ for _ in 0..<rounds {
 }
 
 var w1Times: [Mode: [Double]] = [:]
+var viewerResyncs: [Int] = []
 for round in 0..<rounds {
     // Rotated each round, so no mode always runs on the freshest heap.
     let modes = Mode.allCases
@@ -153,6 +204,7 @@ for round in 0..<rounds {
         w1Times[mode, default: []].append(w1(graph, tasksPerRound))
         server?.stop()
         viewer?.finished.wait()
+        if let viewer { viewerResyncs.append(viewer.resyncs) }
         recording?.cancel()
         unlink(log)
     }
@@ -169,7 +221,8 @@ for mode in Mode.allCases {
     let m = median(w1Times[mode]!)
     print("| \(mode.rawValue) | \(String(format: "%.3f", m * 1e6)) µs | \(String(format: "%.3f", m / plain))× |")
 }
-
+print("")
+print("Resyncs the reading viewer received, by round: \(viewerResyncs.map(String.init).joined(separator: ", "))")
 print("")
 print("\(events) progress events on one task, median of \(rounds) rounds:")
 print("")
