@@ -37,6 +37,20 @@ struct GraphCapture {
     let nodes: [NodeCapture]
     let sequence: UInt64
 
+    /// Empty storage for `count` captured nodes, its pages touched here, before the graph is
+    /// locked: a fresh 24 MB for 200,000 nodes otherwise takes its page faults under the locks.
+    static func storage(for count: Int) -> [NodeCapture] {
+        [NodeCapture](unsafeUninitializedCapacity: count + count / 8 + 16) { buffer, initialized in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            var offset = 0
+            while offset < raw.count {
+                raw[offset] = 0
+                offset += 4096
+            }
+            initialized = 0
+        }
+    }
+
     func snapshot() -> GraphSnapshot {
         var byID: [NodeID: GraphNode] = [:]
         byID.reserveCapacity(nodes.count)
