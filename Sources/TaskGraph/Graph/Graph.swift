@@ -171,9 +171,7 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
                                          refOf: hasRefs ? s.refOf(slot) : nil))
             }
         }
-        let captured = nodes
-        nodes = []
-        return GraphCapture(nodes: captured, sequence: sequenceLocked())
+        return GraphCapture(nodes: nodes, sequence: sequenceLocked())
     }
 
     /// Every event from now on, for async consumers. Each access makes a new stream; it

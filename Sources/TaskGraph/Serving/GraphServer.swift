@@ -209,19 +209,12 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
             }
             for c in connections where c.overflowed && c.skipped < lost { c.skipped = lost }
         }
-        var chunks = spool.take()
-        for i in chunks.indices {
-            // Read in place: iterating the array copied each item (a retain and release).
-            chunks[i].withUnsafeBufferPointer { items in
-                for j in items.indices {
-                    items[j].forEachEvent { event in
-                        guard event.sequence > joinSequence else { return }
-                        encodeLocked(event)
-                        lastSequence = event.sequence
-                    }
-                }
+        spool.drain { item in
+            item.forEachEvent { event in
+                guard event.sequence > joinSequence else { return }
+                encodeLocked(event)
+                lastSequence = event.sequence
             }
-            spool.recycle(&chunks[i])
         }
     }
 

@@ -65,20 +65,13 @@ package final class EventRelay: @unchecked Sendable {   // the spool locks itsel
     /// Hands every event queued so far to `body`, in order, with the note taken for it. Calls
     /// must not overlap (the consumer holds its own lock around them).
     package func drain(_ body: (GraphEvent, AnyObject?) -> Void) {
-        var chunks = spool.take()
-        for i in chunks.indices {
-            // Read in place: iterating the array copied each entry (a retain and release).
-            chunks[i].withUnsafeBufferPointer { entries in
-                for j in entries.indices {
-                    switch entries[j] {
-                    case let .note(n): pendingNote = n
-                    case let .item(item):
-                        item.forEachEvent { body($0, pendingNote) }
-                        pendingNote = nil
-                    }
-                }
+        spool.drain { entry in
+            switch entry {
+            case let .note(n): pendingNote = n
+            case let .item(item):
+                item.forEachEvent { body($0, pendingNote) }
+                pendingNote = nil
             }
-            spool.recycle(&chunks[i])
         }
     }
 

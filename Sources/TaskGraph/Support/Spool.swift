@@ -177,6 +177,20 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
         return c
     }
 
+    /// Takes everything queued so far and hands each value to `body`, oldest first, reading
+    /// each chunk in place (iterating the array copied every value: a retain and release
+    /// each) and giving it back once done. The consumers' loop (recorder, server, relay).
+    @inline(__always)
+    func drain(_ body: (Element) -> Void) {
+        var chunks = take()
+        for i in chunks.indices {
+            chunks[i].withUnsafeBufferPointer { values in
+                for j in values.indices { body(values[j]) }
+            }
+            recycle(&chunks[i])
+        }
+    }
+
     /// Everything queued so far, oldest first (each chunk in order); give the chunks back with
     /// `recycle`. Empty when nothing is queued.
     func take() -> [[Element]] {

@@ -135,13 +135,19 @@ struct LogBuffer {
             places &-= 1
         }
         put(UInt8(ascii: "."))
+        putFraction(fraction, places: places)
+    }
+
+    /// `fraction` as exactly `places` digits, with leading zeros; the caller reserved them.
+    @inline(__always) private mutating func putFraction(_ fraction: UInt64, places: Int) {
         var i = count &+ places
         count = i
+        var f = fraction
         for _ in 0..<places {
             i &-= 1
-            let (q, r) = fraction.quotientAndRemainder(dividingBy: 10)
+            let (q, r) = f.quotientAndRemainder(dividingBy: 10)
             base[i] = 48 &+ UInt8(truncatingIfNeeded: r)
-            fraction = q
+            f = q
         }
     }
 
@@ -161,16 +167,7 @@ struct LogBuffer {
             if value < 0 { put(UInt8(ascii: "-")) }
             putDigits(d.integer)
             put(UInt8(ascii: "."))
-            // Fraction: `places` digits with leading zeros.
-            var i = count &+ d.places
-            count = i
-            var f = d.fraction
-            for _ in 0..<d.places {
-                i &-= 1
-                let (q, r) = f.quotientAndRemainder(dividingBy: 10)
-                base[i] = 48 &+ UInt8(truncatingIfNeeded: r)
-                f = q
-            }
+            putFraction(d.fraction, places: d.places)
             return
         }
         raw(value.description)

@@ -210,20 +210,13 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
     /// Encodes every spooled entry, in order.
     private func drainLocked() {
         guard !finished else { return }
-        var chunks = spool.take()
-        for i in chunks.indices {
-            // Read in place: iterating the array copied each entry (a retain and release).
-            chunks[i].withUnsafeBufferPointer { entries in
-                for j in entries.indices {
-                    switch entries[j] {
-                    case let .item(item): item.forEachEvent { encodeLocked($0) }
-                    case let .key(k):
-                        seq += 1
-                        buffer.key(k.key, id: k.node, seq: seq, t: max(k.now ?? lastT, lastT))
-                    }
-                }
+        spool.drain { entry in
+            switch entry {
+            case let .item(item): item.forEachEvent { encodeLocked($0) }
+            case let .key(k):
+                seq += 1
+                buffer.key(k.key, id: k.node, seq: seq, t: max(k.now ?? lastT, lastT))
             }
-            spool.recycle(&chunks[i])
         }
         if spool.failed, stallError == nil {
             stallError = RecordingError(
