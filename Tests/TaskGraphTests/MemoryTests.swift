@@ -81,4 +81,66 @@ final class WeakBox: @unchecked Sendable {   // only used on one thread
         #expect(box.object == nil)
         #expect(g.snapshot().nodes.count == 2)
     }
+
+    /// What a leaf's closure captures lives while the task may still run it, and no longer.
+    final class Token: Sendable {}
+    final class Holder: @unchecked Sendable {   // only used on one thread
+        var task: GraphTask<Int, TestError>?
+    }
+
+    @Test func aLeafLetsGoOfItsClosureWhenCancelledBeforeItRuns() {
+        let (g, _) = virtualGraph()
+        var captured = WeakBox(nil)
+        let t: GraphTask<Int, TestError>
+        do {
+            let token = Token()
+            captured = WeakBox(token)
+            t = GraphTask<Int, TestError>(graph: g) { succeed, _ in _ = token; succeed(1) }
+        }
+        #expect(captured.object != nil)
+        t.cancel()
+        #expect(captured.object == nil)
+        #expect(t.state == .cancelled)
+    }
+
+    @Test func aLeafLetsGoOfItsClosureOnceItRan() {
+        let (g, _) = virtualGraph()
+        var captured = WeakBox(nil)
+        let t: GraphTask<Int, TestError>
+        do {
+            let token = Token()
+            captured = WeakBox(token)
+            t = GraphTask<Int, TestError>(graph: g) { _, _ in _ = token }   // never settles
+        }
+        t.execute()
+        #expect(t.state == .executing)
+        #expect(captured.object == nil)
+        t.cancel()
+    }
+
+    @Test func aLeafWhoseClosureHoldsItIsFreedOnceCancelled() {
+        let (g, _) = virtualGraph()
+        var box = WeakBox(nil)
+        do {
+            let holder = Holder()
+            let t = GraphTask<Int, TestError>(graph: g) { succeed, _ in succeed(holder.task == nil ? 0 : 1) }
+            holder.task = t   // task -> closure -> holder -> task
+            box = WeakBox(t)
+            t.cancel()
+        }
+        #expect(box.object == nil)
+    }
+
+    @Test func aCopyForRetryKeepsTheClosure() {
+        let (g, _) = virtualGraph()
+        let runs = Counter()
+        let leaf = GraphTask<Int, TestError>(graph: g) { succeed, fail in
+            runs.bump()
+            if runs.value < 3 { fail(TestError()) } else { succeed(7) }
+        }
+        let r = leaf.retry(3).execute()
+        #expect(r.outcome.flatMap { try? $0.get() } == 7)
+        #expect(runs.value == 3)
+    }
 }
+

@@ -46,7 +46,7 @@ extension GraphTask {
                 c.map { unsafeDowncast($0, to: GraphTask.self) }, limit: limit, name: n ?? name, graph: group, combine: combine)
             return fresh
         }, GroupDriver(
-            mode: .allSettled, children: tasks, limit: limit,
+            mode: .allSettled, children: tasks.asAnyTasks, limit: limit,
             finish: { owner, children in
                 let out = children.map { c -> Settled<Success, Failure> in
                     let t = unsafeDowncast(c, to: GraphTask.self)
@@ -72,7 +72,7 @@ extension GraphTask {
         owner.installGroup(remake: { c, n in
             GraphTask.race(c.map { unsafeDowncast($0, to: GraphTask.self) }, name: n ?? name, graph: group)
         }, GroupDriver(
-            mode: .race, children: tasks,
+            mode: .race, children: tasks.asAnyTasks,
             finish: { _, _ in },
             pass: { owner, winner in
                 let r = unsafeDowncast(winner, to: GraphTask.self)._result!
@@ -118,7 +118,7 @@ extension GraphTask {
             GraphTask.group(mode, kindIndex: kindIndex, c.map { unsafeDowncast($0, to: GraphTask.self) },
                             limit: limit, name: n ?? name, graph: group, combine: combine)
         }, GroupDriver(
-            mode: mode, children: tasks, limit: limit,
+            mode: mode, children: tasks.asAnyTasks, limit: limit,
             finish: { owner, children in
                 var values: [Success] = []
                 values.reserveCapacity(children.count)

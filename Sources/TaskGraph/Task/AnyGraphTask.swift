@@ -315,7 +315,7 @@ public class AnyGraphTask: @unchecked Sendable {
     func takePendingCancel() {
         var handlers: [@Sendable () -> Void] = []
         var waiters = HandlerList()
-        var garbage: (AnyObject?, (@Sendable (AnyGraphTask) -> Void)?) = (nil, nil)
+        var garbage: (AnyObject?, (@Sendable (AnyGraphTask) -> Void)?, Any?) = (nil, nil, nil)
         var parent: AnyGraphTask?
         var index = 0
         let took: Bool = withStripe { _ in
@@ -332,7 +332,7 @@ public class AnyGraphTask: @unchecked Sendable {
             }
             handlers = takeCancelHandlersLocked()
             waiters = takeHandlersLocked()
-            garbage = (driver, body)
+            garbage = (driver, body, takeWorkLocked())
             driver = nil
             body = nil
             return true
@@ -343,6 +343,7 @@ public class AnyGraphTask: @unchecked Sendable {
         if let parent { Trampoline.enter { Trampoline.run(parent, .childCancelled, index) } }
         withExtendedLifetime(garbage.0) {}
         withExtendedLifetime(garbage.1) {}
+        withExtendedLifetime(garbage.2) {}
     }
 
     /// The task's own progress (for composites: the weighted aggregate of its subtasks).
@@ -441,6 +442,7 @@ public class AnyGraphTask: @unchecked Sendable {
         var released: AnyGraphTask?
         var waiters = HandlerList()
         var oldBody: (@Sendable (AnyGraphTask) -> Void)?
+        var oldWork: Any?
         var refs: [AnyGraphTask] = []
     }
 
@@ -461,6 +463,8 @@ public class AnyGraphTask: @unchecked Sendable {
         e.released = graph.setStateLocked(s, slot, .cancelled, cancelRequest: (rawID, source))
         e.handlers = takeCancelHandlersLocked()
         e.waiters = takeHandlersLocked()
+        // A leaf's work goes with its body; once a starter took the body, the work is its.
+        if body != nil { e.oldWork = takeWorkLocked() }
         e.oldBody = body
         body = nil
         // The driver (and the subtasks it holds) stays until this task is released, so
@@ -496,6 +500,7 @@ public class AnyGraphTask: @unchecked Sendable {
         for r in e.refs { Trampoline.run(r, .childCancelled, 0) }
         withExtendedLifetime(e.released) {}
         withExtendedLifetime(e.oldBody) {}
+        withExtendedLifetime(e.oldWork) {}
     }
 
     // MARK: - Trampoline
@@ -625,7 +630,7 @@ public class AnyGraphTask: @unchecked Sendable {
     /// makes one attempt.
     @usableFromInline
     func makeCopier() -> ((_ name: String?) -> AnyGraphTask)? {
-        let (b, d, state, w) = withStripe { _ in (body, driver, _state, _weight) }
+        let (b, work, d, state, w) = withStripe { _ in (body, _state == .notExecuted ? workLocked() : nil, driver, _state, _weight) }
         guard state == .notExecuted else { return nil }
         let copy: (String?) -> AnyGraphTask
         if let d {
@@ -634,7 +639,7 @@ public class AnyGraphTask: @unchecked Sendable {
             guard !copiers.contains(where: { $0 == nil }) else { return nil }
             copy = { d.remake(copiers.map { $0!(nil) }, name: $0)! }
         } else if let b {
-            let leaf = leafCopier(body: b)
+            let leaf = leafCopier(body: b, work: work)
             copy = { leaf($0 ?? self.name) }
         } else {
             return nil
@@ -646,10 +651,19 @@ public class AnyGraphTask: @unchecked Sendable {
         }
     }
 
-    /// A leaf of the same type with the same body. Overridden by `GraphTask`.
-    func leafCopier(body: @escaping @Sendable (AnyGraphTask) -> Void) -> (_ name: String) -> AnyGraphTask {
+    /// A leaf of the same type with the same body and work (`workLocked()`). Overridden by
+    /// `GraphTask`.
+    func leafCopier(body: @escaping @Sendable (AnyGraphTask) -> Void, work: Any?) -> (_ name: String) -> AnyGraphTask {
         preconditionFailure("leafCopier is overridden")
     }
+
+    /// The closure a leaf made by `GraphTask.init(name:graph:queue:_:)` keeps beside its body
+    /// (`GraphTask._work`), boxed; nil for every other task. Overridden by `GraphTask`.
+    func workLocked() -> Any? { nil }
+
+    /// Takes `workLocked()` out of the task (it is cancelled before it ran), to be released
+    /// after unlocking. Overridden by `GraphTask`.
+    func takeWorkLocked() -> Any? { nil }
 
     /// A `ref` node of the same type standing for this task, as subtask `index` of `parent`
     /// (see `SharedTask`). Overridden by `GraphTask`.
@@ -711,4 +725,14 @@ enum CancelSourceCode {
                         CancelSource.child, CancelSource.api]
     static func code(for source: String) -> Int { table.firstIndex(of: source) ?? 0 }
     static func source(for code: Int) -> String { table.indices.contains(code) ? table[code] : CancelSource.parent }
+}
+
+extension Array where Element: AnyGraphTask {
+    /// The same array as `[AnyGraphTask]`, without the element-by-element copy an implicit
+    /// upcast makes on Linux (`_arrayForceCast`: a new array, and a retain and a release per
+    /// task). An array of class references has one layout whatever the class; the standard
+    /// library's own `_ContiguousArrayBuffer.cast(toBufferOf:)` relies on the same.
+    @inlinable var asAnyTasks: [AnyGraphTask] {
+        unsafeBitCast(self, to: [AnyGraphTask].self)
+    }
 }

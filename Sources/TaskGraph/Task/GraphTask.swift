@@ -9,18 +9,38 @@ import Synchronization
 /// fib.success { print($0) }.execute()
 /// ```
 public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @unchecked Sendable {
+    @usableFromInline typealias Work = @Sendable (_ succeed: @escaping @Sendable (Success) -> Void,
+                                                  _ fail: @escaping @Sendable (Failure) -> Void) -> Void
+    /// The closure of a leaf made by `init(name:graph:queue:_:)`, until it runs or the task is
+    /// cancelled (stripe locked, or the starting thread). Kept here, typed, rather than
+    /// captured by the leaf's `body`: that wrapping closure cost an allocation per task
+    /// (W1, W3: one of three), and a function-typed field needs no generic metadata to free.
+    /// The `body` of such a leaf captures nothing, so it allocates nothing.
+    @exclusivity(unchecked) @usableFromInline var _work: Work?
+
     /// The outcome once completed (stripe locked). Kept untyped in `AnyGraphTask._outcome`,
-    /// so a task has no typed stored property and freeing it needs no generic metadata.
+    /// so that freeing a task needs no generic metadata.
     @inlinable var _result: Result<Success, Failure>? {
-        guard let o = _outcome else { return nil }
-        return (o as! Result<Success, Failure>)
+        typealias R = Result<Success, Failure>
+        guard _outcome != nil else { return nil }
+        // An `Any` keeps a value inline, at the start of its three-word buffer, when the value is
+        // bitwise-takable and fits (the ABI's rule, docs/ABI/TypeLayout.rst); every outcome
+        // stored here is exactly an `R`. Reading it there skips the runtime's generic cast
+        // (~250 instructions, once per subtask when a group collects its results).
+        if MemoryLayout<R>.size <= 3 * MemoryLayout<Int>.size,
+           MemoryLayout<R>.alignment <= MemoryLayout<Int>.alignment, _isBitwiseTakable(R.self) {
+            return withUnsafeBytes(of: &_outcome) { $0.load(as: R.self) }
+        }
+        return (_outcome as! R)
     }
 
     // MARK: - Creating
 
     @inlinable
     init(graph: Graph, kindIndex: UInt8, name: String?, body: (@Sendable (AnyGraphTask) -> Void)?,
-         parent: AnyGraphTask? = nil, index: Int = 0, executing: Bool = false) {
+         work: Work? = nil, parent: AnyGraphTask? = nil, index: Int = 0, executing: Bool = false) {
+        // Set before the node is published: from then on a cancel from another thread may take it.
+        _work = work
         super.init(graph: graph, kindIndex: kindIndex, name: name, body: body, parent: parent,
                    index: index, executing: executing)
     }
@@ -40,8 +60,11 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
     ) {
         self.init(graph: graph, kindIndex: KindIndex.task, name: name, body: GraphTask.on(queue) { t in
             let t = unsafeDowncast(t, to: GraphTask<Success, Failure>.self)
-            body({ t.settle(.success($0)) }, { t.settle(.failure($0)) })
-        })
+            // The starting thread owns the work from here (a cancel no longer takes it).
+            let work = t._work!
+            t._work = nil
+            work({ t.settle(.success($0)) }, { t.settle(.failure($0)) })
+        }, work: body)
     }
 
     /// A leaf task whose closure also gets `progress` to report its own progress.
@@ -102,13 +125,23 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
         return { t in queue.async { body(t) } }
     }
 
-    override func leafCopier(body: @escaping @Sendable (AnyGraphTask) -> Void) -> (_ name: String) -> AnyGraphTask {
+    override func workLocked() -> Any? { _work }
+
+    override func takeWorkLocked() -> Any? {
+        defer { _work = nil }
+        return _work
+    }
+
+    override func leafCopier(body: @escaping @Sendable (AnyGraphTask) -> Void, work: Any?) -> (_ name: String) -> AnyGraphTask {
         let graph = self.graph, kindIndex = self.kindIndex
         // A copy of a ref is a ref of the same shared task (recorded and counted as one).
         if kindIndex == KindIndex.ref, let shared = graph.lock.withLock({ _sharing?.source }) {
             return { _ in SharedTask.makeRef(of: shared, parent: nil, index: 0) }
         }
-        return { GraphTask(graph: graph, kindIndex: kindIndex, name: $0, body: body) }
+        let work = work as? Work
+        return {
+            GraphTask(graph: graph, kindIndex: kindIndex, name: $0, body: body, work: work)
+        }
     }
 
     override func makeRef(parent: AnyGraphTask?, index: Int) -> AnyGraphTask {
