@@ -280,7 +280,7 @@ extension Graph {
         var tasks = [task]
         while let t = tasks.popLast() {
             t.slot = slots[t.rawID] ?? Int.min   // Int.min: no record (dropped)
-            t._stripe.store(to.index, ordering: .releasing)
+            t._stripe.store(UInt16(to.index), ordering: .releasing)
             if let d = t.driver { tasks.append(contentsOf: d.children) }
         }
     }

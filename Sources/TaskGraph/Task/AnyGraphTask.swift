@@ -15,8 +15,10 @@ internal import CTaskGraphRuntime
 /// step. User code (bodies, handlers) never runs with that lock held.
 public class AnyGraphTask: @unchecked Sendable {
     // The stored properties are declared in an order that packs them (a task is allocated
-    // per call; W4 counts its bytes): words first, then the handler list (29 bytes), then
-    // the small fields in its tail padding. Rare state lives in `_extras`.
+    // per call; W4 counts its bytes): words first, then the handler list (29 bytes), the
+    // body or driver (17), and the small fields in their tail padding (a field goes at the
+    // previous one's size, not its stride): 184 bytes, so that `GraphTask`'s one field ends
+    // at 200 (a 208-byte malloc chunk; `TaskLayoutTests`). Rare state lives in `_extras`.
 
     /// The graph this task is a node of.
     public let graph: Graph
@@ -25,10 +27,6 @@ public class AnyGraphTask: @unchecked Sendable {
     /// This task's node in the graph.
     public var id: NodeID { NodeID(rawID) }
     @exclusivity(unchecked) @usableFromInline var rawID = 0
-    /// The index of the stripe whose lock guards this task; changes only when an adoption
-    /// moves the task to its parent's stripe (both locks held), so lockers check it again
-    /// after locking (`lockStripe`).
-    @usableFromInline let _stripe: Atomic<Int>
     /// The slot of this task's record in its stripe (`Stripe`).
     @exclusivity(unchecked) @usableFromInline var slot = 0
 
@@ -45,11 +43,6 @@ public class AnyGraphTask: @unchecked Sendable {
     /// Rare state (cancel handlers, a caller's cancel source, sharing, progress info); made
     /// on first use.
     @exclusivity(unchecked) @usableFromInline var _extras: TaskExtras?
-    /// How a composite drives its subtasks; nil for leaves and once settled.
-    @exclusivity(unchecked) @usableFromInline var driver: CompositeDriver?
-    /// A leaf's work, type-erased: made by `GraphTask`'s initializers (inlined into the
-    /// caller, so specialized); it gets this task and settles it. Dropped once started.
-    @exclusivity(unchecked) @usableFromInline var body: (@Sendable (AnyGraphTask) -> Void)?
     /// A `GraphTask`'s outcome once completed (a `Result<Success, Failure>`). Stored here,
     /// untyped, so that freeing a task destroys it through the existential's own type and
     /// needs no generic metadata lookup (a typed generic field costs two per task).
@@ -59,18 +52,65 @@ public class AnyGraphTask: @unchecked Sendable {
     @usableFromInline let kindIndex: UInt8
     @exclusivity(unchecked) @usableFromInline var _state: TaskState = .notExecuted
     @exclusivity(unchecked) @usableFromInline var _failed = false
+    /// A leaf's body or a composite's driver (`body`, `driver`): a task has one or the other,
+    /// so they share a field (17 bytes, whose tag byte's neighbours are the small fields).
+    @exclusivity(unchecked) @usableFromInline var _role: Role
     @exclusivity(unchecked) @usableFromInline var _adopted = false
     /// Completed, and the settling thread is still calling the handlers registered before:
     /// a handler added meanwhile, from any thread, goes in `handlers` and is called after
     /// them (`GraphTask.deliverLate`), so registration order holds per queue (A+ 2.2.6).
     @exclusivity(unchecked) @usableFromInline var _delivering = false
+    /// The cancel source as an index into `CommonCancelSource.table` + 1 (0: none, or a caller's
+    /// own label, kept in `_extras`).
+    @exclusivity(unchecked) @usableFromInline var _cancelCode: UInt8 = 0
+    /// The index of the stripe whose lock guards this task (at most 1,024 stripes); changes
+    /// only when an adoption moves the task to its parent's stripe (both locks held), so
+    /// lockers check it again after locking (`lockStripe`).
+    @usableFromInline let _stripe: Atomic<UInt16>
     @exclusivity(unchecked) @usableFromInline var _index32: Int32 = 0
     /// How many of this task's handlers run before its parent learns that it settled: the
     /// parent takes its turn among them from the moment it waits for this task (A+ order).
     @exclusivity(unchecked) @usableFromInline var _parentTurn32 = Int32.max
-    /// The cancel source as an index into `CommonCancelSource.table` + 1 (0: none, or a caller's
-    /// own label, kept in `_extras`).
-    @exclusivity(unchecked) @usableFromInline var _cancelCode: UInt8 = 0
+
+    @usableFromInline
+    enum Role {
+        case none
+        /// A leaf's work, type-erased: made by `GraphTask`'s initializers (inlined into the
+        /// caller, so specialized); it gets this task and settles it.
+        case leaf(@Sendable (AnyGraphTask) -> Void)
+        /// How a composite drives its subtasks.
+        case composite(CompositeDriver)
+    }
+
+    /// How a composite drives its subtasks; nil for leaves and once settled.
+    @inlinable var driver: CompositeDriver? {
+        get {
+            if case .composite(let d) = _role { return d }
+            return nil
+        }
+        set {
+            if let newValue {
+                _role = .composite(newValue)
+            } else if case .composite = _role {
+                _role = .none
+            }
+        }
+    }
+
+    /// A leaf's work (see `Role.leaf`); nil for composites and once started.
+    @inlinable var body: (@Sendable (AnyGraphTask) -> Void)? {
+        get {
+            if case .leaf(let b) = _role { return b }
+            return nil
+        }
+        set {
+            if let newValue {
+                _role = .leaf(newValue)
+            } else if case .leaf = _role {
+                _role = .none
+            }
+        }
+    }
 
     /// What the node is (`NodeKind`).
     public var kind: String { NodeKind.all[Int(kindIndex)] }
@@ -165,7 +205,7 @@ public class AnyGraphTask: @unchecked Sendable {
     init(graph: Graph, kindIndex: UInt8, name: String?, body: (@Sendable (AnyGraphTask) -> Void)?,
          weight: Double = 1, parent: AnyGraphTask? = nil, index: Int = 0, executing: Bool = false) {
         self.graph = graph
-        self.body = body
+        self._role = body.map { .leaf($0) } ?? .none
         self.name = name.map(Graph.cut) ?? NodeKind.all[Int(kindIndex)]
         self._weight = weight
         self.kindIndex = kindIndex
@@ -177,7 +217,7 @@ public class AnyGraphTask: @unchecked Sendable {
             u = graph.currentStripe
             u.mutex.lock()
         }
-        _stripe = Atomic(u.with { $0.index })
+        _stripe = Atomic(UInt16(u.with { $0.index }))
         (rawID, slot) = u.with {
             graph.addNodeLocked($0, kindIndex: kindIndex, name: self.name, weight: weight,
                                 parentSlot: parent?.slot, index: index)
@@ -204,19 +244,19 @@ public class AnyGraphTask: @unchecked Sendable {
     @inlinable @inline(__always)
     final func lockStripeUnretained() -> Unmanaged<Stripe> {
         while true {
-            let i = _stripe.load(ordering: .acquiring)
+            let i = Int(_stripe.load(ordering: .acquiring))
             let u = graph.stripeRefs[i]
             let m = u.mutex
             m.lock()
             // Moved meanwhile (an adoption across stripes): lock the new one.
-            if _stripe.load(ordering: .relaxed) == i { return u }
+            if Int(_stripe.load(ordering: .relaxed)) == i { return u }
             m.unlock()
         }
     }
 
     /// This task's stripe, while its lock is held.
     @usableFromInline
-    var lockedStripe: Stripe { graph.stripes[_stripe.load(ordering: .relaxed)] }
+    var lockedStripe: Stripe { graph.stripes[Int(_stripe.load(ordering: .relaxed))] }
 
     /// Runs `body` with the stripe of this task locked, after moving the subtrees of those of
     /// `others` in another stripe into this task's (they are about to become its subtasks: a
@@ -227,7 +267,7 @@ public class AnyGraphTask: @unchecked Sendable {
         var movable = others
         while true {
             let s = lockStripe()
-            if movable.allSatisfy({ $0.graph !== graph || $0._stripe.load(ordering: .relaxed) == s.index }) {
+            if movable.allSatisfy({ $0.graph !== graph || Int($0._stripe.load(ordering: .relaxed)) == s.index }) {
                 defer { s.lock.unlock() }
                 return try body()
             }
@@ -240,17 +280,17 @@ public class AnyGraphTask: @unchecked Sendable {
     /// (in index order). Rare: only an adoption of a task made on another thread gets here.
     /// Returns those still to be checked: all but the ones found adopted elsewhere.
     private func moveIntoStripe(_ others: [AnyGraphTask]) -> [AnyGraphTask] {
-        let mine = _stripe.load(ordering: .acquiring)
-        var indices = Set(others.filter { $0.graph === graph }.map { $0._stripe.load(ordering: .acquiring) })
+        let mine = Int(_stripe.load(ordering: .acquiring))
+        var indices = Set(others.filter { $0.graph === graph }.map { Int($0._stripe.load(ordering: .acquiring)) })
         indices.insert(mine)
         let locked = indices.sorted().map { graph.stripes[$0] }
         for s in locked { s.lock.lock() }
         defer { for s in locked.reversed() { s.lock.unlock() } }
         // Moved meanwhile: the caller tries again.
-        guard _stripe.load(ordering: .relaxed) == mine else { return others }
+        guard Int(_stripe.load(ordering: .relaxed)) == mine else { return others }
         var still: [AnyGraphTask] = []
         for t in others where t.graph === graph {
-            let from = t._stripe.load(ordering: .relaxed)
+            let from = Int(t._stripe.load(ordering: .relaxed))
             guard indices.contains(from) else {
                 still.append(t)   // moved meanwhile
                 continue
