@@ -1,3 +1,4 @@
+#if canImport(Glibc)
 import Testing
 import Glibc
 @testable import TaskGraph
@@ -20,3 +21,4 @@ import Glibc
         }
     }
 }
+#endif
