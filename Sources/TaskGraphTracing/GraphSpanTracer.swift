@@ -119,8 +119,8 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // `table` behind 
     }
 
     private func drainLocked() {
-        relay?.drain { event, note in
-            handleLocked(event, root: (note as? ContextNote)?.context)
+        relay?.drain { (event: consuming GraphEvent, note: AnyObject?) in
+            handleLocked(consume event, root: (note as? ContextNote)?.context)
         }
     }
 

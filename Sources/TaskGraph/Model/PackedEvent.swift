@@ -38,6 +38,8 @@ struct PackedEvent {
 enum PackedItem {
     case packed(PackedEvent)
     case boxed(PackedEvent.Box)
+    /// What a drained item leaves in its chunk (see `Spool.drain`): no event.
+    case taken
 
     /// Packs `event` (its strings are moved, not copied). The change is consumed and each
     /// case's payload moved out of it: a switch on the borrowed event copied the strings it
@@ -98,8 +100,8 @@ enum PackedItem {
 
     /// Hands each event to `body`, in order (two for a cancel pair).
     @inline(__always)
-    func forEachEvent(_ body: (GraphEvent) -> Void) {
-        switch self {
+    consuming func forEachEvent(_ body: (consuming GraphEvent) -> Void) {
+        switch consume self {
         case let .packed(p):
             if p.tag == .cancelPair {
                 body(GraphEvent(sequence: p.sequence, time: p.time,
@@ -108,18 +110,23 @@ enum PackedItem {
                                 change: .stateChanged(id: NodeID(p.aux), state: PackedEvent.state(p.byte),
                                                       failed: false, message: nil)))
             } else {
-                body(p.event)
+                body(p.intoEvent())
             }
         case let .boxed(box):
             body(box.event)
+        case .taken:
+            break
         }
     }
 }
 
 extension PackedEvent {
-    /// The event again (not for `cancelPair`, which is two: see `PackedItem.forEachEvent`).
-    var event: GraphEvent {
-        let id = NodeID(self.id)
+    /// The event again (not for `cancelPair`, which is two: see `PackedItem.forEachEvent`),
+    /// its text moved into it.
+    consuming func intoEvent() -> GraphEvent {
+        let id = NodeID(self.id), sequence = sequence, time = time, aux = aux, value = value
+        let index = index, tag = tag, byte = byte, flag = flag
+        let text = (consume self).text
         let change: GraphChange
         switch tag {
         case .added:

@@ -209,7 +209,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
             }
             for c in connections where c.overflowed && c.skipped < lost { c.skipped = lost }
         }
-        spool.drain { item in
+        spool.drain(placeholder: .taken) { (item: consuming PackedItem) in
             item.forEachEvent { event in
                 guard event.sequence > joinSequence else { return }
                 encodeLocked(event)

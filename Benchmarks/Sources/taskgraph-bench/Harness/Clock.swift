@@ -13,14 +13,26 @@ func now() -> Double {
 func seconds(_ body: () -> Void) -> Double {
     let start = now()
     let cpuStart = threadCPUSeconds()
+    let usageStart = threadUsage()
     body()
     let wall = now() - start
     if ProcessInfoLite.verboseTiming {
         // Wall time well above the thread's CPU time: the thread waited (or was descheduled).
+        // System time and page faults: the thread paid for fresh memory.
         let cpu = threadCPUSeconds() - cpuStart
-        printError("      timed part: \(Report.sig3(wall)) s wall, \(Report.sig3(cpu)) s on this thread's CPU\n")
+        let usage = threadUsage()
+        printError("      timed part: \(Report.sig3(wall)) s wall, \(Report.sig3(cpu)) s on this thread's CPU "
+                   + "(\(Report.sig3(usage.system - usageStart.system)) s system, "
+                   + "\(usage.minorFaults - usageStart.minorFaults) page faults)\n")
     }
     return wall
+}
+
+/// The calling thread's system time (seconds) and minor page faults so far.
+func threadUsage() -> (system: Double, minorFaults: Int) {
+    var usage = rusage()
+    getrusage(__rusage_who_t(1), &usage)   // RUSAGE_THREAD (not imported)
+    return (Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6, usage.ru_minflt)
 }
 
 /// CPU time the calling thread has used (seconds).

@@ -53,6 +53,8 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
     enum Entry {
         case item(PackedItem)
         case key(Key)
+        /// What a drained entry leaves in its chunk (see `Spool.drain`).
+        case taken
     }
 
     final class Key: @unchecked Sendable {   // immutable
@@ -210,12 +212,13 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
     /// Encodes every spooled entry, in order.
     private func drainLocked() {
         guard !finished else { return }
-        spool.drain { entry in
-            switch entry {
+        spool.drain(placeholder: .taken) { (entry: consuming Entry) in
+            switch consume entry {
             case let .item(item): item.forEachEvent { encodeLocked($0) }
             case let .key(k):
                 seq += 1
                 buffer.key(k.key, id: k.node, seq: seq, t: max(k.now ?? lastT, lastT))
+            case .taken: break
             }
         }
         if spool.failed, stallError == nil {
