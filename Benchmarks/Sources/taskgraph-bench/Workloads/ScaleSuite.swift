@@ -11,7 +11,7 @@ enum ScaleSuite {
         return threadCounts.map { threads in
             Workload(
                 id: "S\(threads)", title: "W1 on \(threads) thread\(threads == 1 ? "" : "s") at once, all threads together",
-                n: config.size(50_000), measure: .rate(unit: "tasks"), target: nil,
+                n: config.size(200_000), measure: .rate(unit: "tasks"), target: nil,
                 runs: config.rounds(full: 5),
                 cases: cases(threads: threads))
         }
