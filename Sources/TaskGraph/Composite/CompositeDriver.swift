@@ -191,7 +191,7 @@ class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's l
     /// on in the same lock. Owner's stripe `s` locked. False: nothing done, use `adoptMade`.
     final func adoptMadeLocked(_ made: AnyGraphTask, owner: AnyGraphTask, index: Int, _ s: Stripe) -> Bool {
         // Same stripe: `made`'s state is guarded by the lock held, and it cannot move away.
-        guard made.graph === owner.graph, Int(made._stripe.load(ordering: .relaxed)) == s.index,
+        guard made.graph === owner.graph, made.stripeIndex == s.index,
               children.count <= index, !made._adopted else { return false }
         if let cycle = Self.cycleMessageLocked(next: made, owner: owner) { preconditionFailure(cycle) }
         made.adoptLocked(by: owner, index: index)

@@ -72,6 +72,14 @@ public class AnyGraphTask: @unchecked Sendable {
     /// parent takes its turn among them from the moment it waits for this task (A+ order).
     @exclusivity(unchecked) @usableFromInline var _parentTurn32 = Int32.max
 
+    /// `_stripe` as an index into the graph's stripes (a relaxed load).
+    @inlinable @inline(__always)
+    final var stripeIndex: Int { Int(_stripe.load(ordering: .relaxed)) }
+
+    /// `_stripe` as an index, loaded with acquiring ordering (before locking that stripe).
+    @inlinable @inline(__always)
+    final var stripeIndexAcquiring: Int { Int(_stripe.load(ordering: .acquiring)) }
+
     @usableFromInline
     enum Role {
         case none
@@ -244,19 +252,19 @@ public class AnyGraphTask: @unchecked Sendable {
     @inlinable @inline(__always)
     final func lockStripeUnretained() -> Unmanaged<Stripe> {
         while true {
-            let i = Int(_stripe.load(ordering: .acquiring))
+            let i = stripeIndexAcquiring
             let u = graph.stripeRefs[i]
             let m = u.mutex
             m.lock()
             // Moved meanwhile (an adoption across stripes): lock the new one.
-            if Int(_stripe.load(ordering: .relaxed)) == i { return u }
+            if stripeIndex == i { return u }
             m.unlock()
         }
     }
 
     /// This task's stripe, while its lock is held.
     @usableFromInline
-    var lockedStripe: Stripe { graph.stripes[Int(_stripe.load(ordering: .relaxed))] }
+    var lockedStripe: Stripe { graph.stripes[stripeIndex] }
 
     /// Runs `body` with the stripe of this task locked, after moving the subtrees of those of
     /// `others` in another stripe into this task's (they are about to become its subtasks: a
@@ -267,7 +275,7 @@ public class AnyGraphTask: @unchecked Sendable {
         var movable = others
         while true {
             let s = lockStripe()
-            if movable.allSatisfy({ $0.graph !== graph || Int($0._stripe.load(ordering: .relaxed)) == s.index }) {
+            if movable.allSatisfy({ $0.graph !== graph || $0.stripeIndex == s.index }) {
                 defer { s.lock.unlock() }
                 return try body()
             }
@@ -280,17 +288,17 @@ public class AnyGraphTask: @unchecked Sendable {
     /// (in index order). Rare: only an adoption of a task made on another thread gets here.
     /// Returns those still to be checked: all but the ones found adopted elsewhere.
     private func moveIntoStripe(_ others: [AnyGraphTask]) -> [AnyGraphTask] {
-        let mine = Int(_stripe.load(ordering: .acquiring))
-        var indices = Set(others.filter { $0.graph === graph }.map { Int($0._stripe.load(ordering: .acquiring)) })
+        let mine = stripeIndexAcquiring
+        var indices = Set(others.filter { $0.graph === graph }.map { $0.stripeIndexAcquiring })
         indices.insert(mine)
         let locked = indices.sorted().map { graph.stripes[$0] }
         for s in locked { s.lock.lock() }
         defer { for s in locked.reversed() { s.lock.unlock() } }
         // Moved meanwhile: the caller tries again.
-        guard Int(_stripe.load(ordering: .relaxed)) == mine else { return others }
+        guard stripeIndex == mine else { return others }
         var still: [AnyGraphTask] = []
         for t in others where t.graph === graph {
-            let from = Int(t._stripe.load(ordering: .relaxed))
+            let from = t.stripeIndex
             guard indices.contains(from) else {
                 still.append(t)   // moved meanwhile
                 continue
