@@ -42,6 +42,14 @@ import Glibc
         a.int(-42)
         #expect(String(decoding: a.bytes, as: UTF8.self) == "abc-42")
         #expect(String(decoding: b.bytes, as: UTF8.self) == "abcdef")
+        // A whole event line checks once, then writes without checking: still its own copy.
+        var c = LogBuffer(capacity: 8)
+        c.raw("x")
+        var d = c
+        d.event(.weightChanged(id: NodeID(rawValue: 3), weight: 2), seq: 7, t: 0.5)
+        c.event(.weightChanged(id: NodeID(rawValue: 4), weight: 1), seq: 8, t: 1)
+        #expect(String(decoding: c.bytes, as: UTF8.self) == #"x{"seq":8,"t":1,"ev":"weight","id":4,"weight":1}"# + "\n")
+        #expect(String(decoding: d.bytes, as: UTF8.self) == #"x{"seq":7,"t":0.5,"ev":"weight","id":3,"weight":2}"# + "\n")
         var s = LogBuffer(capacity: 4)
         s.string("q\"\\\n\u{1}é")
         #expect(String(decoding: s.bytes, as: UTF8.self) == #""q\"\\\n\u0001é""#)

@@ -19,6 +19,10 @@ struct LogBuffer {
     /// clock, which resolves no finer. Off: `t` as the shortest form that reads back exactly
     /// (a virtual clock's times, byte-identical runs).
     var nanosecondTimes = false
+    /// Set while one mutating call that made the storage unique writes a whole line (`event`):
+    /// no copy of the buffer can exist meanwhile, so its primitives skip the uniqueness test
+    /// (one call into the runtime per primitive, ~94 instructions an event).
+    private var heldUnique = false
 
     init(capacity: Int = 1 << 16) {
         let capacity = max(capacity, 256)
@@ -37,9 +41,18 @@ struct LogBuffer {
 
     /// Makes room for `n` more bytes (and makes the storage unique).
     @inline(__always) mutating func reserve(_ n: Int) {
-        if _slowPath(count &+ n > capacity || !isKnownUniquelyReferenced(&owner)) {
+        if _slowPath(count &+ n > capacity || !heldUnique && !isKnownUniquelyReferenced(&owner)) {
             reallocate(max(capacity, count + n, capacity &* 2 > count + n ? capacity &* 2 : count + n))
         }
+    }
+
+    /// Runs `body`, which writes into this buffer, with the storage made unique once for all
+    /// of its primitives (see `heldUnique`).
+    @inline(__always) mutating func holdingUnique(_ body: (inout LogBuffer) -> Void) {
+        reserve(0)
+        heldUnique = true
+        body(&self)
+        heldUnique = false
     }
 
     @inline(never) private mutating func reallocate(_ newCapacity: Int) {

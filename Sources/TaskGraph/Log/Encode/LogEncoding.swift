@@ -26,6 +26,10 @@ extension LogBuffer {
 
     /// One graph event as a log line with the log's own `seq`.
     mutating func event(_ change: GraphChange, seq: UInt64, t: Double) {
+        holdingUnique { $0.eventLine(change, seq: seq, t: t) }
+    }
+
+    private mutating func eventLine(_ change: GraphChange, seq: UInt64, t: Double) {
         switch change {
         case let .added(id, kind, name, weight, parent, index):
             lineStart(seq: seq, t: t, ev: "add")
