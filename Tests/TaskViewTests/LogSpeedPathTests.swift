@@ -34,6 +34,20 @@ import Glibc
         #expect(text(.nan) == "0")
     }
 
+    @Test func integersAreWrittenAsDescriptionWritesThem() {
+        var values = [0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 12345, 123456, 1_000_000_007, Int.max, Int.min, -1, -10, -99]
+        var rng = SplitMix64(seed: 3)
+        for _ in 0..<2_000 { values.append(Int(bitPattern: UInt(rng.next())) >> Int(rng.next() % 63)) }
+        for v in values {
+            var b = LogBuffer()
+            b.int(v)
+            #expect(String(decoding: b.bytes, as: UTF8.self) == v.description)
+        }
+        var u = LogBuffer()
+        u.uint(UInt64.max)
+        #expect(String(decoding: u.bytes, as: UTF8.self) == UInt64.max.description)
+    }
+
     @Test func logBufferCopiesDoNotShareWrites() {
         var a = LogBuffer(capacity: 8)
         a.raw("abc")

@@ -110,6 +110,28 @@ struct LogBuffer {
         putDigits(value)
     }
 
+    /// "00" through "99": digits are written two at a time, one division by 100 a pair.
+    private static let digitPairs: StaticString = """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899
+        """
+
+    /// Writes the last `n` digits of `value` (leading zeros included) ending at `end`.
+    @inline(__always) private func putDigits(_ value: UInt64, count n: Int, endingAt end: Int) {
+        let pairs = LogBuffer.digitPairs.utf8Start
+        var v = value
+        var i = end
+        var left = n
+        while left >= 2 {
+            let (q, r) = v.quotientAndRemainder(dividingBy: 100)
+            i &-= 2
+            base[i] = pairs[Int(r) &* 2]
+            base[i &+ 1] = pairs[Int(r) &* 2 &+ 1]
+            v = q
+            left &-= 2
+        }
+        if left == 1 { base[i &- 1] = 48 &+ UInt8(truncatingIfNeeded: v % 10) }
+    }
+
     /// Decimal digits of `value`; the caller reserved 20 bytes.
     @inline(__always) mutating func putDigits(_ value: UInt64) {
         if value < 10 { put(48 &+ UInt8(truncatingIfNeeded: value)); return }
@@ -120,15 +142,8 @@ struct LogBuffer {
             if n == 20 { break }
             p &*= 10
         }
-        var v = value
-        var i = count &+ n
-        count = i
-        repeat {
-            i &-= 1
-            let (q, r) = v.quotientAndRemainder(dividingBy: 10)
-            base[i] = 48 &+ UInt8(truncatingIfNeeded: r)
-            v = q
-        } while v > 0
+        count &+= n
+        putDigits(value, count: n, endingAt: count)
     }
 
     /// A line's `t`: with `nanosecondTimes`, seconds rounded to the nanosecond and written
@@ -153,15 +168,8 @@ struct LogBuffer {
 
     /// `fraction` as exactly `places` digits, with leading zeros; the caller reserved them.
     @inline(__always) private mutating func putFraction(_ fraction: UInt64, places: Int) {
-        var i = count &+ places
-        count = i
-        var f = fraction
-        for _ in 0..<places {
-            i &-= 1
-            let (q, r) = f.quotientAndRemainder(dividingBy: 10)
-            base[i] = 48 &+ UInt8(truncatingIfNeeded: r)
-            f = q
-        }
+        count &+= places
+        putDigits(fraction, count: places, endingAt: count)
     }
 
     /// A finite double, shortest round-trip form ("0.3", "12", "1e-07"); non-finite values
