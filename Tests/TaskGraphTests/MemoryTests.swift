@@ -88,15 +88,21 @@ final class WeakBox: @unchecked Sendable {   // only used on one thread
         var task: GraphTask<Int, TestError>?
     }
 
-    @Test func aLeafLetsGoOfItsClosureWhenCancelledBeforeItRuns() {
+    /// A leaf whose closure captures a token nothing else holds (`settles`: it succeeds when
+    /// run, else it never settles), and a weak reference to that token.
+    private func leafHoldingToken(settles: Bool) -> (GraphTask<Int, TestError>, WeakBox) {
         let (g, _) = virtualGraph()
-        var captured = WeakBox(nil)
-        let t: GraphTask<Int, TestError>
-        do {
-            let token = Token()
-            captured = WeakBox(token)
-            t = GraphTask<Int, TestError>(graph: g) { succeed, _ in _ = token; succeed(1) }
+        let token = Token()
+        let captured = WeakBox(token)
+        let t = GraphTask<Int, TestError>(graph: g) { succeed, _ in
+            _ = token
+            if settles { succeed(1) }
         }
+        return (t, captured)
+    }
+
+    @Test func aLeafLetsGoOfItsClosureWhenCancelledBeforeItRuns() {
+        let (t, captured) = leafHoldingToken(settles: true)
         #expect(captured.object != nil)
         t.cancel()
         #expect(captured.object == nil)
@@ -104,14 +110,7 @@ final class WeakBox: @unchecked Sendable {   // only used on one thread
     }
 
     @Test func aLeafLetsGoOfItsClosureOnceItRan() {
-        let (g, _) = virtualGraph()
-        var captured = WeakBox(nil)
-        let t: GraphTask<Int, TestError>
-        do {
-            let token = Token()
-            captured = WeakBox(token)
-            t = GraphTask<Int, TestError>(graph: g) { _, _ in _ = token }   // never settles
-        }
+        let (t, captured) = leafHoldingToken(settles: false)
         t.execute()
         #expect(t.state == .executing)
         #expect(captured.object == nil)
