@@ -23,6 +23,34 @@ import Testing
         #expect(list.head == -1)
     }
 
+    @Test func twoSmallIdsNeedNoArrayAndAThirdKeepsTheOrder() {
+        var list = ChildList()
+        list.append(NodeID(3))
+        list.append(NodeID(5))
+        guard case .one(5) = list.tail else {
+            Issue.record("the second id is not kept inline: \(list.tail)")
+            return
+        }
+        list.append(NodeID(8))
+        guard case .many(let rest) = list.tail else {
+            Issue.record("a third id did not move the tail to an array")
+            return
+        }
+        #expect(rest == [NodeID(5), NodeID(8)])
+        #expect(Array(list) == [3, 5, 8].map { NodeID($0) })
+        #expect(list.count == 3)
+    }
+
+    @Test func aSecondIdBeyond32BitsGoesToTheArray() {
+        let big = Int(Int32.max) + 1
+        var list = ChildList()
+        list.append(NodeID(1))
+        list.append(NodeID(big))
+        #expect(Array(list) == [NodeID(1), NodeID(big)])
+        list.insert(NodeID(2), at: 1)
+        #expect(Array(list) == [NodeID(1), NodeID(2), NodeID(big)])
+    }
+
     @Test func aRecordKeepsItsSizeAndItsChildren() {
         #expect(MemoryLayout<NodeRecord>.size <= 88)
         var r = NodeRecord(id: 1, kindIndex: 0, weight: 1, name: "r")

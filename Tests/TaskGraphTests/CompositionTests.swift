@@ -377,6 +377,21 @@ func errorCode<S>(_ r: Result<S, TestError>?) -> Int? {
         #expect(names(limited) == ["timeout", "timeout (attempt 2/2)"])
     }
 
+    @Test func retryOfAMappedTaskRemakesTheMapOverACopyOfItsSource() {
+        let (g, _) = virtualGraph()
+        let runs = Counter()
+        let source = GraphTask<Int, TestError>(name: "read", graph: g) { s, f in
+            runs.bump()
+            if runs.value < 3 { f(TestError(code: runs.value)) } else { s(runs.value) }
+        }
+        let r = source.mapResult(name: "times ten") { $0 * 10 }.retry(3).execute()
+        #expect(val(r) == 30)
+        let attempts = g.snapshot()[r.id]!.children
+        #expect(attempts.map { g.snapshot()[$0]!.kind } == ["map", "map", "map"])
+        #expect(attempts.map { g.snapshot()[$0]!.name } == ["times ten", "times ten (attempt 2/3)", "times ten (attempt 3/3)"])
+        #expect(attempts.map { g.snapshot()[g.snapshot()[$0]!.children[0]]!.name } == ["read", "read", "read"])
+    }
+
     @Test func retryStopsOnSuccessAndZeroMeansOne() {
         let (g, _) = virtualGraph()
         let runs = Counter()

@@ -16,7 +16,7 @@ struct NodeRecord {
     var name: String
     var info: String?
     /// The children after the first (all of them if the first id does not fit 32 bits).
-    private var moreChildren: [NodeID] = []
+    private var moreChildren: ChildTail = .none
     /// Strong while executing: an executing task lives until it settles.
     var retained: AnyGraphTask?
 
@@ -28,7 +28,7 @@ struct NodeRecord {
         _modify {
             // The array moves into the list and back, so appending does not copy it.
             var list = ChildList(head: firstChild32, tail: moreChildren)
-            moreChildren = []
+            moreChildren = .none
             defer {
                 firstChild32 = list.head
                 moreChildren = list.tail
@@ -51,21 +51,23 @@ struct NodeRecord {
     }
 }
 
-/// A record's subtasks in subtask order (`NodeRecord.children`): the first id in 32 bits when
-/// it fits, the others in an array, so a composite of one subtask (`map*`, a link before its
-/// second subtask) records it without an allocation.
+/// A record's subtasks in subtask order (`NodeRecord.children`): the first two ids in 32
+/// bits each when they fit, the others in an array, so a composite of one or two subtasks
+/// (`map*`, a `then` link and the task its closure made, `and`) records them without an
+/// allocation.
 struct ChildList: RandomAccessCollection {
-    /// The first child's id; -1: none, or it is `tail[0]`.
+    /// The first child's id; -1: none, or it is the tail's first.
     private(set) var head: Int32
-    private(set) var tail: [NodeID]
+    private(set) var tail: ChildTail
 
-    init(head: Int32 = -1, tail: [NodeID] = []) {
+    init(head: Int32 = -1, tail: ChildTail = .none) {
         self.head = head
         self.tail = tail
     }
 
     var startIndex: Int { 0 }
-    var endIndex: Int { (head < 0 ? 0 : 1) + tail.count }
+    var endIndex: Int { count }
+    var count: Int { (head < 0 ? 0 : 1) + tail.count }
 
     subscript(i: Int) -> NodeID {
         guard head >= 0 else { return tail[i] }
@@ -82,11 +84,51 @@ struct ChildList: RandomAccessCollection {
 
     mutating func insert(_ id: NodeID, at i: Int) {
         guard i < count else { return append(id) }
-        if head >= 0 {
-            tail.insert(NodeID(Int(head)), at: 0)
-            head = -1
+        var all = Array(self)
+        all.insert(id, at: Swift.max(0, i))
+        head = -1
+        tail = .many(all)
+    }
+}
+
+/// The children after a record's first (`ChildList`): none, one in 32 bits, or an array.
+/// Eight bytes, as the array alone was (the enum's tag goes in the pointer's spare bits).
+enum ChildTail {
+    case none
+    case one(Int32)
+    case many([NodeID])
+
+    var count: Int {
+        switch self {
+        case .none: 0
+        case .one: 1
+        case .many(let a): a.count
         }
-        tail.insert(id, at: Swift.max(0, i))
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    subscript(i: Int) -> NodeID {
+        switch self {
+        case .none: preconditionFailure("no child \(i)")
+        case .one(let id):
+            precondition(i == 0, "no child \(i)")
+            return NodeID(Int(id))
+        case .many(let a): return a[i]
+        }
+    }
+
+    mutating func append(_ id: NodeID) {
+        switch self {
+        case .none:
+            if let small = Int32(exactly: id.rawValue) { self = .one(small) } else { self = .many([id]) }
+        case .one(let first):
+            self = .many([NodeID(Int(first)), id])
+        case .many(var a):
+            self = .none   // the array is uniquely held while it grows
+            a.append(id)
+            self = .many(a)
+        }
     }
 }
 
