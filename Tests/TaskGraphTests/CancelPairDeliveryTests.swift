@@ -45,7 +45,7 @@ import Glibc
         for i in 0..<15 { _ = spool.append(i) }
         _ = spool.append(15, 16)   // one slot left in the chunk: the pair goes one by one
         _ = spool.append(17, 18)
-        let values = spool.take().flatMap { $0 }
+        let values = spool.takeAll()
         #expect(values == Array(0...18))
     }
 }

@@ -161,6 +161,27 @@ import Testing
         #expect(add["seq"] as? Int == 2 + lines.count)
     }
 
+    @Test func anEventAfterAQuietSpellWakesTheServerEachTime() throws {
+        // The server thread sleeps until an event's append wakes it: after each quiet spell
+        // the next single event must still reach the viewer (a lost wake-up leaves it
+        // asleep and the line never comes; 30 s is the viewer's limit).
+        let tmp = SocketDir()
+        defer { tmp.cleanup() }
+        let g = Graph()
+        let server = try g.serve(at: tmp.path + "/quiet.sock")
+        defer { server.stop() }
+        let viewer = try TestViewer(path: server.path)
+        #expect(viewer.readHeaderAndSnapshot() != nil)
+        for round in 0..<3 {
+            usleep(200_000)   // the server drains, finds nothing and sleeps
+            let t = GraphTask<Int, Never>(name: "quiet \(round)", graph: g) { _, _ in }
+            let add = try #require(viewer.object())
+            #expect(add["ev"] as? String == "add")
+            #expect(add["name"] as? String == "quiet \(round)")
+            #expect(add["id"] as? Int == t.id.rawValue)
+        }
+    }
+
     @Test func observerIsDetachedWhenTheLastViewerLeaves() async throws {
         let tmp = SocketDir()
         defer { tmp.cleanup() }

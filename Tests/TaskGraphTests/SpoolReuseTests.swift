@@ -8,26 +8,36 @@ import Testing
     @Test func theConsumerPreparesSparesAndChunksAreReusedNotReallocated() {
         let spool = Spool<Int>(chunkSize: 16, maxChunks: 64, overflow: .drop, prepared: 3)
         #expect(spool.chunkCounts.all == 1)
-        for i in 0..<(16 * 10) { _ = spool.append(i) }   // 10 full chunks, the 11th empty
-        let first = spool.take()
-        #expect(first.flatMap { $0 } == Array(0..<160))
-        // After a take the consumer has mapped `prepared` spares for the producer.
-        #expect(spool.chunkCounts.spare == 3)
-        spool.recycle(first)
+        for i in 0..<(16 * 10) { _ = spool.append(i) }   // 9 chunks queued, the 10th full
+        #expect(spool.chunkCounts.all == 10)
+        #expect(spool.takeAll() == Array(0..<160))
         let afterBurst = spool.chunkCounts
-        #expect(afterBurst.spare >= 10)   // every recycled chunk kept, not freed
-        // The same burst again allocates nothing new.
-        for i in 0..<(16 * 10) { _ = spool.append(i) }
-        #expect(spool.chunkCounts.all == afterBurst.all)
-        spool.recycle(spool.take())
-        #expect(spool.chunkCounts.all == afterBurst.all)
+        #expect(afterBurst.spare == 9)   // every drained chunk kept, not freed
+        #expect(afterBurst.all == 10)    // those were spares enough: none prepared
+        // The same burst again needs one chunk more (the full one being filled is queued
+        // first), then nothing new, however often it comes.
+        var counts: [Int] = []
+        for _ in 0..<4 {
+            for i in 0..<(16 * 10) { _ = spool.append(i) }
+            #expect(spool.takeAll().count == 160)
+            counts.append(spool.chunkCounts.all)
+        }
+        #expect(counts == [11, 11, 11, 11])
+    }
+
+    @Test func theConsumerMapsPreparedSparesWhenTooFewCameBack() {
+        let spool = Spool<Int>(chunkSize: 16, maxChunks: 64, overflow: .drop, prepared: 3)
+        for i in 0..<20 { _ = spool.append(i) }   // one chunk queued, 4 values in the next
+        #expect(spool.takeAll() == Array(0..<20))
+        #expect(spool.chunkCounts.spare == 3)     // the drained one and two mapped here
+        #expect(spool.chunkCounts.all == 4)
     }
 
     @Test func chunksNeverExceedTheBoundEvenWhenPreparedAskForMore() {
         let spool = Spool<Int>(chunkSize: 16, maxChunks: 4, overflow: .drop, prepared: 10)
         for round in 0..<5 {
             for i in 0..<100 { _ = spool.append(round * 100 + i) }
-            spool.recycle(spool.take())
+            spool.discard()
             _ = spool.resume()
             #expect(spool.chunkCounts.all <= 5)
         }
@@ -36,23 +46,22 @@ import Testing
     @Test func withoutPreparedSparesNothingIsMappedAhead() {
         let spool = Spool<Int>(chunkSize: 16, maxChunks: 8, overflow: .drop)
         for i in 0..<20 { _ = spool.append(i) }
-        spool.recycle(spool.take())
-        #expect(spool.chunkCounts.spare == 2)   // the two chunks used, kept; none extra
+        #expect(spool.takeAll() == Array(0..<20))
+        #expect(spool.chunkCounts.spare == 1)   // the drained chunk, kept; none extra
+        #expect(spool.chunkCounts.all == 2)     // and the one being filled
     }
 
     @Test func sparesBeyondTheKeptNumberAreFreed() {
         let spool = Spool<Int>(chunkSize: 16, maxChunks: 64, overflow: .drop, prepared: 2, keptSpares: 3)
         for i in 0..<(16 * 10) { _ = spool.append(i) }
-        spool.recycle(spool.take())
-        // 10 chunks came back; 3 are kept, the rest freed: the filling chunk plus 3 remain.
+        #expect(spool.takeAll().count == 160)
+        // 9 chunks came back; 3 are kept, the rest freed: the filling chunk plus 3 remain.
         #expect(spool.chunkCounts.spare == 3)
         #expect(spool.chunkCounts.all == 4)
-        var one = spool.take()
-        #expect(one.isEmpty)
+        #expect(spool.takeAll().isEmpty)
         for i in 0..<16 { _ = spool.append(i) }
-        one = spool.take()
-        #expect(one.count == 1)
-        spool.recycle(&one[0])
+        #expect(spool.takeAll() == Array(0..<16))
         #expect(spool.chunkCounts.spare <= 3)
+        #expect(spool.chunkCounts.all <= 4)
     }
 }

@@ -12,13 +12,61 @@ import Glibc
     @Test func takesEverythingInOrderAcrossChunks() {
         let spool = Spool<Int>(chunkSize: 16, maxChunks: 100, overflow: .drop)
         for i in 0..<1000 { _ = spool.append(i) }
-        let chunks = spool.take()
-        #expect(chunks.flatMap { $0 } == Array(0..<1000))
-        spool.recycle(chunks)
-        #expect(spool.take().isEmpty)
-        #expect(spool.append(7) == .queuedFirst)
-        #expect(spool.append(8) == .queued)
-        #expect(spool.take().flatMap { $0 } == [7, 8])
+        #expect(spool.takeAll() == Array(0..<1000))
+        #expect(spool.takeAll().isEmpty)
+        _ = spool.append(7)
+        _ = spool.append(8, 9)
+        #expect(spool.takeAll() == [7, 8, 9])
+    }
+
+    @Test func aConsumerMarkedIdleIsWokenByTheNextAppendOnly() {
+        let spool = Spool<Int>(chunkSize: 16, maxChunks: 100, overflow: .drop)
+        #expect(spool.append(1) == .queued)   // nobody sleeps
+        #expect(!spool.markIdleIfEmpty())     // something waits: drain first
+        #expect(spool.takeAll() == [1])
+        #expect(spool.markIdleIfEmpty())
+        #expect(spool.append(2) == .queuedFirst)
+        #expect(spool.append(3) == .queued)
+        #expect(spool.takeAll() == [2, 3])
+        // Also when the append starts a new chunk.
+        for i in 0..<16 { _ = spool.append(i) }
+        #expect(spool.takeAll() == Array(0..<16))
+        #expect(spool.markIdleIfEmpty())
+        #expect(spool.append(99) == .queuedFirst)
+        #expect(spool.takeAll() == [99])
+    }
+
+    @Test func aDrainTakesWhatIsPublishedInTheChunkBeingFilledThenTheRestLater() {
+        let spool = Spool<Int>(chunkSize: 16, maxChunks: 100, overflow: .drop)
+        for i in 0..<10 { _ = spool.append(i) }
+        #expect(spool.takeAll() == Array(0..<10))
+        for i in 10..<40 { _ = spool.append(i) }   // fills that chunk, then one more and a half
+        #expect(spool.takeAll() == Array(10..<40))
+        #expect(spool.chunkCounts.all <= 3)
+    }
+
+    @Test func valuesNobodyTookAreReleasedWithTheSpool() {
+        final class Token {}
+        weak var first: Token?
+        weak var last: Token?
+        do {
+            let spool = Spool<Token>(chunkSize: 16, maxChunks: 8, overflow: .drop)
+            for i in 0..<40 {
+                let t = Token()
+                if i == 0 { first = t }
+                if i == 39 { last = t }
+                _ = spool.append(t)
+            }
+            var n = 0
+            spool.drain { _ in n += 1 }   // takes the 40
+            #expect(n == 40)
+            for _ in 0..<20 { _ = spool.append(Token()) }
+            let t = Token()
+            last = t
+            _ = spool.append(t)
+        }
+        #expect(first == nil)
+        #expect(last == nil)
     }
 
     @Test func aFullDropSpoolCountsWhatItDroppedUntilResumed() {
@@ -31,7 +79,8 @@ import Glibc
         #expect(spool.discard() == 64)
         #expect(spool.resume() == 36)
         #expect(!spool.isOverflowed)
-        #expect(spool.append(1) == .queuedFirst)
+        #expect(spool.append(1) == .queued)
+        #expect(spool.takeAll() == [1])
     }
 
     @Test func aFullWaitSpoolWaitsForTheConsumerThenGivesUpWhenItStalls() {
@@ -45,7 +94,7 @@ import Glibc
         let consumer = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
             usleep(50_000)
-            patient.recycle(patient.take())
+            patient.discard()
             consumer.signal()
         }
         #expect(patient.append(1000) != .failed)
@@ -118,4 +167,13 @@ private func readAll(_ path: String) throws -> [UInt8] {
         out.append(contentsOf: buf[0..<n])
     }
     return out
+}
+
+extension Spool {
+    /// Everything queued so far, in order (the consumer's `drain`, collected).
+    func takeAll() -> [Element] {
+        var out: [Element] = []
+        drain { out.append($0) }
+        return out
+    }
 }

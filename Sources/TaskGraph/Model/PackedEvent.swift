@@ -38,8 +38,6 @@ struct PackedEvent {
 enum PackedItem {
     case packed(PackedEvent)
     case boxed(PackedEvent.Box)
-    /// What a drained item leaves in its chunk (see `Spool.drain`): no event.
-    case taken
 
     /// Packs `event` (its strings are moved, not copied). The change is consumed and each
     /// case's payload moved out of it: a switch on the borrowed event copied the strings it
@@ -114,8 +112,6 @@ enum PackedItem {
             }
         case let .boxed(box):
             body(box.event)
-        case .taken:
-            break
         }
     }
 }

@@ -180,13 +180,21 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
 
     // MARK: The graph's side
 
-    /// The observer (under the graph's lock): only copies the event into the spool, and
-    /// wakes the server thread when it is the first of a batch.
+    /// The observer (under the graph's event lock): only copies the event into the spool, and
+    /// wakes the server thread when it sleeps (the first event of a batch).
     func deliver(_ event: consuming GraphEvent) {
         if spool.append(PackedItem(event)) == .queuedFirst { poke() }
     }
 
     // MARK: The server thread's side (lock held)
+
+    /// Before the server thread sleeps: whether nothing waits in the spool, in which case the
+    /// next event's append wakes it (`deliver`). Under the graph's `eventLock`, which every
+    /// append holds, so an event cannot slip in between the check and the mark.
+    func markSpoolIdleLocked() -> Bool {
+        guard observation != nil else { return true }
+        return graph.eventLock.withLock { spool.markIdleIfEmpty() }
+    }
 
     /// Encodes every spooled event once and appends it to every connection's buffer. After
     /// a spool overflow (this thread fell more than `spoolEvents` behind), the model restarts
@@ -209,7 +217,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
             }
             for c in connections where c.overflowed && c.skipped < lost { c.skipped = lost }
         }
-        spool.drain(placeholder: .taken) { (item: consuming PackedItem) in
+        spool.drain { (item: consuming PackedItem) in
             item.forEachEvent { event in
                 guard event.sequence > joinSequence else { return }
                 encodeLocked(event)

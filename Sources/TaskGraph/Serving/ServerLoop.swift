@@ -60,7 +60,10 @@ extension GraphServer {
             let ready = lock.withLock { () -> Bool in
                 active.contains { !$0.hasUnsent && (!$0.pending.isEmpty || $0.overflowed) }
             }
-            let timeout: Int32 = stopping ? 20 : (ready ? 0 : -1)
+            var timeout: Int32 = stopping ? 20 : (ready ? 0 : -1)
+            // Sleeping until woken: the next event's append wakes this thread (through the
+            // pipe), unless events are waiting already.
+            if timeout == -1 && !lock.withLock({ markSpoolIdleLocked() }) { timeout = 0 }
             let n = poll(&fds, nfds_t(fds.count), timeout)
             guard n >= 0 else { continue }   // EINTR
             if fds[0].revents != 0 {

@@ -17,8 +17,6 @@ package final class EventRelay: @unchecked Sendable {   // the spool locks itsel
         case item(PackedItem)
         /// What `note` returned for the node that starts executing in the next item.
         case note(AnyObject)
-        /// What a drained entry leaves in its chunk (see `Spool.drain`).
-        case taken
     }
 
     private let spool = Spool<Entry>(chunkSize: 4096, maxChunks: EventRelay.maxBacklog / 4096,
@@ -67,13 +65,12 @@ package final class EventRelay: @unchecked Sendable {   // the spool locks itsel
     /// Hands every event queued so far to `body`, in order, with the note taken for it. Calls
     /// must not overlap (the consumer holds its own lock around them).
     package func drain(_ body: (consuming GraphEvent, AnyObject?) -> Void) {
-        spool.drain(placeholder: .taken) { (entry: consuming Entry) in
+        spool.drain { (entry: consuming Entry) in
             switch consume entry {
             case let .note(n): pendingNote = n
             case let .item(item):
                 item.forEachEvent { body($0, pendingNote) }
                 pendingNote = nil
-            case .taken: break
             }
         }
     }

@@ -1,20 +1,29 @@
 import Dispatch
+import Synchronization
 
 /// A queue between the program's threads, which append small values (observed events) while
-/// holding the graph's lock, and one consumer thread that takes them in batches: appending
-/// is a copy into a preallocated chunk under a private lock held for nanoseconds, so the
+/// holding the graph's event lock, and one consumer thread that takes them in batches, so the
 /// costly work (encoding, spans) happens on the consumer's thread, off the program's.
 ///
-/// Values live in chunks of `chunkSize`; full chunks wait in order for the consumer, which
-/// hands them back emptied (capacity kept), so steady state allocates nothing. At most
-/// `maxChunks` chunks are queued; what `append` does beyond that is the `Overflow` policy.
+/// Appends must not overlap: their callers serialize them (observers run under the graph's
+/// `eventLock`; other producers take that lock too, or a lock of their own when no graph is
+/// observed). An append is then a copy into a preallocated chunk and one release store of the
+/// chunk's count, with no lock: taking a lock of the spool's own on every event cost W1 with a
+/// recorder, a tracer or a viewer ~0.02 µs a task (two locked instructions an event, and a
+/// lock word the consumer's thread writes too).
 ///
-/// Memory: at most `maxChunks + 1` chunks exist (filling, queued, lent or spare); emptied
-/// chunks are kept as spares (up to `keptSpares`) until the spool is released, and the consumer
-/// keeps `prepared` spares allocated and touched ahead of need, so the producer writes into
-/// memory whose pages are already mapped (a fresh chunk's page faults cost the program's
+/// Values live in chunks of `chunkSize`; full chunks wait in order for the consumer, which
+/// takes the values out (each moved, never copied) and hands the chunk back emptied, so steady
+/// state allocates nothing. The consumer also takes what is published in the chunk being
+/// filled, without taking the chunk. At most `maxChunks` chunks are queued; what `append` does
+/// beyond that is the `Overflow` policy.
+///
+/// Memory: at most `maxChunks + 1` chunks exist (filling, queued, being drained or spare);
+/// emptied chunks are kept as spares (up to `keptSpares`) until the spool is released, and the
+/// consumer keeps `prepared` spares allocated and touched ahead of need, so the producer writes
+/// into memory whose pages are already mapped (a fresh chunk's page faults cost the program's
 /// thread about a third of its appends, measured on W1 with a recorder).
-final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
+final class Spool<Element>: @unchecked Sendable {   // producer state: serialized appends; the rest behind `lock`
     /// What a full spool does with one more value.
     enum Overflow {
         /// The producer waits for the consumer to free a chunk, but never longer than
@@ -26,35 +35,90 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
         case drop
     }
 
-    /// `queuedFirst`: queued into an empty spool (a consumer sleeping until there is work
-    /// may need waking); `dropped`: overflowed (`.drop`); `failed`: closed or failed.
+    /// `queuedFirst`: queued while the consumer sleeps until woken (`markIdleIfEmpty`): the
+    /// caller wakes it; `dropped`: overflowed (`.drop`); `failed`: closed or failed.
     enum AppendResult { case queued, queuedFirst, dropped, failed }
+
+    /// One chunk: `base` holds `capacity` slots; the first `published` are initialized and
+    /// visible to the consumer, which has moved out those before `consumed`. Raw memory, so
+    /// neither side counts references to reach it; the spool frees it.
+    struct Chunk {
+        let base: UnsafeMutablePointer<Element>
+        /// `published` (written by the producer only) and `consumed` (by the consumer only),
+        /// a cache line apart so that neither side's writes slow the other's.
+        let header: UnsafeMutableRawPointer
+
+        var published: UnsafeMutablePointer<Atomic<Int>> {
+            header.assumingMemoryBound(to: Atomic<Int>.self)
+        }
+        var consumed: UnsafeMutablePointer<Int> {
+            (header + 64).assumingMemoryBound(to: Int.self)
+        }
+
+        /// `touch`: writes one byte per page, so the pages are mapped before a producer fills it.
+        init(capacity: Int, touch: Bool) {
+            base = .allocate(capacity: capacity)
+            header = .allocate(byteCount: 128, alignment: 64)
+            header.bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))
+            (header + 64).bindMemory(to: Int.self, capacity: 1).initialize(to: 0)
+            if touch {
+                let raw = UnsafeMutableRawPointer(base)
+                let bytes = capacity * MemoryLayout<Element>.stride
+                var offset = 0
+                while offset < bytes {
+                    raw.storeBytes(of: 0, toByteOffset: offset, as: UInt8.self)
+                    offset += 4096
+                }
+            }
+        }
+
+        /// Destroys the values nobody took and frees the memory.
+        func free() {
+            let start = consumed.pointee, end = published.pointee.load(ordering: .acquiring)
+            if end > start { (base + start).deinitialize(count: end - start) }
+            base.deallocate()
+            header.deallocate()
+        }
+    }
+
+    private static var closedFlag: UInt8 { 1 }
+    private static var overflowedFlag: UInt8 { 2 }
+    private static var failedFlag: UInt8 { 4 }
 
     let chunkSize: Int
     let maxChunks: Int
     let overflow: Overflow
 
+    // The producer's (appends are serialized by their callers). `fill` changes under `lock`
+    // too, where the consumer reads it.
+    @exclusivity(unchecked) private var fill: Chunk
+    @exclusivity(unchecked) private var fillCount = 0
+    /// Set by a consumer about to sleep until woken, cleared by the next append (which then
+    /// returns `.queuedFirst`); both under the producers' serialization.
+    @exclusivity(unchecked) private var idle = false
+    /// closed | overflowed | failed: written under `lock`, read by every append.
+    private let flags = Atomic<UInt8>(0)
+
     private let lock = Lock()
-    @exclusivity(unchecked) private var filling: [Element] = []
-    @exclusivity(unchecked) private var ready: [[Element]] = []
-    @exclusivity(unchecked) private var spare: [[Element]] = []
-    /// Chunks that exist: `filling`, queued, lent and spare (at most `maxChunks + 1`).
+    @exclusivity(unchecked) private var ready: [Chunk] = []
+    /// The consumer's: the full chunks of the drain under way (swapped with `ready`, so
+    /// neither array is reallocated).
+    @exclusivity(unchecked) private var draining: [Chunk] = []
+    @exclusivity(unchecked) private var spare: [Chunk] = []
+    /// Chunks that exist: `fill`, queued, being drained and spare (at most `maxChunks + 1`).
     @exclusivity(unchecked) private var chunkCount = 1
-    /// Chunks handed to the consumer by the last `take`, not yet given back.
+    /// Full chunks the consumer took and has not given back yet.
     @exclusivity(unchecked) private var lent = 0
     /// Chunks given back by the consumer so far (waiting producers watch it for progress).
     @exclusivity(unchecked) private var taken: UInt64 = 0
     @exclusivity(unchecked) private var waiters = 0
-    @exclusivity(unchecked) private(set) var overflowed = false
     /// Values dropped since the overflow.
     @exclusivity(unchecked) private var droppedCount = 0
-    @exclusivity(unchecked) private var failedFlag = false
     /// Whether a waiting producer gave up (`.wait`) or `fail()` was called.
-    var failed: Bool { lock.withLock { failedFlag } }
-    @exclusivity(unchecked) private var closed = false
+    var failed: Bool { flags.load(ordering: .acquiring) & Spool.failedFlag != 0 }
     /// Signalled when a chunk is ready (the consumer may sleep until then).
     private let work = DispatchSemaphore(value: 0)
-    /// Signalled for each waiting producer when the consumer took chunks.
+    /// Signalled for each waiting producer when the consumer gave chunks back.
     private let room = DispatchSemaphore(value: 0)
 
     /// Empty chunks the consumer keeps ready (allocated and touched) for the producer.
@@ -75,41 +139,42 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
         self.overflow = overflow
         self.prepared = min(max(0, prepared), self.maxChunks - 1)
         self.keptSpares = max(keptSpares, self.prepared, 2)
-        if self.prepared > 0 {
-            filling = Spool.preparedChunk(capacity: self.chunkSize)
-        } else {
-            filling.reserveCapacity(self.chunkSize)
-        }
+        fill = Chunk(capacity: self.chunkSize, touch: self.prepared > 0)
+    }
+
+    deinit {
+        fill.free()
+        for c in ready { c.free() }
+        for c in spare { c.free() }
     }
 
     /// Queues one value (from the program's thread; never calls back into the caller).
     @inline(__always)
     func append(_ value: consuming Element) -> AppendResult {
-        lock.lock()
-        if _fastPath(filling.count < chunkSize && !closed && !overflowed && !failedFlag) {
-            let first = filling.isEmpty && ready.isEmpty
-            filling.append(value)
-            lock.unlock()
-            return first ? .queuedFirst : .queued
+        let n = fillCount
+        guard _fastPath(n < chunkSize && flags.load(ordering: .relaxed) == 0) else {
+            return appendSlow(value)
         }
-        return appendSlow(value)
+        (fill.base + n).initialize(to: value)
+        fillCount = n &+ 1
+        fill.published.pointee.store(n &+ 1, ordering: .releasing)
+        return wakeIfIdle()
     }
 
-    /// Queues two values in order, with one turn of the lock when they fit in the chunk.
+    /// Queues two values in order, published together when they fit in the chunk.
     @inline(__always)
     func append(_ first: consuming Element, _ second: consuming Element) -> AppendResult {
-        lock.lock()
-        if _fastPath(filling.count + 1 < chunkSize && !closed && !overflowed && !failedFlag) {
-            let isFirst = filling.isEmpty && ready.isEmpty
-            filling.append(first)
-            filling.append(second)
-            lock.unlock()
-            return isFirst ? .queuedFirst : .queued
+        let n = fillCount
+        guard _fastPath(n &+ 1 < chunkSize && flags.load(ordering: .relaxed) == 0) else {
+            let one = append(first)
+            let two = append(second)
+            return one == .queued ? two : one
         }
-        lock.unlock()
-        let one = append(first)
-        let two = append(second)
-        return one == .queued ? two : one
+        (fill.base + n).initialize(to: first)
+        (fill.base + n + 1).initialize(to: second)
+        fillCount = n &+ 2
+        fill.published.pointee.store(n &+ 2, ordering: .releasing)
+        return wakeIfIdle()
     }
 
     /// Queues the two events of one step (a cancel request and the state change it makes),
@@ -125,17 +190,30 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
         }
     }
 
-    /// Called with `lock` held; unlocks.
+    @inline(__always)
+    private func wakeIfIdle() -> AppendResult {
+        guard _slowPath(idle) else { return .queued }
+        idle = false
+        return .queuedFirst
+    }
+
+    /// A full chunk, or a flag set: takes `lock`.
     @inline(never)
     private func appendSlow(_ value: consuming Element) -> AppendResult {
-        if closed || failedFlag { lock.unlock(); return .failed }
-        if overflowed { droppedCount += 1; lock.unlock(); return .dropped }
+        lock.lock()
+        let f = flags.load(ordering: .relaxed)
+        if f & (Spool.closedFlag | Spool.failedFlag) != 0 { lock.unlock(); return .failed }
+        if f & Spool.overflowedFlag != 0 { droppedCount += 1; lock.unlock(); return .dropped }
+        if fillCount < chunkSize {   // a flag was cleared since the caller read it
+            lock.unlock()
+            return append(value)
+        }
         var start: Double?
         var seen = taken
         while ready.count + lent + 1 >= maxChunks {
             switch overflow {
             case .drop:
-                overflowed = true
+                flags.store(f | Spool.overflowedFlag, ordering: .releasing)
                 droppedCount += 1
                 lock.unlock()
                 work.signal()
@@ -144,7 +222,7 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
                 let now = monotonicSeconds()
                 if taken != seen { seen = taken; start = now }
                 if let s = start, now - s >= limit {
-                    failedFlag = true
+                    flags.store(flags.load(ordering: .relaxed) | Spool.failedFlag, ordering: .releasing)
                     lock.unlock()
                     work.signal()
                     return .failed
@@ -156,54 +234,72 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
                 _ = room.wait(timeout: .now() + .milliseconds(10))
                 lock.lock()
                 waiters -= 1
-                if closed || failedFlag { lock.unlock(); return .failed }
-            }
-        }
-        var next = spareLocked()
-        swap(&next, &filling)
-        ready.append(next)
-        filling.append(value)
-        lock.unlock()
-        work.signal()
-        return .queued
-    }
-
-    /// An empty chunk for `filling`: a spare, or a new one (lock held).
-    private func spareLocked() -> [Element] {
-        if let c = spare.popLast() { return c }
-        chunkCount += 1
-        var c: [Element] = []
-        c.reserveCapacity(chunkSize)
-        return c
-    }
-
-    /// Takes everything queued so far and hands each value over to `body`, oldest first:
-    /// moved out of its chunk in place, with `placeholder` (a value with nothing to release)
-    /// left there, and the chunk given back once done. Lending each value instead (or
-    /// iterating the array) made the consumer copy what it took apart and destroy the
-    /// original after: ~1,500 instructions a W1 task on the tracing thread. The consumers'
-    /// loop (recorder, server, relay).
-    @inline(__always)
-    func drain(placeholder: Element, _ body: (consuming Element) -> Void) {
-        var chunks = take()
-        for i in chunks.indices {
-            chunks[i].withUnsafeMutableBufferPointer { values in
-                guard let base = values.baseAddress else { return }
-                for j in 0..<values.count {
-                    body((base + j).move())
-                    (base + j).initialize(to: placeholder)
+                if flags.load(ordering: .relaxed) & (Spool.closedFlag | Spool.failedFlag) != 0 {
+                    lock.unlock()
+                    return .failed
                 }
             }
-            recycle(&chunks[i])
         }
+        ready.append(fill)
+        fill = spareLocked()
+        fillCount = 0
+        lock.unlock()
+        work.signal()
+        return append(value)
     }
 
-    /// Everything queued so far, oldest first (each chunk in order); give the chunks back with
-    /// `recycle`. Empty when nothing is queued.
-    func take() -> [[Element]] {
-        let out = takeQueued()
-        prepareSpares()
-        return out
+    /// An empty chunk for `fill`: a spare, or a new one (lock held).
+    private func spareLocked() -> Chunk {
+        if let c = spare.popLast() { return c }
+        chunkCount += 1
+        return Chunk(capacity: chunkSize, touch: false)
+    }
+
+    /// Hands every value queued so far to `body`, oldest first, each moved out of its chunk;
+    /// full chunks are given back as soon as they are emptied (that is the consumer's
+    /// progress). The consumers' loop (recorder, server, relay); calls must not overlap.
+    @inline(__always)
+    func drain(_ body: (consuming Element) -> Void) {
+        lock.lock()
+        swap(&draining, &ready)
+        let current = fill
+        lent += draining.count
+        lock.unlock()
+        for c in draining {
+            Spool.consume(c, body)
+            recycle(c)
+        }
+        draining.removeAll(keepingCapacity: true)
+        prepareSpares()   // after the recycling: a chunk given back is a spare already
+        // The chunk being filled: what is published so far. The producer may queue it
+        // meanwhile; the next drain then takes the rest, from `consumed`.
+        Spool.consume(current, body)
+    }
+
+    @inline(__always)
+    private static func consume(_ c: Chunk, _ body: (consuming Element) -> Void) {
+        let end = c.published.pointee.load(ordering: .acquiring)
+        var i = c.consumed.pointee
+        while i < end {
+            body((c.base + i).move())
+            i += 1
+        }
+        c.consumed.pointee = end
+    }
+
+    /// Gives a drained chunk back: kept as a spare (up to `keptSpares`) or freed.
+    private func recycle(_ c: Chunk) {
+        c.published.pointee.store(0, ordering: .relaxed)
+        c.consumed.pointee = 0
+        let (wake, kept) = lock.withLock { () -> (Int, Bool) in
+            lent -= 1
+            taken &+= 1
+            let keep = spare.count < keptSpares
+            if keep { spare.append(c) } else { chunkCount -= 1 }
+            return (waiters, keep)
+        }
+        if !kept { c.free() }
+        for _ in 0..<wake { room.signal() }
     }
 
     /// Brings the spares up to `prepared` (bounded by `maxChunks`), allocating and touching
@@ -215,83 +311,38 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
             chunkCount += 1
             return true
         }) {
-            let c = Spool.preparedChunk(capacity: chunkSize)
+            let c = Chunk(capacity: chunkSize, touch: true)
             lock.withLock { spare.append(c) }
         }
     }
 
-    private func takeQueued() -> [[Element]] {
-        lock.lock()
-        var out = ready
-        ready.removeAll(keepingCapacity: true)
-        if !filling.isEmpty {
-            var next = spareLocked()
-            swap(&next, &filling)
-            out.append(next)
+    /// For a consumer about to sleep until the next append wakes it: when nothing is waiting,
+    /// marks it idle, so that append returns `.queuedFirst`, and returns true (it may sleep);
+    /// else false (drain first). Call it with the producers' serialization held (the graph's
+    /// `eventLock`), so no append runs meanwhile and no wake-up is lost.
+    func markIdleIfEmpty() -> Bool {
+        let empty = lock.withLock {
+            ready.isEmpty && fill.published.pointee.load(ordering: .relaxed) == fill.consumed.pointee
         }
-        lent += out.count
-        lock.unlock()
-        return out
+        idle = empty
+        return empty
     }
 
-    /// An empty array with room for `capacity` values whose memory has been written once
-    /// (one byte per page), so its pages are mapped before a producer fills it.
-    private static func preparedChunk(capacity: Int) -> [Element] {
-        [Element](unsafeUninitializedCapacity: capacity) { buffer, count in
-            if let base = buffer.baseAddress {
-                let raw = UnsafeMutableRawPointer(base)
-                let bytes = capacity * MemoryLayout<Element>.stride
-                var offset = 0
-                while offset < bytes {
-                    raw.storeBytes(of: 0, toByteOffset: offset, as: UInt8.self)
-                    offset += 4096
-                }
-            }
-            count = 0
-        }
-    }
-
-    /// Returns chunks taken by `take` (emptied here and kept for reuse). A consumer
-    /// gives each chunk back as soon as it is done with it: that is its progress.
-    func recycle(_ chunks: [[Element]]) {
-        var chunks = chunks
-        for i in chunks.indices { chunks[i].removeAll(keepingCapacity: true) }
-        let wake = lock.withLock { () -> Int in
-            lent -= chunks.count
-            taken &+= UInt64(chunks.count)
-            while spare.count < keptSpares, let c = chunks.popLast() { spare.append(c) }
-            chunkCount -= chunks.count
-            return waiters
-        }
-        for _ in 0..<wake { room.signal() }
-    }
-
-    /// Chunks that exist now (filling, queued, lent, spare), and how many are spare (for tests).
+    /// Chunks that exist now (filling, queued, being drained, spare), and how many are spare
+    /// (for tests).
     var chunkCounts: (all: Int, spare: Int) { lock.withLock { (chunkCount, spare.count) } }
 
     /// Whether values were dropped (`.drop`) since the last `resume()`.
-    var isOverflowed: Bool { lock.withLock { overflowed } }
-
-    /// Gives one taken chunk back, leaving an empty array in its place (so the chunk's
-    /// storage is reused, not copied).
-    func recycle(_ chunk: inout [Element]) {
-        var c: [Element] = []
-        swap(&c, &chunk)
-        c.removeAll(keepingCapacity: true)
-        let wake = lock.withLock { () -> Int in
-            lent -= 1
-            taken &+= 1
-            if spare.count < keptSpares { spare.append(c) } else { chunkCount -= 1 }
-            return waiters
-        }
-        for _ in 0..<wake { room.signal() }
-    }
+    var isOverflowed: Bool { flags.load(ordering: .acquiring) & Spool.overflowedFlag != 0 }
 
     /// Accepts values again after an overflow (the consumer has dropped what it had);
     /// returns how many values were dropped meanwhile.
     func resume() -> Int {
         lock.withLock {
-            defer { overflowed = false; droppedCount = 0 }
+            defer {
+                flags.store(flags.load(ordering: .relaxed) & ~Spool.overflowedFlag, ordering: .releasing)
+                droppedCount = 0
+            }
             return droppedCount
         }
     }
@@ -299,22 +350,24 @@ final class Spool<Element>: @unchecked Sendable {   // state behind `lock`
     /// Takes and forgets everything queued; returns how many values that was.
     @discardableResult
     func discard() -> Int {
-        let chunks = takeQueued()
-        let n = chunks.reduce(0) { $0 + $1.count }
-        recycle(chunks)
+        var n = 0
+        drain { (value: consuming Element) in
+            _ = consume value
+            n += 1
+        }
         return n
     }
 
     /// Drops every later value.
     func close() {
-        lock.withLock { closed = true }
+        lock.withLock { flags.store(flags.load(ordering: .relaxed) | Spool.closedFlag, ordering: .releasing) }
         room.signal()
         work.signal()
     }
 
     /// Marks the spool failed (the consumer cannot go on): later values are dropped.
     func fail() {
-        lock.withLock { failedFlag = true }
+        lock.withLock { flags.store(flags.load(ordering: .relaxed) | Spool.failedFlag, ordering: .releasing) }
         room.signal()
     }
 

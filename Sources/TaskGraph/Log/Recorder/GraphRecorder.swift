@@ -53,8 +53,6 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
     enum Entry {
         case item(PackedItem)
         case key(Key)
-        /// What a drained entry leaves in its chunk (see `Spool.drain`).
-        case taken
     }
 
     final class Key: @unchecked Sendable {   // immutable
@@ -76,6 +74,10 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
     /// The writer's state: taken by the writer thread, `flush()` and `finish()`, never by the
     /// program's threads on an event.
     private let lock = Lock()
+    /// Serializes appends to `spool` made outside the graph's observer calls (`record`,
+    /// `recordKey`) with those calls: the graph's `eventLock` when recording a graph, else a
+    /// lock of the recorder's own.
+    private let appendLock: Lock
     private let file: LogFile
     @exclusivity(unchecked) private var buffer = LogBuffer(capacity: GraphRecorder.flushBytes + (1 << 16))
     @exclusivity(unchecked) private var model = RecorderModel()
@@ -104,6 +106,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
         self.startTime = startTime
         self.snapshotEvery = max(1, snapshotEvery)
         self.clock = nil
+        self.appendLock = Lock()
         buffer.header(created: iso8601Now(),
                       producer: producer ?? CommandLine.arguments.joined(separator: " "),
                       scenario: scenario, seed: seed)
@@ -116,6 +119,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
                 seed: UInt64? = nil, snapshotEvery: Int = GraphRecorder.defaultSnapshotEvery) throws {
         self.path = path
         self.file = try LogFile(path: path)
+        self.appendLock = graph.eventLock
         self.clock = graph.clock
         self.startTime = graph.clock.now
         self.snapshotEvery = max(1, snapshotEvery)
@@ -150,12 +154,13 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
     /// Appends one event (its `sequence` is replaced by the log's own counter). Only copies
     /// it: the writer thread encodes it.
     public func record(_ event: GraphEvent) {
-        _ = spool.append(.item(PackedItem(event)))
+        appendLock.withLock { _ = spool.append(.item(PackedItem(event))) }
     }
 
     /// Records a key that changed something (`id`: the selected node), at the clock's time.
     public func recordKey(_ key: String, node: NodeID?) {
-        _ = spool.append(.key(Key(key, node, clock.map { $0.now - startTime })))
+        let entry = Entry.key(Key(key, node, clock.map { $0.now - startTime }))
+        appendLock.withLock { _ = spool.append(entry) }
     }
 
     /// Encodes every event handed over so far and writes what is buffered (so a reader of
@@ -212,13 +217,12 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
     /// Encodes every spooled entry, in order.
     private func drainLocked() {
         guard !finished else { return }
-        spool.drain(placeholder: .taken) { (entry: consuming Entry) in
+        spool.drain { (entry: consuming Entry) in
             switch consume entry {
             case let .item(item): item.forEachEvent { encodeLocked($0) }
             case let .key(k):
                 seq += 1
                 buffer.key(k.key, id: k.node, seq: seq, t: max(k.now ?? lastT, lastT))
-            case .taken: break
             }
         }
         if spool.failed, stallError == nil {
