@@ -34,7 +34,7 @@ extension Graph {
             s.sequence &+= 1
             return
         }
-        emitObserved(change())
+        emitObserved(s.index, change())
     }
 
     /// Two events of one step (a cancel request and the state change it makes), recorded
@@ -45,21 +45,30 @@ extension Graph {
             s.sequence &+= 2
             return
         }
-        emitObserved(first(), second())
+        emitObserved(s.index, first(), second())
     }
 
+    /// `stripe`: the index of the stripe whose lock is held. When it is the one stripe that
+    /// records (`soleStripe`), that lock already keeps deliveries apart and in order, and the
+    /// event lock is not taken: it cost every observed event two locked instructions (a no-op
+    /// observer's W1 ~0.02 µs a task).
     @inline(never)
-    func emitObserved(_ change: consuming GraphChange) {
+    func emitObserved(_ stripe: Int, _ change: consuming GraphChange) {
         let cycles = readsCycles ? EventClock.cycles() : 0   // outside the lock: see EventClock.cycles
+        if soleStripe.load(ordering: .relaxed) == stripe {
+            deliverLocked(change, at: now(cycles))
+            return
+        }
         eventLock.lock()
         deliverLocked(change, at: now(cycles))
         eventLock.unlock()
     }
 
     @inline(never)
-    func emitObserved(_ first: consuming GraphChange, _ second: consuming GraphChange) {
+    func emitObserved(_ stripe: Int, _ first: consuming GraphChange, _ second: consuming GraphChange) {
         let cycles = readsCycles ? EventClock.cycles() : 0
-        eventLock.lock()
+        let sole = soleStripe.load(ordering: .relaxed) == stripe
+        if !sole { eventLock.lock() }
         let time = now(cycles)
         eventSequence &+= 2
         let one = GraphEvent(sequence: eventSequence &- 1, time: time, change: consume first)
@@ -77,10 +86,11 @@ extension Graph {
             Graph.discard(consume one)
             Graph.discard(consume two)
         }
-        eventLock.unlock()
+        if !sole { eventLock.unlock() }
     }
 
-    /// Numbers one event and hands it to every observer (`eventLock` held).
+    /// Numbers one event and hands it to every observer (deliveries kept apart: `eventLock`
+    /// held, or the lock of the sole recording stripe).
     @inline(__always)
     private func deliverLocked(_ change: consuming GraphChange, at time: Double) {
         eventSequence &+= 1

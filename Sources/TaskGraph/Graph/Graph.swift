@@ -51,7 +51,18 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
     @exclusivity(unchecked) var baseSequence: UInt64 = 0
 
     /// Guards the observers and the sequence of observed events; taken inside a stripe lock.
+    /// While one stripe alone records (`soleStripe`), that stripe's lock does this for the
+    /// events: see `withDeliveriesPaused`.
     let eventLock = Lock()
+    /// While observed: the index of the one stripe that holds nodes, whose lock then keeps
+    /// deliveries apart (a program that uses the graph from one thread never takes the event
+    /// lock); `Graph.noSoleStripe` once a second stripe holds nodes; `Graph.soleStripeUnclaimed`
+    /// while none does (the first root claims it). Changed with every stripe and the event
+    /// lock held, so stable under either; a root made on another stripe changes it first
+    /// (`admitRootLocked`), before its node exists.
+    let soleStripe = Atomic<Int>(Graph.noSoleStripe)
+    static var noSoleStripe: Int { -1 }
+    static var soleStripeUnclaimed: Int { -2 }
     @exclusivity(unchecked) var eventSequence: UInt64 = 0
     /// Observed events' times when `clock` is a `MonotonicClock` (under `eventLock`).
     @exclusivity(unchecked) var eventClock = EventClock()
@@ -248,8 +259,58 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
             if !observed {
                 eventSequence = sequenceLocked()
                 observed = true
+                let holding = stripes.filter { $0.own.count > 0 || $0.foreign.count > 0 }
+                soleStripe.store(holding.isEmpty ? Graph.soleStripeUnclaimed
+                                    : holding.count == 1 ? holding[0].index : Graph.noSoleStripe,
+                                 ordering: .relaxed)
             }
             observers.append(observer)
+        }
+    }
+
+    /// A root is about to get a node in stripe `u` (whose lock is held) while the graph is
+    /// observed: if another stripe delivers alone, or none claimed that yet, this changes it
+    /// (with every stripe locked, so no delivery is under way), unlocking `u` meanwhile.
+    @inline(__always)
+    func admitRootLocked(_ u: Unmanaged<Stripe>) {
+        guard _slowPath(observed) else { return }
+        let sole = soleStripe.load(ordering: .relaxed)
+        guard sole != Graph.noSoleStripe, sole != u.with({ $0.index }) else { return }
+        claimSoleStripe(u)
+    }
+
+    @inline(never)
+    private func claimSoleStripe(_ u: Unmanaged<Stripe>) {
+        let index = u.with { $0.index }
+        u.mutex.unlock()
+        withAllStripes {
+            eventLock.withLock {
+                let sole = soleStripe.load(ordering: .relaxed)
+                guard observed, sole != Graph.noSoleStripe, sole != index else { return }
+                soleStripe.store(sole == Graph.soleStripeUnclaimed ? index : Graph.noSoleStripe, ordering: .relaxed)
+            }
+        }
+        u.mutex.lock()
+    }
+
+    /// Runs `body` while no observer is being called: with the event lock held and, while
+    /// one stripe delivers alone, that stripe's lock too. For whatever must not overlap a
+    /// delivery (a flush, an append to an observer's spool from elsewhere). `body` takes no
+    /// stripe lock.
+    func withDeliveriesPaused<T>(_ body: () throws -> T) rethrows -> T {
+        while true {
+            let sole = soleStripe.load(ordering: .relaxed)
+            if sole >= 0 { stripes[sole].lock.lock() }
+            eventLock.lock()
+            if soleStripe.load(ordering: .relaxed) == sole {
+                defer {
+                    eventLock.unlock()
+                    if sole >= 0 { stripes[sole].lock.unlock() }
+                }
+                return try body()
+            }
+            eventLock.unlock()
+            if sole >= 0 { stripes[sole].lock.unlock() }
         }
     }
 
@@ -262,12 +323,12 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
     }
 
     /// Returns when every event recorded before the call has been delivered to every
-    /// observer, and (`trace(with:)`) reported as spans. Observers are called under
-    /// `eventLock` as each event is recorded, so taking that lock once is enough: a delivery
-    /// in progress on another thread finishes first. Then observers that finish their work
-    /// on a thread of their own do what is pending, on this thread.
+    /// observer, and (`trace(with:)`) reported as spans. Observers are called as each event
+    /// is recorded, kept apart by a lock, so taking that lock once is enough: a delivery in
+    /// progress on another thread finishes first. Then observers that finish their work on a
+    /// thread of their own do what is pending, on this thread.
     public func flushObservers() {
-        let hooks = eventLock.withLock { observers.compactMap(\.flush) }
+        let hooks = withDeliveriesPaused { observers.compactMap(\.flush) }
         for hook in hooks { hook() }
     }
 
@@ -278,6 +339,7 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
                 guard observers.isEmpty, observed else { return }
                 // Back to per-stripe counting; the stripes' counters stood still meanwhile.
                 observed = false
+                soleStripe.store(Graph.noSoleStripe, ordering: .relaxed)
                 baseSequence = eventSequence &- stripes.reduce(0) { $0 &+ $1.sequence }
             }
         }

@@ -189,11 +189,11 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
     // MARK: The server thread's side (lock held)
 
     /// Before the server thread sleeps: whether nothing waits in the spool, in which case the
-    /// next event's append wakes it (`deliver`). Under the graph's `eventLock`, which every
-    /// append holds, so an event cannot slip in between the check and the mark.
+    /// next event's append wakes it (`deliver`). With deliveries paused, so an event cannot
+    /// slip in between the check and the mark.
     func markSpoolIdleLocked() -> Bool {
         guard observation != nil else { return true }
-        return graph.eventLock.withLock { spool.markIdleIfEmpty() }
+        return graph.withDeliveriesPaused { spool.markIdleIfEmpty() }
     }
 
     /// Encodes every spooled event once and appends it to every connection's buffer. After

@@ -224,6 +224,7 @@ public class AnyGraphTask: @unchecked Sendable {
         } else {
             u = graph.currentStripe
             u.mutex.lock()
+            graph.admitRootLocked(u)
         }
         _stripe = Atomic(UInt16(u.with { $0.index }))
         (rawID, slot) = u.with {

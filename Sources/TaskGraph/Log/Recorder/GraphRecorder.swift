@@ -74,10 +74,12 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
     /// The writer's state: taken by the writer thread, `flush()` and `finish()`, never by the
     /// program's threads on an event.
     private let lock = Lock()
-    /// Serializes appends to `spool` made outside the graph's observer calls (`record`,
-    /// `recordKey`) with those calls: the graph's `eventLock` when recording a graph, else a
-    /// lock of the recorder's own.
-    private let appendLock: Lock
+    /// Appends to `spool` made outside the graph's deliveries (`record`, `recordKey`) take it,
+    /// and, when recording a graph, pause its deliveries (`appendOutside`): a spool's appends
+    /// must not overlap.
+    private let appendLock = Lock()
+    /// The recorded graph's anchor (nil: no graph), to reach the graph without keeping it.
+    private let anchor: GraphAnchor?
     private let file: LogFile
     @exclusivity(unchecked) private var buffer = LogBuffer(capacity: GraphRecorder.flushBytes + (1 << 16))
     @exclusivity(unchecked) private var model = RecorderModel()
@@ -106,7 +108,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
         self.startTime = startTime
         self.snapshotEvery = max(1, snapshotEvery)
         self.clock = nil
-        self.appendLock = Lock()
+        self.anchor = nil
         buffer.header(created: iso8601Now(),
                       producer: producer ?? CommandLine.arguments.joined(separator: " "),
                       scenario: scenario, seed: seed)
@@ -119,7 +121,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
                 seed: UInt64? = nil, snapshotEvery: Int = GraphRecorder.defaultSnapshotEvery) throws {
         self.path = path
         self.file = try LogFile(path: path)
-        self.appendLock = graph.eventLock
+        self.anchor = graph.anchor
         self.clock = graph.clock
         self.startTime = graph.clock.now
         self.snapshotEvery = max(1, snapshotEvery)
@@ -154,13 +156,24 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
     /// Appends one event (its `sequence` is replaced by the log's own counter). Only copies
     /// it: the writer thread encodes it.
     public func record(_ event: GraphEvent) {
-        appendLock.withLock { _ = spool.append(.item(PackedItem(event))) }
+        appendOutside(.item(PackedItem(event)))
     }
 
     /// Records a key that changed something (`id`: the selected node), at the clock's time.
     public func recordKey(_ key: String, node: NodeID?) {
         let entry = Entry.key(Key(key, node, clock.map { $0.now - startTime }))
-        appendLock.withLock { _ = spool.append(entry) }
+        appendOutside(entry)
+    }
+
+    private func appendOutside(_ entry: Entry) {
+        appendLock.withLock {
+            var done = false
+            anchor?.withGraph { graph in
+                graph.withDeliveriesPaused { _ = spool.append(entry) }
+                done = true
+            }
+            if !done { _ = spool.append(entry) }   // no graph (any more): no deliveries either
+        }
     }
 
     /// Encodes every event handed over so far and writes what is buffered (so a reader of
