@@ -182,6 +182,47 @@ import Testing
         }
     }
 
+    @Test func theServerEncodesABacklogInSlicesAndHoldsBackForAViewerWithoutRoom() throws {
+        // Encoding a whole backlog before writing filled a fast viewer's buffer and resynced
+        // it: the server thread encodes at most a slice between writes, and the next slice
+        // waits (briefly) while a viewer has no room. Checked with the server's lock held, so
+        // its thread takes no part.
+        let tmp = SocketDir()
+        defer { tmp.cleanup() }
+        let g = Graph()
+        let server = try g.serve(at: tmp.path + "/slices.sock")
+        defer { server.stop() }
+        let viewer = try TestViewer(path: server.path)
+        #expect(viewer.readHeaderAndSnapshot() != nil)
+        let t = GraphTask<Int, Never>(name: "busy", graph: g) { _, _, _ in }
+        t.execute()
+        server.lock.withLock {
+            #expect(server.pumpLocked() == false)   // everything so far
+            let c = try! #require(server.connections.first)
+            let before = c.pendingEvents
+            for i in 1...1000 { t.report(TaskProgress(Double(i) / 1001)) }
+            #expect(server.pumpLocked(limit: 100) == true)
+            #expect(c.pendingEvents == before + 100)
+            #expect(server.pumpLocked(limit: 10_000) == false)
+            #expect(c.pendingEvents == before + 1000)
+            #expect(server.hasRoomLocked())
+            let bytes = c.eventBytes
+            c.eventBytes = GraphServer.bufferBytes / 4   // a viewer that has not read
+            #expect(!server.hasRoomLocked())
+            c.overflowed = true                         // it overflowed: it no longer counts
+            #expect(server.hasRoomLocked())
+            c.overflowed = false
+            c.eventBytes = bytes
+        }
+        // The viewer then gets all of it, in order.
+        var progress = 0
+        while progress < 1000, let line = viewer.object() {
+            if line["ev"] as? String == "progress" { progress += 1 }
+            #expect(line["ev"] as? String != "resync")
+        }
+        #expect(progress == 1000)
+    }
+
     @Test func observerIsDetachedWhenTheLastViewerLeaves() async throws {
         let tmp = SocketDir()
         defer { tmp.cleanup() }

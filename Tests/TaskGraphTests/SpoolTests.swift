@@ -45,6 +45,27 @@ import Glibc
         #expect(spool.chunkCounts.all <= 3)
     }
 
+    @Test func aBoundedDrainTakesTheOldestAndLeavesTheRestInOrder() {
+        let spool = Spool<Int>(chunkSize: 16, maxChunks: 100, overflow: .drop)
+        for i in 0..<40 { _ = spool.append(i) }   // two full chunks queued, 8 in the third
+        func take(_ limit: Int) -> [Int] {
+            var out: [Int] = []
+            let n = spool.drain(limit: limit) { out.append($0) }
+            #expect(n == out.count)
+            return out
+        }
+        #expect(take(10) == Array(0..<10))
+        #expect(take(10) == Array(10..<20))   // the rest of the first chunk, then the second's
+        for i in 40..<45 { _ = spool.append(i) }
+        #expect(take(20) == Array(20..<40))   // the second chunk, then the one being filled
+        #expect(take(100) == Array(40..<45))
+        #expect(take(100).isEmpty)
+        for i in 45..<100 { _ = spool.append(i) }
+        #expect(take(3) == [45, 46, 47])
+        #expect(spool.takeAll() == Array(48..<100))
+        #expect(spool.chunkCounts.all <= 6)
+    }
+
     @Test func valuesNobodyTookAreReleasedWithTheSpool() {
         final class Token {}
         weak var first: Token?

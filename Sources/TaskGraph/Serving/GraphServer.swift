@@ -38,6 +38,12 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
     /// Events spooled per chunk, and at most (the server thread then resyncs every viewer).
     static let spoolChunk = 4096
     static let spoolEvents = 64 * spoolChunk
+    /// Events encoded at most before the server thread writes to its viewers again. Encoding
+    /// a whole backlog first filled a fast viewer's buffer (8 MiB) and resynced it, though it
+    /// read as fast as the lines came (attach-bench: 2-3 resyncs a round of W1).
+    static let pumpSlice = 16_384
+    /// How long the server thread holds back the next slice for a viewer without room.
+    static let pumpWaitSeconds = 0.002
     /// How long the server thread lets events gather after being woken (latency to viewers).
     static let batchMicroseconds: UInt32 = 2000
     /// How long `stop()` lets viewers take the final snapshot and `end` (seconds).
@@ -196,11 +202,19 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
         return graph.withDeliveriesPaused { spool.markIdleIfEmpty() }
     }
 
-    /// Encodes every spooled event once and appends it to every connection's buffer. After
+    /// Whether every viewer that is not overflowed has room for another slice of events
+    /// (a quarter of its buffer free).
+    func hasRoomLocked() -> Bool {
+        connections.allSatisfy { $0.overflowed || $0.eventBytes + $0.inFlightEventBytes < GraphServer.bufferBytes / 4 }
+    }
+
+    /// Encodes spooled events once each, at most `limit`, and appends them to every
+    /// connection's buffer; returns whether it stopped at the limit (more may wait). After
     /// a spool overflow (this thread fell more than `spoolEvents` behind), the model restarts
     /// from a fresh snapshot of the graph and every viewer is resynced.
-    func pumpLocked() {
-        guard observation != nil else { spool.discard(); return }
+    @discardableResult
+    func pumpLocked(limit: Int = .max) -> Bool {
+        guard observation != nil else { spool.discard(); return false }
         if spool.isOverflowed {
             let lost = spool.discard() + spool.resume()
             let snapshot = graph.snapshot()
@@ -217,13 +231,14 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
             }
             for c in connections where c.overflowed && c.skipped < lost { c.skipped = lost }
         }
-        spool.drain { (item: consuming PackedItem) in
+        let taken = spool.drain(limit: limit) { (item: consuming PackedItem) in
             item.forEachEvent { event in
                 guard event.sequence > joinSequence else { return }
                 encodeLocked(event)
                 lastSequence = event.sequence
             }
         }
+        return taken == limit
     }
 
     /// When every viewer is stalled (overflowed, with bytes it has not taken), nobody reads

@@ -26,9 +26,19 @@ extension GraphServer {
         var fds: [pollfd] = []
         var stopDeadline: Double?
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var lastPump = 0.0
         while true {
+            var more = false
             let letGo = lock.withLock { () -> (any GraphObservation)? in
-                pumpLocked()
+                // The next slice of events when every viewer has room for it, or after a
+                // short wait (a stalled viewer overflows then, and stops counting): encoding
+                // must not outrun what viewers take, nor stop for one that takes nothing.
+                if hasRoomLocked() || monotonicNow() - lastPump >= GraphServer.pumpWaitSeconds {
+                    more = pumpLocked(limit: GraphServer.pumpSlice)
+                    lastPump = monotonicNow()
+                } else {
+                    more = true
+                }
                 return letGoIfNobodyReadsLocked()
             }
             letGo?.cancel()
@@ -57,10 +67,13 @@ extension GraphServer {
                 fds.append(pollfd(fd: c.fd, events: events, revents: 0))
             }
             // New events wake this thread through the pipe (the first event of a batch).
-            let ready = lock.withLock { () -> Bool in
-                active.contains { !$0.hasUnsent && (!$0.pending.isEmpty || $0.overflowed) }
+            let (ready, roomy) = lock.withLock { () -> (Bool, Bool) in
+                (active.contains { !$0.hasUnsent && (!$0.pending.isEmpty || $0.overflowed) }, hasRoomLocked())
             }
-            var timeout: Int32 = stopping ? 20 : (ready ? 0 : -1)
+            // Events still spooled: the next slice at once while every viewer has room, else
+            // when one can take more bytes or the wait is over.
+            let wait = Int32(GraphServer.pumpWaitSeconds * 1000)
+            var timeout: Int32 = stopping ? 20 : (ready ? 0 : (more ? (roomy ? 0 : wait) : -1))
             // Sleeping until woken: the next event's append wakes this thread (through the
             // pipe), unless events are waiting already.
             if timeout == -1 && !lock.withLock({ markSpoolIdleLocked() }) { timeout = 0 }

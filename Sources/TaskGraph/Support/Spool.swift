@@ -255,36 +255,54 @@ final class Spool<Element>: @unchecked Sendable {   // producer state: serialize
         return Chunk(capacity: chunkSize, touch: false)
     }
 
-    /// Hands every value queued so far to `body`, oldest first, each moved out of its chunk;
-    /// full chunks are given back as soon as they are emptied (that is the consumer's
-    /// progress). The consumers' loop (recorder, server, relay); calls must not overlap.
-    @inline(__always)
-    func drain(_ body: (consuming Element) -> Void) {
+    /// Hands the values queued so far to `body`, oldest first, each moved out of its chunk,
+    /// at most `limit` of them (the rest wait for the next call); full chunks are given back
+    /// as soon as they are emptied (that is the consumer's progress). Returns how many it
+    /// handed over. The consumers' loop (recorder, server, relay); calls must not overlap.
+    @inline(__always) @discardableResult
+    func drain(limit: Int = .max, _ body: (consuming Element) -> Void) -> Int {
         lock.lock()
         swap(&draining, &ready)
         let current = fill
         lent += draining.count
         lock.unlock()
-        for c in draining {
-            Spool.consume(c, body)
+        var left = limit
+        var done = 0
+        while done < draining.count && left > 0 {
+            let c = draining[done]
+            left -= Spool.consume(c, upTo: left, body)
+            guard c.consumed.pointee == chunkSize else { break }   // queued chunks are full
             recycle(c)
+            done += 1
         }
+        if done < draining.count {
+            // Not emptied: back in front of whatever was queued meanwhile, in order.
+            lock.withLock {
+                ready.insert(contentsOf: draining[done...], at: 0)
+                lent -= draining.count - done
+            }
+        }
+        let reachedCurrent = done == draining.count
         draining.removeAll(keepingCapacity: true)
         prepareSpares()   // after the recycling: a chunk given back is a spare already
         // The chunk being filled: what is published so far. The producer may queue it
-        // meanwhile; the next drain then takes the rest, from `consumed`.
-        Spool.consume(current, body)
+        // meanwhile; a later drain then takes the rest, from `consumed`.
+        if reachedCurrent && left > 0 { left -= Spool.consume(current, upTo: left, body) }
+        return limit - left
     }
 
+    /// Moves out at most `limit` published values of `c` not taken yet; returns how many.
     @inline(__always)
-    private static func consume(_ c: Chunk, _ body: (consuming Element) -> Void) {
-        let end = c.published.pointee.load(ordering: .acquiring)
-        var i = c.consumed.pointee
+    private static func consume(_ c: Chunk, upTo limit: Int, _ body: (consuming Element) -> Void) -> Int {
+        let start = c.consumed.pointee
+        let end = start + min(c.published.pointee.load(ordering: .acquiring) - start, limit)
+        var i = start
         while i < end {
             body((c.base + i).move())
             i += 1
         }
         c.consumed.pointee = end
+        return end - start
     }
 
     /// Gives a drained chunk back: kept as a spare (up to `keptSpares`) or freed.
