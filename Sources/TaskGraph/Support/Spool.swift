@@ -5,9 +5,10 @@ import Synchronization
 /// holding the graph's event lock, and one consumer thread that takes them in batches, so the
 /// costly work (encoding, spans) happens on the consumer's thread, off the program's.
 ///
-/// Appends must not overlap: their callers serialize them (observers run under the graph's
-/// `eventLock`; other producers take that lock too, or a lock of their own when no graph is
-/// observed). An append is then a copy into a preallocated chunk and one release store of the
+/// Appends must not overlap: their callers serialize them (a graph calls its observers one
+/// delivery at a time, under its event lock or its sole stripe's lock; other producers pause
+/// the graph's deliveries, `Graph.withDeliveriesPaused`, or take a lock of their own when no
+/// graph is observed). An append is then a copy into a preallocated chunk and one release store of the
 /// chunk's count, with no lock: taking a lock of the spool's own on every event cost W1 with a
 /// recorder, a tracer or a viewer ~0.02 µs a task (two locked instructions an event, and a
 /// lock word the consumer's thread writes too).
@@ -336,8 +337,9 @@ final class Spool<Element>: @unchecked Sendable {   // producer state: serialize
 
     /// For a consumer about to sleep until the next append wakes it: when nothing is waiting,
     /// marks it idle, so that append returns `.queuedFirst`, and returns true (it may sleep);
-    /// else false (drain first). Call it with the producers' serialization held (the graph's
-    /// `eventLock`), so no append runs meanwhile and no wake-up is lost.
+    /// else false (drain first). Call it with the producers held off (the graph's deliveries
+    /// paused, `Graph.withDeliveriesPaused`), so no append runs meanwhile and no wake-up is
+    /// lost.
     func markIdleIfEmpty() -> Bool {
         let empty = lock.withLock {
             ready.isEmpty && fill.published.pointee.load(ordering: .relaxed) == fill.consumed.pointee
