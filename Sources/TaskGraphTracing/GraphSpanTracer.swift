@@ -89,7 +89,7 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // `table` behind 
         let observation: any GraphObservation
         if let relay {
             (snapshot, observation) = relay.observe(graph, owner: self, textOnly: true, note: {
-                ServiceContext.current.map { ContextNote($0) }
+                TaskLocalContext.current().map { ContextNote($0) }
             }, flush: { [weak self] in self?.drain() })
             relay.startConsumer(milliseconds: NodeSpans.drainMilliseconds) { [weak self] in
                 self?.drain() ?? false
@@ -98,7 +98,7 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // `table` behind 
             // A keeping observer: each event is handed over, not copied.
             (snapshot, observation) = graph.snapshotAndKeep { [self] event in
                 lock.lock()
-                handleLocked(event, root: ServiceContext.current)
+                handleLocked(event, root: TaskLocalContext.current())
                 lock.unlock()
             }
         }

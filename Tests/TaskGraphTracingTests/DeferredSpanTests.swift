@@ -51,6 +51,40 @@ import Tracing
         #expect(tracer.span("unrelated")?.ids.trace != "t42")
     }
 
+    /// The context is read through the runtime's task-local lookup first (`TaskLocalContext`):
+    /// a binding in a Swift task (not only a thread's), a binding of some other task-local,
+    /// and an explicit nil must each come out as `ServiceContext.current` would.
+    @Test func aRootJoinsTheContextOfTheSwiftTaskThatStartsIt() async throws {
+        let graph = Graph()
+        let tracer = RecordingTracer()
+        let observation = graph.trace(with: tracer)
+        defer { observation.cancel() }
+        var incoming = ServiceContext.topLevel
+        tracer.extract(["traceparent": "t51-s5"], into: &incoming, using: DictionaryExtractor())
+        let inTask = GraphTask<Int, Never>(name: "in a task", graph: graph) { succeed, _ in succeed(1) }
+        let inChild = GraphTask<Int, Never>(name: "in a child task", graph: graph) { succeed, _ in succeed(2) }
+        try await ServiceContext.$current.withValue(incoming) {
+            _ = try await inTask.value
+            _ = try await Task { try await inChild.value }.value   // inherits the task-locals
+        }
+        let otherLocal = GraphTask<Int, Never>(name: "other local", graph: graph) { succeed, _ in succeed(3) }
+        try await Unrelated.$value.withValue(7) { _ = try await otherLocal.value }
+        let boundToNil = GraphTask<Int, Never>(name: "bound to nil", graph: graph) { succeed, _ in succeed(4) }
+        try await ServiceContext.$current.withValue(incoming) {
+            try await ServiceContext.$current.withValue(nil) { _ = try await boundToNil.value }
+        }
+        graph.flushObservers()
+
+        for name in ["in a task", "in a child task"] {
+            let span = try #require(tracer.span(name))
+            #expect(span.ids.trace == "t51" && span.parent == "s5", "\(name)")
+        }
+        for name in ["other local", "bound to nil"] {
+            let span = try #require(tracer.span(name))
+            #expect(span.parent == nil && span.ids.trace != "t51", "\(name)")
+        }
+    }
+
     @Test func aContextQueuedAtTheEndOfAChunkStaysWithItsNode() throws {
         let graph = Graph()
         let tracer = RecordingTracer()
@@ -144,4 +178,9 @@ import Tracing
 /// A value set on one thread and read after `wait` on another.
 final class Box: @unchecked Sendable {   // written before the task settles, read after
     var value: String?
+}
+
+/// A task-local other than `ServiceContext.current`.
+private enum Unrelated {
+    @TaskLocal static var value = 0
 }

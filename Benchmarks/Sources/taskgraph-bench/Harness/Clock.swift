@@ -13,17 +13,22 @@ func now() -> Double {
 func seconds(_ body: () -> Void) -> Double {
     let start = now()
     let cpuStart = threadCPUSeconds()
+    let processStart = processCPUSeconds()
     let usageStart = threadUsage()
     body()
     let wall = now() - start
     if ProcessInfoLite.verboseTiming {
         // Wall time well above the thread's CPU time: the thread waited (or was descheduled).
         // System time and page faults: the thread paid for fresh memory.
+        // Other threads' CPU time meanwhile: what a recorder's writer, a tracing thread or a
+        // server did at the same time (on two cores, it competes with this thread).
         let cpu = threadCPUSeconds() - cpuStart
+        let others = processCPUSeconds() - processStart - cpu
         let usage = threadUsage()
         printError("      timed part: \(Report.sig3(wall)) s wall, \(Report.sig3(cpu)) s on this thread's CPU "
                    + "(\(Report.sig3(usage.system - usageStart.system)) s system, "
-                   + "\(usage.minorFaults - usageStart.minorFaults) page faults)\n")
+                   + "\(usage.minorFaults - usageStart.minorFaults) page faults), "
+                   + "\(Report.sig3(max(0, others))) s on other threads' CPU\n")
     }
     return wall
 }
@@ -39,6 +44,13 @@ func threadUsage() -> (system: Double, minorFaults: Int) {
 func threadCPUSeconds() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// CPU time all of the process's threads have used (seconds).
+func processCPUSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
