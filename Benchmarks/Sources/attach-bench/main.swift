@@ -94,6 +94,7 @@ final class Viewer: @unchecked Sendable {   // fd set once in init; resyncs read
 func w1(_ graph: Graph, _ n: Int) -> Double {
     final class Sum: @unchecked Sendable { var total = 0 }
     let sum = Sum()
+    let cpu0 = cpuSeconds(CLOCK_THREAD_CPUTIME_ID), all0 = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID)
     let t0 = now()
     for i in 0..<n {
         GraphTask<Int, Never>(graph: graph) { succeed, _ in succeed(i) }
@@ -102,7 +103,23 @@ func w1(_ graph: Graph, _ n: Int) -> Double {
     }
     let t = now() - t0
     precondition(sum.total == n * (n - 1) / 2)
+    if verbose {
+        // This thread's CPU below the wall time: it was descheduled (a third busy thread on
+        // two cores); other threads' CPU: the server's, the viewer's, the recorder's writer's.
+        let cpu = cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - cpu0, all = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - all0
+        FileHandle.standardError.write(String(format: "      %.3f s wall, %.3f s this thread's CPU, %.3f s other threads'\n",
+                                              t, cpu, all - cpu).data(using: .utf8)!)
+    }
     return t / Double(n)
+}
+
+/// BENCH_VERBOSE=1: each timed W1 part prints its wall and CPU times.
+let verbose = ProcessInfo.processInfo.environment["BENCH_VERBOSE"] == "1"
+
+func cpuSeconds(_ clock: clockid_t) -> Double {
+    var ts = timespec()
+    clock_gettime(clock, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
 enum Mode: String, CaseIterable { case plain = "plain graph", served = "served, no viewer",
@@ -201,6 +218,7 @@ for round in 0..<rounds {
             viewer = Viewer(path: server!.path, reading: true)
         case .recorded: recording = try graph.record(to: log, producer: "attach-bench")
         }
+        if verbose { FileHandle.standardError.write("    \(mode.rawValue):\n".data(using: .utf8)!) }
         w1Times[mode, default: []].append(w1(graph, tasksPerRound))
         server?.stop()
         viewer?.finished.wait()
