@@ -25,6 +25,21 @@ import Testing
         #expect(counts == [11, 11, 11, 11])
     }
 
+    @Test func theSpareEmptiedLongestAgoIsFilledFirst() {
+        let spool = Spool<Int>(chunkSize: 16, maxChunks: 64, overflow: .drop)
+        var filled: [UnsafeMutableRawPointer] = []
+        for i in 0..<(16 * 4) {   // four chunks: three queued, the fourth full
+            _ = spool.append(i)
+            if i % 16 == 0 { filled.append(spool.chunkOrder.fill) }   // a chunk's first value
+        }
+        #expect(spool.takeAll().count == 64)
+        // Drained in the order they were filled, and reused in that order.
+        #expect(spool.chunkOrder.spares == Array(filled[0..<3]))
+        _ = spool.append(64)   // the fourth chunk is queued, the first drained is filled
+        #expect(spool.chunkOrder.fill == filled[0])
+        #expect(spool.chunkOrder.spares == Array(filled[1..<3]))
+    }
+
     @Test func theConsumerMapsPreparedSparesWhenTooFewCameBack() {
         let spool = Spool<Int>(chunkSize: 16, maxChunks: 64, overflow: .drop, prepared: 3)
         for i in 0..<20 { _ = spool.append(i) }   // one chunk queued, 4 values in the next

@@ -250,8 +250,15 @@ final class Spool<Element>: @unchecked Sendable {   // producer state: serialize
     }
 
     /// An empty chunk for `fill`: a spare, or a new one (lock held).
+    ///
+    /// The spare emptied longest ago comes first. The consumer's reads leave a drained
+    /// chunk's lines in its core's cache, and the producer's every write to such a line waits
+    /// for the other core to give it up; taking the chunk just drained (last in, first out)
+    /// made the lock release after each event wait for that. W1 traced to a minimal tracer:
+    /// 0.38 µs a task first in, last out, 0.35 µs first in, first out (the recorder's writer
+    /// crowds its cache with encoding, so it was not affected).
     private func spareLocked() -> Chunk {
-        if let c = spare.popLast() { return c }
+        if !spare.isEmpty { return spare.removeFirst() }
         chunkCount += 1
         return Chunk(capacity: chunkSize, touch: false)
     }
@@ -351,6 +358,11 @@ final class Spool<Element>: @unchecked Sendable {   // producer state: serialize
     /// Chunks that exist now (filling, queued, being drained, spare), and how many are spare
     /// (for tests).
     var chunkCounts: (all: Int, spare: Int) { lock.withLock { (chunkCount, spare.count) } }
+
+    /// The chunk being filled and the spares in the order they will be used (for tests).
+    var chunkOrder: (fill: UnsafeMutableRawPointer, spares: [UnsafeMutableRawPointer]) {
+        lock.withLock { (UnsafeMutableRawPointer(fill.base), spare.map { UnsafeMutableRawPointer($0.base) }) }
+    }
 
     /// Whether values were dropped (`.drop`) since the last `resume()`.
     var isOverflowed: Bool { flags.load(ordering: .acquiring) & Spool.overflowedFlag != 0 }
