@@ -8,6 +8,7 @@
 // 2. How long a viewer waits for the header and snapshot of a 100,000-node graph.
 // 3. 1,000,000 progress events with no viewer and with a viewer that never reads (as one
 //    stopped with SIGSTOP): throughput and the resident memory the server adds.
+// --w1-only MODE: only W1 in that mode (plain, served, viewer, recorded), for a profiler.
 // --snapshot-time: how long a snapshot of a 200,000-node graph (a viewer's resync) takes,
 //    and the longest a thread running tasks on that graph waits for it meanwhile.
 import Foundation
@@ -172,6 +173,37 @@ if CommandLine.arguments.contains("--snapshot-time") {
 
 if CommandLine.arguments.contains("--first-frame") {
     try reportFirstFrame(nodes: 100_000)
+    exit(0)
+}
+
+if let k = CommandLine.arguments.firstIndex(of: "--w1-only"), k + 1 < CommandLine.arguments.count {
+    let modes: [String: Mode] = ["plain": .plain, "served": .served, "viewer": .viewer, "recorded": .recorded]
+    guard let mode = modes[CommandLine.arguments[k + 1]] else {
+        FileHandle.standardError.write("attach-bench: --w1-only takes plain, served, viewer or recorded\n".data(using: .utf8)!)
+        exit(2)
+    }
+    var times: [Double] = []
+    for round in 0..<rounds {
+        let graph = Graph()
+        var server: GraphServer?
+        var viewer: Viewer?
+        var recording: (any GraphObservation)?
+        let log = socketDir + "/w1-\(round).jsonl"
+        switch mode {
+        case .plain: break
+        case .served: server = try graph.serve(at: socketDir + "/w1.sock")
+        case .viewer:
+            server = try graph.serve(at: socketDir + "/w1.sock")
+            viewer = Viewer(path: server!.path, reading: true)
+        case .recorded: recording = try graph.record(to: log, producer: "attach-bench")
+        }
+        times.append(w1(graph, tasksPerRound))
+        server?.stop()
+        viewer?.finished.wait()
+        recording?.cancel()
+        unlink(log)
+    }
+    print("W1 \(mode.rawValue): \(String(format: "%.3f", median(times) * 1e6)) µs per task, median of \(rounds)")
     exit(0)
 }
 

@@ -179,23 +179,20 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
     public func cancel() { stop() }
 
     /// Wakes the server thread.
-    func poke() {
+    func poke() { GraphServer.poke(wakeWrite) }
+
+    /// Wakes the server thread whose wake pipe is `fd`.
+    static func poke(_ fd: Int32) {
         var b: UInt8 = 1
-        _ = write(wakeWrite, &b, 1)
+        _ = write(fd, &b, 1)
     }
 
     // MARK: The graph's side
 
-    /// The observer (under the graph's event lock): only copies the event into the spool, and
-    /// wakes the server thread when it sleeps (the first event of a batch).
-    func deliver(_ event: consuming GraphEvent) {
-        if spool.append(PackedItem(event)) == .queuedFirst { poke() }
-    }
-
     // MARK: The server thread's side (lock held)
 
     /// Before the server thread sleeps: whether nothing waits in the spool, in which case the
-    /// next event's append wakes it (`deliver`). With deliveries paused, so an event cannot
+    /// next event's append wakes it (the observer's sink). With deliveries paused, so an event cannot
     /// slip in between the check and the mark.
     func markSpoolIdleLocked() -> Bool {
         guard observation != nil else { return true }
@@ -260,8 +257,17 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
         if observe {
             spool.discard()
             _ = spool.resume()
-            let (snap, observation) = graph.snapshotAndKeep({ (event: consuming GraphEvent) in
-                self.deliver(event)
+            // The sinks capture the spool and the wake pipe, not `self` (the observation keeps
+            // the server as its owner): reading `self.spool` per event missed in the cache,
+            // the line it shares with fields this server thread writes per event.
+            let spool = self.spool, wake = wakeWrite
+            let deliver = { @Sendable (event: consuming GraphEvent) in
+                if spool.append(PackedItem(event)) == .queuedFirst { GraphServer.poke(wake) }
+            }
+            let (snap, observation) = graph.snapshotAndKeep(owner: self, deliver, pair: {
+                (first: consuming GraphEvent, second: consuming GraphEvent) in
+                deliver(first)   // one item per event: dropped items count events
+                deliver(second)
             })
             self.observation = observation
             snapshot = snap

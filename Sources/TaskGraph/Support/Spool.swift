@@ -86,6 +86,11 @@ final class Spool<Element>: @unchecked Sendable {   // producer state: serialize
     private static var overflowedFlag: UInt8 { 2 }
     private static var failedFlag: UInt8 { 4 }
 
+    /// Cache-line guards around the fields every append reads or writes: an object allocated
+    /// just before this one shared a line with them (the server writes its sequence there on
+    /// every event it encodes), and so did the consumer's fields below; each write by the
+    /// other thread made the program's next append wait for that line.
+    private let leadingGuard: CacheLineGuard = .init()
     let chunkSize: Int
     let maxChunks: Int
     let overflow: Overflow
@@ -99,6 +104,7 @@ final class Spool<Element>: @unchecked Sendable {   // producer state: serialize
     @exclusivity(unchecked) private var idle = false
     /// closed | overflowed | failed: written under `lock`, read by every append.
     private let flags = Atomic<UInt8>(0)
+    private let trailingGuard: CacheLineGuard = .init()
 
     private let lock = Lock()
     @exclusivity(unchecked) private var ready: [Chunk] = []
@@ -415,4 +421,9 @@ final class Spool<Element>: @unchecked Sendable {   // producer state: serialize
 /// Seconds on a monotonic clock (for timeouts).
 func monotonicSeconds() -> Double {
     Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+}
+
+/// 64 bytes that keep the fields before it and after it on different cache lines.
+struct CacheLineGuard {
+    private let bytes: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
 }
