@@ -187,13 +187,11 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
         _ = write(fd, &b, 1)
     }
 
-    // MARK: The graph's side
-
     // MARK: The server thread's side (lock held)
 
     /// Before the server thread sleeps: whether nothing waits in the spool, in which case the
-    /// next event's append wakes it (the observer's sink). With deliveries paused, so an event cannot
-    /// slip in between the check and the mark.
+    /// next event's append wakes it (the observer's sink, in `resnapshotLocked`). With
+    /// deliveries paused, so an event cannot slip in between the check and the mark.
     func markSpoolIdleLocked() -> Bool {
         guard observation != nil else { return true }
         return graph.withDeliveriesPaused { spool.markIdleIfEmpty() }

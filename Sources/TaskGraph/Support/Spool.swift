@@ -425,5 +425,6 @@ func monotonicSeconds() -> Double {
 
 /// 64 bytes that keep the fields before it and after it on different cache lines.
 struct CacheLineGuard {
-    private let bytes: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    private let bytes: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
+        = (0, 0, 0, 0, 0, 0, 0, 0)
 }
