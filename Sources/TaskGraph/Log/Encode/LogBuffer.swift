@@ -266,6 +266,13 @@ struct LogBuffer {
         append(p.assumingMemoryBound(to: UInt8.self), b.count)
     }
 
+    /// The bytes from `offset` on, valid until this buffer is next changed or released (for a
+    /// loop that copies them into other buffers: `withBytes` there kept the storage retained
+    /// for each call).
+    @inline(__always) func unsafeBytes(from offset: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: base + offset, count: count &- offset)
+    }
+
     func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(start: base, count: count))
     }
