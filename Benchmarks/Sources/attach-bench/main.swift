@@ -126,6 +126,31 @@ func cpuSeconds(_ clock: clockid_t) -> Double {
 enum Mode: String, CaseIterable { case plain = "plain graph", served = "served, no viewer",
                                        viewer = "served, 1 viewer reading", recorded = "recorded to a file" }
 
+/// One W1 round on a fresh graph in `mode`: seconds per task, and the resyncs the reading
+/// viewer received (viewer mode only).
+func w1Round(_ mode: Mode, round: Int) throws -> (time: Double, resyncs: Int?) {
+    let graph = Graph()
+    var server: GraphServer?
+    var viewer: Viewer?
+    var recording: (any GraphObservation)?
+    let log = socketDir + "/w1-\(round).jsonl"
+    switch mode {
+    case .plain: break
+    case .served: server = try graph.serve(at: socketDir + "/w1.sock")
+    case .viewer:
+        server = try graph.serve(at: socketDir + "/w1.sock")
+        viewer = Viewer(path: server!.path, reading: true)
+    case .recorded: recording = try graph.record(to: log, producer: "attach-bench")
+    }
+    if verbose { FileHandle.standardError.write("    \(mode.rawValue):\n".data(using: .utf8)!) }
+    let time = w1(graph, tasksPerRound)
+    server?.stop()
+    viewer?.finished.wait()
+    recording?.cancel()
+    unlink(log)
+    return (time, viewer?.resyncs)
+}
+
 /// `count` progress reports on one task: seconds.
 func progressEvents(_ graph: Graph, _ count: Int) -> Double {
     final class Box: @unchecked Sendable { var report: (@Sendable (TaskProgress) -> Void)? }
@@ -183,26 +208,7 @@ if let k = CommandLine.arguments.firstIndex(of: "--w1-only"), k + 1 < CommandLin
         exit(2)
     }
     var times: [Double] = []
-    for round in 0..<rounds {
-        let graph = Graph()
-        var server: GraphServer?
-        var viewer: Viewer?
-        var recording: (any GraphObservation)?
-        let log = socketDir + "/w1-\(round).jsonl"
-        switch mode {
-        case .plain: break
-        case .served: server = try graph.serve(at: socketDir + "/w1.sock")
-        case .viewer:
-            server = try graph.serve(at: socketDir + "/w1.sock")
-            viewer = Viewer(path: server!.path, reading: true)
-        case .recorded: recording = try graph.record(to: log, producer: "attach-bench")
-        }
-        times.append(w1(graph, tasksPerRound))
-        server?.stop()
-        viewer?.finished.wait()
-        recording?.cancel()
-        unlink(log)
-    }
+    for round in 0..<rounds { times.append(try w1Round(mode, round: round).time) }
     print("W1 \(mode.rawValue): \(String(format: "%.3f", median(times) * 1e6)) µs per task, median of \(rounds)")
     exit(0)
 }
@@ -237,26 +243,9 @@ for round in 0..<rounds {
     let modes = Mode.allCases
     for k in 0..<modes.count {
         let mode = modes[(k + round) % modes.count]
-        let graph = Graph()
-        var server: GraphServer?
-        var viewer: Viewer?
-        var recording: (any GraphObservation)?
-        let log = socketDir + "/w1-\(round).jsonl"
-        switch mode {
-        case .plain: break
-        case .served: server = try graph.serve(at: socketDir + "/w1.sock")
-        case .viewer:
-            server = try graph.serve(at: socketDir + "/w1.sock")
-            viewer = Viewer(path: server!.path, reading: true)
-        case .recorded: recording = try graph.record(to: log, producer: "attach-bench")
-        }
-        if verbose { FileHandle.standardError.write("    \(mode.rawValue):\n".data(using: .utf8)!) }
-        w1Times[mode, default: []].append(w1(graph, tasksPerRound))
-        server?.stop()
-        viewer?.finished.wait()
-        if let viewer { viewerResyncs.append(viewer.resyncs) }
-        recording?.cancel()
-        unlink(log)
+        let (time, resyncs) = try w1Round(mode, round: round)
+        w1Times[mode, default: []].append(time)
+        if let resyncs { viewerResyncs.append(resyncs) }
     }
 }
 
