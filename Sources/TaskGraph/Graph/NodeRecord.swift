@@ -133,7 +133,7 @@ enum ChildTail {
 }
 
 /// Node records in fixed-size chunks, by slot: growth never copies old records, and chunks
-/// whose nodes were all dropped by retention are freed. The chunks are raw allocations, so
+/// whose nodes were all dropped by retention go back to `NodeChunkPool`. The chunks are raw allocations, so
 /// reaching a record costs no reference counting (the hot paths touch one per event).
 /// Owned by one `Stripe`, which frees it (`deallocate`); never copied elsewhere.
 struct NodeTable {
@@ -147,6 +147,8 @@ struct NodeTable {
         var live: Int
     }
 
+    /// Where chunks come from and go back to.
+    let pool: NodeChunkPool
     private var chunks: UnsafeMutablePointer<Chunk>?
     private var chunkCapacity = 0
     private(set) var count = 0
@@ -154,6 +156,8 @@ struct NodeTable {
     var messages: [Int: String] = [:]
     /// `ref` node -> the shared node it stands for, kept aside because few nodes are refs.
     var refs: [Int: Int] = [:]
+
+    init(pool: NodeChunkPool = .shared) { self.pool = pool }
 
     private var chunkCount: Int { (count + Self.chunkSize - 1) >> Self.shift }
 
@@ -171,7 +175,7 @@ struct NodeTable {
         let c = id >> Self.shift
         if id & (Self.chunkSize - 1) == 0 {
             if c == chunkCapacity { grow() }
-            (chunks.unsafelyUnwrapped + c).initialize(to: Chunk(base: .allocate(capacity: Self.chunkSize), live: 0))
+            (chunks.unsafelyUnwrapped + c).initialize(to: Chunk(base: pool.take(), live: 0))
         }
         let chunk = chunks.unsafelyUnwrapped + c
         (chunk.pointee.base.unsafelyUnwrapped + (id & (Self.chunkSize - 1))).initialize(to: record)
@@ -216,7 +220,7 @@ struct NodeTable {
         chunk.pointee.live -= 1
         guard chunk.pointee.live == 0 && filled(c) == Self.chunkSize, let base = chunk.pointee.base else { return nil }
         base.deinitialize(count: Self.chunkSize)
-        base.deallocate()
+        pool.give(base)
         chunk.pointee.base = nil
         return c
     }
@@ -237,7 +241,7 @@ struct NodeTable {
         for c in 0..<chunkCount {
             guard let base = chunks[c].base else { continue }
             base.deinitialize(count: filled(c))
-            base.deallocate()
+            pool.give(base)
         }
         chunks.deinitialize(count: chunkCount)
         chunks.deallocate()

@@ -14,18 +14,7 @@ enum GraphTaskSubject {
 
     /// W1: create + execute + complete + one handler; seconds per task.
     static func w1(n: Int, recorded: Bool) -> Double {
-        withGraph(recorded: recorded) { graph in
-            let sink = Sink()
-            let t = seconds {
-                for i in 0..<n {
-                    GraphTask<Int, Never>(graph: graph) { succeed, _ in succeed(i) }
-                        .success { sink.add($0) }
-                        .execute()
-                }
-            }
-            check(sink.count == n && sink.total == n * (n - 1) / 2, "GraphTask W1 sum")
-            return t / Double(n)
-        }
+        withGraph(recorded: recorded) { graph in w1Loop(graph: graph, n: n, label: "GraphTask W1 sum") }
     }
 
     /// W1 with a no-op observer attached: what delivering events costs by itself.
