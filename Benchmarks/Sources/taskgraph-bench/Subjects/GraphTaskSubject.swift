@@ -2,19 +2,25 @@
 import TaskGraph
 
 /// The library under test. Each run uses a fresh `Graph()` (which keeps every node, so runs
-/// share no state), optionally with the log recorder attached; the graph is freed after the
-/// timed part.
+/// share no state), watched as the row says (`Watch`); the graph is freed after the timed part.
 enum GraphTaskSubject {
-    static func withGraph<T>(recorded: Bool, _ body: (Graph) -> T) -> T {
+    static func withGraph<T>(_ watch: Watch, _ body: (Graph) -> T) -> T {
         let graph = Graph()
-        let recorder = recorded ? Recorder.attach(to: graph) : nil
-        defer { recorder?.stop() }
-        return body(graph)
+        switch watch {
+        case .none:
+            return body(graph)
+        case .recorder:
+            let recorder = Recorder.attach(to: graph)
+            defer { recorder.stop() }
+            return body(graph)
+        case .tracer, .noOpTracer:
+            return TracedSubject.withTrace(graph, counting: watch == .tracer) { body(graph) }
+        }
     }
 
     /// W1: create + execute + complete + one handler; seconds per task.
-    static func w1(n: Int, recorded: Bool) -> Double {
-        withGraph(recorded: recorded) { graph in w1Loop(graph: graph, n: n, label: "GraphTask W1 sum") }
+    static func w1(n: Int, _ watch: Watch) -> Double {
+        withGraph(watch) { graph in w1Loop(graph: graph, n: n, label: "GraphTask W1 sum") }
     }
 
     /// W1 with a no-op observer attached: what delivering events costs by itself.
@@ -42,7 +48,7 @@ enum GraphTaskSubject {
     /// W1 with an async body: `GraphTask.async { _ in i }`, executed by `await value` (the
     /// awaiter is the one handler), as Swift's W1 does with `Task { i }`.
     static func w1Async(n: Int) -> Double {
-        withGraph(recorded: false) { graph in
+        withGraph(.none) { graph in
             blockingAwait {
                 var sum = 0
                 let start = now()
@@ -58,8 +64,8 @@ enum GraphTaskSubject {
 
     /// W2: build, run and release a chain of `n` links alternating `mapResult` and
     /// `then { .succeed }`; seconds per link.
-    static func w2(n: Int, recorded: Bool) -> Double {
-        withGraph(recorded: recorded) { graph in
+    static func w2(n: Int, _ watch: Watch) -> Double {
+        withGraph(watch) { graph in
             var value = -1
             let t = seconds { value = chain(depth: n, graph: graph) }
             check(value == n, "GraphTask W2 chain value \(value) != \(n)")
@@ -83,8 +89,8 @@ enum GraphTaskSubject {
     }
 
     /// W3: `concurrent` of `n` leaves (creation included); seconds per subtask.
-    static func w3(n: Int, recorded: Bool) -> Double {
-        withGraph(recorded: recorded) { graph in
+    static func w3(n: Int, _ watch: Watch) -> Double {
+        withGraph(watch) { graph in
             let sink = Sink()
             let t = seconds {
                 let leaves = (0..<n).map { i in GraphTask<Int, Never>(graph: graph) { succeed, _ in succeed(i) } }
@@ -96,8 +102,8 @@ enum GraphTaskSubject {
     }
 
     /// W4: heap bytes per executing, never-settling task with one success handler.
-    static func w4(n: Int, recorded: Bool) -> Double {
-        withGraph(recorded: recorded) { graph in
+    static func w4(n: Int, _ watch: Watch) -> Double {
+        withGraph(watch) { graph in
             var keep: [GraphTask<Int, Never>] = []
             keep.reserveCapacity(n)
             let before = mallocedBytes()
@@ -112,8 +118,8 @@ enum GraphTaskSubject {
 
     /// W5: a `concurrent` of `width` `concurrent`s of `width` never-finishing executing
     /// leaves; seconds for `root.cancel()`.
-    static func w5(width: Int, recorded: Bool) -> Double {
-        withGraph(recorded: recorded) { graph in
+    static func w5(width: Int, _ watch: Watch) -> Double {
+        withGraph(watch) { graph in
             let groups = (0..<width).map { _ in
                 GraphTask<Int, Never>.concurrent((0..<width).map { _ in
                     GraphTask<Int, Never>(graph: graph) { _, _ in }

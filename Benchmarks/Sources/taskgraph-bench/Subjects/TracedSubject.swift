@@ -4,29 +4,30 @@ import TaskGraph
 import TaskGraphTracing
 import Tracing
 
-/// The "GraphTask + tracer" subject: W1 with `graph.trace(with:)` attached to the cheapest
-/// tracer that still does a real tracer's work per span (a span object holding its name,
-/// context, attributes and status, counted when it ends), so the row shows what
-/// TaskGraphTracing itself costs per task.
+/// The "GraphTask + tracer" rows: `graph.trace(with:)` attached to the cheapest tracer that
+/// still does a real tracer's work per span (a span object holding its name, context,
+/// attributes and status, counted when it ends), so the row shows what TaskGraphTracing
+/// itself costs; and the same with a tracer that records nothing (TaskGraphTracing's own
+/// side alone).
 enum TracedSubject {
     static let label = "GraphTask + tracer"
-    /// The same with a tracer that records nothing: TaskGraphTracing's own side alone.
     static let noOpLabel = "GraphTask + no-op tracer"
 
-    static func w1(n: Int) -> Double {
+    /// Runs `body` with `graph` traced; the observation is cancelled after (every open span
+    /// ends), outside the timed part. `counting`: checks that every started span ended.
+    static func withTrace<T>(_ graph: Graph, counting: Bool, _ body: () -> T) -> T {
+        guard counting else {
+            let observation = graph.trace(with: DiscardingTracer())
+            defer { observation.cancel() }
+            return body()
+        }
         let tracer = CountingTracer()
-        let t = w1(n: n, tracer: tracer)
-        check(tracer.ended.load(ordering: .relaxed) == n, "traced W1 spans \(tracer.ended.load(ordering: .relaxed)) != \(n)")
-        return t
-    }
-
-    static func w1NoOp(n: Int) -> Double { w1(n: n, tracer: DiscardingTracer()) }
-
-    private static func w1(n: Int, tracer: some Tracer) -> Double {
-        let graph = Graph()
         let observation = graph.trace(with: tracer)
-        defer { observation.cancel() }
-        return GraphTaskSubject.w1Loop(graph: graph, n: n, label: "traced W1 sum")
+        let result = body()
+        observation.cancel()
+        let started = tracer.started.load(ordering: .relaxed), ended = tracer.ended.load(ordering: .relaxed)
+        check(started > 0 && ended == started, "traced spans: \(started) started, \(ended) ended")
+        return result
     }
 }
 
@@ -42,15 +43,17 @@ extension BenchTracer {
     where Extract.Carrier == Carrier {}
 }
 
-/// A tracer that keeps nothing but a count of ended spans.
+/// A tracer that keeps nothing but counts of started and ended spans.
 final class CountingTracer: BenchTracer {
+    let started = Atomic<Int>(0)
     let ended = Atomic<Int>(0)
 
     func startSpan<Instant: TracerInstant>(
         _ operationName: String, context: @autoclosure () -> ServiceContext, ofKind kind: SpanKind,
         at instant: @autoclosure () -> Instant, function: String, file fileID: String, line: UInt
     ) -> CountingSpan {
-        CountingSpan(name: operationName, context: context(), tracer: self)
+        started.add(1, ordering: .relaxed)
+        return CountingSpan(name: operationName, context: context(), tracer: self)
     }
 }
 

@@ -15,11 +15,6 @@ enum LibrarySuite {
                              // slower, so an order of plain, recorder, peers, tracer compared
                              // the tracer on a worse heap than the recorder.
                              observed: [
-                                 // TaskGraphTracing's cost: spans to a minimal tracer (issue 10:
-                                 // within 1.5x of plain, and no more than the recorder).
-                                 Case(subject: GT.tracedLabel, kind: .graphTaskRecorded) { GT.w1Traced($0) },
-                                 // The same with a tracer that does nothing: TaskGraphTracing's side alone.
-                                 Case(subject: GT.noOpTracedLabel, kind: .graphTaskRecorded) { GT.w1NoOpTraced($0) },
                                  // A no-op `observe {}`: the event path alone (issue 11: <= 1.2x plain).
                                  Case(subject: "GraphTask + no-op observer", kind: .peer) { GT.w1Observed($0) ?? .nan },
                              ])
@@ -48,7 +43,7 @@ enum LibrarySuite {
                 n: config.size(1_000_000), measure: .bytesPerItem, target: .below(400, "< 400 B"),
                 runs: config.runs ?? 1, warmUp: false,   // heap bytes are the same run to run
                 cases: cases(gt: GT.w4, swift: SwiftConcurrencySubject.w4,
-                             combine: OpenCombineSubject.w4, mini: MiniFutureSubject.w4)))
+                             combine: OpenCombineSubject.w4, mini: MiniFutureSubject.w4, traced: false)))
         }
         if config.wants("W5") {
             all.append(Workload(
@@ -61,13 +56,25 @@ enum LibrarySuite {
         return all
     }
 
-    private static func cases(gt: @escaping (Int, Bool) -> Double?, swift: @escaping (Int) -> Double,
+    /// GraphTask plain and recorded, then (`traced`) with TaskGraphTracing (issue 10: within
+    /// 1.5x of plain, and slowing the graph no more than the recorder), then `observed`,
+    /// then the peers.
+    private static func cases(gt: @escaping (Int, Watch) -> Double?, swift: @escaping (Int) -> Double,
                               combine: @escaping (Int) -> Double, mini: @escaping (Int) -> Double,
-                              observed: [Case] = []) -> [Case] {
-        [
-            Case(subject: "GraphTask", kind: .graphTask) { gt($0, false) },
-            Case(subject: GT.recordedLabel, kind: .graphTaskRecorded) { gt($0, true) },
-        ] + observed + [
+                              traced: Bool = true, observed: [Case] = []) -> [Case] {
+        var rows = [
+            Case(subject: "GraphTask", kind: .graphTask) { gt($0, .none) },
+            Case(subject: GT.recordedLabel, kind: .graphTaskRecorded) { gt($0, .recorder) },
+        ]
+        if traced {
+            rows += [
+                // Spans to a minimal tracer.
+                Case(subject: GT.tracedLabel, kind: .graphTaskRecorded) { gt($0, .tracer) },
+                // The same with a tracer that does nothing: TaskGraphTracing's side alone.
+                Case(subject: GT.noOpTracedLabel, kind: .graphTaskRecorded) { gt($0, .noOpTracer) },
+            ]
+        }
+        return rows + observed + [
             Case(subject: "Swift Concurrency", kind: .peer, run: swift),
             Case(subject: "OpenCombine 0.14", kind: .peer, run: combine),
             Case(subject: "minimal locked future (floor)", kind: .floor, run: mini),
@@ -75,21 +82,23 @@ enum LibrarySuite {
     }
 }
 
+/// What watches a GraphTask row's graph: nothing, the log recorder, or TaskGraphTracing
+/// (`TracedSubject`) with a counting tracer or one that does nothing.
+enum Watch { case none, recorder, tracer, noOpTracer }
+
 #if !NO_GRAPHTASK
 /// GraphTask's workloads, or n/a while the library lacks GraphTask.
 enum GT {
     static let recordedLabel = Recorder.label
     static let tracedLabel = TracedSubject.label
     static let noOpTracedLabel = TracedSubject.noOpLabel
-    static func w1Traced(_ n: Int) -> Double? { TracedSubject.w1(n: n) }
-    static func w1NoOpTraced(_ n: Int) -> Double? { TracedSubject.w1NoOp(n: n) }
-    static func w1(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w1(n: n, recorded: rec) }
+    static func w1(_ n: Int, _ watch: Watch) -> Double? { GraphTaskSubject.w1(n: n, watch) }
     static func w1Async(_ n: Int) -> Double? { GraphTaskSubject.w1Async(n: n) }
     static func w1Observed(_ n: Int) -> Double? { GraphTaskSubject.w1Observed(n: n) }
-    static func w2(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w2(n: n, recorded: rec) }
-    static func w3(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w3(n: n, recorded: rec) }
-    static func w4(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w4(n: n, recorded: rec) }
-    static func w5(_ n: Int, _ rec: Bool) -> Double? { GraphTaskSubject.w5(width: n, recorded: rec) }
+    static func w2(_ n: Int, _ watch: Watch) -> Double? { GraphTaskSubject.w2(n: n, watch) }
+    static func w3(_ n: Int, _ watch: Watch) -> Double? { GraphTaskSubject.w3(n: n, watch) }
+    static func w4(_ n: Int, _ watch: Watch) -> Double? { GraphTaskSubject.w4(n: n, watch) }
+    static func w5(_ n: Int, _ watch: Watch) -> Double? { GraphTaskSubject.w5(width: n, watch) }
     static func chain(depth: Int) -> Int { GraphTaskSubject.chain(depth: depth) }
 }
 #else
@@ -97,15 +106,13 @@ enum GT {
     static let recordedLabel = "GraphTask + recorder"
     static let tracedLabel = "GraphTask + tracer"
     static let noOpTracedLabel = "GraphTask + no-op tracer"
-    static func w1Traced(_ n: Int) -> Double? { nil }
-    static func w1NoOpTraced(_ n: Int) -> Double? { nil }
-    static func w1(_ n: Int, _ rec: Bool) -> Double? { nil }
+    static func w1(_ n: Int, _ watch: Watch) -> Double? { nil }
     static func w1Async(_ n: Int) -> Double? { nil }
     static func w1Observed(_ n: Int) -> Double? { nil }
-    static func w2(_ n: Int, _ rec: Bool) -> Double? { nil }
-    static func w3(_ n: Int, _ rec: Bool) -> Double? { nil }
-    static func w4(_ n: Int, _ rec: Bool) -> Double? { nil }
-    static func w5(_ n: Int, _ rec: Bool) -> Double? { nil }
+    static func w2(_ n: Int, _ watch: Watch) -> Double? { nil }
+    static func w3(_ n: Int, _ watch: Watch) -> Double? { nil }
+    static func w4(_ n: Int, _ watch: Watch) -> Double? { nil }
+    static func w5(_ n: Int, _ watch: Watch) -> Double? { nil }
     static func chain(depth: Int) -> Int { -1 }
 }
 #endif
