@@ -133,9 +133,10 @@ enum ChildTail {
 }
 
 /// Node records in fixed-size chunks, by slot: growth never copies old records, and chunks
-/// whose nodes were all dropped by retention go back to `NodeChunkPool`. The chunks are raw allocations, so
-/// reaching a record costs no reference counting (the hot paths touch one per event).
-/// Owned by one `Stripe`, which frees it (`deallocate`); never copied elsewhere.
+/// whose nodes were all dropped by retention go back to `pool` (as all do when the table is
+/// freed). The chunks are raw allocations, so reaching a record costs no reference counting
+/// (the hot paths touch one per event). Owned by one `Stripe`, which frees it
+/// (`deallocate`); never copied elsewhere.
 struct NodeTable {
     static let shift = 10
     static let chunkSize = 1 << shift
