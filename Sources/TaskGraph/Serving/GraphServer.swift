@@ -295,12 +295,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
             lastRootSettle = t
         }
         model.apply(event.change)
-        var anyTaking = false
-        for k in connectionRefs.indices where connectionRefs[k]._withUnsafeGuaranteedRef({ !$0.overflowed }) {
-            anyTaking = true
-            break
-        }
-        if !anyTaking {
+        if !connectionRefs.contains(where: { $0._withUnsafeGuaranteedRef { !$0.overflowed } }) {
             // Nobody can take it (stalled viewers): count it, skip the encoding.
             for c in connections { c.skipped += 1 }
         } else {
