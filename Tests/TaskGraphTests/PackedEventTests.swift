@@ -65,6 +65,6 @@ import Testing
     @Test func anItemIsOneCacheLine() {
         #expect(MemoryLayout<PackedItem>.stride == 64)
         #expect(MemoryLayout<GraphRecorder.Entry>.stride == 64)
-        #expect(MemoryLayout<EventRelay.Entry>.stride == 64)
+        #expect(MemoryLayout<SpooledEvent>.stride == 64)
     }
 }

@@ -96,6 +96,7 @@ func w1(_ graph: Graph, _ n: Int) -> Double {
     final class Sum: @unchecked Sendable { var total = 0 }
     let sum = Sum()
     let cpu0 = cpuSeconds(CLOCK_THREAD_CPUTIME_ID), all0 = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID)
+    let faults0 = minorFaults()
     let t0 = now()
     for i in 0..<n {
         GraphTask<Int, Never>(graph: graph) { succeed, _ in succeed(i) }
@@ -108,14 +109,21 @@ func w1(_ graph: Graph, _ n: Int) -> Double {
         // This thread's CPU below the wall time: it was descheduled (a third busy thread on
         // two cores); other threads' CPU: the server's, the viewer's, the recorder's writer's.
         let cpu = cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - cpu0, all = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - all0
-        FileHandle.standardError.write(String(format: "      %.3f s wall, %.3f s this thread's CPU, %.3f s other threads'\n",
-                                              t, cpu, all - cpu).data(using: .utf8)!)
+        FileHandle.standardError.write(String(format: "      %.3f s wall, %.3f s this thread's CPU, %.3f s other threads', %d page faults\n",
+                                              t, cpu, all - cpu, minorFaults() - faults0).data(using: .utf8)!)
     }
     return t / Double(n)
 }
 
-/// BENCH_VERBOSE=1: each timed W1 part prints its wall and CPU times.
+/// BENCH_VERBOSE=1: each timed W1 part prints its wall and CPU times and the page faults.
 let verbose = ProcessInfo.processInfo.environment["BENCH_VERBOSE"] == "1"
+
+/// Minor page faults of the whole process so far.
+func minorFaults() -> Int {
+    var u = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &u)
+    return u.ru_minflt
+}
 
 func cpuSeconds(_ clock: clockid_t) -> Double {
     var ts = timespec()

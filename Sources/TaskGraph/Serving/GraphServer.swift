@@ -88,7 +88,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
     /// Up to 8 emptied chunks are kept (4 mapped ahead), so a burst costs the program no
     /// page faults while an idle server holds a few MiB at most beyond its backlog.
     /// One item per event (never a cancel pair: counts of dropped items are counts of events).
-    let spool = Spool<PackedItem>(chunkSize: GraphServer.spoolChunk,
+    let spool = Spool<SpooledEvent>(chunkSize: GraphServer.spoolChunk,
                                   maxChunks: GraphServer.spoolEvents / GraphServer.spoolChunk, overflow: .drop,
                                   prepared: 4, keptSpares: 8)
     /// Events up to this sequence are in the model's snapshot already.
@@ -187,7 +187,9 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
     /// Wakes the server thread.
     func poke() { GraphServer.poke(wakeWrite) }
 
-    /// Wakes the server thread whose wake pipe is `fd`.
+    /// Wakes the server thread whose wake pipe is `fd`. Not inlined: its byte on the stack
+    /// would give the observer's sink, which calls it, a stack protector on every event.
+    @inline(never)
     static func poke(_ fd: Int32) {
         var b: UInt8 = 1
         _ = write(fd, &b, 1)
@@ -232,7 +234,8 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
             }
             for c in connections where c.overflowed && c.skipped < lost { c.skipped = lost }
         }
-        let taken = spool.drain(limit: limit) { (item: consuming PackedItem) in
+        let taken = spool.drain(limit: limit) { (entry: consuming SpooledEvent) in
+            guard case let .item(item) = consume entry else { return }   // no notes here
             item.forEachEvent { event in
                 guard event.sequence > joinSequence else { return }
                 encodeLocked(event)
@@ -266,7 +269,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
             // the line it shares with fields this server thread writes per event.
             let spool = self.spool, wake = wakeWrite
             let deliver = { @Sendable (event: consuming GraphEvent) in
-                if spool.append(PackedItem(event)) == .queuedFirst { GraphServer.poke(wake) }
+                if spool.append(.item(PackedItem(event))) == .queuedFirst { GraphServer.poke(wake) }
             }
             let (snap, observation) = graph.snapshotAndKeep(owner: self, deliver, pair: {
                 (first: consuming GraphEvent, second: consuming GraphEvent) in

@@ -13,13 +13,7 @@ package final class EventRelay: @unchecked Sendable {   // the spool locks itsel
     /// How long a program's thread waits for a consumer that makes no progress (seconds).
     package static let stallSeconds = 1.0
 
-    enum Entry {
-        case item(PackedItem)
-        /// What `note` returned for the node that starts executing in the next item.
-        case note(AnyObject)
-    }
-
-    private let spool = Spool<Entry>(chunkSize: 4096, maxChunks: EventRelay.maxBacklog / 4096,
+    private let spool = Spool<SpooledEvent>(chunkSize: 4096, maxChunks: EventRelay.maxBacklog / 4096,
                                      overflow: .wait(seconds: EventRelay.stallSeconds), prepared: 4)
 
     /// A note whose event is not taken yet: the two may straddle two chunks (when the note
@@ -65,7 +59,7 @@ package final class EventRelay: @unchecked Sendable {   // the spool locks itsel
     /// Hands every event queued so far to `body`, in order, with the note taken for it. Calls
     /// must not overlap (the consumer holds its own lock around them).
     package func drain(_ body: (consuming GraphEvent, AnyObject?) -> Void) {
-        spool.drain { (entry: consuming Entry) in
+        spool.drain { (entry: consuming SpooledEvent) in
             switch consume entry {
             case let .note(n): pendingNote = n
             case let .item(item):
