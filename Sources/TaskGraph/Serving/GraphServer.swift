@@ -89,8 +89,8 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
     /// page faults while an idle server holds a few MiB at most beyond its backlog.
     /// One item per event (never a cancel pair: counts of dropped items are counts of events).
     let spool = Spool<SpooledEvent>(chunkSize: GraphServer.spoolChunk,
-                                  maxChunks: GraphServer.spoolEvents / GraphServer.spoolChunk, overflow: .drop,
-                                  prepared: 4, keptSpares: 8)
+                                    maxChunks: GraphServer.spoolEvents / GraphServer.spoolChunk, overflow: .drop,
+                                    prepared: 4, keptSpares: 8)
     /// Events up to this sequence are in the model's snapshot already.
     @exclusivity(unchecked) var joinSequence: UInt64 = 0
     /// The graph's sequence of the last event the model holds (an event encoded or counted,

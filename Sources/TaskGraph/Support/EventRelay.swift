@@ -14,7 +14,7 @@ package final class EventRelay: @unchecked Sendable {   // the spool locks itsel
     package static let stallSeconds = 1.0
 
     private let spool = Spool<SpooledEvent>(chunkSize: 4096, maxChunks: EventRelay.maxBacklog / 4096,
-                                     overflow: .wait(seconds: EventRelay.stallSeconds), prepared: 4)
+                                            overflow: .wait(seconds: EventRelay.stallSeconds), prepared: 4)
 
     /// A note whose event is not taken yet: the two may straddle two chunks (when the note
     /// fills one), and so two drains. Consumer side, like `drain`.
