@@ -36,4 +36,22 @@ struct NodeIDTableTests {
         #expect(table.count == 0)
         #expect(table.find(reference.keys.first ?? 0) == nil)
     }
+
+    /// A graph's ids come in order: a window of live ids sliding along, and long-lived ids a
+    /// power of two apart (a watcher made every 4,096 tasks) must both find their entries in
+    /// a few probes, not pile up in one run.
+    @Test func orderedAndStridedIdsStayNearTheirHome() {
+        var table = NodeIDTable()
+        for id in 0..<200_000 {
+            table.insert(id, Int32(id % 1000))
+            let old = id - 1_000
+            if old >= 0, old % 4096 != 0 { #expect(table.remove(old) == Int32(old % 1000)) }
+        }
+        // The last 1,000 ids, and 0, 4096, ..., 196,608.
+        #expect(table.count == 1_000 + 49)
+        #expect(table.longestProbe <= 8)
+        for k in 0..<49 { #expect(table.find(k * 4096) == Int32(k * 4096 % 1000)) }
+        for id in 199_000..<200_000 { #expect(table.find(id) == Int32(id % 1000)) }
+        #expect(table.find(199_000 - 1) == nil)
+    }
 }
