@@ -56,15 +56,10 @@ struct NodeIDTable {
         }
     }
 
-    /// Maps `id` (non-negative) to `slot`.
+    /// Maps `id` (not present, non-negative) to `slot`. The caller has just looked it up
+    /// (`SpanTable.add`), so it is not looked up again.
     mutating func insert(_ id: Int, _ slot: Int32) {
-        let bits = bits
-        let updated = buckets.withUnsafeMutableBufferPointer { b in
-            guard let i = Self.position(of: id, in: UnsafeBufferPointer(b), bits) else { return false }
-            b[i].slot = slot
-            return true
-        }
-        if updated { return }
+        assert(find(id) == nil, "id \(id) is in the table already")
         if (count + 1) * 2 > buckets.count { grow() }
         place(Bucket(key: id, slot: slot))
         count += 1
