@@ -26,13 +26,18 @@ let package = Package(
         ),
         // What Graph.serve costs the program (attach.md targets).
         // What commands as graph nodes cost (commands.md targets).
-        .executableTarget(name: "commands-bench", dependencies: [
-            .product(name: "TaskGraph", package: "taskgraph"),
-            .product(name: "TaskGraphProcess", package: "taskgraph"),
-        ]),
-        .executableTarget(name: "attach-bench",
-                          dependencies: [.product(name: "TaskGraph", package: "taskgraph"),
-                                         .product(name: "TaskViewCore", package: "taskgraph")]),
+        .executableTarget(
+            name: "commands-bench",
+            dependencies: [
+                .product(name: "TaskGraph", package: "taskgraph"),
+                .product(name: "TaskGraphProcess", package: "taskgraph"),
+            ]),
+        .executableTarget(
+            name: "attach-bench",
+            dependencies: [
+                .product(name: "TaskGraph", package: "taskgraph"),
+                .product(name: "TaskViewCore", package: "taskgraph"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,8 +6,9 @@ let package = Package(
     name: "attach-demo",
     dependencies: [.package(name: "taskgraph", path: "../..")],
     targets: [
-        .executableTarget(name: "attach-demo",
-                          dependencies: [.product(name: "TaskGraph", package: "taskgraph")]),
+        .executableTarget(
+            name: "attach-demo",
+            dependencies: [.product(name: "TaskGraph", package: "taskgraph")])
     ],
     swiftLanguageModes: [.v6]
 )

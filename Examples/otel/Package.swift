@@ -25,7 +25,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )

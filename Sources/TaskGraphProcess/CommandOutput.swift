@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What a command that exited with status 0 leaves: its status and the tails of its output.
@@ -69,8 +69,8 @@ private let signalNames: [Int32: String] = {
         SIGPROF: "SIGPROF", SIGWINCH: "SIGWINCH", SIGIO: "SIGIO", SIGSYS: "SIGSYS",
     ]
     #if os(Linux)
-    names[SIGSTKFLT] = "SIGSTKFLT"
-    names[SIGPWR] = "SIGPWR"
+        names[SIGSTKFLT] = "SIGSTKFLT"
+        names[SIGPWR] = "SIGPWR"
     #endif
     return names
 }()

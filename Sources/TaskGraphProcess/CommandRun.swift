@@ -1,15 +1,16 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Subprocess
 import Synchronization
 import TaskGraph
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 #if canImport(System)
-import System
+    import System
 #else
-import SystemPackage
+    import SystemPackage
 #endif
 
 /// One execution of a command node: spawns the process in its own session and process
@@ -86,7 +87,10 @@ final class CommandRun: Sendable {
         case .success(let o): exitText = "exit status \(o.status)"
         case .failure(let e): exitText = e.message
         }
-        CommandRegistry.shared.update(graph: graph, node: node) { $0.pid = nil; $0.exit = exitText }
+        CommandRegistry.shared.update(graph: graph, node: node) {
+            $0.pid = nil
+            $0.exit = exitText
+        }
         finish(outcome)
         await reapGroup()
         CommandRegistry.shared.ended(graph: graph, node: node)
@@ -126,7 +130,8 @@ final class CommandRun: Sendable {
                 platformOptions: options, input: .none, output: .sequence, error: .sequence
             ) { execution in
                 self.started(execution.processIdentifier.value)
-                let out = execution.standardOutput, err = execution.standardError
+                let out = execution.standardOutput
+                let err = execution.standardError
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask { await self.drain(out, .stdout, matcher: matcherBox?.value, tails: tails) }
                     group.addTask { await self.drain(err, .stderr, matcher: matcherBox?.value, tails: tails) }
@@ -157,8 +162,10 @@ final class CommandRun: Sendable {
     }
 
     /// Reads one stream to its end, line by line.
-    private func drain(_ sequence: SubprocessOutputSequence, _ stream: OutputStreamName,
-                       matcher: ProgressMatcher?, tails: Tails) async {
+    private func drain(
+        _ sequence: SubprocessOutputSequence, _ stream: OutputStreamName,
+        matcher: ProgressMatcher?, tails: Tails
+    ) async {
         var splitter = LineSplitter()
         var reader = StreamReader(run: self, stream: stream, matcher: matcher, tails: tails)
         do {
@@ -260,7 +267,8 @@ final class CommandRun: Sendable {
 
 /// The bounded tails of both streams (`CommandOutput`), filled by the two readers.
 final class Tails: Sendable {
-    let state = Mutex((out: OutputTail(limit: CommandOutput.tailBytes), err: OutputTail(limit: CommandOutput.tailBytes)))
+    let state = Mutex(
+        (out: OutputTail(limit: CommandOutput.tailBytes), err: OutputTail(limit: CommandOutput.tailBytes)))
 
     func append(_ line: String, _ stream: OutputStreamName) {
         state.withLock { if stream == .stdout { $0.out.append(line) } else { $0.err.append(line) } }

@@ -18,10 +18,12 @@ struct CommandSpec: Sendable {
     }
 
     static func quoted(_ word: String) -> String {
-        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { s in
-            (s.value >= 0x30 && s.value <= 0x39) || (s.value | 0x20 >= 0x61 && s.value | 0x20 <= 0x7A)
-                || "-_./=:,+@%".unicodeScalars.contains(s)
-        }
+        let plain =
+            !word.isEmpty
+            && word.unicodeScalars.allSatisfy { s in
+                (s.value >= 0x30 && s.value <= 0x39) || (s.value | 0x20 >= 0x61 && s.value | 0x20 <= 0x7A)
+                    || "-_./=:,+@%".unicodeScalars.contains(s)
+            }
         return plain ? word : "'" + word.replacing("'", with: #"'\''"#) + "'"
     }
 }

@@ -14,20 +14,26 @@ extension GraphTask where Success == CommandOutput, Failure == CommandError {
     /// the whole process group, then SIGKILL after `grace` seconds; the processes are
     /// reaped. Processes the command leaves behind in its group when it exits get the same.
     /// `environment` is added to this process's environment; `workingDirectory` must exist.
-    public static func command(_ arguments: [String], name: String? = nil, graph: Graph = .shared,
-                               workingDirectory: String? = nil, environment: [String: String] = [:],
-                               progress: CommandProgress? = nil, grace: Double = 5) -> GraphTask {
-        let spec = CommandSpec(arguments: arguments, shell: nil, workingDirectory: workingDirectory,
-                               environment: environment, progress: progress, grace: sanitizedGrace(grace))
+    public static func command(
+        _ arguments: [String], name: String? = nil, graph: Graph = .shared,
+        workingDirectory: String? = nil, environment: [String: String] = [:],
+        progress: CommandProgress? = nil, grace: Double = 5
+    ) -> GraphTask {
+        let spec = CommandSpec(
+            arguments: arguments, shell: nil, workingDirectory: workingDirectory,
+            environment: environment, progress: progress, grace: sanitizedGrace(grace))
         return makeCommandTask(spec, name: name, graph: graph) { $0 }
     }
 
     /// Like `command(_:...)`, running `shell` with `/bin/sh -c`.
-    public static func command(shell: String, name: String? = nil, graph: Graph = .shared,
-                               workingDirectory: String? = nil, environment: [String: String] = [:],
-                               progress: CommandProgress? = nil, grace: Double = 5) -> GraphTask {
-        let spec = CommandSpec(arguments: ["/bin/sh", "-c", shell], shell: shell, workingDirectory: workingDirectory,
-                               environment: environment, progress: progress, grace: sanitizedGrace(grace))
+    public static func command(
+        shell: String, name: String? = nil, graph: Graph = .shared,
+        workingDirectory: String? = nil, environment: [String: String] = [:],
+        progress: CommandProgress? = nil, grace: Double = 5
+    ) -> GraphTask {
+        let spec = CommandSpec(
+            arguments: ["/bin/sh", "-c", shell], shell: shell, workingDirectory: workingDirectory,
+            environment: environment, progress: progress, grace: sanitizedGrace(grace))
         return makeCommandTask(spec, name: name, graph: graph) { $0 }
     }
 
@@ -38,13 +44,16 @@ extension GraphTask where Success == Void, Failure == any Error {
     /// type `GraphTask<Void, any Error>` (no adapter node): for trees that mix commands with
     /// other tasks, such as taskview's scenarios. `shell` runs with `/bin/sh -c` and wins
     /// over `arguments`.
-    public static func commandIgnoringOutput(_ arguments: [String] = [], shell: String? = nil, name: String? = nil,
-                                             graph: Graph = .shared, workingDirectory: String? = nil,
-                                             environment: [String: String] = [:], progress: CommandProgress? = nil,
-                                             grace: Double = 5) -> GraphTask {
-        let spec = CommandSpec(arguments: shell.map { ["/bin/sh", "-c", $0] } ?? arguments, shell: shell,
-                               workingDirectory: workingDirectory, environment: environment, progress: progress,
-                               grace: sanitizedGrace(grace))
+    public static func commandIgnoringOutput(
+        _ arguments: [String] = [], shell: String? = nil, name: String? = nil,
+        graph: Graph = .shared, workingDirectory: String? = nil,
+        environment: [String: String] = [:], progress: CommandProgress? = nil,
+        grace: Double = 5
+    ) -> GraphTask {
+        let spec = CommandSpec(
+            arguments: shell.map { ["/bin/sh", "-c", $0] } ?? arguments, shell: shell,
+            workingDirectory: workingDirectory, environment: environment, progress: progress,
+            grace: sanitizedGrace(grace))
         return makeCommandTask(spec, name: name, graph: graph) { r in r.map { _ in () }.mapError { $0 } }
     }
 }

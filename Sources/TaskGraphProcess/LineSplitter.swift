@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Cuts a byte stream into lines as it arrives. A line longer than `maxLineBytes` is cut
@@ -33,7 +33,7 @@ struct LineSplitter {
                 continue
             }
             if pending.isEmpty && complete && segment.count <= Self.maxLineBytes {
-                emit(Self.line(segment))   // the common case: no copy into `pending`
+                emit(Self.line(segment)) // the common case: no copy into `pending`
                 continue
             }
             let room = Self.maxLineBytes - pending.count
@@ -82,7 +82,9 @@ struct LineSplitter {
             let width = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
             if width > continuation + 1 { end = i }
         }
-        return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[..<end]), as: UTF8.self) }
+        return bytes.withUnsafeBufferPointer {
+            String(decoding: UnsafeBufferPointer(rebasing: $0[..<end]), as: UTF8.self)
+        }
     }
 }
 
@@ -112,7 +114,10 @@ struct OutputTail {
     var text: String {
         var s = ""
         s.reserveCapacity(bytes)
-        for l in lines[head...] { s += l; s += "\n" }
+        for l in lines[head...] {
+            s += l
+            s += "\n"
+        }
         return s
     }
 

@@ -32,7 +32,7 @@ final class TraceObservation: GraphObservation {
 }
 
 /// A task-local trace context taken on the program's thread, for the tracing thread.
-private final class ContextNote: @unchecked Sendable {   // immutable
+private final class ContextNote: @unchecked Sendable { // immutable
     let context: ServiceContext
     init(_ context: ServiceContext) { self.context = context }
 }
@@ -50,7 +50,7 @@ private final class ContextNote: @unchecked Sendable {   // immutable
 /// class instantiated from another module runs unspecialized, looking its metadata up at
 /// run time on every event. The state is one struct behind a pointer: `lock` already makes
 /// access exclusive, and a stored `var` paid a dynamic exclusivity check per event.
-final class NodeSpans: ContextSource, @unchecked Sendable {   // `table` behind `lock`
+final class NodeSpans: ContextSource, @unchecked Sendable { // `table` behind `lock`
     let anchor: GraphAnchor
     private let tracer: any Tracer
     private let clock: SpanClock
@@ -88,9 +88,11 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // `table` behind 
         let snapshot: GraphSnapshot
         let observation: any GraphObservation
         if let relay {
-            (snapshot, observation) = relay.observe(graph, owner: self, textOnly: true, note: {
-                TaskLocalContext.current().map { ContextNote($0) }
-            }, flush: { [weak self] in self?.drain() })
+            (snapshot, observation) = relay.observe(
+                graph, owner: self, textOnly: true,
+                note: {
+                    TaskLocalContext.current().map { ContextNote($0) }
+                }, flush: { [weak self] in self?.drain() })
             relay.startConsumer(milliseconds: NodeSpans.drainMilliseconds) { [weak self] in
                 self?.drain() ?? false
             }
@@ -131,9 +133,9 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // `table` behind 
         let time = event.time
         let change = (consume event).change
         switch consume change {
-        case let .added(id, kind, name, weight, parent, _):
+        case .added(let id, let kind, let name, let weight, let parent, _):
             table.pointee.add(id.rawValue, name: name, kind: kind, weight: weight, parent: parent?.rawValue ?? -1)
-        case let .stateChanged(id, state, failed, message):
+        case .stateChanged(let id, let state, let failed, let message):
             if state == .executing {
                 table.pointee.start(id.rawValue, tracer: tracer, at: clock.instant(time), root: root())
             } else if state.isSettled {
@@ -146,19 +148,19 @@ final class NodeSpans: ContextSource, @unchecked Sendable {   // `table` behind 
                 if failed { span.setStatus(SpanStatus(code: .error, message: message)) }
                 span.end(at: clock.instant(time))
             }
-        case let .progress(id, progress):
+        case .progress(let id, let progress):
             guard let info = progress.info else { return }
             table.pointee.progress(id.rawValue, info: info, fraction: progress.fraction, at: clock.instant(time))
-        case let .parentSet(id, parent, _):
+        case .parentSet(let id, let parent, _):
             table.pointee.setParent(id.rawValue, parent.rawValue)
-        case let .weightChanged(id, weight):
+        case .weightChanged(let id, let weight):
             table.pointee.setWeight(id.rawValue, weight)
-        case let .cancelRequested(id, source):
+        case .cancelRequested(let id, let source):
             table.pointee.cancelRequested(id.rawValue, source: source)
-        case let .dropped(ids):
+        case .dropped(let ids):
             table.pointee.drop(ids)
         case .output, .ref:
-            return   // a command's output lines reach the span as progress info already
+            return // a command's output lines reach the span as progress info already
         }
     }
 

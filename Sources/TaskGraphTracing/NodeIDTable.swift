@@ -12,12 +12,12 @@
 /// its home: with plain linear probing and this hash, a removal walked every live id after it.
 struct NodeIDTable {
     private struct Bucket {
-        var key: Int     // -1: empty
+        var key: Int // -1: empty
         var slot: Int32
     }
 
     private var buckets: [Bucket]
-    private var bits: Int        // log2(bucket count)
+    private var bits: Int // log2(bucket count)
     private(set) var count = 0
 
     init() {

@@ -37,7 +37,7 @@ struct SpanAttributeTemplate {
             self.weight = weight
             template.values[weightAt] = .double(weight)
         }
-        var d = template   // the first write copies the storage, indices stay valid
+        var d = template // the first write copies the storage, indices stay valid
         d.values[idAt] = .int64(Int64(id))
         return SpanAttributes(d)
     }

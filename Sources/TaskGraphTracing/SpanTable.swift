@@ -37,7 +37,7 @@ struct SpanTable {
         let s: Int
         if let found = index.find(id) {
             s = Int(found)
-            slots[s].span = nil   // a node added again starts over (other slots hold no span)
+            slots[s].span = nil // a node added again starts over (other slots hold no span)
         } else if let free = vacant.popLast() {
             s = Int(free)
             index.insert(id, free)
@@ -71,15 +71,18 @@ struct SpanTable {
 
     /// Opens the node's span (once), under the nearest open ancestor's span.
     /// `root`: the context for a node with no open ancestor (the caller's, when it started).
-    mutating func start(_ id: Int, tracer: any Tracer, at instant: DefaultTracerClock.Timestamp,
-                        root: @autoclosure () -> ServiceContext?) {
+    mutating func start(
+        _ id: Int, tracer: any Tracer, at instant: DefaultTracerClock.Timestamp,
+        root: @autoclosure () -> ServiceContext?
+    ) {
         guard let s32 = index.find(id) else { return }
         let s = Int(s32)
         guard !slots[s].started else { return }
         slots[s].started = true
         let parent = Self.parentContext(of: slots[s].parent, index, slots) ?? root() ?? .topLevel
-        let span = tracer.startSpan(slots[s].name, context: parent, ofKind: .internal, at: instant,
-                                    function: "execute", file: "TaskGraph", line: 0)
+        let span = tracer.startSpan(
+            slots[s].name, context: parent, ofKind: .internal, at: instant,
+            function: "execute", file: "TaskGraph", line: 0)
         // A span the tracer does not record (sampled out, a no-op tracer) gets nothing more.
         if span.isRecording {
             var attributes = attributes.make(kind: slots[s].kind, id: id, weight: slots[s].weight)
@@ -109,8 +112,10 @@ struct SpanTable {
         slots[s].info = info
         guard slots[s].events < TaskGraphSpanAttribute.maxEvents else { return }
         slots[s].events += 1
-        span.addEvent(SpanEvent(name: info, at: instant,
-                                attributes: [TaskGraphSpanAttribute.fraction: .double(fraction)]))
+        span.addEvent(
+            SpanEvent(
+                name: info, at: instant,
+                attributes: [TaskGraphSpanAttribute.fraction: .double(fraction)]))
     }
 
     /// Who asked first to cancel the node.

@@ -23,5 +23,6 @@ enum TaskLocalContext {
 
 /// The Swift runtime's task-local lookup: the binding of `key` in the current task (or, on a
 /// thread outside any task, in the thread's own bindings); nil when none.
+// swift-format-ignore: AlwaysUseLowerCamelCase
 @_silgen_name("swift_task_localValueGet")
 private func swift_task_localValueGet(_ key: UnsafeRawPointer?) -> UnsafeMutableRawPointer?

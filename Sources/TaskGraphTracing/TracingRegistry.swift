@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import TaskGraph
 import Tracing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The spans of one traced graph, as the registry sees them.
 protocol ContextSource: AnyObject, Sendable {
@@ -23,7 +24,7 @@ protocol ContextSource: AnyObject, Sendable {
 /// (a `Graph` has no room for it: the core module knows nothing of tracing). Keyed by the
 /// graph's anchor, which every entry keeps alive, so a key is never reused by another graph
 /// while its entries exist; entries leave with `cancel()`.
-final class TracingRegistry: @unchecked Sendable {   // `sources` behind `lock`
+final class TracingRegistry: @unchecked Sendable { // `sources` behind `lock`
     static let shared = TracingRegistry()
 
     private let lock = Lock()

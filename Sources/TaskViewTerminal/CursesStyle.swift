@@ -10,10 +10,16 @@ enum CursesStyle {
         switch style.role {
         case .normal, .header: break
         case .dim, .skipped: attrs |= tv_A_DIM
-        case .executing: pair = 3; if !colors { attrs |= tv_A_BOLD }
+        case .executing:
+            pair = 3
+            if !colors { attrs |= tv_A_BOLD }
         case .succeeded: pair = 2
-        case .failed: pair = 1; if !colors { attrs |= tv_A_BOLD }
-        case .cancelled: pair = 4; if !colors { attrs |= tv_A_UNDERLINE }
+        case .failed:
+            pair = 1
+            if !colors { attrs |= tv_A_BOLD }
+        case .cancelled:
+            pair = 4
+            if !colors { attrs |= tv_A_UNDERLINE }
         case .bar: pair = 6
         case .accent: pair = 5
         }

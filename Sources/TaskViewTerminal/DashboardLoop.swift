@@ -1,7 +1,8 @@
 import CNcurses
 import TaskViewCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The interactive loop: one thread, no busy waiting. It waits (poll) on the terminal and
@@ -69,7 +70,7 @@ public enum DashboardLoop {
                     for e in effects { source.perform(e, key: key, model: &model) }
                 }
                 dirty = true
-                lastDraw = -1   // answer keys at once
+                lastDraw = -1 // answer keys at once
             }
             if source.tick(realElapsed: monotonicSeconds() - t0, model: &model) { dirty = true }
         }

@@ -9,8 +9,9 @@ public enum ExitSummary {
         let summary = HeadlessSummary(tree: model.tree)
         var out: [String] = []
         let outcome = model.outcome.map { "finished: " + $0.word } ?? "not finished"
-        out.append("taskview: " + Sanitizer.clean(model.title) + " " + outcome + " after "
-                   + Format.seconds3(summary.duration(root: model.rootID)) + "s")
+        out.append(
+            "taskview: " + Sanitizer.clean(model.title) + " " + outcome + " after "
+                + Format.seconds3(summary.duration(root: model.rootID)) + "s")
         out.append(summary.countsLine)
         var failed: [Int] = []
         for i in model.tree.nodes.ids where model.tree.nodes[i].exists && model.tree.nodes[i].display == .failed {

@@ -1,8 +1,9 @@
 import CNcurses
 import TaskGraph
 import TaskViewCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How a live run looks and ends.
@@ -20,8 +21,10 @@ public struct LiveOptions: Sendable {
     /// Called for every key that cancelled something: the key's name and the node.
     public var onKey: (@Sendable (_ key: String, _ selection: NodeID?) -> Void)?
 
-    public init(speed: Double = 1, headless: Bool = false, ascii: Bool = false, exitWhenDone: Bool = false,
-                onKey: (@Sendable (String, NodeID?) -> Void)? = nil) {
+    public init(
+        speed: Double = 1, headless: Bool = false, ascii: Bool = false, exitWhenDone: Bool = false,
+        onKey: (@Sendable (String, NodeID?) -> Void)? = nil
+    ) {
         self.speed = speed
         self.headless = headless
         self.ascii = ascii
@@ -37,16 +40,20 @@ public enum LiveRunner {
     /// called once observation has begun. Quitting before the root settled cancels it
     /// (source `quit`, or `signal` for Ctrl-C/SIGTERM). Returns the exit status:
     /// 0 succeeded, 1 failed, 130 cancelled.
-    public static func run(graph: Graph, clock: any GraphClock, root: NodeID, title: String,
-                           options: LiveOptions, start: @escaping () -> Void) -> Int32 {
+    public static func run(
+        graph: Graph, clock: any GraphClock, root: NodeID, title: String,
+        options: LiveOptions, start: @escaping () -> Void
+    ) -> Int32 {
         if options.headless || isatty(1) == 0 {
             return runHeadless(graph: graph, clock: clock, root: root, output: options.output, start: start)
         }
         let ascii = options.ascii || !TerminalEnvironment.isUTF8()
-        let source = LiveGraphSource(graph: graph, clock: clock, root: root, title: title,
-                                     speed: options.speed, onKey: options.onKey, start: start)
-        let loopOptions = DashboardLoop.Options(ascii: ascii, noColor: TerminalEnvironment.noColor(),
-                                                exitWhenDone: options.exitWhenDone)
+        let source = LiveGraphSource(
+            graph: graph, clock: clock, root: root, title: title,
+            speed: options.speed, onKey: options.onKey, start: start)
+        let loopOptions = DashboardLoop.Options(
+            ascii: ascii, noColor: TerminalEnvironment.noColor(),
+            exitWhenDone: options.exitWhenDone)
         let model: DashboardModel
         do {
             model = try DashboardLoop.run(source: source, title: title, options: loopOptions)
@@ -58,12 +65,15 @@ public enum LiveRunner {
         return (model.outcome ?? HeadlessRunner.outcome(model.tree, root)).exitStatus
     }
 
-    static func runHeadless(graph: Graph, clock: any GraphClock, root: NodeID, output: Bool,
-                            start: @escaping () -> Void) -> Int32 {
+    static func runHeadless(
+        graph: Graph, clock: any GraphClock, root: NodeID, output: Bool,
+        start: @escaping () -> Void
+    ) -> Int32 {
         Signals.install()
-        let outcome = HeadlessRunner.run(graph: graph, clock: clock, root: root,
-                                         interrupted: { Signals.pending != 0 }, output: output,
-                                         print: { print($0) }, start: start)
+        let outcome = HeadlessRunner.run(
+            graph: graph, clock: clock, root: root,
+            interrupted: { Signals.pending != 0 }, output: output,
+            print: { print($0) }, start: start)
         return outcome.exitStatus
     }
 }

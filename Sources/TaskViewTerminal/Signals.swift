@@ -1,7 +1,8 @@
 import CNcurses
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// SIGINT/SIGTERM/SIGHUP handling that lets the main loop restore the terminal: the handlers
@@ -27,7 +28,7 @@ public enum Signals {
         action.sa_flags = 0
         sigaction(SIGINT, &action, nil)
         sigaction(SIGTERM, &action, nil)
-        sigaction(SIGHUP, &action, nil)   // the terminal went away: like SIGTERM
+        sigaction(SIGHUP, &action, nil) // the terminal went away: like SIGTERM
     }
 
     /// The signal received since the last `reset` (0: none).

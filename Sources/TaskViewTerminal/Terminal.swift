@@ -1,7 +1,8 @@
 import CNcurses
 import TaskViewCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The curses screen: setup and restore, size, key input, and drawing a `CellGrid` by
@@ -31,8 +32,10 @@ public final class Terminal {
     }
 
     /// Starts curses on the given streams (tests use /dev/null).
-    public init(term: String?, output: UnsafeMutablePointer<FILE>?, input: UnsafeMutablePointer<FILE>?,
-                ownsFiles: Bool, noColor: Bool) throws {
+    public init(
+        term: String?, output: UnsafeMutablePointer<FILE>?, input: UnsafeMutablePointer<FILE>?,
+        ownsFiles: Bool, noColor: Bool
+    ) throws {
         guard let s = newterm(term, output, input) else {
             if ownsFiles {
                 if let output { fclose(output) }

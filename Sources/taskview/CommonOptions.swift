@@ -1,14 +1,18 @@
 import ArgumentParser
 import TaskGraph
 import TaskViewTerminal
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Options every live command shares (`taskview`, `demo`, `run`; `replay` uses the
 /// display ones).
 struct CommonOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Write the replay log to PATH (default: a timestamped file under ./taskview-logs/).", valueName: "PATH"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Write the replay log to PATH (default: a timestamped file under ./taskview-logs/).", valueName: "PATH"))
     var record: String?
 
     @Flag(name: .long, help: "Do not write a replay log.")
@@ -17,10 +21,15 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Seed of every random draw.", valueName: "N"))
     var seed: UInt64 = 0
 
-    @Option(name: .long, help: ArgumentHelp("Simulated seconds per real second (> 0; 2 is twice as fast). Headless runs ignore it.", valueName: "X"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Simulated seconds per real second (> 0; 2 is twice as fast). Headless runs ignore it.", valueName: "X"))
     var speed: Double = 1
 
-    @Flag(name: .long, help: "No curses: one plain line per state change and a summary (also when stdout is not a terminal).")
+    @Flag(
+        name: .long,
+        help: "No curses: one plain line per state change and a summary (also when stdout is not a terminal).")
     var headless = false
 
     @Flag(name: .long, help: "Draw with ASCII characters only (automatic for a non-UTF-8 locale).")
@@ -48,7 +57,9 @@ struct CommonOptions: ParsableArguments {
         if let record { return record }
         let dir = "taskview-logs"
         if mkdir(dir, 0o755) != 0 && errno != EEXIST {
-            throw ValidationError("cannot create directory \(dir): \(String(decoding: UnsafeRawBufferPointer(start: strerror(errno), count: strlen(strerror(errno))), as: UTF8.self))")
+            throw ValidationError(
+                "cannot create directory \(dir): \(String(decoding: UnsafeRawBufferPointer(start: strerror(errno), count: strlen(strerror(errno))), as: UTF8.self))"
+            )
         }
         var now = time(nil)
         var parts = tm()
@@ -67,8 +78,9 @@ struct CommonOptions: ParsableArguments {
 
     /// The options of `LiveRunner.run`.
     func liveOptions(onKey: (@Sendable (String, NodeID?) -> Void)? = nil) -> LiveOptions {
-        var options = LiveOptions(speed: speed, headless: headless, ascii: ascii, exitWhenDone: exitWhenDone,
-                                  onKey: onKey)
+        var options = LiveOptions(
+            speed: speed, headless: headless, ascii: ascii, exitWhenDone: exitWhenDone,
+            onKey: onKey)
         options.output = output
         return options
     }

@@ -1,7 +1,8 @@
 import ArgumentParser
 import TaskViewTerminal
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `taskview`: a live tree of a task graph with weighted progress, cancellable from the
@@ -47,7 +48,8 @@ enum Main {
         let status: Int32
         let names = Set(TaskView.subcommandTypes.map { $0._commandName })
         if let (first, rest) = LeadingOptions.split(args, subcommands: names),
-           let sub = TaskView.subcommandTypes.first(where: { $0._commandName == first }) {
+            let sub = TaskView.subcommandTypes.first(where: { $0._commandName == first })
+        {
             status = run(sub, rest, name: "taskview \(first)")
         } else {
             status = run(TaskView.self, args, name: "taskview")
@@ -65,8 +67,9 @@ enum Main {
         } catch let code as ExitCode {
             return code.rawValue
         } catch {
-            let message = UsageText.fix(command.fullMessage(for: error), commandName: command._commandName,
-                                        fullName: name)
+            let message = UsageText.fix(
+                command.fullMessage(for: error), commandName: command._commandName,
+                fullName: name)
             if command.exitCode(for: error) == .success {
                 if !message.isEmpty { print(message) }
                 return 0

@@ -18,7 +18,8 @@ enum UsageText {
 
     /// `text` with the first occurrence of `target` replaced (no Foundation here).
     static func replacingFirst(_ target: String, with replacement: String, in text: String) -> String {
-        let t = Array(target.utf8), s = Array(text.utf8)
+        let t = Array(target.utf8)
+        let s = Array(text.utf8)
         guard !t.isEmpty, s.count >= t.count else { return text }
         for i in 0...(s.count - t.count) where s[i] == t[0] && Array(s[i..<(i + t.count)]) == t {
             return String(decoding: s[..<i], as: UTF8.self) + replacement

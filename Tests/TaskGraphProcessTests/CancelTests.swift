@@ -1,9 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Testing
 import TaskGraph
+import Testing
+
 @testable import TaskGraphProcess
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Cancel stops every process of a command: SIGTERM to the group, SIGKILL after grace.
 @Suite(.timeLimit(.minutes(5))) struct CancelTests {
@@ -12,24 +14,26 @@ import TaskGraph
     @Test func cancelKillsTheWholeGroupIncludingGrandchildren() async throws {
         let dir = temporaryDirectory()
         defer { removeDirectory(dir) }
-        let t = Cmd.command(shell: "echo $$ > \(dir)/p1; sh -c 'echo $$ > \(dir)/p2; sleep 1000' & sleep 1000; wait",
-                            graph: Graph(), grace: 5)
+        let t = Cmd.command(
+            shell: "echo $$ > \(dir)/p1; sh -c 'echo $$ > \(dir)/p2; sleep 1000' & sleep 1000; wait",
+            graph: Graph(), grace: 5)
         t.execute()
         let p1 = try #require(await pid(in: "\(dir)/p1"))
         let p2 = try #require(await pid(in: "\(dir)/p2"))
         #expect(isRunning(p1) && isRunning(p2))
         t.cancel()
-        #expect(t.state == .cancelled)   // at once, not when the processes are gone
+        #expect(t.state == .cancelled) // at once, not when the processes are gone
         #expect(await waitGone(p1))
         #expect(await waitGone(p2))
-        
+
     }
 
     @Test func childThatIgnoresTermIsKilledAfterGrace() async throws {
         let dir = temporaryDirectory()
         defer { removeDirectory(dir) }
-        let t = Cmd.command(shell: "trap '' TERM; echo $$ > \(dir)/p; while :; do sleep 0.05; done",
-                            graph: Graph(), grace: 2)
+        let t = Cmd.command(
+            shell: "trap '' TERM; echo $$ > \(dir)/p; while :; do sleep 0.05; done",
+            graph: Graph(), grace: 2)
         t.execute()
         let p = try #require(await pid(in: "\(dir)/p"))
         let cancelledAt = monotonicSeconds()

@@ -1,9 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Testing
 import TaskGraph
+import Testing
+
 @testable import TaskGraphProcess
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite(.timeLimit(.minutes(5))) struct CommandTests {
     typealias Cmd = GraphTask<CommandOutput, CommandError>
@@ -27,8 +29,9 @@ import TaskGraph
     @Test func argvRunsWithoutAShellInTheWorkingDirectoryWithEnvironment() async throws {
         let dir = temporaryDirectory()
         defer { removeDirectory(dir) }
-        let t = Cmd.command(["sh", "-c", "pwd; echo \"$GREETING\""], graph: Graph(), workingDirectory: dir,
-                            environment: ["GREETING": "hello world"])
+        let t = Cmd.command(
+            ["sh", "-c", "pwd; echo \"$GREETING\""], graph: Graph(), workingDirectory: dir,
+            environment: ["GREETING": "hello world"])
         let out = try #require(await outcome(t)).get()
         #expect(out.stdout == "\(dir)\nhello world\n")
         #expect(t.name == "sh -c 'pwd; echo \"$GREETING\"'")
@@ -37,7 +40,10 @@ import TaskGraph
     @Test func nonZeroExitNamesTheStatusAndLastStderrLine() async throws {
         let t = Cmd.command(shell: "echo first >&2; echo 'last words' >&2; echo out; exit 3", graph: Graph())
         let r = try #require(await outcome(t))
-        guard case .failure(let e) = r else { Issue.record("succeeded"); return }
+        guard case .failure(let e) = r else {
+            Issue.record("succeeded")
+            return
+        }
         #expect(e.message == "exit status 3: last words")
         #expect(e.status == 3)
         #expect(e.signal == nil)
@@ -48,7 +54,10 @@ import TaskGraph
 
     @Test func killedBySignalNamesIt() async throws {
         let r = try #require(await outcome(Cmd.command(shell: "kill -KILL $$", graph: Graph())))
-        guard case .failure(let e) = r else { Issue.record("succeeded"); return }
+        guard case .failure(let e) = r else {
+            Issue.record("succeeded")
+            return
+        }
         #expect(e.message == "killed by SIGKILL")
         #expect(e.signal == 9)
         #expect(e.status == nil)
@@ -65,7 +74,8 @@ import TaskGraph
         #expect(notExec.failureMessage?.hasPrefix("cannot run: /etc/hostname: ") == true)
         let empty = try #require(await outcome(Cmd.command([], graph: Graph())))
         #expect(empty.failureMessage == "cannot run: empty command")
-        let cwd = try #require(await outcome(Cmd.command(["true"], graph: Graph(), workingDirectory: "/nonexistent-dir")))
+        let cwd = try #require(
+            await outcome(Cmd.command(["true"], graph: Graph(), workingDirectory: "/nonexistent-dir")))
         #expect(cwd.failureMessage == "cannot run: working directory /nonexistent-dir: No such file or directory")
         if case .failure(let e) = missing { #expect(e.status == nil && e.signal == nil) }
     }
@@ -73,13 +83,19 @@ import TaskGraph
     @Test func progressPatternWithOneGroupIsPercent() async throws {
         let g = Graph()
         let events = Events(g)
-        let t = Cmd.command(shell: "echo '  12%'; sleep 0.2; echo 'at 50% now'; sleep 0.2; echo done", graph: g,
-                            progress: CommandProgress(pattern: #"(\d+)%"#))
+        let t = Cmd.command(
+            shell: "echo '  12%'; sleep 0.2; echo 'at 50% now'; sleep 0.2; echo done", graph: g,
+            progress: CommandProgress(pattern: #"(\d+)%"#))
         _ = try #require(await outcome(t)).get()
         // Lines read together report once (the last); a slow reader may merge any of them.
         let p = events.progress(t.id)
-        #expect(p.allSatisfy { [TaskProgress(0.12, info: "  12%"), TaskProgress(0.5, info: "at 50% now"),
-                                TaskProgress(0.5, info: "done")].contains($0) })
+        #expect(
+            p.allSatisfy {
+                [
+                    TaskProgress(0.12, info: "  12%"), TaskProgress(0.5, info: "at 50% now"),
+                    TaskProgress(0.5, info: "done"),
+                ].contains($0)
+            })
         // A line that does not match keeps the fraction and becomes the info.
         #expect(p.last == TaskProgress(0.5, info: "done"))
         let m = try ProgressMatcher(#"(\d+)%"#)
@@ -92,12 +108,18 @@ import TaskGraph
     @Test func progressPatternWithTwoGroupsIsNOfM() async throws {
         let g = Graph()
         let events = Events(g)
-        let t = Cmd.command(shell: "echo '[1/4] a'; sleep 0.2; echo '[3/4] c'; sleep 0.2; echo '[9/0] bad'", graph: g,
-                            progress: CommandProgress(pattern: #"\[(\d+)/(\d+)\]"#))
+        let t = Cmd.command(
+            shell: "echo '[1/4] a'; sleep 0.2; echo '[3/4] c'; sleep 0.2; echo '[9/0] bad'", graph: g,
+            progress: CommandProgress(pattern: #"\[(\d+)/(\d+)\]"#))
         _ = try #require(await outcome(t)).get()
         let p = events.progress(t.id)
-        #expect(p.allSatisfy { [TaskProgress(0.25, info: "[1/4] a"), TaskProgress(0.75, info: "[3/4] c"),
-                                TaskProgress(0.75, info: "[9/0] bad")].contains($0) })
+        #expect(
+            p.allSatisfy {
+                [
+                    TaskProgress(0.25, info: "[1/4] a"), TaskProgress(0.75, info: "[3/4] c"),
+                    TaskProgress(0.75, info: "[9/0] bad"),
+                ].contains($0)
+            })
         #expect(p.last == TaskProgress(0.75, info: "[9/0] bad"))
         let m = try ProgressMatcher(#"\[(\d+)/(\d+)\]"#)
         #expect(m.fraction(of: "[1/4] a") == 0.25)
@@ -111,15 +133,17 @@ import TaskGraph
         #expect(throws: CommandProgress.InvalidPattern.self) { try CommandProgress.validate("(a)(b)(c)") }
         try CommandProgress.validate(#"(\d+)%"#)
         try CommandProgress.validate(#"(\d+) of (\d+)"#)
-        let r = try #require(await outcome(Cmd.command(["true"], graph: Graph(), progress: CommandProgress(pattern: "("))))
+        let r = try #require(
+            await outcome(Cmd.command(["true"], graph: Graph(), progress: CommandProgress(pattern: "("))))
         #expect(r.failureMessage?.hasPrefix("cannot run: invalid progress pattern \"(\"") == true)
     }
 
     @Test func longLineIsCutAt4KiBAndInvalidUTF8Replaced() async throws {
         let g = Graph()
         let events = Events(g)
-        let t = Cmd.command(shell: "head -c 10000000 /dev/zero | tr '\\000' a; echo; printf 'a\\377b\\n'; printf 'tail'",
-                            graph: g)
+        let t = Cmd.command(
+            shell: "head -c 10000000 /dev/zero | tr '\\000' a; echo; printf 'a\\377b\\n'; printf 'tail'",
+            graph: g)
         let out = try #require(await outcome(t)).get()
         let lines = events.output(t.id).map(\.1)
         #expect(lines.count == 3)

@@ -1,9 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
 import TaskGraph
+
 @testable import TaskGraphProcess
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Collects a graph's events.
 final class Events: Sendable {
@@ -23,11 +25,13 @@ final class Events: Sendable {
     var all: [GraphEvent] { store.list.withLock { $0 } }
 
     func output(_ id: NodeID) -> [(OutputStreamName, String)] {
-        all.compactMap { if case let .output(i, s, t) = $0.change, i == id { return (s, t) } else { return nil } }
+        all.compactMap {
+            if case .output(let i, let s, let t) = $0.change, i == id { return (s, t) } else { return nil }
+        }
     }
 
     func progress(_ id: NodeID) -> [TaskProgress] {
-        all.compactMap { if case let .progress(i, p) = $0.change, i == id { return p } else { return nil } }
+        all.compactMap { if case .progress(let i, let p) = $0.change, i == id { return p } else { return nil } }
     }
 }
 

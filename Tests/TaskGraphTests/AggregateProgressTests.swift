@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TaskGraph
 
 /// `a` and `b` equal up to floating-point rounding, element by element.
@@ -42,7 +43,7 @@ func close(_ a: [Double], _ b: [Double], tolerance: Double = 1e-9) -> Bool {
         let p = Recorder<Double>()
         GraphTask.sequential([a, b]).progress { p.add($0.fraction) }.execute()
         clock.advance(by: 1)
-        #expect(p.all.isEmpty)   // a finished but does not count
+        #expect(p.all.isEmpty) // a finished but does not count
         clock.runUntilIdle()
         #expect(p.all == [1.0])
     }
@@ -57,8 +58,8 @@ func close(_ a: [Double], _ b: [Double], tolerance: Double = 1e-9) -> Bool {
 
     @Test func runningSubtasksCountTheirFraction() {
         let (g, clock) = virtualGraph()
-        let a = stepped([0.5], graph: g)          // t=1: 0.5, t=2: done
-        let b = stepped([0.2, 0.4], graph: g)     // t=1: 0.2, t=2: 0.4, t=3: done
+        let a = stepped([0.5], graph: g) // t=1: 0.5, t=2: done
+        let b = stepped([0.2, 0.4], graph: g) // t=1: 0.2, t=2: 0.4, t=3: done
         let p = Recorder<Double>()
         GraphTask.concurrent([a, b]).progress { p.add($0.fraction) }.execute()
         clock.runUntilIdle()
@@ -81,9 +82,9 @@ func close(_ a: [Double], _ b: [Double], tolerance: Double = 1e-9) -> Bool {
         seq.progress { p.add($0.fraction) }.execute()
         clock.advance(by: 1)
         #expect(p.all == [0.5])
-        b.setWeight(9)   // would pull the aggregate down to 0.1: not reported
+        b.setWeight(9) // would pull the aggregate down to 0.1: not reported
         #expect(seq.currentProgress.fraction == 0.5)
-        clock.advance(by: 1)   // b reports 0.5: (1 + 9 * 0.5) / 10 = 0.55
+        clock.advance(by: 1) // b reports 0.5: (1 + 9 * 0.5) / 10 = 0.55
         clock.runUntilIdle()
         #expect(close(p.all, [0.5, 0.55, 1.0]), "\(p.all)")
         #expect(g.snapshot()[seq.id]?.progress.fraction == 1)
@@ -97,7 +98,7 @@ func close(_ a: [Double], _ b: [Double], tolerance: Double = 1e-9) -> Bool {
         let seq = GraphTask.sequential([a, b])
         seq.progress { p.add($0.fraction) }.execute()
         clock.advance(by: 1)
-        b.setWeight(3)   // true value 0.25 now: the aggregate stays at 0.5
+        b.setWeight(3) // true value 0.25 now: the aggregate stays at 0.5
         #expect(seq.currentProgress.fraction == 0.5)
         clock.runUntilIdle()
         #expect(p.all == [0.5, 1.0])

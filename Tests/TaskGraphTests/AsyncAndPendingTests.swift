@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import TaskGraph
 
 /// `value` (Swift Concurrency), `pending` + `Resolver`, `wait(timeout:)`.
@@ -48,7 +49,7 @@ import Testing
         let cancelled = Counter()
         let t = forever(graph: g)
         t.onCancel { cancelled.bump() }
-        @Sendable func await_() async -> String {
+        @Sendable func awaitValue() async -> String {
             do {
                 _ = try await t.value
                 return "value"
@@ -58,8 +59,8 @@ import Testing
                 return "other"
             }
         }
-        let first = Task { await await_() }
-        let second = Task { await await_() }
+        let first = Task { await awaitValue() }
+        let second = Task { await awaitValue() }
         #expect(await eventuallyAsync { t.state == .executing })
         // Let both register as waiters; the outcome is the same either way for `first`.
         try? await Task.sleep(nanoseconds: 50_000_000)

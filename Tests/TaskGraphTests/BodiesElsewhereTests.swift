@@ -1,14 +1,19 @@
 import Dispatch
 import Foundation
-import Testing
 import TaskGraph
+import Testing
 
 /// Bodies that run elsewhere: `async` bodies as Swift tasks, closure bodies on a queue.
 @Suite struct BodiesElsewhereTests {
     /// Counts bodies running at once and remembers the most seen.
     final class Overlap: Sendable {
         private let state = Locked((now: 0, most: 0))
-        func enter() { state.withLock { $0.now += 1; $0.most = max($0.most, $0.now) } }
+        func enter() {
+            state.withLock {
+                $0.now += 1
+                $0.most = max($0.most, $0.now)
+            }
+        }
         func leave() { state.withLock { $0.now -= 1 } }
         var most: Int { state.get.most }
     }
@@ -27,7 +32,7 @@ import TaskGraph
         let all = GraphTask.concurrent(tasks, name: "all")
         let values = try await all.value
         #expect(values == [0, 1, 2, 3])
-        #expect(overlap.most == 4)   // all four were running at once (run inline: 1)
+        #expect(overlap.most == 4) // all four were running at once (run inline: 1)
         #expect(g.snapshot()[all.id]?.state == .completed)
         #expect(g.snapshot()[tasks[0].id]?.kind == "task")
     }
@@ -42,14 +47,18 @@ import TaskGraph
         t.progress { seen.add($0.fraction) }.execute()
         #expect(await eventuallyAsync { t.state == .completed })
         #expect(seen.all == [0.5])
-        guard case .failure(let e)? = t.outcome else { Issue.record("not failed"); return }
+        guard case .failure(let e)? = t.outcome else {
+            Issue.record("not failed")
+            return
+        }
         #expect(e.code == 9)
         #expect(g.snapshot()[t.id]?.progress.info == "half")
     }
 
     @Test func cancellingTheGraphTaskCancelsTheSwiftTask() async {
         let g = Graph()
-        let started = Counter(), swiftCancelled = Counter()
+        let started = Counter()
+        let swiftCancelled = Counter()
         let t = GraphTask<Int, Never>.async(name: "long", graph: g) { _ in
             await withTaskCancellationHandler {
                 started.bump()
@@ -65,7 +74,7 @@ import TaskGraph
         #expect(await eventuallyAsync { swiftCancelled.value == 1 })
         #expect(t.state == .cancelled)
         #expect(t.cancelSource == "api")
-        #expect(t.outcome == nil)   // the body's late value is ignored
+        #expect(t.outcome == nil) // the body's late value is ignored
     }
 
     @Test func aBodyThatThrowsCancellationErrorCancelsTheGraphTask() async {
@@ -88,7 +97,7 @@ import TaskGraph
             succeed(1)
         }
         t.execute()
-        #expect(ran.value == 0)          // dispatched, not run inside execute()
+        #expect(ran.value == 0) // dispatched, not run inside execute()
         #expect(t.state == .executing)
         queue.resume()
         #expect(await eventuallyAsync { t.state == .completed })
@@ -109,12 +118,12 @@ import TaskGraph
         let d = GraphTask<Void, Never>.delay(seconds: 2, name: "wait", graph: g, queue: queue)
             .success { onQueue.withLock { $0.append(DispatchQueue.getSpecific(key: key)) } }
             .execute()
-        #expect(clock.nextDue == nil)     // the timer is started on the queue, not in execute()
+        #expect(clock.nextDue == nil) // the timer is started on the queue, not in execute()
         queue.resume()
         #expect(await eventuallyAsync { clock.nextDue == 2 })
         clock.runUntilIdle()
         #expect(await eventuallyAsync { d.state == .completed })
-        #expect(await eventuallyAsync { onQueue.get == [7] })   // the handler ran on the queue
+        #expect(await eventuallyAsync { onQueue.get == [7] }) // the handler ran on the queue
     }
 }
 
@@ -122,11 +131,18 @@ import TaskGraph
 @Suite struct MaxConcurrentTests {
     /// The most leaves of `ids` executing at once, and the order they started, from the events.
     static func replay(_ log: EventLog, _ ids: [NodeID]) -> (most: Int, started: [Int]) {
-        var now = 0, most = 0
+        var now = 0
+        var most = 0
         var started: [Int] = []
-        for case let .stateChanged(id, state, _, _) in log.changes {
+        for case .stateChanged(let id, let state, _, _) in log.changes {
             guard let i = ids.firstIndex(of: id) else { continue }
-            if state == .executing { now += 1; most = max(most, now); started.append(i) } else { now -= 1 }
+            if state == .executing {
+                now += 1
+                most = max(most, now)
+                started.append(i)
+            } else {
+                now -= 1
+            }
         }
         return (most, started)
     }
@@ -142,16 +158,23 @@ import TaskGraph
         let (most, started) = Self.replay(log, tasks.map(\.id))
         #expect(most == 2)
         #expect(started == [0, 1, 2, 3, 4])
-        #expect(clock.now == 4)   // t0 (0-3 s) beside t1 (0-1), t2 (1-3); then t3 and t4 (3-4)
+        #expect(clock.now == 4) // t0 (0-3 s) beside t1 (0-1), t2 (1-3); then t3 and t4 (3-4)
     }
 
     @Test func allSettledWithALimitAndFailFastLeavesTheWaitingUnrun() {
         let (g, clock) = virtualGraph()
-        let settled = GraphTask.allSettled([timed(1, after: 1, graph: g, fail: true), timed(2, after: 1, graph: g),
-                                            timed(3, after: 1, graph: g)], maxConcurrent: 1).execute()
+        let settled = GraphTask.allSettled(
+            [
+                timed(1, after: 1, graph: g, fail: true), timed(2, after: 1, graph: g),
+                timed(3, after: 1, graph: g),
+            ], maxConcurrent: 1
+        ).execute()
         clock.runUntilIdle()
-        #expect(clock.now == 3)   // one after another
-        guard case .success(let outcomes)? = settled.outcome else { Issue.record("not settled"); return }
+        #expect(clock.now == 3) // one after another
+        guard case .success(let outcomes)? = settled.outcome else {
+            Issue.record("not settled")
+            return
+        }
         #expect(outcomes.count == 3)
 
         let waiting = timed(9, after: 1, name: "waiting", graph: g)
@@ -159,6 +182,6 @@ import TaskGraph
         let group = GraphTask.concurrent([failing, waiting], maxConcurrent: 1).execute()
         clock.runUntilIdle()
         #expect(group.state == .completed)
-        #expect(waiting.state == .notExecuted)   // never ran
+        #expect(waiting.state == .notExecuted) // never ran
     }
 }

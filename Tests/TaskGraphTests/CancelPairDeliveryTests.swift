@@ -1,8 +1,10 @@
 import Synchronization
 import Testing
+
 @testable import TaskGraph
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A cancel request and the state change it makes are delivered together (one step): every
@@ -14,7 +16,7 @@ import Glibc
         defer { unlink(path) }
         let seen = Mutex<[GraphEvent]>([])
         let observation = g.observe { e in seen.withLock { $0.append(e) } }
-        let rec = try g.record(to: path, producer: "test")   // the keeping observer, last
+        let rec = try g.record(to: path, producer: "test") // the keeping observer, last
         let leaves = (0..<3).map { i in GraphTask<Int, Never>(name: "leaf\(i)", graph: g) { _, _ in } }
         let root = GraphTask<Int, Never>.concurrent(leaves, name: "root", graph: g).execute()
         root.cancel()
@@ -26,8 +28,9 @@ import Glibc
         // For each of the 4 nodes: cancelRequested immediately followed by its `cancelled`.
         var pairs = 0
         for (a, b) in zip(events, events.dropFirst()) {
-            if case let .cancelRequested(id, _) = a.change,
-               case let .stateChanged(id2, state, _, _) = b.change, id == id2, state == .cancelled {
+            if case .cancelRequested(let id, _) = a.change,
+                case .stateChanged(let id2, let state, _, _) = b.change, id == id2, state == .cancelled
+            {
                 pairs += 1
                 #expect(a.time == b.time)
             }
@@ -43,7 +46,7 @@ import Glibc
     @Test func aPairThatCrossesAChunkBoundaryArrivesWhole() {
         let spool = Spool<Int>(chunkSize: 16, maxChunks: 8, overflow: .wait(seconds: 1))
         for i in 0..<15 { _ = spool.append(i) }
-        _ = spool.append(15, 16)   // one slot left in the chunk: the pair goes one by one
+        _ = spool.append(15, 16) // one slot left in the chunk: the pair goes one by one
         _ = spool.append(17, 18)
         let values = spool.takeAll()
         #expect(values == Array(0...18))

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TaskGraph
 
 /// The cancellation rules of api.md, downward and upward, with their recorded sources.
@@ -152,7 +153,7 @@ import Testing
         let log = EventLog(g)
         let a = GraphTask<Int, TestError>.succeed(1, graph: g)
         let b = GraphTask<Int, TestError>.succeed(2, graph: g)
-        b.cancel()   // before anybody adopted it
+        b.cancel() // before anybody adopted it
         let seq = GraphTask.sequential([a, b])
         #expect(seq.state == .notExecuted)
         seq.execute()
@@ -185,7 +186,7 @@ import Testing
         let a = forever(graph: g)
         let seq = GraphTask.sequential([a])
         seq.execute()
-        g.cancel(a.id, source: "parent")   // from outside, whatever the label says
+        g.cancel(a.id, source: "parent") // from outside, whatever the label says
         #expect(seq.state == .cancelled)
         #expect(log.cancelSources(a.id) == ["parent"])
         #expect(log.cancelSources(seq.id) == ["child"])
@@ -236,7 +237,7 @@ import Testing
         let viaGraph = forever(graph: g).execute()
         g.cancel(viaGraph.id)
         let custom = forever(graph: g).execute()
-        g.cancel(custom.id, source: "keyboard")   // a caller's own label
+        g.cancel(custom.id, source: "keyboard") // a caller's own label
         let inner = forever(graph: g)
         let timeout = inner.timeout(seconds: 1).execute()
         clock.runUntilIdle()
@@ -265,7 +266,10 @@ import Testing
         let t = forever(graph: g).execute()
         t.cancel()
         let last2 = Array(log.changes.suffix(2))
-        #expect(last2 == [.cancelRequested(id: t.id, source: "api"),
-                          .stateChanged(id: t.id, state: .cancelled, failed: false, message: nil)])
+        #expect(
+            last2 == [
+                .cancelRequested(id: t.id, source: "api"),
+                .stateChanged(id: t.id, state: .cancelled, failed: false, message: nil),
+            ])
     }
 }

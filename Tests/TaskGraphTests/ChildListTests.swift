@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TaskGraph
 
 /// `ChildList`, a record's subtasks: the first id inline in 32 bits when it fits.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TaskGraph
 
 /// The log's `t` values (seconds on a clock since recording started) are written by
@@ -13,15 +14,17 @@ import Testing
 
     @Test func clockTimesAndEveryMagnitudeAreWrittenAsDescriptionWritesThem() {
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func next() -> UInt64 {   // SplitMix64
+        func next() -> UInt64 { // SplitMix64
             state &+= 0x9E37_79B9_7F4A_7C15
             var z = state
             z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
             z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
             return z ^ (z >> 31)
         }
-        var values: [Double] = [0.05, 0.125, 0.1 + 0.2, 1e-4 * 3, 0.00012345678901234567,
-                                99999999999999.9, 123456789012.345, 1.0000000000000002]
+        var values: [Double] = [
+            0.05, 0.125, 0.1 + 0.2, 1e-4 * 3, 0.00012345678901234567,
+            99999999999999.9, 123456789012.345, 1.0000000000000002,
+        ]
         let start = Double(next() % 1_000_000) + 0.123_456_789
         for _ in 0..<30_000 {
             let unit = Double(next() >> 11) / Double(1 << 53)
@@ -69,7 +72,7 @@ import Testing
 
     @Test func clockTimesReadBackWithinHalfANanosecondAndInTheSameOrder() {
         var state: UInt64 = 0x2545_F491_4F6C_DD1D
-        func next() -> UInt64 {   // xorshift64
+        func next() -> UInt64 { // xorshift64
             state ^= state << 13
             state ^= state >> 7
             state ^= state << 17
@@ -79,14 +82,17 @@ import Testing
         var times: [Double] = []
         var now = start
         for _ in 0..<20_000 {
-            now += Double(next() % 3_000) * 1e-9   // steps of 0-3 µs, some equal
+            now += Double(next() % 3_000) * 1e-9 // steps of 0-3 µs, some equal
             times.append(now - start)
         }
         var previous = -1.0
         var bad: [String] = []
         for t in times where bad.count < 5 {
             let written = text(t)
-            guard let back = Double(written) else { bad.append("\(t) written as \(written)"); continue }
+            guard let back = Double(written) else {
+                bad.append("\(t) written as \(written)")
+                continue
+            }
             if abs(back - t) > 0.5e-9 + t * 1e-15 { bad.append("\(t) written as \(written)") }
             if back < previous { bad.append("\(t) written as \(written), before \(previous)") }
             if let dot = written.firstIndex(of: "."), written.distance(from: dot, to: written.endIndex) > 10 {
@@ -115,8 +121,9 @@ import Testing
             for _ in 0..<50 { GraphTask<Int, Never>.succeed(1, graph: realGraph).execute() }
         }
         #expect(real.count >= 150)
-        #expect(real.allSatisfy { t in !(t.split(separator: ".").dropFirst().first.map { $0.count > 9 } ?? false) },
-                "\(real.filter { $0.count > 11 }.prefix(3))")
+        #expect(
+            real.allSatisfy { t in !(t.split(separator: ".").dropFirst().first.map { $0.count > 9 } ?? false) },
+            "\(real.filter { $0.count > 11 }.prefix(3))")
 
         // A clock of the caller's own (times that are no whole nanoseconds): written exactly.
         let thirds = Graph(clock: ThirdsClock())
@@ -144,21 +151,29 @@ extension NanosecondTimeTests {
             times.append(String(line[r.upperBound...].prefix { $0 != "," && $0 != "}" }))
         }
         #expect(times.count == 60)
-        #expect(times.allSatisfy { Double($0) != nil && ($0.split(separator: ".").dropFirst().first?.count ?? 0) <= 9 },
-                "\(times.filter { $0.count > 11 }.prefix(3))")
+        #expect(
+            times.allSatisfy { Double($0) != nil && ($0.split(separator: ".").dropFirst().first?.count ?? 0) <= 9 },
+            "\(times.filter { $0.count > 11 }.prefix(3))")
     }
 }
 
 /// Each reading a third of a second later than the one before.
-private final class ThirdsClock: GraphClock, @unchecked Sendable {   // `ticks` behind `lock`
+private final class ThirdsClock: GraphClock, @unchecked Sendable { // `ticks` behind `lock`
     private let lock = NSLock()
     private var ticks = 0.0
-    var now: Double { lock.withLock { ticks += 1; return ticks / 3 } }
-    func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any GraphTimer { fatalError("unused") }
+    var now: Double {
+        lock.withLock {
+            ticks += 1
+            return ticks / 3
+        }
+    }
+    func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any GraphTimer {
+        fatalError("unused")
+    }
 }
 
-private extension Double {
-    static func pow10(_ e: Double) -> Double {
+extension Double {
+    fileprivate static func pow10(_ e: Double) -> Double {
         var v = 1.0
         if e >= 0 { for _ in 0..<Int(e) { v *= 10 } } else { for _ in 0..<Int(-e) { v /= 10 } }
         return v

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TaskGraph
 
 /// A leaf that fails with `TestError(code:)` after `seconds` on the virtual clock.
@@ -214,7 +215,7 @@ func errorCode<S>(_ r: Result<S, TestError>?) -> Int? {
         let all = GraphTask.allSettled([a, b, c, d])
         all.execute()
         clock.advance(by: 1)
-        d.cancel()   // from outside: recorded as .cancelled, the rest go on
+        d.cancel() // from outside: recorded as .cancelled, the rest go on
         #expect(all.state == .executing)
         #expect(a.state == .executing)
         clock.runUntilIdle()
@@ -266,7 +267,10 @@ func errorCode<S>(_ r: Result<S, TestError>?) -> Int? {
         let ok = GraphTask<Int, TestError>.succeed(5, graph: g).validate { $0 > 3 }.execute()
         #expect(val(ok) == 5)
         let bad = GraphTask<Int, TestError>.succeed(1, graph: g).validate("too small") { $0 > 3 }.execute()
-        guard case .failure(let e)? = bad.outcome else { Issue.record("not failed"); return }
+        guard case .failure(let e)? = bad.outcome else {
+            Issue.record("not failed")
+            return
+        }
         #expect((e as? TaskValidationError)?.message == "too small")
         #expect(g.snapshot()[bad.id]?.kind == "validate")
         #expect(g.snapshot()[bad.id]?.message == "too small")
@@ -277,7 +281,11 @@ func errorCode<S>(_ r: Result<S, TestError>?) -> Int? {
             Issue.record("not failed")
         }
         let inner = GraphTask<Int, TestError>.fail(TestError(code: 4), graph: g).validate { _ in true }.execute()
-        if case .failure(let e)? = inner.outcome { #expect((e as? TestError)?.code == 4) } else { Issue.record("no error") }
+        if case .failure(let e)? = inner.outcome {
+            #expect((e as? TestError)?.code == 4)
+        } else {
+            Issue.record("no error")
+        }
     }
 
     @Test func mapAdapters() {
@@ -286,7 +294,8 @@ func errorCode<S>(_ r: Result<S, TestError>?) -> Int? {
         #expect(val(m) == "6")
         #expect(g.snapshot()[m.id]?.kind == "map")
         struct Other: Error, Equatable { let n: Int }
-        let e = GraphTask<Int, TestError>.fail(TestError(code: 2), graph: g).mapError { Other(n: $0.code + 1) }.execute()
+        let e = GraphTask<Int, TestError>.fail(TestError(code: 2), graph: g).mapError { Other(n: $0.code + 1) }
+            .execute()
         if case .failure(let err)? = e.outcome { #expect(err == Other(n: 3)) } else { Issue.record("no error") }
         let o = GraphTask<Int, TestError>.fail(TestError(code: 2), graph: g)
             .mapOutcome { r -> Result<String, Never> in
@@ -309,7 +318,7 @@ func errorCode<S>(_ r: Result<S, TestError>?) -> Int? {
         t.execute()
         clock.runUntilIdle()
         #expect(val(t) == 1)
-        #expect(clock.now == 1)   // the timer was cancelled, never ran
+        #expect(clock.now == 1) // the timer was cancelled, never ran
     }
 
     @Test func timeoutClockStartsAtExecuteAndCancelsInner() {
@@ -348,7 +357,8 @@ func errorCode<S>(_ r: Result<S, TestError>?) -> Int? {
         #expect(node.kind == "retry")
         #expect(node.children.count == 3)
         #expect(node.children.first == leaf.id)
-        #expect(node.children.map { g.snapshot()[$0]?.name } == ["flaky", "flaky (attempt 2/3)", "flaky (attempt 3/3)"])
+        #expect(
+            node.children.map { g.snapshot()[$0]?.name } == ["flaky", "flaky (attempt 2/3)", "flaky (attempt 3/3)"])
         #expect(node.children.allSatisfy { g.snapshot()[$0]?.parent == r.id })
     }
 
@@ -363,10 +373,13 @@ func errorCode<S>(_ r: Result<S, TestError>?) -> Int? {
 
     @Test func retryNamesCompositeAttemptsAndKeepsTheirSubtasksNames() {
         let (g, clock) = virtualGraph()
-        let failing = { (name: String) in GraphTask<Int, TestError>(name: name, graph: g) { _, fail in fail(TestError()) } }
+        let failing = { (name: String) in
+            GraphTask<Int, TestError>(name: name, graph: g) { _, fail in fail(TestError()) }
+        }
         let names = { (t: AnyGraphTask) in g.snapshot()[t.id]!.children.map { g.snapshot()[$0]!.name } }
         let batch = GraphTask.sequential([failing("step")], name: "batch").retry(3).execute()
-        let linked = failing("a").then(name: "pipe") { _ in GraphTask<Int, TestError>.fail(TestError(), graph: g) }.retry(2).execute()
+        let linked = failing("a").then(name: "pipe") { _ in GraphTask<Int, TestError>.fail(TestError(), graph: g) }
+            .retry(2).execute()
         let limited = failing("slow").timeout(seconds: 5).retry(2).execute()
         clock.runUntilIdle()
         #expect(names(batch) == ["batch", "batch (attempt 2/3)", "batch (attempt 3/3)"])
@@ -388,7 +401,10 @@ func errorCode<S>(_ r: Result<S, TestError>?) -> Int? {
         #expect(val(r) == 30)
         let attempts = g.snapshot()[r.id]!.children
         #expect(attempts.map { g.snapshot()[$0]!.kind } == ["map", "map", "map"])
-        #expect(attempts.map { g.snapshot()[$0]!.name } == ["times ten", "times ten (attempt 2/3)", "times ten (attempt 3/3)"])
+        #expect(
+            attempts.map { g.snapshot()[$0]!.name } == [
+                "times ten", "times ten (attempt 2/3)", "times ten (attempt 3/3)",
+            ])
         #expect(attempts.map { g.snapshot()[g.snapshot()[$0]!.children[0]]!.name } == ["read", "read", "read"])
     }
 
@@ -449,7 +465,10 @@ func errorCode<S>(_ r: Result<S, TestError>?) -> Int? {
         let (g, clock) = virtualGraph()
         let t = failing(6, after: 1, graph: g).timeout(seconds: 5).execute()
         clock.runUntilIdle()
-        guard case .failure(let e)? = t.outcome else { Issue.record("not failed"); return }
+        guard case .failure(let e)? = t.outcome else {
+            Issue.record("not failed")
+            return
+        }
         #expect((e as? TestError)?.code == 6)
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TaskGraph
 
 /// 100,000-link chains run, cancel and are released in constant stack (8 MiB thread).
@@ -13,7 +14,7 @@ import Testing
             for _ in 0..<Self.links { t = t.then { v in .succeed(v + 1, graph: g) } }
             t.success { v in result.withLock { $0.append(v) } }.execute()
             result.withLock { $0.append(t.state == .completed ? 1 : 0) }
-            t = .succeed(0, graph: g)   // releases the chain here, on the big stack
+            t = .succeed(0, graph: g) // releases the chain here, on the big stack
         }
         #expect(result.get == [Self.links, 1])
     }

@@ -1,5 +1,5 @@
-import Testing
 import TaskGraph
+import Testing
 
 /// Errors say where they came from: `TimeoutError` names the task, `cancelSource` tells who
 /// cancelled a task.
@@ -16,7 +16,7 @@ import TaskGraph
         #expect(timeout.seconds == 2)
         #expect(String(describing: timeout) == "\"hash files\" timed out after 2.0 s")
         #expect(g.snapshot()[t.id]?.message == "\"hash files\" timed out after 2.0 s")
-        #expect(TimeoutError(seconds: 1).seconds == 1)   // the old initializer still compiles
+        #expect(TimeoutError(seconds: 1).seconds == 1) // the old initializer still compiles
     }
 
     @Test func cancelSourceTellsWhoCancelled() {
@@ -30,7 +30,7 @@ import TaskGraph
         let limited = inner.timeout(seconds: 1).execute()
         clock.runUntilIdle()
         #expect(inner.cancelSource == "timeout")
-        #expect(limited.cancelSource == nil)   // it failed, it was not cancelled
+        #expect(limited.cancelSource == nil) // it failed, it was not cancelled
 
         let a = forever(name: "a", graph: g)
         let b = timed(1, after: 1, name: "b", graph: g)
@@ -45,7 +45,7 @@ import TaskGraph
         g.cancel(seq.id, source: "keyboard")
         #expect(seq.cancelSource == "keyboard")
         #expect(x.cancelSource == "parent")
-        #expect(y.cancelSource == nil)   // never executed: left alone, not cancelled
+        #expect(y.cancelSource == nil) // never executed: left alone, not cancelled
 
         let z = forever(name: "z", graph: g)
         g.cancel(z.id)

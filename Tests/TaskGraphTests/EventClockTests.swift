@@ -1,11 +1,13 @@
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Testing
+
 @testable import TaskGraph
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Observed events' times on a `MonotonicClock` come from the cycle counter (`EventClock`):
 /// they must still be `CLOCK_MONOTONIC` seconds, never go backwards, and stay close to
@@ -58,7 +60,12 @@ import Testing
         let pauses = Locked(0)
         var clock = EventClock(readClock: {
             let seconds = MonotonicClock().now
-            if pauses.withLock({ p in p += 1; return p <= 5 }) { usleep(5_000) }
+            if pauses.withLock({ p in
+                p += 1
+                return p <= 5
+            }) {
+                usleep(5_000)
+            }
             return seconds
         })
         let worst = worstOffset(&clock)
@@ -83,8 +90,9 @@ import Testing
         let all = times.withLock { $0 }
         #expect(all.count >= 300)
         #expect(zip(all, all.dropFirst()).allSatisfy { $0 <= $1 }, "event times go back")
-        #expect(all.first! >= start - 0.001 && all.last! <= end + 0.001,
-                "times \(all.first!)...\(all.last!) outside \(start)...\(end)")
+        #expect(
+            all.first! >= start - 0.001 && all.last! <= end + 0.001,
+            "times \(all.first!)...\(all.last!) outside \(start)...\(end)")
     }
 
     @Test func timesStayInSequenceOrderWhenThreadsReadTheCounterBeforeTheLock() {

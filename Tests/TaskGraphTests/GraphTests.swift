@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import TaskGraph
 
 /// The recorded graph: snapshots, events, observers, ids, kinds, text limits, retention.
@@ -47,11 +48,12 @@ import Testing
         t.execute()
         clock.runUntilIdle()
         #expect(log.events.map(\.time) == [0, 1, 3.5])
-        #expect(log.changes == [
-            .added(id: t.id, kind: "task", name: "task", weight: 1, parent: nil, index: nil),
-            .stateChanged(id: t.id, state: .executing, failed: false, message: nil),
-            .stateChanged(id: t.id, state: .completed, failed: false, message: nil),
-        ])
+        #expect(
+            log.changes == [
+                .added(id: t.id, kind: "task", name: "task", weight: 1, parent: nil, index: nil),
+                .stateChanged(id: t.id, state: .executing, failed: false, message: nil),
+                .stateChanged(id: t.id, state: .completed, failed: false, message: nil),
+            ])
     }
 
     @Test func observeIsSynchronousOrderedAndOnTheCausingThread() {
@@ -68,7 +70,7 @@ import Testing
         Thread {
             caller.withLock { $0 = pthread_self() }
             t.execute()
-            let n = log.events.count    // already there when execute returns
+            let n = log.events.count // already there when execute returns
             counts.withLock { $0.append(n) }
             done.signal()
         }.start()
@@ -97,7 +99,7 @@ import Testing
         }
         g.flushObservers()
         let sequence = g.snapshot().sequence
-        #expect(seen.get == Array(1...sequence))   // every event once, gapless, in order
+        #expect(seen.get == Array(1...sequence)) // every event once, gapless, in order
         observation.cancel()
     }
 
@@ -130,11 +132,12 @@ import Testing
             got.append(e.change)
             if got.count == 3 { break }
         }
-        #expect(got == [
-            .added(id: t.id, kind: "task", name: "task", weight: 1, parent: nil, index: nil),
-            .stateChanged(id: t.id, state: .executing, failed: false, message: nil),
-            .stateChanged(id: t.id, state: .completed, failed: false, message: nil),
-        ])
+        #expect(
+            got == [
+                .added(id: t.id, kind: "task", name: "task", weight: 1, parent: nil, index: nil),
+                .stateChanged(id: t.id, state: .executing, failed: false, message: nil),
+                .stateChanged(id: t.id, state: .completed, failed: false, message: nil),
+            ])
     }
 
     @Test func nodeIDsAreNonNegativeInCreationOrder() {
@@ -151,15 +154,17 @@ import Testing
     @Test func snapshotsAndNodesAreEquatable() {
         let (g, _) = virtualGraph()
         let t = GraphTask<Int, TestError>.succeed(1, graph: g)
-        let s1 = g.snapshot(), s2 = g.snapshot()
+        let s1 = g.snapshot()
+        let s2 = g.snapshot()
         #expect(s1 == s2)
         #expect(s1[t.id] == s2[t.id])
         t.execute()
         let s3 = g.snapshot()
         #expect(s3 != s1)
         #expect(s3[t.id] != s1[t.id])
-        let node = GraphNode(id: NodeID(0), kind: "task", parent: nil, children: [], name: "task", weight: 1,
-                             state: .completed, failed: false, progress: TaskProgress(1), message: nil)
+        let node = GraphNode(
+            id: NodeID(0), kind: "task", parent: nil, children: [], name: "task", weight: 1,
+            state: .completed, failed: false, progress: TaskProgress(1), message: nil)
         #expect(s3[t.id] == node)
         #expect(GraphSnapshot(nodes: [NodeID(0): node], roots: [NodeID(0)], sequence: s3.sequence) == s3)
     }
@@ -192,7 +197,7 @@ import Testing
         for (task, kind) in kinds {
             #expect(snap[task.id]?.kind == kind)
             #expect(task.kind == kind)
-            #expect(task.name == kind)   // the default name describes the kind
+            #expect(task.name == kind) // the default name describes the kind
         }
         // A later consumer of an adopted task gets a `ref` node named after it.
         let shared = leaf()
@@ -225,8 +230,8 @@ import Testing
         let (g, _) = virtualGraph()
         let log = EventLog(g)
         let long = String(repeating: "a", count: 5000)
-        let wide = String(repeating: "é", count: 3000)     // 2 bytes each
-        let emoji = String(repeating: "😀", count: 1500)   // 4 bytes each
+        let wide = String(repeating: "é", count: 3000) // 2 bytes each
+        let emoji = String(repeating: "😀", count: 1500) // 4 bytes each
         let short = String(repeating: "b", count: 4096)
         let t1 = GraphTask<Int, TestError>.succeed(1, name: long, graph: g)
         let t2 = GraphTask<Int, TestError>.succeed(1, name: wide, graph: g)
@@ -241,9 +246,13 @@ import Testing
         #expect(snap[t4.id]?.name == short)
         #expect(snap[f.id]?.message == String(repeating: "m", count: 4096))
         #expect(t1.name.utf8.count == 4096)
-        let names = log.changes.compactMap { if case let .added(_, _, n, _, _, _) = $0 { return n.utf8.count } else { return nil } }
+        let names = log.changes.compactMap {
+            if case .added(_, _, let n, _, _, _) = $0 { return n.utf8.count } else { return nil }
+        }
         #expect(names.allSatisfy { $0 <= 4096 })
-        let messages = log.changes.compactMap { if case let .stateChanged(_, _, _, m?) = $0 { return m } else { return nil } }
+        let messages = log.changes.compactMap {
+            if case .stateChanged(_, _, _, let m?) = $0 { return m } else { return nil }
+        }
         #expect(messages == [String(repeating: "m", count: 4096)])
         let custom = forever(graph: g).execute()
         g.cancel(custom.id, source: long)
@@ -256,13 +265,17 @@ import Testing
         let log = EventLog(g)
         var roots: [GraphTask<[Int], TestError>] = []
         for i in 0..<4 {
-            let leaves = [GraphTask<Int, TestError>.succeed(i, graph: g), GraphTask<Int, TestError>.succeed(i, graph: g)]
+            let leaves = [
+                GraphTask<Int, TestError>.succeed(i, graph: g), GraphTask<Int, TestError>.succeed(i, graph: g),
+            ]
             roots.append(GraphTask.sequential(leaves))
         }
-        let running = forever(graph: g).execute()   // unfinished roots are never dropped
+        let running = forever(graph: g).execute() // unfinished roots are never dropped
         for r in roots { r.execute() }
-        let dropped = log.changes.compactMap { if case let .dropped(ids) = $0 { return Set(ids) } else { return nil } }
-        let subtree = { (i: Int) in Set([roots[i].id, NodeID(roots[i].id.rawValue - 2), NodeID(roots[i].id.rawValue - 1)]) }
+        let dropped = log.changes.compactMap { if case .dropped(let ids) = $0 { return Set(ids) } else { return nil } }
+        let subtree = { (i: Int) in
+            Set([roots[i].id, NodeID(roots[i].id.rawValue - 2), NodeID(roots[i].id.rawValue - 1)])
+        }
         #expect(dropped == [subtree(0), subtree(1)])
         let snap = g.snapshot()
         #expect(snap.nodes.count == 7)
@@ -280,7 +293,7 @@ import Testing
         let g = Graph(clock: clock, retention: Retention(maxFinishedRoots: 0))
         let log = EventLog(g)
         let early = GraphTask<Int, TestError>.succeed(2, graph: g)
-        early.cancel()   // a finished root: dropped at once
+        early.cancel() // a finished root: dropped at once
         #expect(g.snapshot()[early.id] == nil)
         let seq = GraphTask.sequential([GraphTask<Int, TestError>.succeed(1, graph: g), early])
         let snap = g.snapshot()

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TaskGraph
 
 /// Groups read their subtasks' outcomes back from untyped storage: values of every shape
@@ -8,8 +9,14 @@ import Testing
     /// Four words: too wide for an `Any`'s inline buffer, so it is boxed.
     struct Wide: Equatable, Sendable { var a = 1, b = 2, c = 3, d = 4 }
     /// Three words, one of them a reference: inline, not trivial.
-    struct Mixed: Equatable, Sendable { var tag = 0; var name = "" }
-    final class Ref: Sendable { let v: Int; init(_ v: Int) { self.v = v } }
+    struct Mixed: Equatable, Sendable {
+        var tag = 0
+        var name = ""
+    }
+    final class Ref: Sendable {
+        let v: Int
+        init(_ v: Int) { self.v = v }
+    }
     struct Failure: Error, Equatable { var message: String }
 
     func collect<T: Sendable>(_ values: [T]) -> [T]? {
@@ -39,16 +46,20 @@ import Testing
         let failing = GraphTask<Wide, Failure>(graph: g) { _, fail in fail(Failure(message: long)) }
         let ok = GraphTask<Wide, Failure>(graph: g) { succeed, _ in succeed(Wide(a: 5)) }
         let all = GraphTask.concurrent([ok, failing], graph: g).execute()
-        #expect(all.outcome.map { r -> Failure? in if case .failure(let e) = r { e } else { nil } } == Failure(message: long))
+        #expect(
+            all.outcome.map { r -> Failure? in if case .failure(let e) = r { e } else { nil } }
+                == Failure(message: long))
 
         let winner = GraphTask<Mixed, Failure>(graph: g) { succeed, _ in succeed(Mixed(tag: 3, name: long)) }
         let race = GraphTask.race([winner, GraphTask<Mixed, Failure>(graph: g) { _, _ in }], graph: g).execute()
         #expect(race.outcome.flatMap { try? $0.get() } == Mixed(tag: 3, name: long))
 
-        let settled = GraphTask.allSettled([
-            GraphTask<String, Failure>(graph: g) { succeed, _ in succeed(long) },
-            GraphTask<String, Failure>(graph: g) { _, fail in fail(Failure(message: "no")) },
-        ], graph: g).execute()
+        let settled = GraphTask.allSettled(
+            [
+                GraphTask<String, Failure>(graph: g) { succeed, _ in succeed(long) },
+                GraphTask<String, Failure>(graph: g) { _, fail in fail(Failure(message: "no")) },
+            ], graph: g
+        ).execute()
         guard case .success(let outcomes)? = settled.outcome, outcomes.count == 2 else {
             Issue.record("allSettled did not succeed with two outcomes")
             return

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import TaskGraph
 
 /// Promises/A+ handler order (api.md "Executing and observing"): a handler added while the
@@ -82,7 +83,10 @@ import Testing
         t.failure { _ in log.add("h3") }
         let u = timed(1, after: 1, graph: g)
         u.success { _ in log.add("u1") }
-        u.mapResult { v -> Int in log.add("map"); return v }.execute()
+        u.mapResult { v -> Int in
+            log.add("map")
+            return v
+        }.execute()
         u.success { _ in log.add("u3") }
         clock.runUntilIdle()
         #expect(log.all == ["h1", "recover", "h3", "u1", "map", "u3"])
@@ -97,7 +101,7 @@ import Testing
             return .succeed(v, graph: g)
         }
         t.success { _ in log.add("h1") }
-        d.execute()   // it starts waiting here: after h1
+        d.execute() // it starts waiting here: after h1
         t.success { _ in log.add("h2") }
         clock.runUntilIdle()
         #expect(log.all == ["h1", "then", "h2"])
@@ -132,7 +136,10 @@ import Testing
         for i in 0..<99 { tasks[i].success { v in all[i + 1](v + 1) } }
         let t = tasks[99]
         t.success { _ in log.add("h1") }
-        let d = t.then { v -> GraphTask<Int, TestError> in log.add("then"); return .succeed(v, graph: g) }.execute()
+        let d = t.then { v -> GraphTask<Int, TestError> in
+            log.add("then")
+            return .succeed(v, graph: g)
+        }.execute()
         t.success { _ in log.add("h3") }
         all[0](0)
         #expect(val(d) == 99)
@@ -143,7 +150,7 @@ import Testing
         let (g, _) = virtualGraph()
         let t = forever(graph: g)
         let d = t.then { v in .succeed(v, graph: g) }
-        let outer = d.then { v in .succeed(v, graph: g) }.execute()   // all three executing
+        let outer = d.then { v in .succeed(v, graph: g) }.execute() // all three executing
         let other = GraphTask<Int, TestError>.succeed(2, graph: g)
         g.lock.withLock {
             let own = LinkDriver.cycleMessageLocked(next: d, owner: d)

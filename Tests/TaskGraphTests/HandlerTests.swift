@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import TaskGraph
 
 /// Handlers: order, once, late registration, cancellation, queues; states only forward.
@@ -67,7 +68,7 @@ import Testing
         t.progress { seen.add($0.fraction) }
         resolver.progress(TaskProgress(0.2))
         resolver.succeed(1)
-        resolver.progress(TaskProgress(0.5))   // after completion: ignored
+        resolver.progress(TaskProgress(0.5)) // after completion: ignored
         #expect(seen.all == [0.2, 1.0])
         #expect(t.currentProgress.fraction == 1)
     }
@@ -136,9 +137,9 @@ import Testing
         a.execute()
         b.execute()
         clock.runUntilIdle()
-        a.cancel()      // completed: nothing happens
+        a.cancel() // completed: nothing happens
         b.cancel()
-        c.cancel()      // never executed: straight to cancelled
+        c.cancel() // never executed: straight to cancelled
         c.execute()
         #expect(log.states(a.id) == [.executing, .completed])
         #expect(log.states(b.id) == [.executing, .completed])
@@ -166,7 +167,8 @@ import Testing
 
         let failures = Recorder<String>()
         let f = GraphTask<Int, TestError>.fail(TestError(code: 2), graph: g)
-        f.failure(on: queue) { failures.add("failure \($0.code) \(DispatchQueue.getSpecific(key: key) ?? 0)") }.execute()
+        f.failure(on: queue) { failures.add("failure \($0.code) \(DispatchQueue.getSpecific(key: key) ?? 0)") }
+            .execute()
         #expect(await eventuallyAsync { failures.count == 1 })
         #expect(failures.all == ["failure 2 1"])
     }

@@ -1,6 +1,7 @@
-import Foundation
 import Dispatch
+import Foundation
 import Testing
+
 @testable import TaskGraph
 
 /// Leaf tasks: the three closure forms, succeed/fail/delay, asyncAfter, execute, onCancel.
@@ -28,8 +29,8 @@ import Testing
         let seen = Recorder<TaskProgress>()
         let t = GraphTask<Int, TestError>(name: "p", graph: g) { succeed, _, progress in
             progress(TaskProgress(0.3))
-            progress(TaskProgress(0.3))                 // no change: not reported
-            progress(TaskProgress(0.3, info: "phase"))  // info changed: reported
+            progress(TaskProgress(0.3)) // no change: not reported
+            progress(TaskProgress(0.3, info: "phase")) // info changed: reported
             progress(TaskProgress(0.6, info: "phase"))
             succeed(1)
         }
@@ -96,7 +97,7 @@ import Testing
         let (g, clock) = virtualGraph()
         let log = EventLog(g)
         let d = GraphTask<Void, Never>.delay(seconds: 0.5, graph: g)
-        clock.advance(by: 1)   // nothing runs before execute
+        clock.advance(by: 1) // nothing runs before execute
         #expect(d.state == .notExecuted)
         d.execute()
         clock.advance(by: 0.4)
@@ -180,7 +181,7 @@ import Testing
         g.cancel(t.id)
         #expect(n.value == 1)
         let late = Counter()
-        t.onCancel { late.bump() }   // already cancelled: at once
+        t.onCancel { late.bump() } // already cancelled: at once
         #expect(late.value == 1)
     }
 
@@ -222,7 +223,7 @@ import Testing
         t.weight = 0
         #expect(t.weight == 0)
         #expect(g.snapshot()[t.id]?.weight == 0)
-        let weights = log.changes.compactMap { if case let .weightChanged(_, w) = $0 { return w } else { return nil } }
+        let weights = log.changes.compactMap { if case .weightChanged(_, let w) = $0 { return w } else { return nil } }
         #expect(weights == [2.5, 0])
     }
 

@@ -2,13 +2,14 @@ import Dispatch
 import Foundation
 import Synchronization
 import Testing
+
 @testable import TaskGraph
 
 /// The library's lock (an atomic word with a futex for waiting): mutual exclusion under
 /// contention, a waiter that sleeps is woken, and the word is free again afterwards.
 @Suite struct LockTests {
     /// A counter only ever touched with `lock` held.
-    private final class Guarded: @unchecked Sendable {   // `count` behind `lock`
+    private final class Guarded: @unchecked Sendable { // `count` behind `lock`
         let lock = Lock()
         var count = 0
     }
@@ -17,7 +18,8 @@ import Testing
     /// inside, so waiters spin, give up and sleep on the futex; not one increment is lost.
     @Test func contendedIncrementsAreAllKept() {
         let guarded = Guarded()
-        let threads = 4, rounds = 100_000
+        let threads = 4
+        let rounds = 100_000
         let done = DispatchSemaphore(value: 0)
         for _ in 0..<threads {
             Thread {

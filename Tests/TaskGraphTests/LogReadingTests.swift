@@ -1,7 +1,8 @@
+import TaskGraph // not @testable: the public reading API is all a program needs
 import Testing
-import TaskGraph   // not @testable: the public reading API is all a program needs
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A program records a graph, then loads the log, walks its events, rebuilds the graph at
@@ -30,7 +31,7 @@ import Glibc
         #expect(middle[a.id]?.state == .completed && middle[b.id]?.state == .executing)
         #expect(log.finalSnapshot[b.id]?.state == .completed)
         #expect(log.finalSnapshot.roots == [both.id])
-        #expect(log.initialSnapshot?.nodes.isEmpty ?? true)   // recording began before the graph had nodes
+        #expect(log.initialSnapshot?.nodes.isEmpty ?? true) // recording began before the graph had nodes
 
         // The same bytes as a live stream, seven bytes at a time: the same events, then end.
         let fd = open(path, O_RDONLY)

@@ -1,8 +1,9 @@
 import Testing
+
 @testable import TaskGraph
 
 /// Weak references to check what is freed.
-final class WeakBox: @unchecked Sendable {   // only used on one thread
+final class WeakBox: @unchecked Sendable { // only used on one thread
     weak var object: AnyObject?
     init(_ object: AnyObject?) { self.object = object }
 }
@@ -42,7 +43,7 @@ final class WeakBox: @unchecked Sendable {   // only used on one thread
         clock.runUntilIdle()
         let seqBox = WeakBox(seq)
         seq = nil
-        #expect(seqBox.object == nil)   // the leaf we still hold does not keep its parent alive
+        #expect(seqBox.object == nil) // the leaf we still hold does not keep its parent alive
         #expect(leaf.state == .completed)
 
         var first: GraphTask<Int, TestError>? = timed(1, after: 1, graph: g)
@@ -51,7 +52,7 @@ final class WeakBox: @unchecked Sendable {   // only used on one thread
         clock.runUntilIdle()
         let firstBox = WeakBox(first)
         first = nil
-        #expect(firstBox.object == nil)   // the settled `then` dropped its links
+        #expect(firstBox.object == nil) // the settled `then` dropped its links
         #expect(val(then) == 1)
     }
 
@@ -84,7 +85,7 @@ final class WeakBox: @unchecked Sendable {   // only used on one thread
 
     /// What a leaf's closure captures lives while the task may still run it, and no longer.
     final class Token: Sendable {}
-    final class Holder: @unchecked Sendable {   // only used on one thread
+    final class Holder: @unchecked Sendable { // only used on one thread
         var task: GraphTask<Int, TestError>?
     }
 
@@ -123,7 +124,7 @@ final class WeakBox: @unchecked Sendable {   // only used on one thread
         do {
             let holder = Holder()
             let t = GraphTask<Int, TestError>(graph: g) { succeed, _ in succeed(holder.task == nil ? 0 : 1) }
-            holder.task = t   // task -> closure -> holder -> task
+            holder.task = t // task -> closure -> holder -> task
             box = WeakBox(t)
             t.cancel()
         }
@@ -142,4 +143,3 @@ final class WeakBox: @unchecked Sendable {   // only used on one thread
         #expect(runs.value == 3)
     }
 }
-

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TaskGraph
 
 /// Node-record chunks a graph lets go of are kept (up to a bound) for the next graph, so a
@@ -21,7 +22,7 @@ import Testing
         var next = NodeTable(pool: pool)
         _ = next.append(record(0))
         #expect(pool.held == 1)
-        #expect(next.pointer(0) == secondChunk)   // the warmest one
+        #expect(next.pointer(0) == secondChunk) // the warmest one
         #expect(next[0].name == "n0")
         next.deallocate()
         #expect(pool.held == 2)
@@ -33,7 +34,7 @@ import Testing
         for i in 0..<(NodeTable.chunkSize + 1) { _ = table.append(record(i)) }
         for i in 0..<(NodeTable.chunkSize - 1) { table.drop(i) }
         #expect(pool.held == 0)
-        #expect(table.drop(NodeTable.chunkSize - 1) == 0)   // the last of chunk 0
+        #expect(table.drop(NodeTable.chunkSize - 1) == 0) // the last of chunk 0
         #expect(pool.held == 1)
         #expect(table.contains(NodeTable.chunkSize))
         #expect(table[NodeTable.chunkSize].name == "n\(NodeTable.chunkSize)")
@@ -56,7 +57,8 @@ import Testing
             for _ in 0..<4 {
                 group.addTask {
                     for _ in 0..<500 {
-                        let a = pool.take(), b = pool.take()
+                        let a = pool.take()
+                        let b = pool.take()
                         #expect(a != b)
                         pool.give(a)
                         pool.give(b)

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import TestSupport
+
 @testable import TaskGraph
 
 /// Four threads hammering one graph at once, each with its own tasks and with tasks another
@@ -26,7 +27,8 @@ enum OneGraphStress {
                 var parts = [leaf, p]
                 // Made on another thread: adopting it moves it to this thread's stripe.
                 if let other = pool.withLock({ $0.popLast() }) { parts.append(other) }
-                let group = i % 2 == 0
+                let group =
+                    i % 2 == 0
                     ? GraphTask.concurrent(parts, name: "group \(key)", graph: g)
                     : GraphTask.sequential(parts, name: "group \(key)", graph: g)
                 let last = group.then(name: "count \(key)") { values in

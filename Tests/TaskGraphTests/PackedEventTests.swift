@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TaskGraph
 
 /// What the recorder and the server queue per event: every change comes back exactly as it
@@ -53,12 +54,14 @@ import Testing
 
     @Test func aCancelAndItsStateChangeShareOneItem() {
         let first = GraphEvent(sequence: 10, time: 2, change: .cancelRequested(id: NodeID(4), source: "parent"))
-        let second = GraphEvent(sequence: 11, time: 2, change: .stateChanged(id: NodeID(4), state: .cancelled, failed: false, message: nil))
+        let second = GraphEvent(
+            sequence: 11, time: 2, change: .stateChanged(id: NodeID(4), state: .cancelled, failed: false, message: nil))
         var out: [GraphEvent] = []
         PackedItem(pair: first, second)?.forEachEvent { out.append($0) }
         #expect(out == [first, second])
         // A failure message does not fit the pair: queued as two items.
-        let failed = GraphEvent(sequence: 11, time: 2, change: .stateChanged(id: NodeID(4), state: .completed, failed: true, message: "x"))
+        let failed = GraphEvent(
+            sequence: 11, time: 2, change: .stateChanged(id: NodeID(4), state: .completed, failed: true, message: "x"))
         #expect(PackedItem(pair: first, failed) == nil)
     }
 

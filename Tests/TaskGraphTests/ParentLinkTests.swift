@@ -1,5 +1,6 @@
 import Dispatch
 import Testing
+
 @testable import TaskGraph
 
 /// A subtask's link to its composite (`AnyGraphTask._parent`): not retained, reaches the

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import TaskGraph
 
 /// The Promises/A+ cases of PromiseKit's Swift port (Tests/A+: 2.2.2, 2.2.3, 2.2.6, 2.2.7,
@@ -12,7 +13,10 @@ import Testing
 /// Not here, because api.md decides otherwise: 2.2.4 (handlers of a settled task run at
 /// once, not on a later turn) and 2.3.1 (a `then` closure returning its own task traps).
 @Suite struct PromisesAPlusTests {
-    enum E: Error, Equatable { case dummy, sentinel(UInt32) }
+    enum E: Error, Equatable {
+        case dummy
+        case sentinel(UInt32)
+    }
     typealias P = GraphTask<UInt32, E>
 
     /// How handlers are added: directly, or on one serial queue (order holds per queue).
@@ -31,27 +35,41 @@ import Testing
     static let modes = [Mode(queue: nil), Mode(queue: DispatchQueue(label: "a+ handlers"))]
 
     /// Counts fulfilled expectations and remembers failed checks from any thread.
-    final class Expect: @unchecked Sendable {   // behind `lock`
+    final class Expect: @unchecked Sendable { // behind `lock`
         private let lock = NSLock()
         private var met = 0
         private var problems: [String] = []
         private var order = 0
-        func fulfill() { lock.lock(); met += 1; lock.unlock() }
+        func fulfill() {
+            lock.lock()
+            met += 1
+            lock.unlock()
+        }
         func check(_ ok: Bool, _ what: String) {
             guard !ok else { return }
-            lock.lock(); problems.append(what); lock.unlock()
+            lock.lock()
+            problems.append(what)
+            lock.unlock()
         }
         /// The next number in call order (1, 2, ...).
-        func next() -> Int { lock.lock(); defer { lock.unlock() }; order += 1; return order }
+        func next() -> Int {
+            lock.lock()
+            defer { lock.unlock() }
+            order += 1
+            return order
+        }
         func wait(for count: Int, _ label: String) {
             let deadline = Date().addingTimeInterval(10)
             while Date() < deadline {
-                lock.lock(); let n = met; lock.unlock()
+                lock.lock()
+                let n = met
+                lock.unlock()
                 if n >= count { break }
                 usleep(1000)
             }
-            usleep(5000)   // a handler that must not run gets its chance to
-            lock.lock(); defer { lock.unlock() }
+            usleep(5000) // a handler that must not run gets its chance to
+            lock.lock()
+            defer { lock.unlock() }
             #expect(met == count, "\(label): \(met) of \(count) expectations met")
             #expect(problems.isEmpty, "\(label): \(problems)")
         }
@@ -61,19 +79,23 @@ import Testing
     /// expectations must be met.
     /// `already: false` leaves out the task settled before its handlers are added; `queued:
     /// false` leaves out handlers on a queue (see the cases that use them).
-    func fulfilled(_ name: String, already: Bool = true, queued: Bool = true, _ body: (Mode, P, UInt32, Expect) -> Int) {
+    func fulfilled(_ name: String, already: Bool = true, queued: Bool = true, _ body: (Mode, P, UInt32, Expect) -> Int)
+    {
         eachKind(name, "fulfilled", already: already, queued: queued, settleAfter: 0.01, { .success($0) }, body)
     }
 
     func rejected(_ name: String, already: Bool = true, queued: Bool = true, _ body: (Mode, P, UInt32, Expect) -> Int) {
-        eachKind(name, "rejected", already: already, queued: queued, settleAfter: 0.05, { .failure(.sentinel($0)) }, body)
+        eachKind(
+            name, "rejected", already: already, queued: queued, settleAfter: 0.05, { .failure(.sentinel($0)) }, body)
     }
 
     /// The three kinds of settled task (already, immediately, eventually) in each mode, each
     /// settled with `outcome(value)` for a random value.
-    private func eachKind(_ name: String, _ word: String, already: Bool, queued: Bool, settleAfter delay: Double,
-                          _ outcome: @escaping @Sendable (UInt32) -> Result<UInt32, E>,
-                          _ body: (Mode, P, UInt32, Expect) -> Int) {
+    private func eachKind(
+        _ name: String, _ word: String, already: Bool, queued: Bool, settleAfter delay: Double,
+        _ outcome: @escaping @Sendable (UInt32) -> Result<UInt32, E>,
+        _ body: (Mode, P, UInt32, Expect) -> Int
+    ) {
         for mode in Self.modes where queued || mode.queue == nil {
             let value = UInt32.random(in: 1...UInt32.max)
             if already {
@@ -82,11 +104,16 @@ import Testing
                 run("\(name), already \(word), \(mode)") { e in body(mode, settled, value, e) }
             }
             let (now, nowResolver) = P.pending(graph: Graph())
-            run("\(name), immediately \(word), \(mode)", then: { nowResolver.fill(outcome(value)) }) { e in body(mode, now, value, e) }
+            run("\(name), immediately \(word), \(mode)", then: { nowResolver.fill(outcome(value)) }) { e in
+                body(mode, now, value, e)
+            }
             let (later, laterResolver) = P.pending(graph: Graph())
-            run("\(name), eventually \(word), \(mode)", then: {
-                DispatchQueue.global().asyncAfter(deadline: .now() + delay) { laterResolver.fill(outcome(value)) }
-            }) { e in body(mode, later, value, e) }
+            run(
+                "\(name), eventually \(word), \(mode)",
+                then: {
+                    DispatchQueue.global().asyncAfter(deadline: .now() + delay) { laterResolver.fill(outcome(value)) }
+                }
+            ) { e in body(mode, later, value, e) }
         }
     }
 
@@ -106,14 +133,20 @@ import Testing
                 let e = Expect()
                 mode.done(p) { _ in e.fulfill() }
                 mode.caught(p) { _ in e.check(false, "rejected after fulfilled") }
-                let settle: @Sendable () -> Void = { r.succeed(1); r.fail(.dummy) }
+                let settle: @Sendable () -> Void = {
+                    r.succeed(1)
+                    r.fail(.dummy)
+                }
                 if delayed { DispatchQueue.global().async(execute: settle) } else { settle() }
                 e.wait(for: 1, "2.1.2.1 fulfill then reject, \(delayed ? "delayed" : "at once"), \(mode)")
                 let (q, s) = P.pending(graph: Graph())
                 let f = Expect()
                 mode.caught(q) { _ in f.fulfill() }
                 mode.done(q) { _ in f.check(false, "fulfilled after rejected") }
-                let settle2: @Sendable () -> Void = { s.fail(.dummy); s.succeed(1) }
+                let settle2: @Sendable () -> Void = {
+                    s.fail(.dummy)
+                    s.succeed(1)
+                }
                 if delayed { DispatchQueue.global().async(execute: settle2) } else { settle2() }
                 f.wait(for: 1, "2.1.3.1 reject then fulfill, \(delayed ? "delayed" : "at once"), \(mode)")
             }
@@ -124,7 +157,10 @@ import Testing
 
     @Test func fulfillmentHandlerGetsTheValueOnce() {
         fulfilled("2.2.2.1/2.2.2.3") { mode, p, value, e in
-            mode.done(p) { v in e.check(v == value, "value"); e.fulfill() }
+            mode.done(p) { v in
+                e.check(v == value, "value")
+                e.fulfill()
+            }
             mode.caught(p) { _ in e.check(false, "catch of a fulfilled task") }
             return 1
         }
@@ -132,7 +168,10 @@ import Testing
 
     @Test func rejectionHandlerGetsTheReasonOnce() {
         rejected("2.2.3.1/2.2.3.3") { mode, p, sentinel, e in
-            mode.caught(p) { err in e.check(err == .sentinel(sentinel), "reason"); e.fulfill() }
+            mode.caught(p) { err in
+                e.check(err == .sentinel(sentinel), "reason")
+                e.fulfill()
+            }
             mode.done(p) { _ in e.check(false, "done of a rejected task") }
             return 1
         }
@@ -142,11 +181,14 @@ import Testing
         let (p, r) = P.pending(graph: Graph())
         let e = Expect()
         let settled = Locked(false)
-        p.success { _ in e.check(settled.get, "called before fulfilled"); e.fulfill() }
+        p.success { _ in
+            e.check(settled.get, "called before fulfilled")
+            e.fulfill()
+        }
         usleep(20_000)
         settled.withLock { $0 = true }
         r.succeed(1)
-        r.succeed(2)   // 2.2.2.3: not twice
+        r.succeed(2) // 2.2.2.3: not twice
         e.wait(for: 1, "2.2.2.2")
     }
 
@@ -168,19 +210,33 @@ import Testing
 
     @Test func branchingChainsHaveTheirOwnValues() {
         fulfilled("2.2.6.1 multiple branching chains with their own fulfillment values") { mode, p, _, e in
-            mode.done(p.mapResult { _ in UInt32(671) }) { v in e.check(v == 671, "branch 1"); e.fulfill() }.execute()
-            mode.caught(p.mapOutcome { _ -> Result<UInt32, E> in .failure(.sentinel(672)) }) { err in
-                e.check(err == .sentinel(672), "branch 2"); e.fulfill()
+            mode.done(p.mapResult { _ in UInt32(671) }) { v in
+                e.check(v == 671, "branch 1")
+                e.fulfill()
             }.execute()
-            mode.done(p.mapResult { _ in UInt32(673) }) { v in e.check(v == 673, "branch 3"); e.fulfill() }.execute()
+            mode.caught(p.mapOutcome { _ -> Result<UInt32, E> in .failure(.sentinel(672)) }) { err in
+                e.check(err == .sentinel(672), "branch 2")
+                e.fulfill()
+            }.execute()
+            mode.done(p.mapResult { _ in UInt32(673) }) { v in
+                e.check(v == 673, "branch 3")
+                e.fulfill()
+            }.execute()
             return 3
         }
         rejected("2.2.6.2 multiple branching chains with their own fulfillment values") { mode, p, _, e in
-            mode.done(p.recover { _ in P.succeed(671, graph: p.graph) }) { v in e.check(v == 671, "branch 1"); e.fulfill() }.execute()
-            mode.caught(p.recover { _ in P.fail(.sentinel(672), graph: p.graph) }) { err in
-                e.check(err == .sentinel(672), "branch 2"); e.fulfill()
+            mode.done(p.recover { _ in P.succeed(671, graph: p.graph) }) { v in
+                e.check(v == 671, "branch 1")
+                e.fulfill()
             }.execute()
-            mode.done(p.recover { _ in P.succeed(673, graph: p.graph) }) { v in e.check(v == 673, "branch 3"); e.fulfill() }.execute()
+            mode.caught(p.recover { _ in P.fail(.sentinel(672), graph: p.graph) }) { err in
+                e.check(err == .sentinel(672), "branch 2")
+                e.fulfill()
+            }.execute()
+            mode.done(p.recover { _ in P.succeed(673, graph: p.graph) }) { v in
+                e.check(v == 673, "branch 3")
+                e.fulfill()
+            }.execute()
             return 3
         }
     }
@@ -192,18 +248,30 @@ import Testing
             mode.done(p) { _ in
                 e.check(e.next() == 1, "first")
                 e.fulfill()
-                mode.done(p) { _ in e.check(e.next() == 3, "inner after second"); e.fulfill() }
+                mode.done(p) { _ in
+                    e.check(e.next() == 3, "inner after second")
+                    e.fulfill()
+                }
             }
-            mode.done(p) { _ in e.check(e.next() == 2, "second before inner"); e.fulfill() }
+            mode.done(p) { _ in
+                e.check(e.next() == 2, "second before inner")
+                e.fulfill()
+            }
             return 3
         }
         rejected("2.2.6.2 even when one handler is added inside another handler", already: false) { mode, p, _, e in
             mode.caught(p) { _ in
                 e.check(e.next() == 1, "first")
                 e.fulfill()
-                mode.caught(p) { _ in e.check(e.next() == 3, "inner after second"); e.fulfill() }
+                mode.caught(p) { _ in
+                    e.check(e.next() == 3, "inner after second")
+                    e.fulfill()
+                }
             }
-            mode.caught(p) { _ in e.check(e.next() == 2, "second before inner"); e.fulfill() }
+            mode.caught(p) { _ in
+                e.check(e.next() == 2, "second before inner")
+                e.fulfill()
+            }
             return 3
         }
     }
@@ -211,16 +279,38 @@ import Testing
     /// Without a queue only: a derived task's closure runs on the settling thread, not on the
     /// handlers' queue (order holds per queue).
     @Test func derivedTasksTakeTheirTurnAmongHandlers() {
-        fulfilled("2.2.6.1 onFulfilled handlers are called in the original order, with chains", queued: false) { mode, p, _, e in
-            mode.done(p) { _ in e.check(e.next() == 1, "handler 1"); e.fulfill() }
-            p.mapResult { v -> UInt32 in e.check(e.next() == 2, "map 2"); e.fulfill(); return v }.execute()
-            mode.done(p) { _ in e.check(e.next() == 3, "handler 3"); e.fulfill() }
+        fulfilled("2.2.6.1 onFulfilled handlers are called in the original order, with chains", queued: false) {
+            mode, p, _, e in
+            mode.done(p) { _ in
+                e.check(e.next() == 1, "handler 1")
+                e.fulfill()
+            }
+            p.mapResult { v -> UInt32 in
+                e.check(e.next() == 2, "map 2")
+                e.fulfill()
+                return v
+            }.execute()
+            mode.done(p) { _ in
+                e.check(e.next() == 3, "handler 3")
+                e.fulfill()
+            }
             return 3
         }
-        rejected("2.2.6.2 onRejected handlers are called in the original order, with chains", queued: false) { mode, p, _, e in
-            mode.caught(p) { _ in e.check(e.next() == 1, "handler 1"); e.fulfill() }
-            p.recover { err -> P in e.check(e.next() == 2, "recover 2"); e.fulfill(); return P.succeed(0, graph: p.graph) }.execute()
-            mode.caught(p) { _ in e.check(e.next() == 3, "handler 3"); e.fulfill() }
+        rejected("2.2.6.2 onRejected handlers are called in the original order, with chains", queued: false) {
+            mode, p, _, e in
+            mode.caught(p) { _ in
+                e.check(e.next() == 1, "handler 1")
+                e.fulfill()
+            }
+            p.recover { err -> P in
+                e.check(e.next() == 2, "recover 2")
+                e.fulfill()
+                return P.succeed(0, graph: p.graph)
+            }.execute()
+            mode.caught(p) { _ in
+                e.check(e.next() == 3, "handler 3")
+                e.fulfill()
+            }
             return 3
         }
     }
@@ -243,19 +333,32 @@ import Testing
 
     @Test func thenReturnsATaskThatFollowsTheHandler() {
         fulfilled("2.2.7.1 then's task succeeds with the handler's value") { mode, p, value, e in
-            mode.done(p.then { v in P.succeed(v &+ 1, graph: p.graph) }) { v in e.check(v == value &+ 1, "value"); e.fulfill() }.execute()
+            mode.done(p.then { v in P.succeed(v &+ 1, graph: p.graph) }) { v in
+                e.check(v == value &+ 1, "value")
+                e.fulfill()
+            }.execute()
             return 1
         }
         fulfilled("2.2.7.2 a failing handler rejects then's task") { mode, p, _, e in
-            mode.caught(p.then { _ in P.fail(.sentinel(7), graph: p.graph) }) { err in e.check(err == .sentinel(7), "reason"); e.fulfill() }.execute()
+            mode.caught(p.then { _ in P.fail(.sentinel(7), graph: p.graph) }) { err in
+                e.check(err == .sentinel(7), "reason")
+                e.fulfill()
+            }.execute()
             return 1
         }
-        rejected("2.2.7.4 then's task is rejected with the same reason when there is no recovery") { mode, p, sentinel, e in
-            mode.caught(p.then { v in P.succeed(v, graph: p.graph) }) { err in e.check(err == .sentinel(sentinel), "reason"); e.fulfill() }.execute()
+        rejected("2.2.7.4 then's task is rejected with the same reason when there is no recovery") {
+            mode, p, sentinel, e in
+            mode.caught(p.then { v in P.succeed(v, graph: p.graph) }) { err in
+                e.check(err == .sentinel(sentinel), "reason")
+                e.fulfill()
+            }.execute()
             return 1
         }
         fulfilled("2.2.7.3 then's task is fulfilled with the same value when there is no then") { mode, p, value, e in
-            mode.done(p.recover { _ in P.succeed(0, graph: p.graph) }) { v in e.check(v == value, "value"); e.fulfill() }.execute()
+            mode.done(p.recover { _ in P.succeed(0, graph: p.graph) }) { v in
+                e.check(v == value, "value")
+                e.fulfill()
+            }.execute()
             return 1
         }
     }
@@ -266,7 +369,10 @@ import Testing
         fulfilled("2.3.2.1 a pending returned task keeps then's task pending, then it fulfils") { mode, p, _, e in
             let (inner, r) = P.pending(graph: p.graph)
             let derived = p.then { _ in inner }
-            mode.done(derived) { v in e.check(v == 99, "adopted value"); e.fulfill() }.execute()
+            mode.done(derived) { v in
+                e.check(v == 99, "adopted value")
+                e.fulfill()
+            }.execute()
             DispatchQueue.global().asyncAfter(deadline: .now() + 0.02) {
                 e.check(derived.state == .executing, "then's task stays pending while the returned one is")
                 r.succeed(99)
@@ -279,18 +385,30 @@ import Testing
                 DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { r.succeed(5) }
                 return inner
             }
-            mode.done(derived) { v in e.check(v == 5, "value"); e.fulfill() }.execute()
+            mode.done(derived) { v in
+                e.check(v == 5, "value")
+                e.fulfill()
+            }.execute()
             return 1
         }
         fulfilled("2.3.2.3 a returned task that is rejected") { mode, p, _, e in
             let derived = p.then { _ in P.fail(.sentinel(3), graph: p.graph) }
-            mode.caught(derived) { err in e.check(err == .sentinel(3), "reason"); e.fulfill() }.execute()
+            mode.caught(derived) { err in
+                e.check(err == .sentinel(3), "reason")
+                e.fulfill()
+            }.execute()
             return 1
         }
         fulfilled("2.3.2 one returned task adopted by two derived tasks") { mode, p, _, e in
             let shared = P.succeed(11, graph: p.graph)
-            mode.done(p.then { _ in shared }) { v in e.check(v == 11, "first"); e.fulfill() }.execute()
-            mode.done(p.then { _ in shared }) { v in e.check(v == 11, "second"); e.fulfill() }.execute()
+            mode.done(p.then { _ in shared }) { v in
+                e.check(v == 11, "first")
+                e.fulfill()
+            }.execute()
+            mode.done(p.then { _ in shared }) { v in
+                e.check(v == 11, "second")
+                e.fulfill()
+            }.execute()
             return 2
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TaskGraph
+import Testing
 
 /// The README's 20-line tour, compiled and run (on its own graph instead of `Graph.shared`).
 @Suite struct ReadmeTourTests {
@@ -10,22 +10,23 @@ import TaskGraph
         let g = Graph()
         let lines = Recorder<String>()
         let fetch = GraphTask<String, Failed>(name: "fetch", graph: g) { succeed, fail, progress in
-            progress(TaskProgress(0.5, info: "Downloading"))          // nothing runs until execute()
+            progress(TaskProgress(0.5, info: "Downloading")) // nothing runs until execute()
             succeed("payload")
         }
         let parse = fetch.then(name: "fetch and parse") { text in
             .succeed(text.count, name: "parse", graph: g)
         }
-        let build = GraphTask.sequential([
-            GraphTask<Int, Failed>.succeed(1, graph: g).setWeight(1),
-            GraphTask<Int, Failed>.succeed(2, graph: g).setWeight(3),
-        ], name: "build")
+        let build = GraphTask.sequential(
+            [
+                GraphTask<Int, Failed>.succeed(1, graph: g).setWeight(1),
+                GraphTask<Int, Failed>.succeed(2, graph: g).setWeight(3),
+            ], name: "build")
         let all = GraphTask.concurrent([parse, build.mapResult { $0.reduce(0, +) }], name: "all")
         all.progress { p in lines.add("\(Int(p.fraction * 100))%") }
-           .success { v in lines.add("done: \(v)") }
-           .failure { e in lines.add("failed: \(e)") }
-           .execute()
-        g.cancel(all.id, source: "keyboard")                           // settled: does nothing
+            .success { v in lines.add("done: \(v)") }
+            .failure { e in lines.add("failed: \(e)") }
+            .execute()
+        g.cancel(all.id, source: "keyboard") // settled: does nothing
         let n = try await parse.value
         let snap = g.snapshot()
         #expect(n == 7)
@@ -36,24 +37,31 @@ import TaskGraph
         #expect(snap[parse.id]?.children.map { snap[$0]?.name } == ["fetch", "parse"])
     }
 
-    enum Part: Sendable, Equatable { case size(Int), name(String), group([Part]) }
+    enum Part: Sendable, Equatable {
+        case size(Int)
+        case name(String)
+        case group([Part])
+    }
 
     @Test func nestingGroupsOfDifferentTypesWithCombine() async throws {
         let g = Graph()
-        let sizes = GraphTask.concurrent([GraphTask<Int, Failed>.succeed(1, graph: g), .succeed(2, graph: g)], name: "sizes")
+        let sizes = GraphTask.concurrent(
+            [GraphTask<Int, Failed>.succeed(1, graph: g), .succeed(2, graph: g)], name: "sizes")
         let names = GraphTask.sequential([GraphTask<String, Failed>.succeed("a", graph: g)], name: "names")
-        let report = GraphTask<Part, Failed>.concurrent([
-            sizes.mapResult { .group($0.map(Part.size)) },
-            names.mapResult { .group($0.map(Part.name)) },
-        ], name: "report", combine: { .group($0) })
+        let report = GraphTask<Part, Failed>.concurrent(
+            [
+                sizes.mapResult { .group($0.map(Part.size)) },
+                names.mapResult { .group($0.map(Part.name)) },
+            ], name: "report", combine: { .group($0) })
         #expect(try await report.value == .group([.group([.size(1), .size(2)]), .group([.name("a")])]))
     }
 
     @Test func aPipelineNamedStageByStage() async throws {
         let g = Graph()
         let download = GraphTask<String, Failed>.succeed("file", name: "download", graph: g)
-        let pipeline = download.then(name: "download+extract") { file in .succeed(file + "/", name: "extract", graph: g) }
-                               .then(name: "pipeline") { dir in .succeed(dir.count, name: "index", graph: g) }
+        let pipeline = download.then(name: "download+extract") { file in .succeed(file + "/", name: "extract", graph: g)
+        }
+        .then(name: "pipeline") { dir in .succeed(dir.count, name: "index", graph: g) }
         #expect(try await pipeline.value == 5)
         let snap = g.snapshot()
         func names(_ id: NodeID) -> [String] { snap[id]!.children.map { snap[$0]!.name } }
@@ -74,4 +82,3 @@ import TaskGraph
         #expect(text.split(separator: "\n").last?.contains(#""ev":"end""#) == true)
     }
 }
-

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TaskGraph
 
 /// The recorder's column model keeps names only for named nodes: what its snapshots show

@@ -1,9 +1,9 @@
 import Dispatch
-import Testing
 import TaskGraph
+import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Recording while several threads use one graph (CI runs `StressTests` under
@@ -14,7 +14,8 @@ import Glibc
         let path = "/tmp/taskgraph-recorder-stress-\(getpid()).tglog"
         defer { unlink(path) }
         let recorder = try GraphRecorder(graph: graph, path: path, producer: "stress")
-        let threads = 4, perThread = 2_000
+        let threads = 4
+        let perThread = 2_000
         DispatchQueue.concurrentPerform(iterations: threads) { t in
             for i in 0..<perThread {
                 let task = GraphTask<Int, Never>(name: "n\(t).\(i)", graph: graph) { succeed, _, progress in
@@ -22,7 +23,7 @@ import Glibc
                     succeed(i)
                 }
                 task.execute()
-                if i % 100 == 0 { recorder.flush() }   // flushes racing the writer thread
+                if i % 100 == 0 { recorder.flush() } // flushes racing the writer thread
             }
         }
         recorder.finish()
@@ -39,11 +40,14 @@ import Glibc
             }
             text = String(decoding: bytes, as: UTF8.self)
         }
-        let lines = text.split(separator: "\n").dropFirst()   // the header has no seq
+        let lines = text.split(separator: "\n").dropFirst() // the header has no seq
         var expected = 1
         var gapless = true
         for line in lines {
-            guard line.hasPrefix("{\"seq\":\(expected),") else { gapless = false; break }
+            guard line.hasPrefix("{\"seq\":\(expected),") else {
+                gapless = false
+                break
+            }
             expected += 1
         }
         #expect(gapless)

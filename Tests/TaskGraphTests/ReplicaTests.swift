@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import TaskGraph
 
 /// Builds random task trees on a virtual clock from a seeded generator.
@@ -38,20 +39,23 @@ struct RandomProgram {
         case 2:
             let kids = children(depth)
             t = GraphTask.allSettled(kids, graph: graph).mapOutcome { r -> Result<Int, TestError> in
-                switch r { case .success(let all): .success(all.count) }
+                switch r {
+                case .success(let all): .success(all.count)
+                }
             }
         default:
             let first = tree(depth: depth - 1)
             if !lateAdoption {
                 // With retention, the closure makes its task when called (late adoption of a
                 // dropped root is covered by GraphTests).
-                let g = graph, name = "late\(tasks.count)"
+                let g = graph
+                let name = "late\(tasks.count)"
                 t = first.then { v in timed(v, after: 0.5, name: name, graph: g) }
             } else if chance(0.5) {
                 t = first.then(tree(depth: depth - 1))
             } else {
                 let second = tree(depth: depth - 1)
-                t = first.then { _ in second }   // adopted when the first link succeeds
+                t = first.then { _ in second } // adopted when the first link succeeds
             }
         }
         tasks.append(t)
@@ -92,7 +96,8 @@ struct RandomProgram {
     func replicaFromEventsEqualsSnapshot(batch: Int) {
         for seed in UInt64(batch * 40)..<UInt64(batch * 40 + 40) {
             let clock = VirtualClock()
-            let graph = seed % 4 == 0
+            let graph =
+                seed % 4 == 0
                 ? Graph(clock: clock, retention: Retention(maxFinishedRoots: 1))
                 : Graph(clock: clock)
             let log = EventLog(graph)
@@ -150,8 +155,9 @@ func checkConsistency(_ snap: GraphSnapshot, seed: UInt64) {
         case (_, .cancelled, _):
             #expect(!kids.contains { $0.state == .executing }, "seed \(seed) node \(node.id)")
         case (_, .notExecuted, _):
-            #expect(kids.allSatisfy { $0.state == .notExecuted || $0.state == .cancelled || $0.kind == "pending" },
-                    "seed \(seed) node \(node.id)")
+            #expect(
+                kids.allSatisfy { $0.state == .notExecuted || $0.state == .cancelled || $0.kind == "pending" },
+                "seed \(seed) node \(node.id)")
         default:
             break
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TaskGraph
 
 /// Hostile viewer input (attach.md "Viewer to server"): the server never traps, never acts
@@ -9,7 +10,9 @@ import Testing
     struct Rng {
         var state: UInt64
         mutating func next() -> UInt64 {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
             return state
         }
         mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
@@ -63,8 +66,10 @@ import Testing
         }
         #expect(cancels == 0)
         #expect(ViewerCommand(line: Array("{\"cmd\":\"cancel\",\"id\":7}".utf8)[...]) == .cancel(7))
-        #expect(ViewerCommand(line: Array("{\"cmd\":\"cancel\",\"id\":2147483647}".utf8)[...]) == .cancel(2147483647))
-        #expect(ViewerCommand(line: Array("{\"cmd\":\"cancel\",\"id\":2147483648}".utf8)[...]) != .cancel(2147483648))
+        #expect(
+            ViewerCommand(line: Array("{\"cmd\":\"cancel\",\"id\":2147483647}".utf8)[...]) == .cancel(2_147_483_647))
+        #expect(
+            ViewerCommand(line: Array("{\"cmd\":\"cancel\",\"id\":2147483648}".utf8)[...]) != .cancel(2_147_483_648))
         #expect(ViewerCommand(line: Array("not json".utf8)[...]) == .notJSON)
     }
 
@@ -92,8 +97,8 @@ import Testing
                 _ = viewer!.object(timeout: 30) { ($0["message"] as? String)?.contains("probe\(k)") == true }
             }
         }
-        #expect(target.state == .executing)   // nothing hostile cancelled anything
-        #expect(closedConnections > 0)        // the closing rules were exercised
+        #expect(target.state == .executing) // nothing hostile cancelled anything
+        #expect(closedConnections > 0) // the closing rules were exercised
 
         // A well-behaved viewer is served as usual afterwards.
         let good = try TestViewer(path: server.path)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TaskGraph
 
 /// A server whose every viewer is stalled lets go of the graph (so a stopped viewer costs the
@@ -52,7 +53,9 @@ import Testing
         // that came while the socket still took bytes), then the resync of the let-go, a
         // fresh snapshot of the graph as it is, and live events. Every event made is either
         // received or counted as skipped, and the numbering has no gap.
-        var received = 0, skipped = 0, lastSeq = 1
+        var received = 0
+        var skipped = 0
+        var lastSeq = 1
         var gapless = true
         var snapshot: [String: Any]?
         while let o = viewer.object() {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TaskGraph
 
 /// The server under concurrency (CI runs suites named *StressTests under ThreadSanitizer):

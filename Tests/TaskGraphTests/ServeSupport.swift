@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TaskGraph
 
 /// A test viewer: a blocking Unix-socket client with line reading and timeouts.
@@ -41,7 +42,10 @@ final class TestViewer {
         guard poll(&p, 1, Int32(timeout * 1000)) > 0 else { return false }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if n <= 0 { closed = true; return false }
+        if n <= 0 {
+            closed = true
+            return false
+        }
         buffer.append(contentsOf: chunk[0..<n])
         return true
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TaskGraph
 
 /// `Graph.serve` (attach.md "Library side" and "The protocol"), against real Unix sockets
@@ -120,7 +121,7 @@ import Testing
         clock.advance(by: 1)
         let server = try g.serve(at: tmp.path + "/s.sock", name: "demo")
         defer { server.stop() }
-        #expect(g.observerCount == 0)   // nothing attached while nobody watches
+        #expect(g.observerCount == 0) // nothing attached while nobody watches
         let viewer = try TestViewer(path: server.path)
         let got = try #require(viewer.readHeaderAndSnapshot())
         #expect(got.header["format"] as? String == "taskgraph-log")
@@ -140,7 +141,7 @@ import Testing
         #expect(nodes.first?["state"] as? String == "executing")
         #expect(g.observerCount == 1)
 
-        clock.advance(by: 1)   // `first` completes at t = 1 on the server's clock
+        clock.advance(by: 1) // `first` completes at t = 1 on the server's clock
         let done = try #require(viewer.object())
         #expect(done["seq"] as? Int == 2)
         #expect(done["ev"] as? String == "progress" || done["ev"] as? String == "state")
@@ -173,7 +174,7 @@ import Testing
         let viewer = try TestViewer(path: server.path)
         #expect(viewer.readHeaderAndSnapshot() != nil)
         for round in 0..<3 {
-            usleep(200_000)   // the server drains, finds nothing and sleeps
+            usleep(200_000) // the server drains, finds nothing and sleeps
             let t = GraphTask<Int, Never>(name: "quiet \(round)", graph: g) { _, _ in }
             let add = try #require(viewer.object())
             #expect(add["ev"] as? String == "add")
@@ -197,7 +198,7 @@ import Testing
         let t = GraphTask<Int, Never>(name: "busy", graph: g) { _, _, _ in }
         t.execute()
         server.lock.withLock {
-            #expect(server.pumpLocked() == false)   // everything so far
+            #expect(server.pumpLocked() == false) // everything so far
             let c = try! #require(server.connections.first)
             let before = c.pendingEvents
             for i in 1...1000 { t.report(TaskProgress(Double(i) / 1001)) }
@@ -207,9 +208,9 @@ import Testing
             #expect(c.pendingEvents == before + 1000)
             #expect(server.hasRoomLocked())
             let bytes = c.eventBytes
-            c.eventBytes = GraphServer.bufferBytes / 4   // a viewer that has not read
+            c.eventBytes = GraphServer.bufferBytes / 4 // a viewer that has not read
             #expect(!server.hasRoomLocked())
-            c.overflowed = true                         // it overflowed: it no longer counts
+            c.overflowed = true // it overflowed: it no longer counts
             #expect(server.hasRoomLocked())
             c.overflowed = false
             c.eventBytes = bytes
@@ -233,7 +234,7 @@ import Testing
         var b: TestViewer? = try TestViewer(path: server.path)
         #expect(a?.readHeaderAndSnapshot() != nil)
         #expect(b?.readHeaderAndSnapshot() != nil)
-        #expect(g.observerCount == 1)   // one observer for every viewer
+        #expect(g.observerCount == 1) // one observer for every viewer
         a = nil
         #expect(await eventuallyAsync { server.lock.withLock { server.connections.count } == 1 })
         #expect(g.observerCount == 1)
@@ -352,7 +353,7 @@ import Testing
 
         let long = try TestViewer(path: server.path)
         #expect(long.readHeaderAndSnapshot() != nil)
-        long.send("{\"cmd\":\"" + String(repeating: "x", count: 70 * 1024))   // no newline yet
+        long.send("{\"cmd\":\"" + String(repeating: "x", count: 70 * 1024)) // no newline yet
         #expect(long.waitClosed())
 
         let longLine = try TestViewer(path: server.path)
@@ -395,7 +396,8 @@ import Testing
         #expect((refusal["message"] as? String)?.contains("16") == true)
         #expect(extra.waitClosed())
         viewers.removeLast()
-        #expect(await eventuallyAsync { server.lock.withLock { server.connections.count } == GraphServer.maxViewers - 1 })
+        #expect(
+            await eventuallyAsync { server.lock.withLock { server.connections.count } == GraphServer.maxViewers - 1 })
         let again = try TestViewer(path: server.path)
         #expect(again.readHeaderAndSnapshot() != nil)
     }
@@ -410,7 +412,7 @@ import Testing
         defer { server.stop() }
         let viewer = try TestViewer(path: server.path)
         #expect(viewer.readHeaderAndSnapshot() != nil)
-        shutdown(viewer.fd, Int32(SHUT_WR))   // as `nc -U PATH < /dev/null` does
+        shutdown(viewer.fd, Int32(SHUT_WR)) // as `nc -U PATH < /dev/null` does
         usleep(50_000)
         r.progress(TaskProgress(0.25, info: "still watching"))
         #expect(viewer.object { $0["ev"] as? String == "progress" }?["info"] as? String == "still watching")
@@ -497,7 +499,7 @@ import Testing
         for k in 0..<10_000 {
             a.progress(TaskProgress(Double(k) / 10_000, info: info))
         }
-        #expect(Date().timeIntervalSince(start) < 120)   // never blocked on the socket (a block would hang)
+        #expect(Date().timeIntervalSince(start) < 120) // never blocked on the socket (a block would hang)
         let buffered = server.lock.withLock { server.connections.map { $0.pending.count + $0.inFlightEventBytes } }
         #expect(buffered.allSatisfy { $0 <= GraphServer.bufferBytes })
         a.progress(TaskProgress(0.99, info: "last"))

@@ -1,5 +1,6 @@
 import Dispatch
 import Testing
+
 @testable import TaskGraph
 
 /// One task, several consumers (api.md "Every task is exactly one node"): the first consumer
@@ -53,24 +54,25 @@ import Testing
     @Test func theSameTaskInTwoConcurrentsExactEvents() {
         let (g, clock) = virtualGraph()
         let log = EventLog(g)
-        let shared = timed(1, after: 1, name: "shared", graph: g)   // #0
-        let x = timed(2, after: 2, name: "x", graph: g)             // #1
-        let y = timed(3, after: 1, name: "y", graph: g)             // #2
-        let c1 = GraphTask.concurrent([shared, x], name: "c1", graph: g)   // #3
-        let c2 = GraphTask.concurrent([shared, y], name: "c2", graph: g)   // #4, ref #5
-        #expect(log.changes == [
-            .added(id: NodeID(0), kind: "task", name: "shared", weight: 1, parent: nil, index: nil),
-            .added(id: NodeID(1), kind: "task", name: "x", weight: 1, parent: nil, index: nil),
-            .added(id: NodeID(2), kind: "task", name: "y", weight: 1, parent: nil, index: nil),
-            .added(id: NodeID(3), kind: "concurrent", name: "c1", weight: 1, parent: nil, index: nil),
-            .parentSet(id: NodeID(0), parent: NodeID(3), index: 0),
-            .parentSet(id: NodeID(1), parent: NodeID(3), index: 1),
-            .added(id: NodeID(4), kind: "concurrent", name: "c2", weight: 1, parent: nil, index: nil),
-            .parentSet(id: NodeID(2), parent: NodeID(4), index: 1),
-            .added(id: NodeID(5), kind: "ref", name: "shared", weight: 1, parent: NodeID(4), index: 0),
-            .ref(id: NodeID(5), of: NodeID(0)),
-        ])
-        c2.execute()   // the adopter c1 is not executing: the ref starts the shared task
+        let shared = timed(1, after: 1, name: "shared", graph: g) // #0
+        let x = timed(2, after: 2, name: "x", graph: g) // #1
+        let y = timed(3, after: 1, name: "y", graph: g) // #2
+        let c1 = GraphTask.concurrent([shared, x], name: "c1", graph: g) // #3
+        let c2 = GraphTask.concurrent([shared, y], name: "c2", graph: g) // #4, ref #5
+        #expect(
+            log.changes == [
+                .added(id: NodeID(0), kind: "task", name: "shared", weight: 1, parent: nil, index: nil),
+                .added(id: NodeID(1), kind: "task", name: "x", weight: 1, parent: nil, index: nil),
+                .added(id: NodeID(2), kind: "task", name: "y", weight: 1, parent: nil, index: nil),
+                .added(id: NodeID(3), kind: "concurrent", name: "c1", weight: 1, parent: nil, index: nil),
+                .parentSet(id: NodeID(0), parent: NodeID(3), index: 0),
+                .parentSet(id: NodeID(1), parent: NodeID(3), index: 1),
+                .added(id: NodeID(4), kind: "concurrent", name: "c2", weight: 1, parent: nil, index: nil),
+                .parentSet(id: NodeID(2), parent: NodeID(4), index: 1),
+                .added(id: NodeID(5), kind: "ref", name: "shared", weight: 1, parent: NodeID(4), index: 0),
+                .ref(id: NodeID(5), of: NodeID(0)),
+            ])
+        c2.execute() // the adopter c1 is not executing: the ref starts the shared task
         #expect(shared.state == .executing)
         c1.execute()
         clock.runUntilIdle()
@@ -106,7 +108,7 @@ import Testing
         let shared = timed(1, after: 1, name: "shared", graph: g)
         let seq = GraphTask.sequential([first, shared], graph: g).execute()
         let other = shared.mapResult { $0 + 1 }.execute()
-        #expect(shared.state == .notExecuted)   // not started out of the sequential's order
+        #expect(shared.state == .notExecuted) // not started out of the sequential's order
         clock.advance(by: 5)
         #expect(shared.state == .executing)
         clock.runUntilIdle()
@@ -118,7 +120,7 @@ import Testing
         let (g, clock) = virtualGraph()
         let first = timed(0, after: 1, name: "first", graph: g)
         let fallback = timed(7, after: 1, name: "fallback", graph: g)
-        let r = first.recover(fallback).execute()    // fallback adopted, never needed by r
+        let r = first.recover(fallback).execute() // fallback adopted, never needed by r
         let m = fallback.mapResult { $0 * 2 }.execute()
         #expect(fallback.state == .notExecuted)
         clock.runUntilIdle()
@@ -248,14 +250,19 @@ extension SharedTaskTests {
         let shared = timed(2, after: 1, name: "shared", graph: g)
         let a = shared.mapResult { $0 }.execute()
         let tries = Counter()
-        let b = GraphTask.sequential([shared, GraphTask<Int, TestError>(graph: g) { _, fail in
-            tries.bump()
-            fail(TestError())
-        }], graph: g).retry(2).execute()
+        let b = GraphTask.sequential(
+            [
+                shared,
+                GraphTask<Int, TestError>(graph: g) { _, fail in
+                    tries.bump()
+                    fail(TestError())
+                },
+            ], graph: g
+        ).retry(2).execute()
         clock.runUntilIdle()
         #expect(a.outcome.flatMap { try? $0.get() } == 2)
         #expect(tries.value == 2)
-        let refs = log.changes.compactMap { if case let .ref(id, of) = $0 { return (id, of) } else { return nil } }
+        let refs = log.changes.compactMap { if case .ref(let id, let of) = $0 { return (id, of) } else { return nil } }
         #expect(refs.count == 2)
         #expect(refs.allSatisfy { $0.1 == shared.id })
         #expect(b.state == .completed)
@@ -284,7 +291,7 @@ extension SharedTaskTests {
         a.cancel()
         #expect(shared.state == .cancelled)
         #expect(b.state == .notExecuted)
-        b.execute()   // it reaches the cancelled task then, and reacts
+        b.execute() // it reaches the cancelled task then, and reacts
         #expect(b.state == .cancelled)
     }
 
@@ -311,7 +318,7 @@ extension SharedTaskTests {
         let (g, _) = virtualGraph()
         let shared = timed(1, after: 1, graph: g)
         let adopter = shared.mapResult { $0 }
-        for _ in 0..<1000 { _ = shared.mapResult { $0 } }   // each consumer dropped at once
+        for _ in 0..<1000 { _ = shared.mapResult { $0 } } // each consumer dropped at once
         let count = g.lock.withLock { shared._sharing?.refs.count ?? -1 }
         #expect(count > 0 && count <= 32)
         withExtendedLifetime(adopter) {}

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TaskGraph
 
 @Suite struct SmokeTests {
@@ -32,7 +33,8 @@ import Testing
 
     @Test func cancelUpward() {
         let (g, clock) = virtualGraph()
-        let a = timed(1, after: 1, graph: g), b = timed(2, after: 1, graph: g)
+        let a = timed(1, after: 1, graph: g)
+        let b = timed(2, after: 1, graph: g)
         let seq = GraphTask.sequential([a, b])
         seq.execute()
         b.cancel()
@@ -44,7 +46,8 @@ import Testing
 
     @Test func allSettledAbsorbs() {
         let (g, clock) = virtualGraph()
-        let a = timed(1, after: 1, graph: g), b = timed(2, after: 2, graph: g)
+        let a = timed(1, after: 1, graph: g)
+        let b = timed(2, after: 2, graph: g)
         let all = GraphTask.allSettled([a, b])
         let got = Recorder<[Settled<Int, TestError>]>()
         all.success { got.add($0) }.execute()

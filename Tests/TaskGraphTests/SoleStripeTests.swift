@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import Testing
+
 @testable import TaskGraph
 
 /// While one lock stripe alone holds an observed graph's nodes, its lock keeps deliveries

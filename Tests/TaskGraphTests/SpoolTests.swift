@@ -1,9 +1,10 @@
 import Dispatch
 import Testing
+
 @testable import TaskGraph
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The spool between observers (the program's threads) and the recorder's, server's and
@@ -21,8 +22,8 @@ import Glibc
 
     @Test func aConsumerMarkedIdleIsWokenByTheNextAppendOnly() {
         let spool = Spool<Int>(chunkSize: 16, maxChunks: 100, overflow: .drop)
-        #expect(spool.append(1) == .queued)   // nobody sleeps
-        #expect(!spool.markIdleIfEmpty())     // something waits: drain first
+        #expect(spool.append(1) == .queued) // nobody sleeps
+        #expect(!spool.markIdleIfEmpty()) // something waits: drain first
         #expect(spool.takeAll() == [1])
         #expect(spool.markIdleIfEmpty())
         #expect(spool.append(2) == .queuedFirst)
@@ -40,14 +41,14 @@ import Glibc
         let spool = Spool<Int>(chunkSize: 16, maxChunks: 100, overflow: .drop)
         for i in 0..<10 { _ = spool.append(i) }
         #expect(spool.takeAll() == Array(0..<10))
-        for i in 10..<40 { _ = spool.append(i) }   // fills that chunk, then one more and a half
+        for i in 10..<40 { _ = spool.append(i) } // fills that chunk, then one more and a half
         #expect(spool.takeAll() == Array(10..<40))
         #expect(spool.chunkCounts.all <= 3)
     }
 
     @Test func aBoundedDrainTakesTheOldestAndLeavesTheRestInOrder() {
         let spool = Spool<Int>(chunkSize: 16, maxChunks: 100, overflow: .drop)
-        for i in 0..<40 { _ = spool.append(i) }   // two full chunks queued, 8 in the third
+        for i in 0..<40 { _ = spool.append(i) } // two full chunks queued, 8 in the third
         func take(_ limit: Int) -> [Int] {
             var out: [Int] = []
             let n = spool.drain(limit: limit) { out.append($0) }
@@ -55,9 +56,9 @@ import Glibc
             return out
         }
         #expect(take(10) == Array(0..<10))
-        #expect(take(10) == Array(10..<20))   // the rest of the first chunk, then the second's
+        #expect(take(10) == Array(10..<20)) // the rest of the first chunk, then the second's
         for i in 40..<45 { _ = spool.append(i) }
-        #expect(take(20) == Array(20..<40))   // the second chunk, then the one being filled
+        #expect(take(20) == Array(20..<40)) // the second chunk, then the one being filled
         #expect(take(100) == Array(40..<45))
         #expect(take(100).isEmpty)
         for i in 45..<100 { _ = spool.append(i) }
@@ -79,7 +80,7 @@ import Glibc
                 _ = spool.append(t)
             }
             var n = 0
-            spool.drain { _ in n += 1 }   // takes the 40
+            spool.drain { _ in n += 1 } // takes the 40
             #expect(n == 40)
             for _ in 0..<20 { _ = spool.append(Token()) }
             let t = Token()
@@ -95,7 +96,7 @@ import Glibc
         var results: [Spool<Int>.AppendResult] = []
         for i in 0..<100 { results.append(spool.append(i)) }
         let queued = results.filter { $0 != .dropped }.count
-        #expect(queued == 64)   // at most `maxChunks` chunks of 16
+        #expect(queued == 64) // at most `maxChunks` chunks of 16
         #expect(spool.isOverflowed)
         #expect(spool.discard() == 64)
         #expect(spool.resume() == 36)
@@ -148,7 +149,7 @@ import Glibc
         let text = try String(decoding: readAll(path), as: UTF8.self)
         #expect(text.contains("\"name\":\"t9999\""))
         let lastLine = text.split(separator: "\n").last.map(String.init) ?? ""
-        #expect(lastLine.contains("\"ev\":\"state\""))   // the last task's completion
+        #expect(lastLine.contains("\"ev\":\"state\"")) // the last task's completion
         recorder.finish()
         let done = try String(decoding: readAll(path), as: UTF8.self)
         #expect(done.hasSuffix("\"outcome\":\"succeeded\"}}\n"))
@@ -165,7 +166,7 @@ import Glibc
         let path = "/tmp/taskgraph-spooltest-dropped-\(getpid()).tglog"
         defer { unlink(path) }
         _ = try graph.record(to: path, producer: "test")
-        for i in 0..<100_000 {   // 300,000 events: more than the spool holds
+        for i in 0..<100_000 { // 300,000 events: more than the spool holds
             GraphTask<Int, Never>(graph: graph) { succeed, _ in succeed(i) }.execute()
         }
         GraphTask<Int, Never>(name: "last one", graph: graph) { succeed, _ in succeed(0) }.execute()

@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TaskGraph
 
 /// Per-index handler counts, safe from any thread.
@@ -26,12 +27,12 @@ func statesMoveForward(_ log: EventLog) -> [NodeID] {
     var last: [NodeID: TaskState] = [:]
     var bad: [NodeID] = []
     for change in log.changes {
-        guard case let .stateChanged(id, s, _, _) = change else { continue }
+        guard case .stateChanged(let id, let s, _, _) = change else { continue }
         let from = last[id] ?? .notExecuted
         let ok: Bool
         switch (from, s) {
         case (.notExecuted, .executing), (.notExecuted, .cancelled),
-             (.executing, .completed), (.executing, .cancelled):
+            (.executing, .completed), (.executing, .cancelled):
             ok = true
         default:
             ok = false
@@ -82,18 +83,25 @@ func statesMoveForward(_ log: EventLog) -> [NodeID] {
                 }
             }
         }
-        let success = tally.get("success"), failure = tally.get("failure")
-        let completion = tally.get("completion"), cancel = tally.get("cancel"), late = tally.get("late")
+        let success = tally.get("success")
+        let failure = tally.get("failure")
+        let completion = tally.get("completion")
+        let cancel = tally.get("cancel")
+        let late = tally.get("late")
         var problems: [String] = []
         for i in 0..<n {
             let t = all[i].0
             let done = success[i] + failure[i]
             switch t.state {
             case .completed:
-                if done != 1 || completion[i] != 1 || cancel[i] != 0 || late[i] != 1 { problems.append("completed \(i)") }
+                if done != 1 || completion[i] != 1 || cancel[i] != 0 || late[i] != 1 {
+                    problems.append("completed \(i)")
+                }
                 if (failure[i] == 1) != (i % 7 == 0) { problems.append("wrong outcome \(i)") }
             case .cancelled:
-                if done != 0 || completion[i] != 0 || cancel[i] != 1 || late[i] != 0 { problems.append("cancelled \(i)") }
+                if done != 0 || completion[i] != 0 || cancel[i] != 1 || late[i] != 0 {
+                    problems.append("cancelled \(i)")
+                }
             default:
                 problems.append("unsettled \(i)")
             }
@@ -121,13 +129,17 @@ func statesMoveForward(_ log: EventLog) -> [NodeID] {
         log.observation.cancel()
         // Every round's last task settled exactly once: one handler or the other.
         let wrong = (0..<completion.count).filter { completion[$0] + cancel[$0] != 1 }
-        #expect(wrong.isEmpty, "rounds whose handlers fired \(wrong.prefix(5).map { completion[$0] + cancel[$0] }) times")
+        #expect(
+            wrong.isEmpty, "rounds whose handlers fired \(wrong.prefix(5).map { completion[$0] + cancel[$0] }) times")
         #expect(final.nodes.count > OneGraphStress.threads * rounds * 4)
         #expect(log.events.map(\.sequence) == Array(1...UInt64(log.events.count)))
         let rebuilt = log.replica.snapshot
-        let differ = final.nodes.keys.filter { rebuilt.nodes[$0] != final.nodes[$0] }
+        let differ =
+            final.nodes.keys.filter { rebuilt.nodes[$0] != final.nodes[$0] }
             + rebuilt.nodes.keys.filter { final.nodes[$0] == nil }
-        #expect(differ.isEmpty, "\(differ.count) nodes differ, e.g. \(differ.prefix(2).map { (rebuilt.nodes[$0], final.nodes[$0]) })")
+        #expect(
+            differ.isEmpty,
+            "\(differ.count) nodes differ, e.g. \(differ.prefix(2).map { (rebuilt.nodes[$0], final.nodes[$0]) })")
         #expect(rebuilt.roots == final.roots)
         #expect(rebuilt.sequence == final.sequence)
         #expect(statesMoveForward(log).isEmpty)
@@ -144,7 +156,9 @@ func statesMoveForward(_ log: EventLog) -> [NodeID] {
         OneGraphStress.onThreads(2) { w in
             let a = GraphTask<Int, TestError>(name: "a\(w)", graph: g) { s, _ in s(w) }
             let b = GraphTask<Int, TestError>(name: "b\(w)", graph: g) { s, _ in s(w) }
-            made.withLock { $0.append(GraphTask.sequential([a, b], name: "inner\(w)", graph: g, combine: { $0.reduce(0, +) })) }
+            made.withLock {
+                $0.append(GraphTask.sequential([a, b], name: "inner\(w)", graph: g, combine: { $0.reduce(0, +) }))
+            }
         }
         let inner = made.get
         let outer = GraphTask.concurrent(inner, name: "outer", graph: g)
@@ -190,7 +204,9 @@ func statesMoveForward(_ log: EventLog) -> [NodeID] {
                 }
             }
         }
-        let body = tally.get("body"), success = tally.get("success"), cancel = tally.get("cancel")
+        let body = tally.get("body")
+        let success = tally.get("success")
+        let cancel = tally.get("cancel")
         let late = tally.get("late")
         var problems: [Int] = []
         for i in 0..<n {
@@ -210,7 +226,8 @@ func statesMoveForward(_ log: EventLog) -> [NodeID] {
     }
 
     @Test func compositesSettledFromSeveralThreads() {
-        let groups = 300, width = 5
+        let groups = 300
+        let width = 5
         let (g, _) = virtualGraph()
         let log = EventLog(g)
         let tally = Tally(size: groups)
@@ -244,7 +261,9 @@ func statesMoveForward(_ log: EventLog) -> [NodeID] {
             leaves.append(ts)
             composites.append(composite)
         }
-        let rs = resolvers, ls = leaves, cs = composites
+        let rs = resolvers
+        let ls = leaves
+        let cs = composites
         DispatchQueue.concurrentPerform(iterations: Self.threads) { worker in
             var rng = SeededGenerator(seed: UInt64(worker + 100))
             for gi in (0..<groups).shuffled(using: &rng) {
@@ -264,7 +283,8 @@ func statesMoveForward(_ log: EventLog) -> [NodeID] {
                 }
             }
         }
-        let completion = tally.get("completion"), cancel = tally.get("cancel")
+        let completion = tally.get("completion")
+        let cancel = tally.get("cancel")
         var problems: [String] = []
         for gi in 0..<groups {
             switch cs[gi].state {
@@ -281,7 +301,7 @@ func statesMoveForward(_ log: EventLog) -> [NodeID] {
         // Every aggregate that was reported never went down.
         var fractions: [NodeID: Double] = [:]
         var down: [NodeID] = []
-        for case let .progress(id, p) in log.changes {
+        for case .progress(let id, let p) in log.changes {
             if let before = fractions[id], p.fraction < before, snap[id]?.kind != "pending" { down.append(id) }
             fractions[id] = p.fraction
         }
@@ -302,7 +322,8 @@ func statesMoveForward(_ log: EventLog) -> [NodeID] {
                 if won { tally.bump("won", i) }
             }
         }
-        let won = tally.get("won"), success = tally.get("success")
+        let won = tally.get("won")
+        let success = tally.get("success")
         #expect(won.filter { $0 != 1 }.count == 0, "resolvers that returned true: \(won.filter { $0 != 1 }.prefix(5))")
         #expect(success.allSatisfy { $0 == 1 })
     }

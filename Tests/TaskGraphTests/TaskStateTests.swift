@@ -1,5 +1,5 @@
-import Testing
 import TaskGraph
+import Testing
 
 /// `TaskState.allCases`: every state once, in lifecycle order, from one stored array.
 @Suite struct TaskStateTests {
@@ -20,7 +20,8 @@ import TaskGraph
     }
 
     @Test func allCasesIsOneStoredArrayNotANewOneEachCall() {
-        let first = TaskState.allCases, second = TaskState.allCases   // both alive at once
+        let first = TaskState.allCases
+        let second = TaskState.allCases // both alive at once
         let same = first.withUnsafeBufferPointer { a in
             second.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress }
         }

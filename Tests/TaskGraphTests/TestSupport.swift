@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TaskGraph
 
 struct TestError: Error, Equatable, CustomStringConvertible {
@@ -9,7 +10,7 @@ struct TestError: Error, Equatable, CustomStringConvertible {
 
 /// A pthread-backed lock (NSLock), so ThreadSanitizer sees the synchronization
 /// (it does not see `Synchronization.Mutex` on Linux).
-final class Locked<T>: @unchecked Sendable {   // `value` guarded by `lock`
+final class Locked<T>: @unchecked Sendable { // `value` guarded by `lock`
     private let lock = NSLock()
     private var value: T
     init(_ value: T) { self.value = value }
@@ -57,17 +58,17 @@ final class EventLog: Sendable {
 
     /// The cancel sources recorded for `id`, in order.
     func cancelSources(_ id: NodeID) -> [String] {
-        changes.compactMap { if case let .cancelRequested(i, s) = $0, i == id { return s } else { return nil } }
+        changes.compactMap { if case .cancelRequested(let i, let s) = $0, i == id { return s } else { return nil } }
     }
 
     /// The states `id` moved through, in order.
     func states(_ id: NodeID) -> [TaskState] {
-        changes.compactMap { if case let .stateChanged(i, s, _, _) = $0, i == id { return s } else { return nil } }
+        changes.compactMap { if case .stateChanged(let i, let s, _, _) = $0, i == id { return s } else { return nil } }
     }
 
     /// The progress fractions recorded for `id`, in order.
     func fractions(_ id: NodeID) -> [Double] {
-        changes.compactMap { if case let .progress(i, p) = $0, i == id { return p.fraction } else { return nil } }
+        changes.compactMap { if case .progress(let i, let p) = $0, i == id { return p.fraction } else { return nil } }
     }
 
     /// The state a replica rebuilt from these events shows.
@@ -79,8 +80,10 @@ final class EventLog: Sendable {
 }
 
 /// A leaf that completes when the virtual clock reaches `after` seconds from execute.
-func timed<S: Sendable>(_ value: S, after seconds: Double, name: String? = nil, graph: Graph,
-                        fail: Bool = false) -> GraphTask<S, TestError> {
+func timed<S: Sendable>(
+    _ value: S, after seconds: Double, name: String? = nil, graph: Graph,
+    fail: Bool = false
+) -> GraphTask<S, TestError> {
     GraphTask<S, TestError>(name: name, graph: graph) { task, succeed, failure, _ in
         let timer = graph.clock.schedule(after: seconds) {
             if fail { failure(TestError()) } else { succeed(value) }
@@ -109,18 +112,23 @@ func stepped(_ steps: [Double], value: Int = 0, name: String? = nil, graph: Grap
 /// Runs `body` on a thread with exactly an 8 MiB stack (a pthread made here, so the size is
 /// certain; Swift Testing's worker threads may have smaller stacks) and waits for it.
 func onBigStack(_ body: @escaping @Sendable () -> Void) {
-    final class Box { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
+    final class Box {
+        let body: @Sendable () -> Void
+        init(_ b: @escaping @Sendable () -> Void) { body = b }
+    }
     var attr = pthread_attr_t()
     pthread_attr_init(&attr)
     defer { pthread_attr_destroy(&attr) }
     #expect(pthread_attr_setstacksize(&attr, 8 << 20) == 0)
     var thread = pthread_t()
     let arg = Unmanaged.passRetained(Box(body)).toOpaque()
-    let rc = pthread_create(&thread, &attr, { raw in
-        let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-        box.body()
-        return nil
-    }, arg)
+    let rc = pthread_create(
+        &thread, &attr,
+        { raw in
+            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+            box.body()
+            return nil
+        }, arg)
     #expect(rc == 0)
     if rc == 0 { pthread_join(thread, nil) }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TaskGraph
 
 /// `Graph.cancel` on a not-executed task the graph holds no reference to (a root only its
@@ -8,7 +9,10 @@ import Testing
         let (g, _) = virtualGraph()
         let ran = Recorder<Int>()
         let cancels = Recorder<Int>()
-        let t = GraphTask<Int, TestError>(graph: g) { s, _ in ran.add(1); s(1) }
+        let t = GraphTask<Int, TestError>(graph: g) { s, _ in
+            ran.add(1)
+            s(1)
+        }
         t.onCancel { cancels.add(1) }
         g.cancel(t.id, source: "keyboard")
         #expect(g.snapshot()[t.id]?.state == .cancelled)
@@ -21,7 +25,8 @@ import Testing
 
     @Test func theUpwardRuleReachesNotExecutedParents() {
         let (g, _) = virtualGraph()
-        let a = forever(name: "a", graph: g), b = forever(name: "b", graph: g)
+        let a = forever(name: "a", graph: g)
+        let b = forever(name: "b", graph: g)
         let seq = GraphTask.sequential([a, b], name: "seq")
         g.cancel(b.id, source: "keyboard")
         let snap = g.snapshot()

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TaskGraph
 
 /// VirtualClock and determinism of graphs driven by it.
@@ -103,6 +104,6 @@ import Testing
         let second = Self.program()
         #expect(first.count > 30)
         #expect(first == second)
-        #expect(first.last?.time == 3.1)   // b: started at 0.1, steps at 1.1 and 2.1, done at 3.1
+        #expect(first.last?.time == 3.1) // b: started at 0.1, steps at 1.1 and 2.1, done at 3.1
     }
 }

@@ -1,11 +1,12 @@
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#endif
-import Testing
 import TaskGraph
 import TaskGraphTracing
+import Testing
 import Tracing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// On the real clock, spans are made on a tracing thread (the program's threads only queue
 /// events); `flushObservers()`, `serviceContext(for:)` and `cancel()` see everything so far.
@@ -28,8 +29,9 @@ import Tracing
         #expect(tracer.span("broken")?.status?.message == "disk full")
         #expect(build.status?.code == .error)
         #expect(tracer.spans.allSatisfy { $0.ends == 1 })
-        let f = try #require(tracer.span("fetch")), b = try #require(tracer.span("broken"))
-        #expect(try #require(f.end) <= b.start)   // the events' own instants, in order
+        let f = try #require(tracer.span("fetch"))
+        let b = try #require(tracer.span("broken"))
+        #expect(try #require(f.end) <= b.start) // the events' own instants, in order
     }
 
     @Test func theCallersContextIsTakenWhenTheRootStartsNotWhenItsSpanIsMade() throws {
@@ -43,7 +45,7 @@ import Tracing
         ServiceContext.$current.withValue(incoming) { _ = root.wait(timeout: 30) }
         let other = GraphTask<Int, TestError>(name: "unrelated", graph: graph) { succeed, _ in succeed(0) }
         _ = other.wait(timeout: 30)
-        graph.flushObservers()   // on this thread, outside the request's context
+        graph.flushObservers() // on this thread, outside the request's context
 
         let span = try #require(tracer.span("request"))
         #expect(span.ids.trace == "t42" && span.parent == "s7")
@@ -65,7 +67,7 @@ import Tracing
         let inChild = GraphTask<Int, Never>(name: "in a child task", graph: graph) { succeed, _ in succeed(2) }
         try await ServiceContext.$current.withValue(incoming) {
             _ = try await inTask.value
-            _ = try await Task { try await inChild.value }.value   // inherits the task-locals
+            _ = try await Task { try await inChild.value }.value // inherits the task-locals
         }
         let otherLocal = GraphTask<Int, Never>(name: "other local", graph: graph) { succeed, _ in succeed(3) }
         try await Unrelated.$value.withValue(7) { _ = try await otherLocal.value }
@@ -135,9 +137,9 @@ import Tracing
         let observation = graph.trace(with: tracer)
         defer { observation.cancel() }
         let steps = GraphTask<Int, TestError>(name: "steps", graph: graph) { succeed, _, progress in
-            for i in 0..<1_000 { progress(TaskProgress(Double(i) / 2_000)) }   // no text: no event
+            for i in 0..<1_000 { progress(TaskProgress(Double(i) / 2_000)) } // no text: no event
             progress(TaskProgress(0.6, info: "upload"))
-            progress(TaskProgress(0.7, info: "upload"))                         // same text
+            progress(TaskProgress(0.7, info: "upload")) // same text
             progress(TaskProgress(0.9, info: "verify"))
             succeed(0)
         }
@@ -164,7 +166,7 @@ import Tracing
         let graph = Graph()
         let tracer = RecordingTracer()
         let observation = graph.trace(with: tracer)
-        let n = 20_000   // 60,000 events: many full chunks handed over while the loop runs
+        let n = 20_000 // 60,000 events: many full chunks handed over while the loop runs
         for i in 0..<n {
             _ = GraphTask<Int, Never>(name: "t", graph: graph) { succeed, _ in succeed(i) }.wait(timeout: 30)
         }
@@ -176,7 +178,7 @@ import Tracing
 }
 
 /// A value set on one thread and read after `wait` on another.
-final class Box: @unchecked Sendable {   // written before the task settles, read after
+final class Box: @unchecked Sendable { // written before the task settles, read after
     var value: String?
 }
 

@@ -1,6 +1,6 @@
-import Testing
 import TaskGraph
 import TaskGraphTracing
+import Testing
 import Tracing
 
 struct TestError: Error, CustomStringConvertible {
@@ -64,11 +64,12 @@ func timed(_ name: String, after seconds: Double, graph: Graph, fail: Bool = fal
         let tracer = RecordingTracer()
         let observation = g.trace(with: tracer)
         defer { observation.cancel() }
-        let root = GraphTask.sequential([
-            timed("ok", after: 1, graph: g),
-            timed("broken", after: 1, graph: g, fail: true),
-            timed("never", after: 1, graph: g),
-        ], name: "pipeline")
+        let root = GraphTask.sequential(
+            [
+                timed("ok", after: 1, graph: g),
+                timed("broken", after: 1, graph: g, fail: true),
+                timed("never", after: 1, graph: g),
+            ], name: "pipeline")
         root.execute()
         clock.runUntilIdle()
 
@@ -108,8 +109,8 @@ func timed(_ name: String, after seconds: Double, graph: Graph, fail: Bool = fal
         defer { observation.cancel() }
         let leaf = GraphTask<Int, TestError>(name: "steps", graph: g) { succeed, _, progress in
             progress(TaskProgress(0.01, info: "phase 0"))
-            progress(TaskProgress(0.02, info: "phase 0"))   // same text: no new event
-            progress(TaskProgress(0.03))                    // no text: no event
+            progress(TaskProgress(0.02, info: "phase 0")) // same text: no new event
+            progress(TaskProgress(0.03)) // no text: no event
             for i in 1..<50 { progress(TaskProgress(Double(i) / 50, info: "phase \(i)")) }
             succeed(0)
         }
@@ -157,7 +158,7 @@ func timed(_ name: String, after seconds: Double, graph: Graph, fail: Bool = fal
         let observation = g.trace(with: tracer)
         defer { observation.cancel() }
         let leaf = timed("call", after: 5, graph: g)
-        #expect(g.serviceContext(for: leaf.id) == nil)          // not executing yet
+        #expect(g.serviceContext(for: leaf.id) == nil) // not executing yet
         leaf.execute()
         let context = try #require(g.serviceContext(for: leaf.id))
         var headers: [String: String] = [:]
@@ -165,7 +166,7 @@ func timed(_ name: String, after seconds: Double, graph: Graph, fail: Bool = fal
         let span = try #require(tracer.span("call"))
         #expect(headers["traceparent"] == "\(span.ids.trace)-\(span.ids.span)")
         clock.runUntilIdle()
-        #expect(g.serviceContext(for: leaf.id) == nil)          // settled
+        #expect(g.serviceContext(for: leaf.id) == nil) // settled
     }
 
     @Test func nodesAddedBeforeTracingStartsGetSpansWhenTheyExecute() throws {
@@ -187,7 +188,7 @@ func timed(_ name: String, after seconds: Double, graph: Graph, fail: Bool = fal
         let leaf = timed("running", after: 10, graph: g)
         leaf.execute()
         observation.cancel()
-        observation.cancel()   // twice is fine
+        observation.cancel() // twice is fine
         #expect(tracer.span("running")?.ends == 1)
         timed("later", after: 1, graph: g).execute()
         clock.runUntilIdle()

@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import TaskGraphTracing
 
 /// The id -> slot table behind the spans: it must agree with a `Dictionary` through growth

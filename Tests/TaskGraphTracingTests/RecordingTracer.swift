@@ -3,7 +3,7 @@ import Tracing
 
 /// A `Tracer` that keeps every span it starts, for asserting what `Graph.trace(with:)` reports.
 /// Ids are small counters ("t1", "s1"); `inject` writes `traceparent` as "TRACE-SPAN".
-final class RecordingTracer: Tracer, @unchecked Sendable {   // `spans`, counters behind `lock`
+final class RecordingTracer: Tracer, @unchecked Sendable { // `spans`, counters behind `lock`
     typealias Span = RecordedSpan
 
     private let lock = NSLock()
@@ -28,8 +28,9 @@ final class RecordingTracer: Tracer, @unchecked Sendable {   // `spans`, counter
         }
         let ids = RecordedSpanID(trace: trace, span: id)
         context.recordedSpanID = ids
-        let span = RecordedSpan(name: operationName, context: context, ids: ids, parent: parent?.span,
-                                start: instant().nanosecondsSinceEpoch)
+        let span = RecordedSpan(
+            name: operationName, context: context, ids: ids, parent: parent?.span,
+            start: instant().nanosecondsSinceEpoch)
         lock.withLock { started.append(span) }
         return span
     }
@@ -41,13 +42,17 @@ final class RecordingTracer: Tracer, @unchecked Sendable {   // `spans`, counter
 
     func forceFlush() {}
 
-    func inject<Carrier, Inject: Injector>(_ context: ServiceContext, into carrier: inout Carrier, using injector: Inject)
+    func inject<Carrier, Inject: Injector>(
+        _ context: ServiceContext, into carrier: inout Carrier, using injector: Inject
+    )
     where Inject.Carrier == Carrier {
         guard let ids = context.recordedSpanID else { return }
         injector.inject("\(ids.trace)-\(ids.span)", forKey: "traceparent", into: &carrier)
     }
 
-    func extract<Carrier, Extract: Extractor>(_ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract)
+    func extract<Carrier, Extract: Extractor>(
+        _ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract
+    )
     where Extract.Carrier == Carrier {
         guard let value = extractor.extract(key: "traceparent", from: carrier) else { return }
         let parts = value.split(separator: "-").map(String.init)
@@ -73,7 +78,7 @@ extension ServiceContext {
 }
 
 /// One span as the tracer saw it.
-final class RecordedSpan: Span, @unchecked Sendable {   // mutable parts behind `lock`
+final class RecordedSpan: Span, @unchecked Sendable { // mutable parts behind `lock`
     let context: ServiceContext
     let ids: RecordedSpanID
     /// The parent span's id; nil for a trace's first span.
@@ -113,7 +118,9 @@ final class RecordedSpan: Span, @unchecked Sendable {   // mutable parts behind 
 
     func setStatus(_ status: SpanStatus) { lock.withLock { _status = status } }
     func addEvent(_ event: SpanEvent) { lock.withLock { _events.append(event) } }
-    func recordError<Instant: TracerInstant>(_ error: any Error, attributes: SpanAttributes, at instant: @autoclosure () -> Instant) {}
+    func recordError<Instant: TracerInstant>(
+        _ error: any Error, attributes: SpanAttributes, at instant: @autoclosure () -> Instant
+    ) {}
     func addLink(_ link: SpanLink) {}
     func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {
         let t = instant().nanosecondsSinceEpoch
@@ -124,15 +131,15 @@ final class RecordedSpan: Span, @unchecked Sendable {   // mutable parts behind 
     }
 
     func string(_ key: String) -> String? {
-        if case let .string(s)? = attributes.get(key) { return s }
+        if case .string(let s)? = attributes.get(key) { return s }
         return nil
     }
     func int(_ key: String) -> Int64? {
-        if case let .int64(i)? = attributes.get(key) { return i }
+        if case .int64(let i)? = attributes.get(key) { return i }
         return nil
     }
     func double(_ key: String) -> Double? {
-        if case let .double(d)? = attributes.get(key) { return d }
+        if case .double(let d)? = attributes.get(key) { return d }
         return nil
     }
 }

@@ -1,15 +1,16 @@
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#endif
-import Testing
 import TaskGraph
 import TaskGraphTracing
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A traced graph nobody holds any more is freed once its tracing is cancelled: the tracing
 /// thread, the registry behind `serviceContext(for:)` and the queued events let go of it.
 @Suite struct TracedGraphLifetimeTests {
-    final class Weak: @unchecked Sendable {   // written once, then read by the test's thread
+    final class Weak: @unchecked Sendable { // written once, then read by the test's thread
         weak var graph: Graph?
     }
 

@@ -1,6 +1,6 @@
-import Testing
 import TaskGraph
 import TaskGraphTracing
+import Testing
 
 /// How `serviceContext(for:)` finds a graph's spans: per graph (node ids repeat across graphs),
 /// and an observation may outlive its graph.
@@ -11,13 +11,16 @@ import TaskGraphTracing
         let tracer = RecordingTracer()
         let o1 = g1.trace(with: tracer)
         let o2 = g2.trace(with: tracer)
-        defer { o1.cancel(); o2.cancel() }
+        defer {
+            o1.cancel()
+            o2.cancel()
+        }
         let a = timed("in g1", after: 1, graph: g1)
         let b = timed("in g2", after: 1, graph: g2)
-        #expect(a.id == b.id)   // the same id in two graphs
+        #expect(a.id == b.id) // the same id in two graphs
         a.execute()
         let context = try #require(g1.serviceContext(for: a.id))
-        #expect(g2.serviceContext(for: b.id) == nil)   // b has not started
+        #expect(g2.serviceContext(for: b.id) == nil) // b has not started
         var headers: [String: String] = [:]
         tracer.inject(context, into: &headers, using: DictionaryInjector())
         let span = try #require(tracer.span("in g1"))

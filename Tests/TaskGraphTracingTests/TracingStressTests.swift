@@ -1,7 +1,7 @@
 import Dispatch
-import Testing
 import TaskGraph
 import TaskGraphTracing
+import Testing
 
 /// Tracing from many threads at once (CI runs `StressTests` under ThreadSanitizer): every
 /// executed node gets exactly one span, ended once, with its parent in the same trace.
@@ -10,7 +10,8 @@ import TaskGraphTracing
         let graph = Graph()
         let tracer = RecordingTracer()
         let observation = graph.trace(with: tracer)
-        let threads = 8, perThread = 200
+        let threads = 8
+        let perThread = 200
         DispatchQueue.concurrentPerform(iterations: threads) { t in
             for i in 0..<perThread {
                 let leaf = GraphTask<Int, TestError>(name: "leaf \(t).\(i)", graph: graph) { succeed, _, progress in
@@ -19,7 +20,7 @@ import TaskGraphTracing
                 }
                 let root = GraphTask.sequential([leaf], name: "root \(t).\(i)")
                 _ = root.wait(timeout: 30)
-                _ = graph.serviceContext(for: leaf.id)   // concurrent reads of the span table
+                _ = graph.serviceContext(for: leaf.id) // concurrent reads of the span table
             }
         }
         observation.cancel()
@@ -27,7 +28,8 @@ import TaskGraphTracing
         #expect(spans.count == threads * perThread * 2)
         #expect(spans.allSatisfy { $0.ends == 1 })
         let byID = Dictionary(uniqueKeysWithValues: spans.map { ($0.ids.span, $0) })
-        #expect(spans.filter { $0.name.hasPrefix("leaf") }.allSatisfy { byID[$0.parent ?? ""]?.ids.trace == $0.ids.trace })
+        #expect(
+            spans.filter { $0.name.hasPrefix("leaf") }.allSatisfy { byID[$0.parent ?? ""]?.ids.trace == $0.ids.trace })
         #expect(spans.filter { $0.name.hasPrefix("leaf") }.allSatisfy { $0.events.map(\.name) == ["half"] })
     }
 
@@ -38,7 +40,8 @@ import TaskGraphTracing
         DispatchQueue.global().async {
             started.signal()
             for i in 0..<2_000 {
-                _ = GraphTask<Int, TestError>(name: "n\(i)", graph: graph) { succeed, _ in succeed(i) }.wait(timeout: 30)
+                _ = GraphTask<Int, TestError>(name: "n\(i)", graph: graph) { succeed, _ in succeed(i) }.wait(
+                    timeout: 30)
             }
         }
         started.wait()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TaskGraph
 @testable import TaskViewCore
 
@@ -19,7 +20,8 @@ import Testing
     @Test func aBulkLoadedSnapshotIsTheTreeItsRecordingReplaysTo() throws {
         let path = temporaryLogPath("bulk")
         defer { unlink(path) }
-        let snapshot = "{\"seq\":1,\"t\":3,\"ev\":\"snapshot\",\"part\":1,\"parts\":1,\"nodes\":["
+        let snapshot =
+            "{\"seq\":1,\"t\":3,\"ev\":\"snapshot\",\"part\":1,\"parts\":1,\"nodes\":["
             + #"{"id":0,"kind":"concurrent","name":"root","weight":1,"state":"executing","fraction":0.4,"info":"half"},"#
             + #"{"id":1,"kind":"task","parent":0,"index":0,"name":"done","weight":2,"state":"completed","fraction":1},"#
             + #"{"id":2,"kind":"task","parent":0,"index":1,"name":"broke","weight":1,"state":"completed","failed":true,"fraction":0.3,"message":"boom"},"#

@@ -1,7 +1,9 @@
 import Synchronization
+
 @testable import TaskViewCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A one-connection stand-in for a serving program: a Unix socket in a fresh temp
@@ -71,7 +73,10 @@ final class FakeServer: Sendable {
 
     deinit {
         let fd = conn.withLock { $0 }
-        if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)); close(fd) }
+        if fd >= 0 {
+            shutdown(fd, Int32(SHUT_RDWR))
+            close(fd)
+        }
         close(listener)
         unlink(path)
         rmdir(dir)
@@ -85,11 +90,13 @@ final class TestThread: Sendable {
     func start() {
         let box = Unmanaged.passRetained(self)
         var t = pthread_t()
-        pthread_create(&t, nil, { raw in
-            let me = Unmanaged<TestThread>.fromOpaque(raw!).takeRetainedValue()
-            me.body()
-            return nil
-        }, box.toOpaque())
+        pthread_create(
+            &t, nil,
+            { raw in
+                let me = Unmanaged<TestThread>.fromOpaque(raw!).takeRetainedValue()
+                me.body()
+                return nil
+            }, box.toOpaque())
         pthread_detach(t)
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TaskGraph
 @testable import TaskViewCore
 
@@ -6,7 +7,8 @@ import Testing
 /// a session against a fake serving program.
 @Suite struct AttachStreamTests {
     @Test func itemsArriveInOrderWhateverTheChunking() throws {
-        let text = AttachLines.header() + AttachLines.snapshot(seq: 1)
+        let text =
+            AttachLines.header() + AttachLines.snapshot(seq: 1)
             + #"{"seq":2,"t":1.5,"ev":"progress","id":1,"fraction":0.75}"# + "\n"
             + #"{"ev":"error","message":"cancel is not allowed"}"# + "\n"
             + #"{"seq":3,"t":1.5,"ev":"error","message":"with seq"}"# + "\n"
@@ -32,14 +34,18 @@ import Testing
                 }
                 at = end
             }
-            #expect(kinds == ["header 4242 demo", "snapshot 3 [0]", "event", "error cancel is not allowed",
-                              "error with seq", "resync 2", "snapshot 3 [0]", "end"], "chunk \(chunk)")
+            #expect(
+                kinds == [
+                    "header 4242 demo", "snapshot 3 [0]", "event", "error cancel is not allowed",
+                    "error with seq", "resync 2", "snapshot 3 [0]", "end",
+                ], "chunk \(chunk)")
             #expect(s.sawEnd)
         }
     }
 
     @Test func seqMayStartOverAfterAResync() throws {
-        let text = AttachLines.header() + AttachLines.snapshot(seq: 1)
+        let text =
+            AttachLines.header() + AttachLines.snapshot(seq: 1)
             + #"{"seq":2,"t":1,"ev":"progress","id":1,"fraction":0.75}"# + "\n"
             + #"{"seq":9,"t":2,"ev":"resync","skipped":6}"# + "\n"
             + AttachLines.snapshot(seq: 1, t: 2)
@@ -48,7 +54,9 @@ import Testing
     }
 
     @Test func aBadLineNamesItsLine() {
-        let text = AttachLines.header() + AttachLines.snapshot(seq: 1) + #"{"seq":2,"t":1,"ev":"state","id":99,"state":"executing"}"# + "\n"
+        let text =
+            AttachLines.header() + AttachLines.snapshot(seq: 1)
+            + #"{"seq":2,"t":1,"ev":"state","id":99,"state":"executing"}"# + "\n"
         #expect(throws: StreamError.self) { _ = try streamItems(text) }
         do { _ = try streamItems(text) } catch let e as StreamError {
             #expect(e.line == 3)
@@ -72,7 +80,11 @@ import Testing
         for k in 0..<2_000 {
             var s = LogStream(name: "fuzz")
             var line = Array(HostileLogTests.hostileEvent(&rng, k).utf8)
-            if k % 5 == 0 { line = Array((#"{"ev":"error","message":"# + HostileLogTests.values[k % HostileLogTests.values.count] + "}").utf8) }
+            if k % 5 == 0 {
+                line = Array(
+                    (#"{"ev":"error","message":"# + HostileLogTests.values[k % HostileLogTests.values.count] + "}").utf8
+                )
+            }
             if k % 9 == 0 { line.insert(contentsOf: [0xFF, 0xFE], at: Int(rng.next() % UInt64(line.count))) }
             let bytes = Array((AttachLines.header() + AttachLines.snapshot(seq: 1)).utf8) + line + [10]
             do {
@@ -93,7 +105,9 @@ import Testing
         for k in 0..<1_000 {
             var s = LogStream(name: "fuzz")
             let bytes = Array(HostileLogTests.hostileHeader(&rng, k).utf8) + [10]
-            do { _ = try s.feed(bytes) } catch let e as StreamError { #expect(e.line == 1) } catch { Issue.record("\(error)") }
+            do { _ = try s.feed(bytes) } catch let e as StreamError { #expect(e.line == 1) } catch {
+                Issue.record("\(error)")
+            }
         }
     }
 }
@@ -109,22 +123,27 @@ import Testing
         let p = a.addProgram(name: "/s/1.sock", pid: nil)
         let q = a.addProgram(name: "/s/2.sock", pid: nil)
         try a.apply(AttachLines.header(pid: 11, name: "alpha") + AttachLines.snapshot(seq: 1), program: p, tree: &tree)
-        try a.apply(AttachLines.header(pid: 22, name: "beta\\u001b[2J") + AttachLines.snapshot(seq: 1), program: q, tree: &tree)
+        try a.apply(
+            AttachLines.header(pid: 22, name: "beta\\u001b[2J") + AttachLines.snapshot(seq: 1), program: q, tree: &tree)
         let rows = tree.roots
         #expect(rows.map { tree[$0].name } == ["alpha (pid 11)", "beta?[2J (pid 22)"])
         #expect(rows.map { tree[$0].info } == ["connected", "connected"])
-        let rootA = Int(tree[rows[0]].children[0]), rootB = Int(tree[rows[1]].children[0])
+        let rootA = Int(tree[rows[0]].children[0])
+        let rootB = Int(tree[rows[1]].children[0])
         #expect(rootA != rootB)
         #expect(names(tree, under: rootA) == ["job a", "job b"])
         // The same remote id 1 in each program maps back to its own program.
-        let jobA = Int(tree[rootA].children[0]), jobB = Int(tree[rootB].children[0])
+        let jobA = Int(tree[rootA].children[0])
+        let jobB = Int(tree[rootB].children[0])
         #expect(a.target(of: jobA)?.program == p && a.target(of: jobA)?.remote == 1)
         #expect(a.target(of: jobB)?.program == q && a.target(of: jobB)?.remote == 1)
         #expect(a.target(of: rows[1])?.program == q && a.target(of: rows[1])?.remote == nil)
         #expect(a.liveRoots(of: q, in: tree) == [0])
         // An event for program q's node 1 changes only q's row.
-        for item in try streamItems(AttachLines.header() + AttachLines.snapshot(seq: 1)
-                                    + #"{"seq":2,"t":2,"ev":"state","id":1,"state":"completed"}"# + "\n").dropFirst(2) {
+        for item in try streamItems(
+            AttachLines.header() + AttachLines.snapshot(seq: 1)
+                + #"{"seq":2,"t":2,"ev":"state","id":1,"state":"completed"}"# + "\n"
+        ).dropFirst(2) {
             a.apply(item, program: q, tree: &tree, now: 0)
         }
         #expect(tree[jobB].display == .succeeded)
@@ -135,7 +154,8 @@ import Testing
         var a = AttachTree()
         var tree = TreeModel()
         let p = a.addProgram(name: "s", pid: nil)
-        let start = AttachLines.header() + AttachLines.snapshot(seq: 1)
+        let start =
+            AttachLines.header() + AttachLines.snapshot(seq: 1)
             + #"{"seq":2,"t":1,"ev":"add","id":7,"kind":"task","name":"late","weight":1,"parent":0,"index":2}"# + "\n"
         try a.apply(start, program: p, tree: &tree)
         let row = tree.roots[0]
@@ -143,7 +163,8 @@ import Testing
         #expect(names(tree, under: root) == ["job a", "job b", "late"])
         let jobA = Int(tree[root].children[0])
         // Resync: node 7 is gone, job b executes now, a new node 9 appeared.
-        let fresh = "{\"seq\":20,\"t\":5,\"ev\":\"snapshot\",\"part\":1,\"parts\":1,\"nodes\":["
+        let fresh =
+            "{\"seq\":20,\"t\":5,\"ev\":\"snapshot\",\"part\":1,\"parts\":1,\"nodes\":["
             + #"{"id":0,"kind":"concurrent","name":"root","weight":1,"state":"executing"},"#
             + #"{"id":1,"kind":"task","parent":0,"index":0,"name":"job a","weight":1,"state":"completed"},"#
             + #"{"id":2,"kind":"task","parent":0,"index":1,"name":"job b","weight":1,"state":"executing"},"#
@@ -152,9 +173,9 @@ import Testing
         for item in all.dropFirst(3) { a.apply(item, program: p, tree: &tree, now: 0) }
         #expect(tree[row].info == "resynced (12 skipped)")
         #expect(names(tree, under: root) == ["job a", "job b", "newer"])
-        #expect(Int(tree[root].children[0]) == jobA)   // same local id: selection survives
+        #expect(Int(tree[root].children[0]) == jobA) // same local id: selection survives
         #expect(tree[jobA].display == .succeeded)
-        #expect(tree.liveCount == 5)   // row + 4 nodes: `late` is gone
+        #expect(tree.liveCount == 5) // row + 4 nodes: `late` is gone
     }
 
     @Test func endMeansExitedAndADropMeansKilled() throws {
@@ -162,11 +183,12 @@ import Testing
         var tree = TreeModel()
         let p = a.addProgram(name: "s", pid: nil)
         let q = a.addProgram(name: "t", pid: nil)
-        try a.apply(AttachLines.header(pid: 1, name: "one") + AttachLines.snapshot(seq: 1)
-                    + #"{"seq":2,"t":3,"ev":"end","summary":{}}"# + "\n", program: p, tree: &tree)
+        try a.apply(
+            AttachLines.header(pid: 1, name: "one") + AttachLines.snapshot(seq: 1)
+                + #"{"seq":2,"t":3,"ev":"end","summary":{}}"# + "\n", program: p, tree: &tree)
         try a.apply(AttachLines.header(pid: 2, name: "two") + AttachLines.snapshot(seq: 1), program: q, tree: &tree)
         #expect(!a.allOver)
-        a.closed(program: p, error: nil, tree: &tree, now: 1)   // after end: stays exited
+        a.closed(program: p, error: nil, tree: &tree, now: 1) // after end: stays exited
         a.closed(program: q, error: nil, tree: &tree, now: 1)
         let rows = tree.roots
         #expect(tree[rows[0]].info == "exited")
@@ -186,7 +208,7 @@ import Testing
         let p = a.addProgram(name: "s", pid: nil)
         try a.apply(AttachLines.header() + AttachLines.snapshot(seq: 1, base: 16_777_200), program: p, tree: &tree)
         #expect(tree.liveCount == 4)
-        #expect(tree.nodes.count <= 8)   // local ids are dense
+        #expect(tree.nodes.count <= 8) // local ids are dense
         let root = Int(tree[tree.roots[0]].children[0])
         #expect(a.target(of: root)?.remote == 16_777_200)
     }
@@ -195,7 +217,8 @@ import Testing
         var a = AttachTree()
         var model = DashboardModel(title: "attach")
         let p = a.addProgram(name: "s", pid: nil)
-        try a.apply(AttachLines.header(pid: 5, name: "svc") + AttachLines.snapshot(seq: 1), program: p, tree: &model.tree)
+        try a.apply(
+            AttachLines.header(pid: 5, name: "svc") + AttachLines.snapshot(seq: 1), program: p, tree: &model.tree)
         let row = model.tree.roots[0]
         let root = Int(model.tree[row].children[0])
         let job = Int(model.tree[root].children[0])
@@ -207,8 +230,10 @@ import Testing
 
 @Suite(.serialized) struct AttachSessionTests {
     /// Pumps until `done` or 30 s (a loaded machine may deliver lines seconds late).
-    func pump(_ s: AttachSession, _ tree: inout TreeModel, errors: inout [String],
-              until done: (TreeModel, [String]) -> Bool) -> Bool {
+    func pump(
+        _ s: AttachSession, _ tree: inout TreeModel, errors: inout [String],
+        until done: (TreeModel, [String]) -> Bool
+    ) -> Bool {
         let deadline = AttachLines.monotonic() + 30
         while AttachLines.monotonic() < deadline {
             errors += s.pump(tree: &tree, now: 0).errors
@@ -240,8 +265,9 @@ import Testing
         while server.received.isEmpty && AttachLines.monotonic() < deadline { session.wait(seconds: 0.02) }
         #expect(server.received == [#"{"cmd":"cancel","id":101}"#])
         // The program's cancel events come back.
-        server.send(#"{"seq":3,"t":2.5,"ev":"cancel","id":101,"source":"attach"}"# + "\n"
-                    + #"{"seq":4,"t":2.5,"ev":"state","id":101,"state":"cancelled"}"# + "\n")
+        server.send(
+            #"{"seq":3,"t":2.5,"ev":"cancel","id":101,"source":"attach"}"# + "\n"
+                + #"{"seq":4,"t":2.5,"ev":"state","id":101,"state":"cancelled"}"# + "\n")
         #expect(pump(session, &tree, errors: &errors) { t, _ in t[job].display == .cancelled })
         #expect(tree[job].cancelSource == "attach")
         // The row itself cancels the program's unsettled roots.
@@ -304,7 +330,7 @@ import Testing
             session.wait(seconds: 0.05)
             _ = source.tick(realElapsed: 1.02, model: &model)
         }
-        #expect(model.outcome == .succeeded)   // every program has ended: --exit-when-done quits
+        #expect(model.outcome == .succeeded) // every program has ended: --exit-when-done quits
         #expect(source.secondsUntilNextTick(realElapsed: 2, model: model) == nil)
         source.finish(source: "quit", model: &model)
         #expect(!source.endedBySignal)
@@ -315,22 +341,25 @@ import Testing
         let session = AttachSession()
         try session.attach(path: server.path)
         server.accept()
-        server.send(AttachLines.header(pid: 77, name: "svc") + AttachLines.snapshot(seq: 1, t: 1.5)
-                    + #"{"seq":2,"t":2,"ev":"state","id":1,"state":"completed","failed":true,"message":"boom\u001b[2J"}"# + "\n"
-                    + #"{"seq":3,"t":2.25,"ev":"cancel","id":2,"source":"attach"}"# + "\n"
-                    + #"{"seq":4,"t":2.25,"ev":"state","id":2,"state":"cancelled"}"# + "\n"
-                    + #"{"seq":5,"t":3,"ev":"end","summary":{}}"# + "\n")
+        server.send(
+            AttachLines.header(pid: 77, name: "svc") + AttachLines.snapshot(seq: 1, t: 1.5)
+                + #"{"seq":2,"t":2,"ev":"state","id":1,"state":"completed","failed":true,"message":"boom\u001b[2J"}"#
+                + "\n"
+                + #"{"seq":3,"t":2.25,"ev":"cancel","id":2,"source":"attach"}"# + "\n"
+                + #"{"seq":4,"t":2.25,"ev":"state","id":2,"state":"cancelled"}"# + "\n"
+                + #"{"seq":5,"t":3,"ev":"end","summary":{}}"# + "\n")
         let out = LinesBox()
         let printer = AttachHeadless(session: session, print: { out.append($0) })
         #expect(printer.run(interrupted: { false }) == 0)
-        #expect(out.lines == [
-            "[1.500] #0 root: executing",
-            "[1.500] #1 job a: executing",
-            "[2.000] #1 job a: failed: boom?[2J",
-            "[2.250] #2 job b: cancelled (attach)",
-            "svc (pid 77): exited",
-            "Summary: 0 succeeded, 1 failed, 1 cancelled, 0 skipped, 0 not executed, 1 executing",
-        ])
+        #expect(
+            out.lines == [
+                "[1.500] #0 root: executing",
+                "[1.500] #1 job a: executing",
+                "[2.000] #1 job a: failed: boom?[2J",
+                "[2.250] #2 job b: cancelled (attach)",
+                "svc (pid 77): exited",
+                "Summary: 0 succeeded, 1 failed, 1 cancelled, 0 skipped, 0 not executed, 1 executing",
+            ])
     }
 
     @Test func aStaleSocketIsAClearError() {
@@ -342,7 +371,8 @@ import Testing
 
     @Test func theDefaultDirectoryFollowsTheRules() {
         #expect(AttachDiscovery.directory(environment: { $0 == "TASKGRAPH_SOCKET_DIR" ? "/a" : "/x" }) == "/a")
-        #expect(AttachDiscovery.directory(environment: { $0 == "XDG_RUNTIME_DIR" ? "/run/user/5" : nil })
+        #expect(
+            AttachDiscovery.directory(environment: { $0 == "XDG_RUNTIME_DIR" ? "/run/user/5" : nil })
                 == "/run/user/5/taskgraph")
         #expect(AttachDiscovery.directory(environment: { _ in nil }).hasPrefix("/tmp/taskgraph-"))
     }

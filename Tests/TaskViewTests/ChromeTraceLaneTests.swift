@@ -1,8 +1,10 @@
-import Testing
 import TaskGraph
+import Testing
+
 @testable import TaskViewCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The Chrome trace read back: within one lane (`tid`) a slice nests in its parent's slice or
@@ -15,7 +17,8 @@ import Glibc
 
     static func slices(_ bytes: [UInt8]) throws -> [Slice] {
         guard case .object(let top) = try JSONParser.parse(bytes).value,
-              case .array(let events)? = top.first(where: { $0.key == "traceEvents" })?.value.value else {
+            case .array(let events)? = top.first(where: { $0.key == "traceEvents" })?.value.value
+        else {
             Issue.record("no traceEvents")
             return []
         }
@@ -47,8 +50,12 @@ import Glibc
         // Depth in the tree, so that a parent comes before a child with the same span.
         let parentOf = Dictionary(slices.map { ($0.id, $0.parent) }, uniquingKeysWith: { a, _ in a })
         func depth(_ id: Int) -> Int {
-            var d = 0, p = parentOf[id] ?? -1
-            while p >= 0, d < slices.count { d += 1; p = parentOf[p] ?? -1 }
+            var d = 0
+            var p = parentOf[id] ?? -1
+            while p >= 0, d < slices.count {
+                d += 1
+                p = parentOf[p] ?? -1
+            }
             return d
         }
         for (tid, var list) in lanes {
@@ -61,7 +68,10 @@ import Glibc
                 if let top = stack.last {
                     let sameSpan = top.ts == s.ts && top.end == s.end
                     let nests = s.end <= top.end && (top.id == s.parent || (sameSpan && s.id == top.parent))
-                    #expect(nests, "lane \(tid): #\(s.id) [\(s.ts), \(s.end)] overlaps #\(top.id) [\(top.ts), \(top.end)] without being its child")
+                    #expect(
+                        nests,
+                        "lane \(tid): #\(s.id) [\(s.ts), \(s.end)] overlaps #\(top.id) [\(top.ts), \(top.end)] without being its child"
+                    )
                     if !nests { return lanes.count }
                 }
                 stack.append(s)
@@ -103,6 +113,6 @@ import Glibc
         #expect(run.value.outcome != nil)
         let text = String(decoding: ChromeTrace.export(run.log), as: UTF8.self)
         #expect(text.split(separator: "\"ph\":\"X\"").count - 1 == 100_001)
-        #expect(!text.contains("\"tid\":1,"))   // all in lane 0, nested
+        #expect(!text.contains("\"tid\":1,")) // all in lane 0, nested
     }
 }

@@ -1,6 +1,7 @@
-import Testing
 import TaskGraph
 import TaskGraphProcess
+import Testing
+
 @testable import TaskViewCore
 
 /// The detail pane of a command node (commands.md): command line, working directory, pid while
@@ -30,18 +31,19 @@ import TaskGraphProcess
     @Test func paneShowsCommandLineDirectoryPidAndFollowsTheNewestOutput() {
         var m = commandModel(lines: 30, info: running)
         press(&m, .enter)
-        #expect(pane(&m) == [
-            " Name: build",
-            " Kind: task   Id: #0   Parent: none",
-            " Weight: 1   Progress: 0%",
-            " State: executing",
-            "   0.000s  added (not executed)",
-            "   0.500s  executing",
-            " Command: make -j4",
-            " Directory: /src   Pid: 4242",
-            " Output (last 30 of 30 lines):",
-            "   line 27", "   line 28", "   line 29", "   line 30",
-        ])
+        #expect(
+            pane(&m) == [
+                " Name: build",
+                " Kind: task   Id: #0   Parent: none",
+                " Weight: 1   Progress: 0%",
+                " State: executing",
+                "   0.000s  added (not executed)",
+                "   0.500s  executing",
+                " Command: make -j4",
+                " Directory: /src   Pid: 4242",
+                " Output (last 30 of 30 lines):",
+                "   line 27", "   line 28", "   line 29", "   line 30",
+            ])
     }
 
     @Test func paneShowsExitStatusOnceEnded() {
@@ -57,20 +59,23 @@ import TaskGraphProcess
         var m = commandModel(lines: 30, info: running)
         press(&m, .enter, .char("["))
         #expect(m.view.detailOutputEnd == 25)
-        #expect(Array(pane(&m).suffix(5)) == [
-            " Output (lines 22-25 of 30, ] for newer):",
-            "   line 22", "   line 23", "   line 24", "   line 25",
-        ])
+        #expect(
+            Array(pane(&m).suffix(5)) == [
+                " Output (lines 22-25 of 30, ] for newer):",
+                "   line 22", "   line 23", "   line 24", "   line 25",
+            ])
         // New lines do not move a scrolled pane.
-        m.tree.absorb(GraphEvent(sequence: 99, time: 2, change: .output(id: NodeID(0), stream: .stdout, text: "line 31")))
+        m.tree.absorb(
+            GraphEvent(sequence: 99, time: 2, change: .output(id: NodeID(0), stream: .stdout, text: "line 31")))
         #expect(Array(pane(&m).suffix(2)) == ["   line 24", "   line 25"])
         // Far up stops at the oldest line kept.
         for _ in 0..<10 { press(&m, .char("[")) }
         #expect(m.view.detailOutputEnd == 1)
-        #expect(Array(pane(&m).suffix(5)) == [
-            " Output (lines 1-4 of 31, ] for newer):",
-            "   line 1", "   line 2", "   line 3", "   line 4",
-        ])
+        #expect(
+            Array(pane(&m).suffix(5)) == [
+                " Output (lines 1-4 of 31, ] for newer):",
+                "   line 1", "   line 2", "   line 3", "   line 4",
+            ])
         // Down to the bottom: following again, and the newest line shows.
         for _ in 0..<5 { press(&m, .char("]")) }
         #expect(m.view.detailOutputEnd == 26)
@@ -104,8 +109,9 @@ import TaskGraphProcess
         let scenario = try ScenarioDecoder.decode(Array(text.utf8), file: "s.json", name: "s")
         let session = try ScenarioSession(scenario: scenario, seed: 0)
         let info = await offPool { () -> CommandInfo? in
-            let source = LiveGraphSource(graph: session.graph, clock: session.clock, root: session.rootID,
-                                         title: "t", speed: 1, start: { session.start() })
+            let source = LiveGraphSource(
+                graph: session.graph, clock: session.clock, root: session.rootID,
+                title: "t", speed: 1, start: { session.start() })
             var m = DashboardModel(title: "t")
             source.start(model: &m)
             var waited = 0

@@ -1,10 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
-import Testing
 import TaskGraph
+import Testing
+
 @testable import TaskViewCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Runs blocking work on a Dispatch thread: commands need the Swift concurrency pool, which a
 /// test blocking on it would starve.
@@ -12,7 +14,7 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { c in DispatchQueue.global().async { c.resume(returning: body()) } }
 }
 
-final class Lines: @unchecked Sendable {   // written by one thread, read after it ended
+final class Lines: @unchecked Sendable { // written by one thread, read after it ended
     var all: [String] = []
 }
 
@@ -20,27 +22,43 @@ final class Lines: @unchecked Sendable {   // written by one thread, read after 
 @Suite(.timeLimit(.minutes(5))) struct CommandScenarioTests {
     @Test func badCommandNodesAreErrorsNamingTheNode() {
         let wrap = { (node: String) in #"{"kind":"sequential","name":"r","children":[\#(node)]}"# }
-        #expect(decodeError(wrap(#"{"kind":"command","name":"c","run":3}"#))
-                == "s.json:1:80: $.children[0] (command \"c\"): \"run\" must be a non-empty string or a non-empty array of strings, not a number")
-        #expect(decodeError(wrap(#"{"kind":"command","name":"c","run":[]}"#))
-                == "s.json:1:80: $.children[0] (command \"c\"): \"run\" must be a non-empty string or a non-empty array of strings, not an empty array")
-        #expect(decodeError(wrap(#"{"kind":"command","name":"c","run":["ls",1]}"#))
-                == "s.json:1:86: $.children[0] (command \"c\"): \"run\" must be a non-empty string or a non-empty array of strings (found a number)")
-        #expect(decodeError(wrap(#"{"kind":"command","name":"c","run":"ls","shell":true}"#))
+        #expect(
+            decodeError(wrap(#"{"kind":"command","name":"c","run":3}"#))
+                == "s.json:1:80: $.children[0] (command \"c\"): \"run\" must be a non-empty string or a non-empty array of strings, not a number"
+        )
+        #expect(
+            decodeError(wrap(#"{"kind":"command","name":"c","run":[]}"#))
+                == "s.json:1:80: $.children[0] (command \"c\"): \"run\" must be a non-empty string or a non-empty array of strings, not an empty array"
+        )
+        #expect(
+            decodeError(wrap(#"{"kind":"command","name":"c","run":["ls",1]}"#))
+                == "s.json:1:86: $.children[0] (command \"c\"): \"run\" must be a non-empty string or a non-empty array of strings (found a number)"
+        )
+        #expect(
+            decodeError(wrap(#"{"kind":"command","name":"c","run":"ls","shell":true}"#))
                 == "s.json:1:85: $.children[0] (command \"c\"): unknown field \"shell\" for a command node")
-        #expect(decodeError(wrap(#"{"kind":"command","name":"c"}"#))
-                == "s.json:1:45: $.children[0] (command \"c\"): a command node needs \"run\" (a string for /bin/sh -c, or an array of strings)")
+        #expect(
+            decodeError(wrap(#"{"kind":"command","name":"c"}"#))
+                == "s.json:1:45: $.children[0] (command \"c\"): a command node needs \"run\" (a string for /bin/sh -c, or an array of strings)"
+        )
         let regex = decodeError(wrap(#"{"kind":"command","name":"c","run":"ls","progress":"(\\d+"}"#))
-        #expect(regex?.hasPrefix("s.json:1:96: $.children[0] (command \"c\"): \"progress\": invalid progress pattern \"(\\d+\"") == true)
-        #expect(decodeError(wrap(#"{"kind":"command","name":"c","run":"ls","progress":"\\d+"}"#))?
-                    .hasSuffix("needs one capture group (percent) or two (N of M), has 0") == true)
-        #expect(decodeError(wrap(#"{"kind":"command","name":"c","run":"ls","cwd":"/no/such/dir"}"#))
+        #expect(
+            regex?.hasPrefix(
+                "s.json:1:96: $.children[0] (command \"c\"): \"progress\": invalid progress pattern \"(\\d+\"") == true)
+        #expect(
+            decodeError(wrap(#"{"kind":"command","name":"c","run":"ls","progress":"\\d+"}"#))?
+                .hasSuffix("needs one capture group (percent) or two (N of M), has 0") == true)
+        #expect(
+            decodeError(wrap(#"{"kind":"command","name":"c","run":"ls","cwd":"/no/such/dir"}"#))
                 == "s.json:1:91: $.children[0] (command \"c\"): \"cwd\" \"/no/such/dir\" is not an existing directory")
-        #expect(decodeError(wrap(#"{"kind":"command","name":"c","run":"ls","env":{"A":1}}"#))
+        #expect(
+            decodeError(wrap(#"{"kind":"command","name":"c","run":"ls","env":{"A":1}}"#))
                 == "s.json:1:96: $.children[0] (command \"c\"): \"env\" values must be strings (\"A\" is a number)")
-        #expect(decodeError(wrap(#"{"kind":"command","name":"c","run":"ls","grace":-1}"#))
+        #expect(
+            decodeError(wrap(#"{"kind":"command","name":"c","run":"ls","grace":-1}"#))
                 == "s.json:1:93: $.children[0] (command \"c\"): \"grace\" must be >= 0 and <= 3600, not -1")
-        #expect(decodeError(wrap(#"{"kind":"command","name":"c","run":"ls","children":[]}"#))
+        #expect(
+            decodeError(wrap(#"{"kind":"command","name":"c","run":"ls","children":[]}"#))
                 == "s.json:1:85: $.children[0] (command \"c\"): unknown field \"children\" for a command node")
     }
 
@@ -49,7 +67,8 @@ final class Lines: @unchecked Sendable {   // written by one thread, read after 
         #expect(mkdir(dir, 0o755) == 0 && mkdir(dir + "/sub", 0o755) == 0)
         defer { _ = system("rm -rf '\(dir)'") }
         let path = dir + "/s.json"
-        let text = #"{"kind":"command","name":"c","run":["pwd"],"cwd":"sub","env":{"X":"1"},"progress":"(\\d+)%","grace":0.5,"weight":2}"#
+        let text =
+            #"{"kind":"command","name":"c","run":["pwd"],"cwd":"sub","env":{"X":"1"},"progress":"(\\d+)%","grace":0.5,"weight":2}"#
         let f = fopen(path, "w")
         fputs(text, f)
         fclose(f)
@@ -67,11 +86,11 @@ final class Lines: @unchecked Sendable {   // written by one thread, read after 
 
     @Test func scenarioWithCommandsRunsOnRealTimeAndRecordsOutput() async throws {
         let text = #"""
-        {"kind":"sequential","name":"p","children":[
-          {"kind":"work","name":"w","duration":0.1,"steps":2},
-          {"kind":"command","name":"c","run":"echo \"seed $TASKVIEW_SEED\"; echo '[2/4]'","progress":"\\[(\\d+)/(\\d+)\\]"}
-        ]}
-        """#
+            {"kind":"sequential","name":"p","children":[
+              {"kind":"work","name":"w","duration":0.1,"steps":2},
+              {"kind":"command","name":"c","run":"echo \"seed $TASKVIEW_SEED\"; echo '[2/4]'","progress":"\\[(\\d+)/(\\d+)\\]"}
+            ]}
+            """#
         let scenario = try ScenarioDecoder.decode(Array(text.utf8), file: "s.json", name: "s")
         let session = try ScenarioSession(scenario: scenario, seed: 42)
         #expect(session.virtualClock == nil)
@@ -81,24 +100,26 @@ final class Lines: @unchecked Sendable {   // written by one thread, read after 
         await offPool { session.runToEnd() }
         #expect(session.root.state == .completed)
         let lines = events.all.compactMap { e -> String? in
-            if case let .output(_, .stdout, t) = e.change { return t } else { return nil }
+            if case .output(_, .stdout, let t) = e.change { return t } else { return nil }
         }
         #expect(lines == ["seed 42", "[2/4]"])
         let progress = events.all.compactMap { e -> TaskProgress? in
-            if case let .progress(id, p) = e.change, id.rawValue == 1 { return p } else { return nil }
+            if case .progress(let id, let p) = e.change, id.rawValue == 1 { return p } else { return nil }
         }
         #expect(progress.contains(TaskProgress(0.5, info: "[2/4]")))
     }
 
     @Test func headlessPrintsOutputLinesOnlyWhenAsked() async throws {
-        let text = #"{"kind":"command","name":"say \u001b[31m","run":"echo 'hi \u001b[2J there'; echo oops >&2; exit 3"}"#
+        let text =
+            #"{"kind":"command","name":"say \u001b[31m","run":"echo 'hi \u001b[2J there'; echo oops >&2; exit 3"}"#
         for output in [false, true] {
             let scenario = try ScenarioDecoder.decode(Array(text.utf8), file: "s.json", name: "s")
             let session = try ScenarioSession(scenario: scenario, seed: 0)
             let out = Lines()
             let outcome = await offPool {
-                let o = HeadlessRunner.run(graph: session.graph, clock: session.clock, root: session.rootID,
-                                           output: output, print: { out.all.append($0) }, start: { session.start() })
+                let o = HeadlessRunner.run(
+                    graph: session.graph, clock: session.clock, root: session.rootID,
+                    output: output, print: { out.all.append($0) }, start: { session.start() })
                 session.waitForCommands()
                 return o
             }
@@ -106,7 +127,8 @@ final class Lines: @unchecked Sendable {   // written by one thread, read after 
             #expect(outcome == .failed)
             let shown = lines.filter { $0.contains(" | ") }.map { $0.drop { $0 != "]" } }
             if output {
-                #expect(shown == ["] #0 say ?[31m | hi ?[2J there", "] #0 say ?[31m | oops"]
+                #expect(
+                    shown == ["] #0 say ?[31m | hi ?[2J there", "] #0 say ?[31m | oops"]
                         || shown == ["] #0 say ?[31m | oops", "] #0 say ?[31m | hi ?[2J there"])
             } else {
                 #expect(shown.isEmpty)

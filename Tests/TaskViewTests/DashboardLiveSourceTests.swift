@@ -1,5 +1,6 @@
-import Testing
 import TaskGraph
+import Testing
+
 @testable import TaskViewCore
 
 /// The live source against a real graph: keys cancel through `Graph.cancel` and the tree
@@ -19,8 +20,9 @@ import TaskGraph
             leaves = (0..<3).map { GraphTask<Void, Never>.delay(seconds: 10, name: "leaf \($0)", graph: g) }
             root = GraphTask.allSettled(leaves, name: "group", graph: graph)
             let r = root
-            source = LiveGraphSource(graph: graph, clock: clock, root: root.id, title: "test", speed: 1,
-                                     onKey: keys, start: { r.execute() })
+            source = LiveGraphSource(
+                graph: graph, clock: clock, root: root.id, title: "test", speed: 1,
+                onKey: keys, start: { r.execute() })
             source.start(model: &model)
             model.fixSelection()
         }
@@ -44,7 +46,7 @@ import TaskGraph
         _ = f.source.tick(realElapsed: 11, model: &f.model)
         #expect(f.model.tree[f.leaves[1].id.rawValue].display == .succeeded)
         #expect(f.model.outcome == .succeeded)
-        #expect(f.model.clockNow == 10)   // the clock stops where the root settled
+        #expect(f.model.clockNow == 10) // the clock stops where the root settled
     }
 
     @Test func quitBeforeTheEndCancelsTheRootWithSourceQuit() {
@@ -71,8 +73,9 @@ import TaskGraph
         let graph = Graph(clock: clock)
         let leaves = (0..<10_000).map { GraphTask<Void, Never>.delay(seconds: 5, name: "n\($0)", graph: graph) }
         let group = GraphTask.concurrent(leaves, name: "big", graph: graph)
-        let source = LiveGraphSource(graph: graph, clock: clock, root: group.id, title: "big", speed: 1,
-                                     start: { group.execute() })
+        let source = LiveGraphSource(
+            graph: graph, clock: clock, root: group.id, title: "big", speed: 1,
+            start: { group.execute() })
         var model = DashboardModel(title: "big")
         source.start(model: &model)
         model.fixSelection()

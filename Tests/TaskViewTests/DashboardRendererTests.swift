@@ -1,20 +1,22 @@
-import Testing
 import TaskGraph
+import Testing
+
 @testable import TaskViewCore
 
 @Suite struct DashboardRendererTests {
     @Test func asciiSmallTreeExactRows() {
         var m = model(smallBuild())
-        #expect(frame(&m, 60, 8) == [
-            " demo  4.0s  * 2  + 2  X 1  / 0  o 0  - 0  ##=....... 25%",
-            "* build                                 ##......  25%   4.0s",
-            "|- + compile                            ######## 100%   3.0s",
-            "|  |- + a.c                             ######## 100%   2.0s",
-            "|  `- X b.c                             ........   0%   3.0s",
-            "`- * link  w 3                          ####....  50%   0.5s",
-            "",
-            "Up/Down move  Enter detail  x cancel  space pause  / filter~",
-        ])
+        #expect(
+            frame(&m, 60, 8) == [
+                " demo  4.0s  * 2  + 2  X 1  / 0  o 0  - 0  ##=....... 25%",
+                "* build                                 ##......  25%   4.0s",
+                "|- + compile                            ######## 100%   3.0s",
+                "|  |- + a.c                             ######## 100%   2.0s",
+                "|  `- X b.c                             ........   0%   3.0s",
+                "`- * link  w 3                          ####....  50%   0.5s",
+                "",
+                "Up/Down move  Enter detail  x cancel  space pause  / filter~",
+            ])
     }
 
     @Test func unicodeSmallTreeExactRows() {
@@ -39,23 +41,24 @@ import TaskGraph
         var m = model(smallBuild())
         let rows = frame(&m, 60, 8)
         #expect(rows[5].hasPrefix("`- * link  w 3 "))
-        #expect(!rows[1].contains(" w "))   // weight 1 is not shown
+        #expect(!rows[1].contains(" w ")) // weight 1 is not shown
     }
 
     @Test func narrowTerminalKeepsNamesAndDropsColumns() {
         var m = model(smallBuild())
-        #expect(frame(&m, 20, 5) == [
-            " demo  4.0s  * 2  +",
-            "* build",
-            "|- + compile",
-            "|  |- + a.c",
-            "Up/Down move  Enter~",
-        ])
+        #expect(
+            frame(&m, 20, 5) == [
+                " demo  4.0s  * 2  +",
+                "* build",
+                "|- + compile",
+                "|  |- + a.c",
+                "Up/Down move  Enter~",
+            ])
     }
 
     @Test func selectionStaysVisibleWhenSmall() {
         var m = model(smallBuild())
-        press(&m, .char("G"))   // link, the last row
+        press(&m, .char("G")) // link, the last row
         let rows = frame(&m, 20, 5)
         #expect(rows[1...3] == ["|  |- + a.c", "|  `- X b.c", "`- * link  w 3"])
         #expect(m.view.top == 2)
@@ -69,7 +72,7 @@ import TaskGraph
         #expect(grid[0, 2].style.reverse)
         #expect(grid[39, 2].style.reverse)
         #expect(!grid[0, 1].style.reverse)
-        #expect(grid[3, 2].style.role == .succeeded)   // the glyph of compile
+        #expect(grid[3, 2].style.role == .succeeded) // the glyph of compile
     }
 
     @Test func aFrameIsCurrentWithoutPreparation() {
@@ -77,15 +80,24 @@ import TaskGraph
         var m = model(smallBuild())
         m.view.filter = "b."
         let draw = { (m: DashboardModel) in Renderer(ascii: true).render(m, width: 30, height: 6).grid.lines }
-        #expect(draw(m)[1...4] == ["* build                    25%", "`- + compile              100%", "   `- X b.c                 0%", ""])
-        m.absorb(GraphEvent(sequence: 99, time: 4, change: .added(
-            id: NodeID(9), kind: NodeKind.task, name: "lib.c", weight: 1, parent: NodeID(1), index: nil)))
-        #expect(draw(m)[4] == "   `- - lib.c")   // skipped: its allSettled parent has settled
+        #expect(
+            draw(m)[1...4] == [
+                "* build                    25%", "`- + compile              100%", "   `- X b.c                 0%",
+                "",
+            ])
+        m.absorb(
+            GraphEvent(
+                sequence: 99, time: 4,
+                change: .added(
+                    id: NodeID(9), kind: NodeKind.task, name: "lib.c", weight: 1, parent: NodeID(1), index: nil)))
+        #expect(draw(m)[4] == "   `- - lib.c") // skipped: its allSettled parent has settled
     }
 
     @Test func eighthBlockPrecision() {
         var s = EventScript()
-        s.add(0, "x"); s.start(0); s.progress(0, 0.3)
+        s.add(0, "x")
+        s.start(0)
+        s.progress(0, 0.3)
         var m = model(s)
         let row = frame(&m, 50, 4, ascii: false)[1]
         // 8 cells * 8 eighths * 0.3 = 19.2 -> 2 full cells and 3/8.
@@ -97,8 +109,10 @@ import TaskGraph
         s.add(0, "seq", kind: "sequential")
         s.add(1, "first", parent: 0)
         s.add(2, "second", parent: 0)
-        s.start(0); s.start(1)
-        _ = s.at(1); s.fail(1, "no")
+        s.start(0)
+        s.start(1)
+        _ = s.at(1)
+        s.fail(1, "no")
         s.fail(0, "no")
         var m = model(s)
         let rows = frame(&m, 40, 6)
@@ -114,7 +128,9 @@ import TaskGraph
         s.adopt(0, by: 1, at: 0)
         s.add(2, "group", kind: "sequential")
         s.adopt(1, by: 2, at: 0)
-        s.start(2); s.start(1); s.start(0)
+        s.start(2)
+        s.start(1)
+        s.start(0)
         var m = model(s)
         #expect(frame(&m, 20, 5) == [" demo  0.0s  * 3  +", "* group", "`- * fetch", "", "Up/Down move  Enter~"])
         m.view.foldMaps = false
@@ -151,7 +167,8 @@ import TaskGraph
 
     @Test func headerShowsFinishedPausedAndFollow() {
         var s = smallBuild()
-        s.succeed(4); s.succeed(0)
+        s.succeed(4)
+        s.succeed(0)
         var m = model(s)
         m.updateOutcome()
         press(&m, .char(" "), .char("f"))
@@ -172,7 +189,7 @@ import TaskGraph
 
     @Test func detailPaneShowsKindHistoryAndError() {
         var m = model(smallBuild())
-        press(&m, .down, .down, .down, .enter)   // b.c
+        press(&m, .down, .down, .down, .enter) // b.c
         let rows = frame(&m, 80, 20)
         #expect(rows.contains(" Name: b.c"))
         #expect(rows.contains(" Kind: task   Id: #3   Parent: #1 compile"))
@@ -193,13 +210,13 @@ import TaskGraph
         s.add(4, "leaf b", parent: 2)
         for i in 0...4 { s.start(i) }
         var m = model(s)
-        press(&m, .down, .down)   // inner
+        press(&m, .down, .down) // inner
         press(&m, .char("x"))
         var rows = frame(&m, 70, 8)
         #expect(rows[7] == "Cancel inner and its 2 running subtasks? [y/N]")
-        #expect(rows[6] == "")   // group is an allSettled: nothing upward
+        #expect(rows[6] == "") // group is an allSettled: nothing upward
         press(&m, .char("n"))
-        press(&m, .down, .char("x"))   // leaf a: cancels inner too, stops at group
+        press(&m, .down, .char("x")) // leaf a: cancels inner too, stops at group
         rows = frame(&m, 70, 8)
         #expect(rows[7] == "Cancel leaf a and its 0 running subtasks? [y/N]")
         #expect(rows[6] == "Also cancels (upward): inner")

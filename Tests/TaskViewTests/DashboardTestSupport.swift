@@ -1,4 +1,5 @@
 import TaskGraph
+
 @testable import TaskViewCore
 
 /// Builds event sequences by hand, in the shapes the library emits.
@@ -6,7 +7,10 @@ struct EventScript {
     var events: [GraphEvent] = []
     var time: Double = 0
 
-    mutating func at(_ t: Double) -> EventScript { time = t; return self }
+    mutating func at(_ t: Double) -> EventScript {
+        time = t
+        return self
+    }
 
     mutating func emit(_ change: GraphChange) {
         events.append(GraphEvent(sequence: UInt64(events.count + 1), time: time, change: change))
@@ -14,8 +18,10 @@ struct EventScript {
 
     mutating func add(_ id: Int, _ name: String, kind: String = "task", parent: Int? = nil, weight: Double = 1) {
         let index: Int? = parent.map { _ in Int.max }
-        emit(.added(id: NodeID(id), kind: kind, name: name, weight: weight,
-                    parent: parent.map(NodeID.init(rawValue:)), index: index))
+        emit(
+            .added(
+                id: NodeID(id), kind: kind, name: name, weight: weight,
+                parent: parent.map(NodeID.init(rawValue:)), index: index))
     }
 
     mutating func adopt(_ id: Int, by parent: Int, at index: Int) {
@@ -53,14 +59,22 @@ func smallBuild() -> EventScript {
     s.add(2, "a.c", parent: 1)
     s.add(3, "b.c", parent: 1)
     s.add(4, "link", parent: 0, weight: 3)
-    s.start(0); s.start(1); s.start(2); s.start(3)
-    _ = s.at(1); s.progress(2, 0.5, "Parsing")
-    _ = s.at(2); s.succeed(2)
-    _ = s.at(3); s.fail(3, "syntax error")
+    s.start(0)
+    s.start(1)
+    s.start(2)
+    s.start(3)
+    _ = s.at(1)
+    s.progress(2, 0.5, "Parsing")
+    _ = s.at(2)
+    s.succeed(2)
+    _ = s.at(3)
+    s.fail(3, "syntax error")
     s.succeed(1)
     s.progress(0, 0.25)
-    _ = s.at(3.5); s.start(4)
-    _ = s.at(4); s.progress(4, 0.5, "Writing binary")
+    _ = s.at(3.5)
+    s.start(4)
+    _ = s.at(4)
+    s.progress(4, 0.5, "Writing binary")
     return s
 }
 

@@ -1,8 +1,10 @@
-import Testing
 import TaskGraph
+import Testing
+
 @testable import TaskViewCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `replay --follow`: a log written progressively is read line by line as it grows.
@@ -16,15 +18,20 @@ import Glibc
         var template = Array("/tmp/taskview-follow-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        defer { close(fd); unlink(path) }
+        defer {
+            close(fd)
+            unlink(path)
+        }
         append(fd, HostileLogTests.goodHeader + "\n")
         let follower = try LogFollower(path: path)
         var tree = TreeModel()
         #expect(try follower.poll(into: &tree).lines.isEmpty)
-        append(fd, #"{"seq":1,"t":0,"ev":"snapshot","part":1,"parts":1,"nodes":[]}"# + "\n"
-               + #"{"seq":2,"t":0,"ev":"add","id":0,"kind":"sequential","name":"root","weight":1}"# + "\n"
-               + #"{"seq":3,"t":0.5,"ev":"state","id":0,"state":"executing"}"# + "\n"
-               + #"{"seq":4,"t":0.5,"ev":"add","id":1,"kind":"task","name":"step","weight":1,"parent":0,"index":0}"#)
+        append(
+            fd,
+            #"{"seq":1,"t":0,"ev":"snapshot","part":1,"parts":1,"nodes":[]}"# + "\n"
+                + #"{"seq":2,"t":0,"ev":"add","id":0,"kind":"sequential","name":"root","weight":1}"# + "\n"
+                + #"{"seq":3,"t":0.5,"ev":"state","id":0,"state":"executing"}"# + "\n"
+                + #"{"seq":4,"t":0.5,"ev":"add","id":1,"kind":"task","name":"step","weight":1,"parent":0,"index":0}"#)
         // The last line has no newline yet: it waits.
         let first = try follower.poll(into: &tree)
         #expect(first.lines == ["[0.500] #0 root: executing"])
@@ -34,9 +41,11 @@ import Glibc
         #expect(tree.liveCount == 2)
         #expect(!follower.ended)
         #expect(try follower.poll(into: &tree).changed == false)
-        append(fd, #"{"seq":6,"t":2,"ev":"state","id":1,"state":"completed"}"# + "\n"
-               + #"{"seq":7,"t":2,"ev":"state","id":0,"state":"completed"}"# + "\n"
-               + #"{"seq":8,"t":2,"ev":"end","summary":{"succeeded":2}}"# + "\n")
+        append(
+            fd,
+            #"{"seq":6,"t":2,"ev":"state","id":1,"state":"completed"}"# + "\n"
+                + #"{"seq":7,"t":2,"ev":"state","id":0,"state":"completed"}"# + "\n"
+                + #"{"seq":8,"t":2,"ev":"end","summary":{"succeeded":2}}"# + "\n")
         #expect(try follower.poll(into: &tree).lines == ["[2.000] #1 step: succeeded", "[2.000] #0 root: succeeded"])
         #expect(follower.ended)
         #expect(LogFollower.exitStatus(tree) == 0)
@@ -46,7 +55,10 @@ import Glibc
         var template = Array("/tmp/taskview-follow-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        defer { close(fd); unlink(path) }
+        defer {
+            close(fd)
+            unlink(path)
+        }
         append(fd, HostileLogTests.goodHeader + "\n" + #"{"seq":1,"t":0,"ev":"add","id":0}"# + "\n")
         let follower = try LogFollower(path: path)
         var tree = TreeModel()

@@ -1,5 +1,6 @@
-import Testing
 import TaskGraph
+import Testing
+
 @testable import TaskViewCore
 
 @Suite struct HeadlessTests {
@@ -10,27 +11,29 @@ import TaskGraph
         s.cancel(0, source: "child")
         var printer = HeadlessPrinter()
         let lines = s.events.compactMap { printer.absorb($0) }
-        #expect(lines == [
-            "[0.000] #0 build: executing",
-            "[0.000] #1 compile: executing",
-            "[0.000] #2 a.c: executing",
-            "[0.000] #3 b.c: executing",
-            "[2.000] #2 a.c: succeeded",
-            "[3.000] #3 b.c: failed: syntax error",
-            "[3.000] #1 compile: succeeded",
-            "[3.500] #4 link: executing",
-            "[4.250] #4 link: cancelled (keyboard)",
-            "[4.250] #0 build: cancelled (child)",
-        ])
-        #expect(printer.summary() == [
-            "Summary: 2 succeeded, 1 failed, 2 cancelled, 0 skipped, 0 not executed, 0 executing",
-            "Duration: 4.250s",
-            "#0 build: cancelled (child)",
-            "|- #1 compile: succeeded",
-            "|  |- #2 a.c: succeeded",
-            "|  `- #3 b.c: failed: syntax error",
-            "`- #4 link: cancelled (keyboard)",
-        ])
+        #expect(
+            lines == [
+                "[0.000] #0 build: executing",
+                "[0.000] #1 compile: executing",
+                "[0.000] #2 a.c: executing",
+                "[0.000] #3 b.c: executing",
+                "[2.000] #2 a.c: succeeded",
+                "[3.000] #3 b.c: failed: syntax error",
+                "[3.000] #1 compile: succeeded",
+                "[3.500] #4 link: executing",
+                "[4.250] #4 link: cancelled (keyboard)",
+                "[4.250] #0 build: cancelled (child)",
+            ])
+        #expect(
+            printer.summary() == [
+                "Summary: 2 succeeded, 1 failed, 2 cancelled, 0 skipped, 0 not executed, 0 executing",
+                "Duration: 4.250s",
+                "#0 build: cancelled (child)",
+                "|- #1 compile: succeeded",
+                "|  |- #2 a.c: succeeded",
+                "|  `- #3 b.c: failed: syntax error",
+                "`- #4 link: cancelled (keyboard)",
+            ])
     }
 
     @Test func namesAndMessagesAreSanitized() {
@@ -49,8 +52,11 @@ import TaskGraph
         s.add(1, "a", parent: 0)
         s.add(2, "b", parent: 0)
         s.add(3, "loose")
-        s.start(0); s.start(1)
-        _ = s.at(1.5); s.fail(1, "x"); s.fail(0, "x")
+        s.start(0)
+        s.start(1)
+        _ = s.at(1.5)
+        s.fail(1, "x")
+        s.fail(0, "x")
         var printer = HeadlessPrinter()
         for e in s.events { _ = printer.absorb(e) }
         let summary = printer.summary(root: NodeID(0))
@@ -67,8 +73,9 @@ import TaskGraph
         let b = GraphTask<Void, Never>.delay(seconds: 2, name: "b", graph: graph)
         let root = GraphTask.sequential([a, b], name: "root", graph: graph)
         var lines: [String] = []
-        let outcome = HeadlessRunner.run(graph: graph, clock: clock, root: root.id, print: { lines.append($0) },
-                                         start: { root.execute() })
+        let outcome = HeadlessRunner.run(
+            graph: graph, clock: clock, root: root.id, print: { lines.append($0) },
+            start: { root.execute() })
         #expect(outcome == .succeeded)
         #expect(outcome.exitStatus == 0)
         #expect(lines.first == "[0.000] #\(root.id.rawValue) root: executing")
@@ -81,8 +88,9 @@ import TaskGraph
         let graph = Graph(clock: clock)
         let root = GraphTask<Void, Never>.delay(seconds: 5, name: "slow", graph: graph)
         var lines: [String] = []
-        let outcome = HeadlessRunner.run(graph: graph, clock: clock, root: root.id, interrupted: { true },
-                                         print: { lines.append($0) }, start: { root.execute() })
+        let outcome = HeadlessRunner.run(
+            graph: graph, clock: clock, root: root.id, interrupted: { true },
+            print: { lines.append($0) }, start: { root.execute() })
         #expect(outcome == .cancelled)
         #expect(outcome.exitStatus == 130)
         #expect(lines.contains("[0.000] #\(root.id.rawValue) slow: cancelled (signal)"))
@@ -92,11 +100,14 @@ import TaskGraph
         func run() -> [String] {
             let clock = VirtualClock()
             let graph = Graph(clock: clock)
-            let tasks = (0..<5).map { GraphTask<Void, Never>.delay(seconds: Double($0) * 0.1, name: "t\($0)", graph: graph) }
+            let tasks = (0..<5).map {
+                GraphTask<Void, Never>.delay(seconds: Double($0) * 0.1, name: "t\($0)", graph: graph)
+            }
             let root = GraphTask.allSettled(tasks, name: "all", graph: graph)
             var out: [String] = []
-            _ = HeadlessRunner.run(graph: graph, clock: clock, root: root.id, print: { out.append($0) },
-                                   start: { root.execute() })
+            _ = HeadlessRunner.run(
+                graph: graph, clock: clock, root: root.id, print: { out.append($0) },
+                start: { root.execute() })
             return out
         }
         let first = run()

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TaskGraph
 @testable import TaskViewCore
 
@@ -18,11 +19,16 @@ import Testing
         }
     }
 
-    @Test(arguments: ["1e300", "-1e300", "1.5", "-1", "0", "2", "9223372036854775808", "1e19", "18446744073709551616",
-                      "\"1\"", "true", "null", "[1]", "{\"v\":1}", "1e-300", "-0"])
+    @Test(arguments: [
+        "1e300", "-1e300", "1.5", "-1", "0", "2", "9223372036854775808", "1e19", "18446744073709551616",
+        "\"1\"", "true", "null", "[1]", "{\"v\":1}", "1e-300", "-0",
+    ])
     func badVersionIsAClearError(_ version: String) {
         let text = #"{"format":"taskgraph-log","version":"# + version + "}\n"
-        guard case let .failure(e) = load(text) else { Issue.record("accepted version \(version)"); return }
+        guard case .failure(let e) = load(text) else {
+            Issue.record("accepted version \(version)")
+            return
+        }
         #expect(e.line == 1)
         #expect(e.message.contains("version") || e.message.contains("not a taskgraph log"), "\(e.message)")
     }
@@ -34,11 +40,15 @@ import Testing
 
     @Test(arguments: [
         #"{"format":5,"version":1}"#, #"{"format":"taskgraph-log","version":1,"producer":7}"#,
-        #"{"format":"taskgraph-log","version":1,"created":[]}"#, #"{"format":"taskgraph-log","version":1,"scenario":{}}"#,
+        #"{"format":"taskgraph-log","version":1,"created":[]}"#,
+        #"{"format":"taskgraph-log","version":1,"scenario":{}}"#,
         #"{"format":"taskgraph-log","version":1,"seed":"x"}"#, #"{"format":null,"version":1}"#,
     ])
     func headerFieldsOfWrongTypeAreErrors(_ header: String) {
-        guard case let .failure(e) = load(header + "\n") else { Issue.record("accepted \(header)"); return }
+        guard case .failure(let e) = load(header + "\n") else {
+            Issue.record("accepted \(header)")
+            return
+        }
         #expect(e.line == 1)
     }
 
@@ -65,10 +75,12 @@ import Testing
         #expect(errors > 1_000)
     }
 
-    static let values = ["1e300", "-1e300", "1.5", "-1", "0", "1", "9223372036854775807", "9223372036854775808",
-                         "18446744073709551615", "1e19", "-9223372036854775809", "4503599627370496", "1E+400",
-                         "0.0000001", "\"\"", "true", "false", "null", "[]", "{}", "\"x\"", "-0", "1e-400",
-                         "123456789012345678901234567890"]
+    static let values = [
+        "1e300", "-1e300", "1.5", "-1", "0", "1", "9223372036854775807", "9223372036854775808",
+        "18446744073709551615", "1e19", "-9223372036854775809", "4503599627370496", "1E+400",
+        "0.0000001", "\"\"", "true", "false", "null", "[]", "{}", "\"x\"", "-0", "1e-400",
+        "123456789012345678901234567890",
+    ]
 
     static func nested(_ depth: Int) -> String {
         String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
@@ -95,9 +107,11 @@ import Testing
     /// 2,000 generated event lines after a valid header and a small tree.
     @Test func fuzzEventLines() {
         var rng = SplitMix64(seed: 1414)
-        let prefix = Self.goodHeader + "\n"
+        let prefix =
+            Self.goodHeader + "\n"
             + #"{"seq":1,"t":0,"ev":"add","id":0,"kind":"concurrent","name":"root","weight":1}"# + "\n"
-        var errors = 0, ok = 0
+        var errors = 0
+        var ok = 0
         for k in 0..<2_000 {
             var line = Array(Self.hostileEvent(&rng, k).utf8)
             if k % 9 == 0 { line.insert(contentsOf: [0xC0, 0x80, 0xFE], at: Int(rng.next() % UInt64(line.count))) }
@@ -119,15 +133,22 @@ import Testing
     }
 
     static func hostileEvent(_ rng: inout SplitMix64, _ k: Int) -> String {
-        let evs = ["add", "parent", "weight", "state", "progress", "cancel", "drop", "key", "snapshot", "end",
-                   "resync", "zzz"]
-        let keys = ["id", "parent", "index", "kind", "name", "weight", "state", "fraction", "info", "source",
-                    "ids", "part", "parts", "nodes", "summary", "failed", "message", "skipped", "key"]
+        let evs = [
+            "add", "parent", "weight", "state", "progress", "cancel", "drop", "key", "snapshot", "end",
+            "resync", "zzz",
+        ]
+        let keys = [
+            "id", "parent", "index", "kind", "name", "weight", "state", "fraction", "info", "source",
+            "ids", "part", "parts", "nodes", "summary", "failed", "message", "skipped", "key",
+        ]
         func value() -> String {
             switch rng.next() % 10 {
             case 0: return nested(Int(rng.next() % 5000))
             case 1: return "\"" + String(repeating: "\u{1B}[2J", count: Int(rng.next() % 5000)) + "\""
-            case 2: return "[" + (0..<Int(rng.next() % 50)).map { _ in values[Int(rng.next() % UInt64(values.count))] }.joined(separator: ",") + "]"
+            case 2:
+                return "["
+                    + (0..<Int(rng.next() % 50)).map { _ in values[Int(rng.next() % UInt64(values.count))] }.joined(
+                        separator: ",") + "]"
             case 3: return #"[{"id":"# + values[Int(rng.next() % UInt64(values.count))] + #","parent":-5}]"#
             case 4: return ["\"executing\"", "\"completed\"", "\"bogus\"", "\"concurrent\""][Int(rng.next() % 4)]
             default: return values[Int(rng.next() % UInt64(values.count))]
@@ -148,13 +169,15 @@ import Testing
 /// Sparse ids: memory and time follow the nodes present, not the largest id.
 @Suite struct SparseIDTests {
     @Test func aLogWhoseOneNodeHasTheLargestIdLoadsSmall() throws {
-        let text = HostileLogTests.goodHeader + "\n"
+        let text =
+            HostileLogTests.goodHeader + "\n"
             + #"{"seq":1,"t":0,"ev":"add","id":16777215,"kind":"task","name":"x","weight":1}"# + "\n"
-            + #"{"seq":2,"t":0,"ev":"snapshot","part":1,"parts":1,"nodes":[{"id":3,"kind":"task","name":"a","weight":1},{"id":16777214,"kind":"task","parent":3,"index":0,"name":"b","weight":1},{"id":16777215,"kind":"task","name":"x","weight":1}]}"# + "\n"
+            + #"{"seq":2,"t":0,"ev":"snapshot","part":1,"parts":1,"nodes":[{"id":3,"kind":"task","name":"a","weight":1},{"id":16777214,"kind":"task","parent":3,"index":0,"name":"b","weight":1},{"id":16777215,"kind":"task","name":"x","weight":1}]}"#
+            + "\n"
         let log = try LogReader.parse(Array(text.utf8), name: "sparse")
         #expect(log.finalModel.liveCount == 3)
         #expect(log.finalModel.rootIDs == [3, 16_777_215])
-        #expect(log.finalModel.nodes.count == 3)   // one slot per node, whatever the ids
+        #expect(log.finalModel.nodes.count == 3) // one slot per node, whatever the ids
         #expect(log.finalModel[16_777_214]?.parent == 3)
     }
 
@@ -177,12 +200,18 @@ import Testing
         var tree = TreeModel()
         let ids = [16_777_215, 3, 9_000_000, 16_777_214, 0]
         for (k, id) in ids.enumerated() {
-            tree.absorb(GraphEvent(sequence: UInt64(k + 1), time: 0, change: .added(
-                id: NodeID(id), kind: NodeKind.concurrent, name: "n\(id)", weight: 1,
-                parent: k == 3 ? NodeID(16_777_215) : nil, index: k == 3 ? 0 : nil)))
+            tree.absorb(
+                GraphEvent(
+                    sequence: UInt64(k + 1), time: 0,
+                    change: .added(
+                        id: NodeID(id), kind: NodeKind.concurrent, name: "n\(id)", weight: 1,
+                        parent: k == 3 ? NodeID(16_777_215) : nil, index: k == 3 ? 0 : nil)))
         }
-        tree.absorb(GraphEvent(sequence: 9, time: 1, change: .stateChanged(
-            id: NodeID(16_777_214), state: .executing, failed: false, message: nil)))
+        tree.absorb(
+            GraphEvent(
+                sequence: 9, time: 1,
+                change: .stateChanged(
+                    id: NodeID(16_777_214), state: .executing, failed: false, message: nil)))
         #expect(tree.nodes.storedCount < 5_000)
         #expect(tree.liveCount == 5)
         #expect(tree.roots == [16_777_215, 3, 9_000_000, 0])
@@ -193,7 +222,8 @@ import Testing
     }
 
     @Test func aReplayOfTheLargestIdIsSmall() throws {
-        let text = HostileLogTests.goodHeader + "\n"
+        let text =
+            HostileLogTests.goodHeader + "\n"
             + #"{"seq":1,"t":0,"ev":"add","id":16777215,"kind":"task","name":"x","weight":1}"# + "\n"
         let log = try LogReader.parse(Array(text.utf8), name: "big")
         let lines = ReplaySource.headlessLines(log)

@@ -1,7 +1,8 @@
+import TaskViewTerminal
 import Testing
+
 @testable import TaskGraph
 @testable import TaskViewCore
-import TaskViewTerminal
 
 /// Ids near 2^31 and 2^53 (a long-running program, a hostile log or socket): every table
 /// and every pass follows the nodes present, never the id range. Memory is checked through
@@ -15,13 +16,19 @@ import TaskViewTerminal
     /// A tree of three roots with huge ids, one failed, and a small one.
     func hugeTree() -> TreeModel {
         var s = EventScript()
-        s.emit(.added(id: NodeID(Self.top), kind: NodeKind.concurrent, name: "far root", weight: 1,
-                      parent: nil, index: nil))
-        s.emit(.added(id: NodeID(Self.near31), kind: NodeKind.task, name: "far child", weight: 1,
-                      parent: NodeID(Self.top), index: 0))
+        s.emit(
+            .added(
+                id: NodeID(Self.top), kind: NodeKind.concurrent, name: "far root", weight: 1,
+                parent: nil, index: nil))
+        s.emit(
+            .added(
+                id: NodeID(Self.near31), kind: NodeKind.task, name: "far child", weight: 1,
+                parent: NodeID(Self.top), index: 0))
         // Ids no graph hands out (beyond Int32, negative) name no node: ignored, no trap.
-        s.emit(.added(id: NodeID(Self.near53), kind: NodeKind.task, name: "beyond", weight: 1,
-                      parent: NodeID(Self.top), index: 0))
+        s.emit(
+            .added(
+                id: NodeID(Self.near53), kind: NodeKind.task, name: "beyond", weight: 1,
+                parent: NodeID(Self.top), index: 0))
         s.emit(.added(id: NodeID(-5), kind: NodeKind.task, name: "negative", weight: 1, parent: nil, index: nil))
         s.emit(.progress(id: NodeID(Self.near53), progress: TaskProgress(0.5)))
         s.emit(.added(id: NodeID(3), kind: NodeKind.task, name: "small", weight: 1, parent: nil, index: nil))
@@ -46,8 +53,11 @@ import TaskViewTerminal
         var tree = TreeModel()
         var id = 4_095
         for k in 0..<8 {
-            tree.absorb(GraphEvent(sequence: UInt64(k + 1), time: 0, change: .added(
-                id: NodeID(id), kind: NodeKind.task, name: "n\(k)", weight: 1, parent: nil, index: nil)))
+            tree.absorb(
+                GraphEvent(
+                    sequence: UInt64(k + 1), time: 0,
+                    change: .added(
+                        id: NodeID(id), kind: NodeKind.task, name: "n\(k)", weight: 1, parent: nil, index: nil)))
             id = 2 * (id + 1) + 4_095 - 1
         }
         #expect(tree.liveCount == 8)
@@ -83,7 +93,8 @@ import TaskViewTerminal
     }
 
     @Test func aLogWithIdsNear2To31LoadsSmallAndIdsNear2To53AreRefused() throws {
-        let text = HostileLogTests.goodHeader + "\n"
+        let text =
+            HostileLogTests.goodHeader + "\n"
             + "{\"seq\":1,\"t\":0,\"ev\":\"add\",\"id\":\(Self.near31),\"kind\":\"task\",\"name\":\"x\",\"weight\":1}\n"
             + "{\"seq\":2,\"t\":0,\"ev\":\"add\",\"id\":5,\"kind\":\"task\",\"name\":\"y\",\"weight\":1,\"parent\":\(Self.near31),\"index\":0}\n"
         let log = try LogReader.parse(Array(text.utf8), name: "big")
@@ -91,7 +102,8 @@ import TaskViewTerminal
         #expect(log.finalModel.rootIDs == [Self.near31])
         let lines = ReplaySource.headlessLines(log)
         #expect(lines.contains("#\(Self.near31) x: not executed"))
-        let bad = HostileLogTests.goodHeader + "\n"
+        let bad =
+            HostileLogTests.goodHeader + "\n"
             + "{\"seq\":1,\"t\":0,\"ev\":\"add\",\"id\":\(Self.near53),\"kind\":\"task\",\"name\":\"x\",\"weight\":1}\n"
         #expect(throws: (any Error).self) { try LogReader.parse(Array(bad.utf8), name: "bad") }
     }
@@ -102,17 +114,19 @@ import TaskViewTerminal
         var tree = TreeModel()
         let p = a.addProgram(name: "s", pid: nil)
         let base = Self.near31 - 10
-        let text = AttachLines.header() + AttachLines.snapshot(seq: 1, base: base)
+        let text =
+            AttachLines.header() + AttachLines.snapshot(seq: 1, base: base)
             + "{\"seq\":2,\"t\":1,\"ev\":\"add\",\"id\":\(Self.near31),\"kind\":\"task\",\"name\":\"late\",\"weight\":1,\"parent\":\(base),\"index\":2}\n"
         for item in try stream.feed(Array(text.utf8)) { a.apply(item, program: p, tree: &tree, now: 0) }
-        #expect(tree.liveCount == 5)   // the program row and four nodes
+        #expect(tree.liveCount == 5) // the program row and four nodes
         #expect(tree.nodes.count <= 8)
         let root = Int(tree[tree.roots[0]].children[0])
         #expect(a.target(of: root)?.remote == base)
         #expect(tree[root].children.map { tree[Int($0)].name } == ["job a", "job b", "late"])
         // An id beyond what a graph can hand out ends the stream with an error, at once.
         var bad = LogStream(name: "s")
-        let far = AttachLines.header()
+        let far =
+            AttachLines.header()
             + "{\"seq\":1,\"t\":0,\"ev\":\"add\",\"id\":\(Self.near53),\"kind\":\"task\",\"name\":\"x\",\"weight\":1}\n"
         #expect(throws: StreamError.self) { _ = try bad.feed(Array(far.utf8)) }
     }
@@ -132,12 +146,16 @@ import TaskViewTerminal
                 let id = range.lowerBound + Int(rng.next() % UInt64(range.upperBound - range.lowerBound + 1))
                 switch rng.next() % 4 {
                 case 0 where !added.isEmpty:
-                    text += "{\"seq\":\(seq),\"t\":0,\"ev\":\"progress\",\"id\":\(added.randomElement(using: &rng)!),\"fraction\":0.5}\n"
+                    text +=
+                        "{\"seq\":\(seq),\"t\":0,\"ev\":\"progress\",\"id\":\(added.randomElement(using: &rng)!),\"fraction\":0.5}\n"
                 case 1 where !added.isEmpty:
                     text += "{\"seq\":\(seq),\"t\":0,\"ev\":\"drop\",\"ids\":[\(added.randomElement(using: &rng)!)]}\n"
                 default:
-                    let parent = added.isEmpty || rng.next() % 2 == 0 ? "" : ",\"parent\":\(added.randomElement(using: &rng)!),\"index\":0"
-                    text += "{\"seq\":\(seq),\"t\":0,\"ev\":\"add\",\"id\":\(id),\"kind\":\"task\",\"name\":\"n\",\"weight\":1\(parent)}\n"
+                    let parent =
+                        added.isEmpty || rng.next() % 2 == 0
+                        ? "" : ",\"parent\":\(added.randomElement(using: &rng)!),\"index\":0"
+                    text +=
+                        "{\"seq\":\(seq),\"t\":0,\"ev\":\"add\",\"id\":\(id),\"kind\":\"task\",\"name\":\"n\",\"weight\":1\(parent)}\n"
                     added.append(id)
                 }
             }

@@ -19,12 +19,16 @@ enum LargeTreeFixture {
             if group < 0 || inGroup == 999 {
                 group = id
                 inGroup = 0
-                s.emit(.added(id: NodeID(id), kind: NodeKind.allSettled, name: "group \(id)", weight: 1,
-                              parent: NodeID(0), index: Int.max))
+                s.emit(
+                    .added(
+                        id: NodeID(id), kind: NodeKind.allSettled, name: "group \(id)", weight: 1,
+                        parent: NodeID(0), index: Int.max))
                 s.emit(.stateChanged(id: NodeID(id), state: .executing, failed: false, message: nil))
             } else {
-                s.emit(.added(id: NodeID(id), kind: NodeKind.task, name: "task \(id)", weight: 1,
-                              parent: NodeID(group), index: Int.max))
+                s.emit(
+                    .added(
+                        id: NodeID(id), kind: NodeKind.task, name: "task \(id)", weight: 1,
+                        parent: NodeID(group), index: Int.max))
                 if id % 2 == 0 {
                     s.emit(.stateChanged(id: NodeID(id), state: .executing, failed: false, message: nil))
                 }
@@ -49,8 +53,10 @@ enum LargeTreeFixture {
         let n = max(2, nodes)
         for k in 0..<count {
             let id = 2 + (k * 2) % max(1, n - 2)
-            out.append(GraphEvent(sequence: UInt64(k + 1), time: Double(k) / 1000,
-                                  change: .progress(id: NodeID(id), progress: TaskProgress(Double(k % 100) / 100))))
+            out.append(
+                GraphEvent(
+                    sequence: UInt64(k + 1), time: Double(k) / 1000,
+                    change: .progress(id: NodeID(id), progress: TaskProgress(Double(k % 100) / 100))))
         }
         return out
     }

@@ -1,9 +1,11 @@
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
+
 @testable import TaskGraph
 @testable import TaskViewCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The replay log's fast paths give exactly what the general ones give.
 @Suite struct LogSpeedPathTests {
@@ -15,8 +17,10 @@ import Glibc
 
     @Test func doublesAreWrittenAsDescriptionWritesThem() {
         var rng = SplitMix64(seed: 7)
-        var values: [Double] = [0.1, 0.2, 0.30000000000000004, 1.0 / 3, 2.0 / 3, 0.5, 0.125, 0.0001, 0.00012,
-                                123456.789, 99999.99999, 0.9999999999999999, 1.5, 1e14 + 0.5]
+        var values: [Double] = [
+            0.1, 0.2, 0.30000000000000004, 1.0 / 3, 2.0 / 3, 0.5, 0.125, 0.0001, 0.00012,
+            123456.789, 99999.99999, 0.9999999999999999, 1.5, 1e14 + 0.5,
+        ]
         for k in 1...20_000 {
             values.append(Double(k) * 1e-5)
             values.append(Double(k % 97) / Double(k % 89 + 1))
@@ -35,7 +39,9 @@ import Glibc
     }
 
     @Test func integersAreWrittenAsDescriptionWritesThem() {
-        var values = [0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 12345, 123456, 1_000_000_007, Int.max, Int.min, -1, -10, -99]
+        var values = [
+            0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 12345, 123456, 1_000_000_007, Int.max, Int.min, -1, -10, -99,
+        ]
         var rng = SplitMix64(seed: 3)
         for _ in 0..<2_000 { values.append(Int(bitPattern: UInt(rng.next())) >> Int(rng.next() % 63)) }
         for v in values {
@@ -63,7 +69,8 @@ import Glibc
         d.event(.weightChanged(id: NodeID(rawValue: 3), weight: 2), seq: 7, t: 0.5)
         c.event(.weightChanged(id: NodeID(rawValue: 4), weight: 1), seq: 8, t: 1)
         #expect(String(decoding: c.bytes, as: UTF8.self) == #"x{"seq":8,"t":1,"ev":"weight","id":4,"weight":1}"# + "\n")
-        #expect(String(decoding: d.bytes, as: UTF8.self) == #"x{"seq":7,"t":0.5,"ev":"weight","id":3,"weight":2}"# + "\n")
+        #expect(
+            String(decoding: d.bytes, as: UTF8.self) == #"x{"seq":7,"t":0.5,"ev":"weight","id":3,"weight":2}"# + "\n")
         var s = LogBuffer(capacity: 4)
         s.string("q\"\\\n\u{1}é")
         #expect(String(decoding: s.bytes, as: UTF8.self) == #""q\"\\\n\u0001é""#)
@@ -78,11 +85,18 @@ import Glibc
         let fast = try LogReader.load(path: path)
         let bytes = try LogReader.readFile(path)
         var spaced: [UInt8] = []
-        var inString = false, escaped = false
+        var inString = false
+        var escaped = false
         for (i, c) in bytes.enumerated() {
             spaced.append(c)
-            if escaped { escaped = false; continue }
-            if c == 92 { escaped = inString; continue }
+            if escaped {
+                escaped = false
+                continue
+            }
+            if c == 92 {
+                escaped = inString
+                continue
+            }
             if c == 34 { inString.toggle() }
             if c == 44 && !inString && i > bytes.firstIndex(of: 10)! { spaced.append(32) }
         }
@@ -96,11 +110,11 @@ import Glibc
 
     @Test func fastPathLeavesBadLinesToTheGeneralPath() throws {
         let log = """
-        {"format":"taskgraph-log","version":1,"created":"x","producer":"p"}
-        {"seq":1,"t":0,"ev":"add","id":0,"kind":"task","name":"a","weight":1}
-        {"seq":2,"t":0.5,"ev":"progress","id":0,"fraction":1.5}
+            {"format":"taskgraph-log","version":1,"created":"x","producer":"p"}
+            {"seq":1,"t":0,"ev":"add","id":0,"kind":"task","name":"a","weight":1}
+            {"seq":2,"t":0.5,"ev":"progress","id":0,"fraction":1.5}
 
-        """
+            """
         #expect(throws: LogLoadError.self) { try LogReader.parse(Array(log.utf8), name: "bad") }
         do {
             _ = try LogReader.parse(Array(log.utf8), name: "bad")

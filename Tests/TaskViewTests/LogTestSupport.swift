@@ -1,8 +1,10 @@
 import Testing
+
 @testable import TaskGraph
 @testable import TaskViewCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Fixtures the log, export and attach tests share: a demo or a hand-built graph recorded to
@@ -11,7 +13,8 @@ import Glibc
 /// A demo run headless to a temporary log (`runDemo`), the log loaded back; the file is
 /// removed before this returns.
 func demoLog(_ name: String, seed: UInt64, cancel: (name: String, at: Double)? = nil)
-    throws -> (run: (lines: [String], final: GraphSnapshot), log: ReplayLog) {
+    throws -> (run: (lines: [String], final: GraphSnapshot), log: ReplayLog)
+{
     let path = temporaryLogPath("demo-\(name)")
     defer { unlink(path) }
     let run = try runDemo(name, seed: seed, path: path, cancel: cancel)
@@ -31,7 +34,8 @@ struct RecordedGraph<Value> {
 /// tasks, the clock runs until idle, the recorder finishes and the log is read back. The
 /// file is removed before this returns.
 func recordGraph<Value>(_ tag: String, _ build: (Graph, VirtualClock) throws -> Value)
-    throws -> RecordedGraph<Value> {
+    throws -> RecordedGraph<Value>
+{
     let path = temporaryLogPath(tag)
     defer { unlink(path) }
     let clock = VirtualClock()

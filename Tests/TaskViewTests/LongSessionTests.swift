@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TaskGraph
 @testable import TaskViewCore
 
@@ -23,7 +24,7 @@ import Testing
             if id >= 52 { send(.dropped(ids: [NodeID(id - 50)])) }
         }
         #expect(tree.liveCount == 52)
-        #expect(tree.nodes.storedCount < 40_000)   // 200,002 ids were used
+        #expect(tree.nodes.storedCount < 40_000) // 200,002 ids were used
         #expect(tree.roots.first == 0 && tree[0].children == [1] && tree[1].state == .executing)
         let live = Array(tree.nodes.ids).filter { tree.contains($0) }
         #expect(live == [0, 1] + Array(199_952..<200_002))
@@ -56,7 +57,7 @@ import Testing
             if id >= 110 { line(#""ev":"drop","ids":[\#(id - 10)]"#) }
         }
         try a.apply(text, program: p, tree: &tree)
-        #expect(a.mappedCount < 20)   // the snapshot's nodes and the last ten requests
+        #expect(a.mappedCount < 20) // the snapshot's nodes and the last ten requests
         #expect(tree.nodes.storedCount < 10_000)
         let last = tree[tree.roots[0]].children.map { Int($0) }.last!
         #expect(a.target(of: last)?.remote == 20_099)

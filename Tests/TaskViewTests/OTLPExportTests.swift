@@ -1,39 +1,41 @@
 import Foundation
-import Testing
 import TaskGraph
+import Testing
+
 @testable import TaskViewCore
 
 /// `taskview export --format otlp-json`: the OTLP/JSON mapping of a recorded session.
 @Suite struct OTLPExportTests {
     /// Two roots: "build" (sequential: "fetch" ok with progress, "compile" fails, "link"
     /// never runs) and "watch" (cancelled from the keyboard while its child runs).
-    static let log = [
-        #"{"format":"taskgraph-log","version":1,"created":"2026-01-31T12:00:00Z","producer":"/usr/bin/prog --flag","scenario":"ci","seed":3}"#,
-        #"{"seq":1,"t":0,"ev":"add","id":0,"kind":"task","name":"fetch","weight":2}"#,
-        #"{"seq":2,"t":0,"ev":"add","id":1,"kind":"task","name":"compile","weight":1}"#,
-        #"{"seq":3,"t":0,"ev":"add","id":2,"kind":"task","name":"link","weight":1}"#,
-        #"{"seq":4,"t":0,"ev":"add","id":3,"kind":"sequential","name":"build","weight":1}"#,
-        #"{"seq":5,"t":0,"ev":"parent","id":0,"parent":3,"index":0}"#,
-        #"{"seq":6,"t":0,"ev":"parent","id":1,"parent":3,"index":1}"#,
-        #"{"seq":7,"t":0,"ev":"parent","id":2,"parent":3,"index":2}"#,
-        #"{"seq":8,"t":0,"ev":"state","id":3,"state":"executing"}"#,
-        #"{"seq":9,"t":0,"ev":"state","id":0,"state":"executing"}"#,
-        #"{"seq":10,"t":0.25,"ev":"progress","id":0,"fraction":0.5,"info":"Downloading"}"#,
-        #"{"seq":11,"t":0.5,"ev":"progress","id":0,"fraction":0.75,"info":"Downloading"}"#,
-        #"{"seq":12,"t":1.5,"ev":"state","id":0,"state":"completed"}"#,
-        #"{"seq":13,"t":1.5,"ev":"state","id":1,"state":"executing"}"#,
-        #"{"seq":14,"t":2,"ev":"state","id":1,"state":"completed","failed":true,"message":"exit 1"}"#,
-        #"{"seq":15,"t":2,"ev":"state","id":3,"state":"completed","failed":true,"message":"exit 1"}"#,
-        #"{"seq":16,"t":2,"ev":"add","id":4,"kind":"task","name":"serve","weight":1}"#,
-        #"{"seq":17,"t":2,"ev":"add","id":5,"kind":"concurrent","name":"watch","weight":1}"#,
-        #"{"seq":18,"t":2,"ev":"parent","id":4,"parent":5,"index":0}"#,
-        #"{"seq":19,"t":2,"ev":"state","id":5,"state":"executing"}"#,
-        #"{"seq":20,"t":2,"ev":"state","id":4,"state":"executing"}"#,
-        #"{"seq":21,"t":3,"ev":"cancel","id":5,"source":"keyboard"}"#,
-        #"{"seq":22,"t":3,"ev":"cancel","id":4,"source":"parent"}"#,
-        #"{"seq":23,"t":3,"ev":"state","id":4,"state":"cancelled"}"#,
-        #"{"seq":24,"t":3,"ev":"state","id":5,"state":"cancelled"}"#,
-    ].joined(separator: "\n") + "\n"
+    static let log =
+        [
+            #"{"format":"taskgraph-log","version":1,"created":"2026-01-31T12:00:00Z","producer":"/usr/bin/prog --flag","scenario":"ci","seed":3}"#,
+            #"{"seq":1,"t":0,"ev":"add","id":0,"kind":"task","name":"fetch","weight":2}"#,
+            #"{"seq":2,"t":0,"ev":"add","id":1,"kind":"task","name":"compile","weight":1}"#,
+            #"{"seq":3,"t":0,"ev":"add","id":2,"kind":"task","name":"link","weight":1}"#,
+            #"{"seq":4,"t":0,"ev":"add","id":3,"kind":"sequential","name":"build","weight":1}"#,
+            #"{"seq":5,"t":0,"ev":"parent","id":0,"parent":3,"index":0}"#,
+            #"{"seq":6,"t":0,"ev":"parent","id":1,"parent":3,"index":1}"#,
+            #"{"seq":7,"t":0,"ev":"parent","id":2,"parent":3,"index":2}"#,
+            #"{"seq":8,"t":0,"ev":"state","id":3,"state":"executing"}"#,
+            #"{"seq":9,"t":0,"ev":"state","id":0,"state":"executing"}"#,
+            #"{"seq":10,"t":0.25,"ev":"progress","id":0,"fraction":0.5,"info":"Downloading"}"#,
+            #"{"seq":11,"t":0.5,"ev":"progress","id":0,"fraction":0.75,"info":"Downloading"}"#,
+            #"{"seq":12,"t":1.5,"ev":"state","id":0,"state":"completed"}"#,
+            #"{"seq":13,"t":1.5,"ev":"state","id":1,"state":"executing"}"#,
+            #"{"seq":14,"t":2,"ev":"state","id":1,"state":"completed","failed":true,"message":"exit 1"}"#,
+            #"{"seq":15,"t":2,"ev":"state","id":3,"state":"completed","failed":true,"message":"exit 1"}"#,
+            #"{"seq":16,"t":2,"ev":"add","id":4,"kind":"task","name":"serve","weight":1}"#,
+            #"{"seq":17,"t":2,"ev":"add","id":5,"kind":"concurrent","name":"watch","weight":1}"#,
+            #"{"seq":18,"t":2,"ev":"parent","id":4,"parent":5,"index":0}"#,
+            #"{"seq":19,"t":2,"ev":"state","id":5,"state":"executing"}"#,
+            #"{"seq":20,"t":2,"ev":"state","id":4,"state":"executing"}"#,
+            #"{"seq":21,"t":3,"ev":"cancel","id":5,"source":"keyboard"}"#,
+            #"{"seq":22,"t":3,"ev":"cancel","id":4,"source":"parent"}"#,
+            #"{"seq":23,"t":3,"ev":"state","id":4,"state":"cancelled"}"#,
+            #"{"seq":24,"t":3,"ev":"state","id":5,"state":"cancelled"}"#,
+        ].joined(separator: "\n") + "\n"
 
     func export(_ text: String) throws -> (bytes: [UInt8], spans: [String: [String: Any]], resource: [[String: Any]]) {
         let path = temporaryLogPath("otlp")
@@ -57,9 +59,11 @@ import TaskGraph
 
     @Test func oneSpanPerExecutedNodeWithTheLiveMapping() throws {
         let (_, spans, resource) = try export(Self.log)
-        #expect(spans.keys.sorted() == ["build", "compile", "fetch", "serve", "watch"])   // "link" never ran
+        #expect(spans.keys.sorted() == ["build", "compile", "fetch", "serve", "watch"]) // "link" never ran
 
-        let build = spans["build"], fetch = spans["fetch"], compile = spans["compile"]
+        let build = spans["build"]
+        let fetch = spans["fetch"]
+        let compile = spans["compile"]
         #expect(build?["parentSpanId"] == nil)
         #expect(fetch?["parentSpanId"] as? String == build?["spanId"] as? String)
         #expect(compile?["parentSpanId"] as? String == build?["spanId"] as? String)
@@ -96,7 +100,10 @@ import TaskGraph
         #expect(events.first?["name"] as? String == "Downloading")
         #expect(events.first?["timeUnixNano"] as? String == "1769860800250000000")
 
-        #expect(resource.first { $0["key"] as? String == "service.name" }?["value"] as? [String: String] == ["stringValue": "ci"])
+        #expect(
+            resource.first { $0["key"] as? String == "service.name" }?["value"] as? [String: String] == [
+                "stringValue": "ci"
+            ])
     }
 
     @Test func theSameLogExportsTheSameBytes() throws {
@@ -111,7 +118,10 @@ import TaskGraph
     @Test func withoutAScenarioTheServiceIsTheProducersProgram() throws {
         let text = Self.log.replacingOccurrences(of: #","scenario":"ci","seed":3"#, with: "")
         let (_, _, resource) = try export(text)
-        #expect(resource.first { $0["key"] as? String == "service.name" }?["value"] as? [String: String] == ["stringValue": "prog"])
+        #expect(
+            resource.first { $0["key"] as? String == "service.name" }?["value"] as? [String: String] == [
+                "stringValue": "prog"
+            ])
     }
 
     @Test func progressEventsStopAt32() throws {

@@ -1,9 +1,11 @@
 import Foundation
 import Testing
+
 @testable import TaskGraph
 @testable import TaskViewCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `OutputFile`: where an export goes. Devices and FIFOs are written in place, symlinks
@@ -21,7 +23,9 @@ import Glibc
         defer { closedir(d) }
         var out: [String] = []
         while let e = readdir(d) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            let name = withUnsafeBytes(of: e.pointee.d_name) {
+                String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+            }
             if name != "." && name != ".." { out.append(name) }
         }
         return out.sorted()
@@ -59,22 +63,27 @@ import Glibc
         var reader = pthread_t()
         let path = strdup(fifo)!
         let ctx = Unmanaged.passRetained(box).toOpaque()
-        struct Args { var path: UnsafeMutablePointer<CChar>; var box: UnsafeMutableRawPointer }
+        struct Args {
+            var path: UnsafeMutablePointer<CChar>
+            var box: UnsafeMutableRawPointer
+        }
         let args = UnsafeMutablePointer<Args>.allocate(capacity: 1)
         args.initialize(to: Args(path: path, box: ctx))
-        pthread_create(&reader, nil, { raw in
-            let a = raw!.assumingMemoryBound(to: Args.self).pointee
-            let box = Unmanaged<Box>.fromOpaque(a.box).takeRetainedValue()
-            let fd = open(a.path, O_RDONLY)
-            var buf = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let n = read(fd, &buf, buf.count)
-                if n <= 0 { break }
-                box.bytes += buf[..<n]
-            }
-            close(fd)
-            return nil
-        }, args)
+        pthread_create(
+            &reader, nil,
+            { raw in
+                let a = raw!.assumingMemoryBound(to: Args.self).pointee
+                let box = Unmanaged<Box>.fromOpaque(a.box).takeRetainedValue()
+                let fd = open(a.path, O_RDONLY)
+                var buf = [UInt8](repeating: 0, count: 4096)
+                while true {
+                    let n = read(fd, &buf, buf.count)
+                    if n <= 0 { break }
+                    box.bytes += buf[..<n]
+                }
+                close(fd)
+                return nil
+            }, args)
         let payload = Array(repeating: UInt8(ascii: "z"), count: 200_000)
         try OutputFile.write(payload, to: fifo)
         pthread_join(reader, nil)
@@ -126,7 +135,7 @@ import Glibc
         var after = stat()
         stat(path, &after)
         #expect(try contents(path) == "second")
-        #expect(after.st_ino != before.st_ino)   // a new file renamed over: atomic for readers
+        #expect(after.st_ino != before.st_ino) // a new file renamed over: atomic for readers
         #expect(after.st_mode & 0o7777 == 0o640)
         #expect(names(in: dir) == ["out.json"])
     }
@@ -139,7 +148,7 @@ import Glibc
         var calls = 0
         let failing: OutputFile.Writer = { fd, p, n in
             calls += 1
-            if calls == 1 { return Glibc.write(fd, p, min(n, 3)) }   // some bytes, then ENOSPC
+            if calls == 1 { return Glibc.write(fd, p, min(n, 3)) } // some bytes, then ENOSPC
             errno = ENOSPC
             return -1
         }

@@ -1,16 +1,25 @@
 import Foundation
-import Testing
 import TaskGraph
+import Testing
+
 @testable import TaskViewCore
 
 struct StressFailure: Error {}
 
 /// Tasks one thread made for another to adopt.
-final class StressPool: @unchecked Sendable {   // `tasks` guarded by `lock`
+final class StressPool: @unchecked Sendable { // `tasks` guarded by `lock`
     private let lock = NSLock()
     private var tasks: [GraphTask<Int, StressFailure>] = []
-    func put(_ t: GraphTask<Int, StressFailure>) { lock.lock(); tasks.append(t); lock.unlock() }
-    func take() -> GraphTask<Int, StressFailure>? { lock.lock(); defer { lock.unlock() }; return tasks.popLast() }
+    func put(_ t: GraphTask<Int, StressFailure>) {
+        lock.lock()
+        tasks.append(t)
+        lock.unlock()
+    }
+    func take() -> GraphTask<Int, StressFailure>? {
+        lock.lock()
+        defer { lock.unlock() }
+        return tasks.popLast()
+    }
 }
 
 /// Issue 11: a recording of a graph that four threads use at once (each its own tasks, and

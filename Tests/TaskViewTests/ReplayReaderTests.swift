@@ -1,8 +1,10 @@
 import Testing
+
 @testable import TaskGraph
 @testable import TaskViewCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A random but well-formed event history: nodes added as leaves then adopted, states moving
@@ -24,8 +26,10 @@ func randomHistory(seed: UInt64, events count: Int) -> [GraphEvent] {
         if live.count < 3 || r < 15 {
             let id = nextID
             nextID += 1
-            push(.added(id: NodeID(id), kind: NodeKind.all[Int(rng.next() % 15)], name: "n\(id)",
-                        weight: Double(rng.next() % 4), parent: nil, index: nil))
+            push(
+                .added(
+                    id: NodeID(id), kind: NodeKind.all[Int(rng.next() % 15)], name: "n\(id)",
+                    weight: Double(rng.next() % 4), parent: nil, index: nil))
             live.append(id)
             state[id] = .notExecuted
         } else if r < 25 {
@@ -37,17 +41,24 @@ func randomHistory(seed: UInt64, events count: Int) -> [GraphEvent] {
             push(.parentSet(id: NodeID(child), parent: NodeID(parent), index: Int(rng.next() % 3)))
         } else if r < 70 {
             let id = live[Int(rng.next() % UInt64(live.count))]
-            push(.progress(id: NodeID(id), progress: TaskProgress(Double(rng.next() % 1001) / 1000,
-                                                                    info: r % 2 == 0 ? "phase \(r)" : nil)))
+            push(
+                .progress(
+                    id: NodeID(id),
+                    progress: TaskProgress(
+                        Double(rng.next() % 1001) / 1000,
+                        info: r % 2 == 0 ? "phase \(r)" : nil)))
         } else if r < 90 {
             let id = live[Int(rng.next() % UInt64(live.count))]
             switch state[id]! {
-            case .notExecuted: state[id] = .executing
+            case .notExecuted:
+                state[id] = .executing
                 push(.stateChanged(id: NodeID(id), state: .executing, failed: false, message: nil))
             case .executing:
                 let failed = r % 3 == 0
                 state[id] = .completed
-                push(.stateChanged(id: NodeID(id), state: .completed, failed: failed, message: failed ? "err \(id)" : nil))
+                push(
+                    .stateChanged(
+                        id: NodeID(id), state: .completed, failed: failed, message: failed ? "err \(id)" : nil))
             default: continue
             }
         } else if r < 95 {
@@ -189,7 +200,8 @@ func loadError(_ text: String, skip: Bool = false) -> LogLoadError? {
     }
 
     @Test func unknownFieldsAndEventKindsAreIgnored() throws {
-        let text = String(headerLine.dropLast(1)) + #","future":{"a":[1,2]}}"# + "\n"
+        let text =
+            String(headerLine.dropLast(1)) + #","future":{"a":[1,2]}}"# + "\n"
             + #"{"seq":1,"t":0,"ev":"add","id":0,"kind":"task","name":"a","weight":1,"colour":"red"}"# + "\n"
             + #"{"seq":2,"t":0.5,"ev":"teleport","id":0,"x":[{"y":null}]}"# + "\n"
             + #"{"seq":3,"t":1,"ev":"state","id":0,"state":"executing"}"# + "\n"
@@ -203,29 +215,48 @@ func loadError(_ text: String, skip: Bool = false) -> LogLoadError? {
         let add0 = #"{"seq":1,"t":0,"ev":"add","id":0,"kind":"task","name":"a","weight":1}"#
         let add1 = #"{"seq":2,"t":0,"ev":"add","id":1,"kind":"task","name":"b","weight":1}"#
         func log(_ lines: String...) -> String { ([headerLine] + lines).joined(separator: "\n") + "\n" }
-        #expect(loadError(log(add0, "{\"seq\":2,\"t\":0,\"ev\":")).map { "\($0.line!) \($0.message)" }
+        #expect(
+            loadError(log(add0, "{\"seq\":2,\"t\":0,\"ev\":")).map { "\($0.line!) \($0.message)" }
                 == "3 expected a string at column 21")
-        #expect(loadError(log(#"{"seq":1,"t":0,"ev":"add","id":-1,"kind":"task","name":"a","weight":1}"#))?.description
+        #expect(
+            loadError(log(#"{"seq":1,"t":0,"ev":"add","id":-1,"kind":"task","name":"a","weight":1}"#))?.description
                 == "bad.jsonl: line 2: id -1 is out of range (0...2147483647)")
-        #expect(loadError(log(add0, #"{"seq":2,"t":0,"ev":"parent","id":0,"parent":5,"index":0}"#))?.description
+        #expect(
+            loadError(log(add0, #"{"seq":2,"t":0,"ev":"parent","id":0,"parent":5,"index":0}"#))?.description
                 == "bad.jsonl: line 3: node 5 does not exist")
-        #expect(loadError(log(add0, add1, #"{"seq":3,"t":0,"ev":"parent","id":0,"parent":1,"index":0}"#,
-                              #"{"seq":4,"t":0,"ev":"parent","id":1,"parent":0,"index":0}"#))?.description
+        #expect(
+            loadError(
+                log(
+                    add0, add1, #"{"seq":3,"t":0,"ev":"parent","id":0,"parent":1,"index":0}"#,
+                    #"{"seq":4,"t":0,"ev":"parent","id":1,"parent":0,"index":0}"#))?.description
                 == "bad.jsonl: line 5: making 0 the parent of 1 creates a cycle")
         #expect(loadError(log(add0, #"{"seq":2,"t":0,"ev":"parent","id":0,"parent":0,"index":0}"#))?.line == 3)
         #expect(loadError(log(add0, #"{"seq":2,"t":0,"ev":"weight","id":0,"weight":-1}"#))?.line == 3)
-        #expect(loadError(log(add0, #"{"seq":3,"t":0,"ev":"state","id":0,"state":"executing"}"#))?.message
+        #expect(
+            loadError(log(add0, #"{"seq":3,"t":0,"ev":"state","id":0,"state":"executing"}"#))?.message
                 == "seq 3 follows 1: lines are missing")
-        #expect(loadError(log(#"{"seq":1,"t":5,"ev":"add","id":0,"kind":"task","name":"a","weight":1}"#,
-                              #"{"seq":2,"t":1,"ev":"state","id":0,"state":"executing"}"#))?.line == 3)
+        #expect(
+            loadError(
+                log(
+                    #"{"seq":1,"t":5,"ev":"add","id":0,"kind":"task","name":"a","weight":1}"#,
+                    #"{"seq":2,"t":1,"ev":"state","id":0,"state":"executing"}"#))?.line == 3)
         #expect(loadError(log(add0, #"{"seq":2,"t":0,"ev":"progress","id":0,"fraction":7}"#))?.line == 3)
-        #expect(loadError(log(add0, #"{"seq":2,"t":0,"ev":"snapshot","part":1,"parts":1,"nodes":[{"id":0,"kind":"task","parent":1,"name":"a","weight":1,"state":"executing","failed":false,"fraction":0},{"id":1,"kind":"task","parent":0,"name":"b","weight":1,"state":"executing","failed":false,"fraction":0}]}"#))?.message
+        #expect(
+            loadError(
+                log(
+                    add0,
+                    #"{"seq":2,"t":0,"ev":"snapshot","part":1,"parts":1,"nodes":[{"id":0,"kind":"task","parent":1,"name":"a","weight":1,"state":"executing","failed":false,"fraction":0},{"id":1,"kind":"task","parent":0,"name":"b","weight":1,"state":"executing","failed":false,"fraction":0}]}"#
+                ))?.message
                 == "snapshot nodes form a cycle at node 0")
-        #expect(loadError(log(add0, #"{"seq":2,"t":0,"ev":"add","id":1e300,"kind":"task","name":"a","weight":1}"#))?.line == 3)
+        #expect(
+            loadError(log(add0, #"{"seq":2,"t":0,"ev":"add","id":1e300,"kind":"task","name":"a","weight":1}"#))?.line
+                == 3)
     }
 
     @Test func aLineOverTheCapIsBad() {
-        let big = #"{"seq":1,"t":0,"ev":"add","id":0,"kind":"task","name":""# + String(repeating: "x", count: 5 << 20) + #"","weight":1}"#
+        let big =
+            #"{"seq":1,"t":0,"ev":"add","id":0,"kind":"task","name":""# + String(repeating: "x", count: 5 << 20)
+            + #"","weight":1}"#
         let text = headerLine + "\n" + big + "\n"
         let e = loadError(text)
         #expect(e?.line == 2)
@@ -233,12 +264,15 @@ func loadError(_ text: String, skip: Bool = false) -> LogLoadError? {
     }
 
     @Test func skipBadLinesCountsThem() throws {
-        let text = [headerLine,
-                    #"{"seq":1,"t":0,"ev":"add","id":0,"kind":"task","name":"a","weight":1}"#,
-                    "garbage",
-                    #"{"seq":3,"t":0,"ev":"parent","id":0,"parent":9,"index":0}"#,
-                    #"{"seq":4,"t":1,"ev":"state","id":0,"state":"executing"}"#,
-                    #"{"seq":5,"t":2,"ev":"state","id":0,"state":"completed"}"#].joined(separator: "\n") + "\n"
+        let text =
+            [
+                headerLine,
+                #"{"seq":1,"t":0,"ev":"add","id":0,"kind":"task","name":"a","weight":1}"#,
+                "garbage",
+                #"{"seq":3,"t":0,"ev":"parent","id":0,"parent":9,"index":0}"#,
+                #"{"seq":4,"t":1,"ev":"state","id":0,"state":"executing"}"#,
+                #"{"seq":5,"t":2,"ev":"state","id":0,"state":"completed"}"#,
+            ].joined(separator: "\n") + "\n"
         #expect(loadError(text)?.line == 3)
         let log = try LogReader.parse(bytes(text), name: "s", skipBadLines: true)
         #expect(log.skippedLines == 2)

@@ -1,8 +1,10 @@
-import Testing
 import TaskGraph
+import Testing
+
 @testable import TaskViewCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `ref` nodes (api.md "one node per task"): the dashboard row is a link to the shared node,
@@ -18,7 +20,10 @@ import Glibc
         s.add(3, "fetch user\u{1B}[2J", kind: "ref", parent: 2)
         s.emit(.ref(id: NodeID(3), of: NodeID(0)))
         s.add(4, "next", parent: 2)
-        s.start(1); s.start(0); s.start(2); s.start(3)
+        s.start(1)
+        s.start(0)
+        s.start(2)
+        s.start(3)
         return s
     }
 
@@ -35,7 +40,7 @@ import Glibc
 
     @Test func enterOnARefRowSelectsTheSharedNodeInsteadOfOpeningTheDetailPane() {
         var m = model(Self.script())
-        m.view.setCollapsed(1, true)           // the shared node's row is hidden
+        m.view.setCollapsed(1, true) // the shared node's row is hidden
         m.view.selection = 3
         #expect(press(&m, .enter).isEmpty)
         #expect(m.view.selection == 0)
@@ -106,11 +111,11 @@ import Glibc
         let path = temporaryLogPath("refbad")
         defer { unlink(path) }
         let text = """
-        {"format":"taskgraph-log","version":1,"created":"x","producer":"p"}
-        {"seq":1,"t":0,"ev":"add","id":0,"kind":"task","name":"s","weight":1}
-        {"seq":2,"t":0,"ev":"ref","id":0,"of":-3}
+            {"format":"taskgraph-log","version":1,"created":"x","producer":"p"}
+            {"seq":1,"t":0,"ev":"add","id":0,"kind":"task","name":"s","weight":1}
+            {"seq":2,"t":0,"ev":"ref","id":0,"of":-3}
 
-        """
+            """
         try text.write(toFile: path, atomically: false, encoding: .utf8)
         #expect(throws: LogLoadError.self) { try LogReader.load(path: path) }
     }
@@ -120,8 +125,13 @@ import Glibc
         var tree = TreeModel()
         let p = a.addProgram(name: "s", pid: nil)
         // Snapshot: node 3 is a ref of node 1 ("job a"); then an event adds ref 4 of node 2.
-        let text = AttachLines.header()
-            + AttachLines.snapshot(seq: 1, extra: #",{"id":3,"kind":"ref","parent":0,"index":2,"name":"job a","weight":1,"state":"executing","of":1}"#)
+        let text =
+            AttachLines.header()
+            + AttachLines.snapshot(
+                seq: 1,
+                extra:
+                    #",{"id":3,"kind":"ref","parent":0,"index":2,"name":"job a","weight":1,"state":"executing","of":1}"#
+            )
             + #"{"seq":2,"t":2,"ev":"add","id":4,"kind":"ref","name":"job b","weight":1,"parent":0,"index":3}"# + "\n"
             + #"{"seq":3,"t":2,"ev":"ref","id":4,"of":2}"# + "\n"
         try a.apply(text, program: p, tree: &tree)

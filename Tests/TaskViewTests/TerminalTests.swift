@@ -1,9 +1,11 @@
-import Testing
 import CNcurses
+import Testing
+
 @testable import TaskViewCore
 @testable import TaskViewTerminal
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The curses layer off-terminal: `newterm` on /dev/null, then the screen read back.
@@ -11,8 +13,9 @@ import Glibc
 @Suite(.serialized) struct TerminalTests {
     static func open(width: Int, height: Int, noColor: Bool = false) throws -> Terminal {
         setlocale(LC_ALL, "C.UTF-8")
-        let term = try Terminal(term: "xterm-256color", output: fopen("/dev/null", "w"),
-                                input: fopen("/dev/null", "r"), ownsFiles: true, noColor: noColor)
+        let term = try Terminal(
+            term: "xterm-256color", output: fopen("/dev/null", "w"),
+            input: fopen("/dev/null", "r"), ownsFiles: true, noColor: noColor)
         term.resize(width: width, height: height)
         return term
     }
@@ -20,9 +23,12 @@ import Glibc
     static func text(_ t: Terminal, row: Int, width: Int) -> String {
         var out = String.UnicodeScalarView()
         for x in 0..<width {
-            var ch: wchar_t = 0, attrs: attr_t = 0, pair: Int16 = 0
+            var ch: wchar_t = 0
+            var attrs: attr_t = 0
+            var pair: Int16 = 0
             if tv_read(t.rawWindow, Int32(row), Int32(x), &ch, &attrs, &pair) == OK,
-               let s = Unicode.Scalar(UInt32(bitPattern: ch)) {
+                let s = Unicode.Scalar(UInt32(bitPattern: ch))
+            {
                 out.append(s)
             }
         }
@@ -32,7 +38,9 @@ import Glibc
     }
 
     static func style(_ t: Terminal, x: Int, y: Int) -> (attrs: attr_t, pair: Int16) {
-        var ch: wchar_t = 0, attrs: attr_t = 0, pair: Int16 = 0
+        var ch: wchar_t = 0
+        var attrs: attr_t = 0
+        var pair: Int16 = 0
         _ = tv_read(t.rawWindow, Int32(y), Int32(x), &ch, &attrs, &pair)
         return (attrs, pair)
     }
@@ -47,9 +55,9 @@ import Glibc
         for y in 0..<8 { #expect(Self.text(t, row: y, width: 100) == grid.lines[y], "row \(y)") }
         #expect(Self.text(t, row: 4, width: 100).hasPrefix("│  └─ ✗ b.c"))
         let failedGlyph = Self.style(t, x: 6, y: 4)
-        #expect(failedGlyph.pair == 1)                       // red
+        #expect(failedGlyph.pair == 1) // red
         #expect(failedGlyph.attrs & tv_A_BOLD != 0)
-        #expect(Self.style(t, x: 0, y: 1).attrs & tv_A_REVERSE != 0)   // selection
+        #expect(Self.style(t, x: 0, y: 1).attrs & tv_A_REVERSE != 0) // selection
     }
 
     @Test func onlyChangedCellsAreRedrawnAndResizeRepaints() throws {
@@ -75,7 +83,8 @@ import Glibc
         var m = model(smallBuild())
         m.refreshDerived()
         t.draw(Renderer(ascii: false).render(m, width: 60, height: 8).grid)
-        let failed = Self.style(t, x: 6, y: 4), executing = Self.style(t, x: 3, y: 5)
+        let failed = Self.style(t, x: 6, y: 4)
+        let executing = Self.style(t, x: 3, y: 5)
         #expect(failed.pair == 0 && executing.pair == 0)
         #expect(failed.attrs & tv_A_BOLD != 0)
         #expect(Self.text(t, row: 4, width: 60).contains("✗ b.c"))
@@ -83,8 +92,9 @@ import Glibc
 
     @Test func unknownTerminalIsAnErrorNotAnExit() {
         #expect(throws: Terminal.OpenError.self) {
-            _ = try Terminal(term: "no-such-terminal-type", output: fopen("/dev/null", "w"),
-                             input: fopen("/dev/null", "r"), ownsFiles: true, noColor: true)
+            _ = try Terminal(
+                term: "no-such-terminal-type", output: fopen("/dev/null", "w"),
+                input: fopen("/dev/null", "r"), ownsFiles: true, noColor: true)
         }
     }
 

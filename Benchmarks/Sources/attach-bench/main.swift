@@ -34,13 +34,14 @@ func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
 /// Resident set size in bytes (Linux /proc).
 func rss() -> Int {
     guard let s = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
-          let pages = s.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return 0 }
+        let pages = s.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+    else { return 0 }
     return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
 
 /// A viewer in a thread of its own: connects, then reads (and discards) until the end, or
 /// never reads at all.
-final class Viewer: @unchecked Sendable {   // fd set once in init; resyncs read after `finished`
+final class Viewer: @unchecked Sendable { // fd set once in init; resyncs read after `finished`
     let fd: Int32
     /// `resync` lines received (a reading viewer that fell behind by a whole buffer).
     var resyncs = 0
@@ -70,7 +71,7 @@ final class Viewer: @unchecked Sendable {   // fd set once in init; resyncs read
             let marker = Array(#""ev":"resync""#.utf8)
             while true {
                 let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                if n <= 0 { break }   // the bytes are discarded, resyncs counted
+                if n <= 0 { break } // the bytes are discarded, resyncs counted
                 // Counted with memchr on the marker's rare "y" (the scan must not slow the
                 // reader); a marker split across two reads is missed.
                 buf.withUnsafeBytes { b in
@@ -78,9 +79,12 @@ final class Viewer: @unchecked Sendable {   // fd set once in init; resyncs read
                     var from = 0
                     while from < n, let hit = memchr(base + from, Int32(UInt8(ascii: "y")), n - from) {
                         let at = UnsafeRawPointer(hit) - base
-                        let start = at - 9   // `"ev":"resync"`: the "y" is the 10th byte
+                        let start = at - 9 // `"ev":"resync"`: the "y" is the 10th byte
                         if start >= 0, start + marker.count <= n,
-                           memcmp(base + start, marker, marker.count) == 0 { resyncs += 1 }
+                            memcmp(base + start, marker, marker.count) == 0
+                        {
+                            resyncs += 1
+                        }
                         from = at + 1
                     }
                 }
@@ -95,7 +99,8 @@ final class Viewer: @unchecked Sendable {   // fd set once in init; resyncs read
 func w1(_ graph: Graph, _ n: Int) -> Double {
     final class Sum: @unchecked Sendable { var total = 0 }
     let sum = Sum()
-    let cpu0 = cpuSeconds(CLOCK_THREAD_CPUTIME_ID), all0 = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID)
+    let cpu0 = cpuSeconds(CLOCK_THREAD_CPUTIME_ID)
+    let all0 = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID)
     let faults0 = minorFaults()
     let t0 = now()
     for i in 0..<n {
@@ -108,9 +113,13 @@ func w1(_ graph: Graph, _ n: Int) -> Double {
     if verbose {
         // This thread's CPU below the wall time: it was descheduled (a third busy thread on
         // two cores); other threads' CPU: the server's, the viewer's, the recorder's writer's.
-        let cpu = cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - cpu0, all = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - all0
-        FileHandle.standardError.write(String(format: "      %.3f s wall, %.3f s this thread's CPU, %.3f s other threads', %d page faults\n",
-                                              t, cpu, all - cpu, minorFaults() - faults0).data(using: .utf8)!)
+        let cpu = cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - cpu0
+        let all = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - all0
+        FileHandle.standardError.write(
+            String(
+                format: "      %.3f s wall, %.3f s this thread's CPU, %.3f s other threads', %d page faults\n",
+                t, cpu, all - cpu, minorFaults() - faults0
+            ).data(using: .utf8)!)
     }
     return t / Double(n)
 }
@@ -131,8 +140,13 @@ func cpuSeconds(_ clock: clockid_t) -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
-enum Mode: String, CaseIterable { case plain = "plain graph", served = "served, no viewer",
-                                       viewer = "served, 1 viewer reading", recorded = "recorded to a file" }
+enum Mode: String, CaseIterable {
+    case plain = "plain graph"
+    case served = "served, no viewer"
+    case
+        viewer = "served, 1 viewer reading"
+    case recorded = "recorded to a file"
+}
 
 /// One W1 round on a fresh graph in `mode`: seconds per task, and the resyncs the reading
 /// viewer received (viewer mode only).
@@ -177,14 +191,17 @@ if CommandLine.arguments.contains("--snapshot-time") {
     // thread (running tasks on that graph meanwhile) waits for it.
     let g = Graph()
     _ = w1(g, 200_000)
-    final class Gap: @unchecked Sendable { var worst = 0.0; var running = true }
+    final class Gap: @unchecked Sendable {
+        var worst = 0.0
+        var running = true
+    }
     let gap = Gap()
     let done = DispatchSemaphore(value: 0)
     Thread.detachNewThread {
         var last = now()
         while gap.running {
             GraphTask<Int, Never>(graph: g) { succeed, _ in succeed(1) }.execute()
-            usleep(100)   // a task every 0.1 ms or so: the graph stays about the same size
+            usleep(100) // a task every 0.1 ms or so: the graph stays about the same size
             let t = now()
             gap.worst = max(gap.worst, t - last)
             last = t
@@ -200,7 +217,9 @@ if CommandLine.arguments.contains("--snapshot-time") {
     }
     gap.running = false
     done.wait()
-    print("longest the program's thread waited between two tasks meanwhile: \(String(format: "%.1f", gap.worst * 1000)) ms (0.1 ms of it its own pause)")
+    print(
+        "longest the program's thread waited between two tasks meanwhile: \(String(format: "%.1f", gap.worst * 1000)) ms (0.1 ms of it its own pause)"
+    )
     exit(0)
 }
 
@@ -212,7 +231,8 @@ if CommandLine.arguments.contains("--first-frame") {
 if let k = CommandLine.arguments.firstIndex(of: "--w1-only"), k + 1 < CommandLine.arguments.count {
     let modes: [String: Mode] = ["plain": .plain, "served": .served, "viewer": .viewer, "recorded": .recorded]
     guard let mode = modes[CommandLine.arguments[k + 1]] else {
-        FileHandle.standardError.write("attach-bench: --w1-only takes plain, served, viewer or recorded\n".data(using: .utf8)!)
+        FileHandle.standardError.write(
+            "attach-bench: --w1-only takes plain, served, viewer or recorded\n".data(using: .utf8)!)
         exit(2)
     }
     var times: [Double] = []
@@ -278,11 +298,14 @@ print("|---|---:|---:|---:|")
 let base = median(stalled["no viewer"]!)
 for key in ["no viewer", "viewer that never reads", "recorded to a file (for comparison)"] {
     let m = median(stalled[key]!)
-    print("| \(key) | \(String(format: "%.3f", m)) s | \(String(format: "%.2f", Double(events) / m / 1e6)) M | \(String(format: "%.2f", m / base))× |")
+    print(
+        "| \(key) | \(String(format: "%.3f", m)) s | \(String(format: "%.2f", Double(events) / m / 1e6)) M | \(String(format: "%.2f", m / base))× |"
+    )
 }
 print("")
-print("Resident memory added while the stalled viewer's buffer filled: max \(rssGrowth.max()! >> 20) MiB "
-      + "(buffer: \(GraphServer.bufferBytes >> 20) MiB of events per connection).")
+print(
+    "Resident memory added while the stalled viewer's buffer filled: max \(rssGrowth.max()! >> 20) MiB "
+        + "(buffer: \(GraphServer.bufferBytes >> 20) MiB of events per connection).")
 
 /// Connect to a served graph of `nodes` tasks and read until the snapshot's last part.
 func snapshotTime(nodes: Int) throws -> (seconds: Double, bytes: Int) {
@@ -310,7 +333,8 @@ func snapshotTime(nodes: Int) throws -> (seconds: Double, bytes: Int) {
             tail.removeFirst(nl + 1)
             lines += 1
             if lines > 1, let r = line.range(of: "\"part\":"), let p = line.range(of: ",\"parts\":"),
-               let q = line.range(of: ",\"nodes\"") {
+                let q = line.range(of: ",\"nodes\"")
+            {
                 if line[r.upperBound..<p.lowerBound] == line[p.upperBound..<q.lowerBound] {
                     return (now() - t0, bytes)
                 }
@@ -322,8 +346,9 @@ func snapshotTime(nodes: Int) throws -> (seconds: Double, bytes: Int) {
 let bigNodes = quick ? 20_000 : 100_000
 let snap = try snapshotTime(nodes: bigNodes)
 print("")
-print("Attach to a \(bigNodes)-node graph: header and full snapshot (\(snap.bytes >> 20) MiB) received in "
-      + "\(String(format: "%.3f", snap.seconds)) s.")
+print(
+    "Attach to a \(bigNodes)-node graph: header and full snapshot (\(snap.bytes >> 20) MiB) received in "
+        + "\(String(format: "%.3f", snap.seconds)) s.")
 
 /// What a person running `taskview attach` waits for: connect, receive and parse the
 /// snapshot, build the dashboard tree (and record it, as `taskview attach` does by
@@ -346,7 +371,7 @@ func firstFrame(nodes: Int, record: Bool) throws -> (total: Double, tree: Double
     let source = AttachSource(session: session, title: "attach")
     var model = DashboardModel(title: "attach")
     source.start(model: &model)
-    while model.tree.liveCount < nodes + 1 {   // the program row and its nodes
+    while model.tree.liveCount < nodes + 1 { // the program row and its nodes
         session.wait(seconds: 0.05)
         _ = source.tick(realElapsed: now() - t0, model: &model)
     }
@@ -372,7 +397,10 @@ func cpuSeconds() -> Double {
 
 /// The first-frame figures (also alone: `attach-bench --first-frame`).
 func reportFirstFrame(nodes bigNodes: Int) throws {
-    var frames: [Double] = [], framesNoRecord: [Double] = [], trees: [Double] = [], cpus: [Double] = []
+    var frames: [Double] = []
+    var framesNoRecord: [Double] = []
+    var trees: [Double] = []
+    var cpus: [Double] = []
     for _ in 0..<(quick ? 3 : 5) {
         let r = try firstFrame(nodes: bigNodes, record: true)
         frames.append(r.total)
@@ -380,12 +408,13 @@ func reportFirstFrame(nodes bigNodes: Int) throws {
         cpus.append(r.cpu)
         framesNoRecord.append(try firstFrame(nodes: bigNodes, record: false).total)
     }
-    print("First frame of a \(bigNodes)-node graph (attach, record to a log as by default), median of "
-          + "\(frames.count): \(String(format: "%.3f", median(frames))) s (tree complete at "
-          + "\(String(format: "%.3f", median(trees))) s; range \(String(format: "%.3f", frames.min()!))-"
-          + "\(String(format: "%.3f", frames.max()!)) s); with --no-record: "
-          + "\(String(format: "%.3f", median(framesNoRecord))) s. Target < 1 s. CPU (all threads) per "
-          + "first frame: \(String(format: "%.3f", median(cpus))) s.")
+    print(
+        "First frame of a \(bigNodes)-node graph (attach, record to a log as by default), median of "
+            + "\(frames.count): \(String(format: "%.3f", median(frames))) s (tree complete at "
+            + "\(String(format: "%.3f", median(trees))) s; range \(String(format: "%.3f", frames.min()!))-"
+            + "\(String(format: "%.3f", frames.max()!)) s); with --no-record: "
+            + "\(String(format: "%.3f", median(framesNoRecord))) s. Target < 1 s. CPU (all threads) per "
+            + "first frame: \(String(format: "%.3f", median(cpus))) s.")
 }
 
 try reportFirstFrame(nodes: bigNodes)

@@ -47,7 +47,7 @@ func graphRun(_ n: Int) -> Double {
     return now() - start
 }
 
-final class Counter: @unchecked Sendable {   // touched only by the observer (never concurrently)
+final class Counter: @unchecked Sendable { // touched only by the observer (never concurrently)
     var outputs = 0
 }
 
@@ -67,7 +67,9 @@ func throughput(_ n: Int) -> (seconds: Double, outputs: Int) {
 }
 
 print("commands-bench: \(commands) commands, \(lines) lines, \(rounds) rounds")
-var g: [Double] = [], loop: [Double] = [], par: [Double] = []
+var g: [Double] = []
+var loop: [Double] = []
+var par: [Double] = []
 for r in 1...rounds {
     g.append(graphRun(commands))
     loop.append(shell("i=0; while [ $i -lt \(commands) ]; do /bin/true; i=$((i+1)); done"))
@@ -82,15 +84,16 @@ for _ in 1...rounds {
     seen = outputs
 }
 let per = { (xs: [Double]) in median(xs) / Double(commands) * 1e6 }
-print("""
+print(
+    """
 
-| Workload | Subject | median per command | ratio |
-|---|---|---:|---:|
-| C1 \(commands) × /bin/true, 16 at a time | GraphTask.command in concurrent(maxConcurrent: 16) | \(String(format: "%.0f", per(g))) µs | |
-| | plain shell loop, one after another | \(String(format: "%.0f", per(loop))) µs | \(String(format: "%.2f", median(g) / median(loop)))× |
-| | xargs -P16 | \(String(format: "%.0f", per(par))) µs | \(String(format: "%.2f", median(g) / median(par)))× |
+    | Workload | Subject | median per command | ratio |
+    |---|---|---:|---:|
+    | C1 \(commands) × /bin/true, 16 at a time | GraphTask.command in concurrent(maxConcurrent: 16) | \(String(format: "%.0f", per(g))) µs | |
+    | | plain shell loop, one after another | \(String(format: "%.0f", per(loop))) µs | \(String(format: "%.2f", median(g) / median(loop)))× |
+    | | xargs -P16 | \(String(format: "%.0f", per(par))) µs | \(String(format: "%.2f", median(g) / median(par)))× |
 
-| Workload | median | target |
-|---|---:|---|
-| C2 output of one command, \(lines) lines, observed (\(seen) output events) | \(String(format: "%.0f", median(tp) / 1000))k lines/s | >= 500k lines/s: \(median(tp) >= 500_000 ? "PASS" : "MISS") |
-""")
+    | Workload | median | target |
+    |---|---:|---|
+    | C2 output of one command, \(lines) lines, observed (\(seen) output events) | \(String(format: "%.0f", median(tp) / 1000))k lines/s | >= 500k lines/s: \(median(tp) >= 500_000 ? "PASS" : "MISS") |
+    """)

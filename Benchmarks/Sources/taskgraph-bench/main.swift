@@ -68,8 +68,9 @@ if arguments.first == "--view-child" {
     guard arguments.count == 6, let rounds = Int(arguments[3]), let budget = Double(arguments[4]) else {
         fail("--view-child ID quick|full ROUNDS BUDGET OUTFILE")
     }
-    ViewSuite.child(id: arguments[1], quick: arguments[2] == "quick", rounds: rounds, budget: budget,
-                    out: arguments[5])
+    ViewSuite.child(
+        id: arguments[1], quick: arguments[2] == "quick", rounds: rounds, budget: budget,
+        out: arguments[5])
 }
 let config = parse(arguments)
 let runner = Runner(budgetPerCase: config.quick ? 1.5 : 4)

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 internal import CTaskGraphRuntime
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `CLOCK_MONOTONIC` seconds as observed events read them (under the graph's `eventLock`),
 /// from the CPU's cycle counter where the kernel itself trusts it.
@@ -30,14 +31,16 @@ struct EventClock {
     /// Whether the cycle counter is the kernel's clock source (so synchronized across CPUs).
     static let counterIsTrusted: Bool = {
         #if os(Linux) && arch(x86_64)
-        guard let file = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r") else { return false }
-        defer { fclose(file) }
-        var buffer = [UInt8](repeating: 0, count: 4)
-        return fread(&buffer, 1, 4, file) == 4 && buffer == Array("tsc\n".utf8)
+            guard let file = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r") else {
+                return false
+            }
+            defer { fclose(file) }
+            var buffer = [UInt8](repeating: 0, count: 4)
+            return fread(&buffer, 1, 4, file) == 4 && buffer == Array("tsc\n".utf8)
         #elseif os(Linux) && arch(arm64)
-        return true   // the architected timer: what the kernel reads, the same on every CPU
+            return true // the architected timer: what the kernel reads, the same on every CPU
         #else
-        return false
+            return false
         #endif
     }()
 

@@ -1,6 +1,7 @@
 import Dispatch
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The time source of a graph: every timestamp, `delay` and `timeout` of the graph uses it.
@@ -37,7 +38,7 @@ public struct MonotonicClock: GraphClock {
     }
 }
 
-struct DispatchTimer: GraphTimer, @unchecked Sendable {   // DispatchWorkItem is thread-safe
+struct DispatchTimer: GraphTimer, @unchecked Sendable { // DispatchWorkItem is thread-safe
     let item: DispatchWorkItem
     func cancel() { item.cancel() }
 }

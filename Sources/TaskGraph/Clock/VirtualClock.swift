@@ -2,7 +2,7 @@
 /// program, same events, same timestamps) and tests need not sleep. Time is kept in integer
 /// nanoseconds, so 0.1 + 0.2 prints as 0.3. Timers due at the same time run in the order
 /// they were scheduled, on the thread that moves the clock.
-public final class VirtualClock: GraphClock, @unchecked Sendable {   // state behind `lock`
+public final class VirtualClock: GraphClock, @unchecked Sendable { // state behind `lock`
     private struct Entry {
         let due: Int64
         let order: UInt64
@@ -97,7 +97,8 @@ public final class VirtualClock: GraphClock, @unchecked Sendable {   // state be
             heap[0] = last
             var i = 0
             while true {
-                let l = 2 * i + 1, r = l + 1
+                let l = 2 * i + 1
+                let r = l + 1
                 var m = i
                 if l < heap.count && Self.before(heap[l], heap[m]) { m = l }
                 if r < heap.count && Self.before(heap[r], heap[m]) { m = r }
@@ -110,7 +111,7 @@ public final class VirtualClock: GraphClock, @unchecked Sendable {   // state be
     }
 }
 
-final class VirtualTimer: GraphTimer, @unchecked Sendable {   // state behind `lock`
+final class VirtualTimer: GraphTimer, @unchecked Sendable { // state behind `lock`
     private let lock = Lock()
     private var action: (@Sendable () -> Void)?
 
@@ -123,7 +124,7 @@ final class VirtualTimer: GraphTimer, @unchecked Sendable {   // state behind `l
             defer { action = nil }
             return action
         }
-        _ = dropped   // released outside the lock
+        _ = dropped // released outside the lock
     }
 
     func fire() {

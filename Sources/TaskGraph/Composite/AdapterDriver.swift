@@ -27,10 +27,12 @@ final class AdapterDriver: CompositeDriver, @unchecked Sendable {
     @exclusivity(unchecked) private var over = false
 
     @usableFromInline
-    init(inner: AnyGraphTask,
-         mapProgress: (@Sendable (TaskProgress) -> TaskProgress)? = nil,
-         timeout: (seconds: Double, fail: (AnyGraphTask) -> Void)? = nil,
-         typed: @escaping Typed) {
+    init(
+        inner: AnyGraphTask,
+        mapProgress: (@Sendable (TaskProgress) -> TaskProgress)? = nil,
+        timeout: (seconds: Double, fail: (AnyGraphTask) -> Void)? = nil,
+        typed: @escaping Typed
+    ) {
         self.typed = typed
         self.mapProgress = mapProgress
         self.timeout = timeout

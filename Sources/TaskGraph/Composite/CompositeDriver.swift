@@ -2,7 +2,7 @@
 /// settles; the driver holds the subtasks. Driver state is guarded by the graph's lock, and
 /// driver methods are called without the lock held (they take it as needed).
 @usableFromInline
-class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's lock
+class CompositeDriver: @unchecked Sendable { // state guarded by the graph's lock
     /// The subtasks, in subtask order.
     @exclusivity(unchecked) var children: [AnyGraphTask]
 
@@ -27,7 +27,6 @@ class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's l
         ReleasePool.drain()
     }
 
-
     /// Children another composite adopted first: `install` puts ref nodes in their place.
     @exclusivity(unchecked) var sharedIndices: [Int] = []
 
@@ -35,7 +34,11 @@ class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's l
     /// Call once, right after the owner exists.
     func adoptChildrenLocked(owner: AnyGraphTask) {
         for (i, c) in children.enumerated() {
-            if c.graph === owner.graph, c._adopted { sharedIndices.append(i) } else { c.adoptLocked(by: owner, index: i) }
+            if c.graph === owner.graph, c._adopted {
+                sharedIndices.append(i)
+            } else {
+                c.adoptLocked(by: owner, index: i)
+            }
         }
     }
 
@@ -63,8 +66,9 @@ class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's l
     /// lock of its own unless it has some (rare on inner composites).
     func recordLocked(owner: AnyGraphTask, _ p: TaskProgress) -> ProgressReport {
         let parent = owner.recordProgressLocked(p)
-        return ProgressReport(progress: p, parent: parent, index: owner._index,
-                              hasHandlers: owner.handlers.progressCount > 0)
+        return ProgressReport(
+            progress: p, parent: parent, index: owner._index,
+            hasHandlers: owner.handlers.progressCount > 0)
     }
 
     // MARK: - Child handling shared by the drivers
@@ -135,7 +139,13 @@ class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's l
     /// `settled`, only when that subtask is the one in turn (a settled subtask that is not
     /// in turn changes nothing).
     final func step(owner: AnyGraphTask, settled: Int? = nil) {
-        enum Next { case none, start(AnyGraphTask), cancel, finish(AnyGraphTask), next(AnyGraphTask, Int) }
+        enum Next {
+            case none
+            case start(AnyGraphTask)
+            case cancel
+            case finish(AnyGraphTask)
+            case next(AnyGraphTask, Int)
+        }
         let next: Next = owner.withStripe { _ in
             guard owner._state == .executing, let i = turnLocked(), settled == nil || settled == i else { return .none }
             switch lookLocked(i) {
@@ -172,7 +182,10 @@ class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's l
         let how = owner.withFamily([made]) { () -> Adopt in
             // An ancestor of the owner shares its stripe; a task elsewhere cannot be one.
             if made._stripe.load(ordering: .relaxed) == owner._stripe.load(ordering: .relaxed),
-               let cycle = Self.cycleMessageLocked(next: made, owner: owner) { preconditionFailure(cycle) }
+                let cycle = Self.cycleMessageLocked(next: made, owner: owner)
+            {
+                preconditionFailure(cycle)
+            }
             guard children.count <= index else { return .held }
             // A task of another graph traps in `adoptLocked`, with a clear message.
             if made.graph === owner.graph, made._adopted { return .shared }
@@ -192,7 +205,8 @@ class CompositeDriver: @unchecked Sendable {   // state guarded by the graph's l
     final func adoptMadeLocked(_ made: AnyGraphTask, owner: AnyGraphTask, index: Int, _ s: Stripe) -> Bool {
         // Same stripe: `made`'s state is guarded by the lock held, and it cannot move away.
         guard made.graph === owner.graph, made.stripeIndex == s.index,
-              children.count <= index, !made._adopted else { return false }
+            children.count <= index, !made._adopted
+        else { return false }
         if let cycle = Self.cycleMessageLocked(next: made, owner: owner) { preconditionFailure(cycle) }
         made.adoptLocked(by: owner, index: index)
         return true
@@ -229,7 +243,9 @@ struct ProgressReport {
     /// Calls the progress handlers of `owner` (the task that recorded it), then tells its
     /// parent (lock not held).
     func deliver(_ owner: AnyGraphTask) {
-        if hasHandlers { owner.didReportProgress(progress, parent: parent, index: index) } else if let parent {
+        if hasHandlers {
+            owner.didReportProgress(progress, parent: parent, index: index)
+        } else if let parent {
             Trampoline.later(parent, .childProgress, index)
         }
     }

@@ -15,30 +15,38 @@ extension GraphTask {
 
     /// Transforms the outcome.
     @inlinable
-    public func mapOutcome<S2, F2>(name: String? = nil,
-                                   _ f: @escaping @Sendable (Result<Success, Failure>) -> Result<S2, F2>) -> GraphTask<S2, F2> {
+    public func mapOutcome<S2, F2>(
+        name: String? = nil,
+        _ f: @escaping @Sendable (Result<Success, Failure>) -> Result<S2, F2>
+    ) -> GraphTask<S2, F2> {
         adapter(kindIndex: KindIndex.map, name: name, f)
     }
 
     /// Transforms every progress report of this task.
     @inlinable
-    public func mapProgress(name: String? = nil,
-                            _ f: @escaping @Sendable (TaskProgress) -> TaskProgress) -> GraphTask<Success, Failure> {
+    public func mapProgress(
+        name: String? = nil,
+        _ f: @escaping @Sendable (TaskProgress) -> TaskProgress
+    ) -> GraphTask<Success, Failure> {
         adapter(kindIndex: KindIndex.map, name: name, mapProgress: f) { $0 }
     }
 
     /// Reports a fraction `f` of this task as `a + f * (b - a)`: with (0.6, 1), 0.5 becomes 0.8.
     @inlinable
-    public func mapProgress(byScalingFractionIntoRange range: (Double, Double),
-                            name: String? = nil) -> GraphTask<Success, Failure> {
+    public func mapProgress(
+        byScalingFractionIntoRange range: (Double, Double),
+        name: String? = nil
+    ) -> GraphTask<Success, Failure> {
         let (a, b) = range
         return mapProgress(name: name) { p in TaskProgress(a + p.fraction * (b - a), info: p.info) }
     }
 
     /// Fails with `TaskValidationError(message)` when `predicate` rejects the value.
     @inlinable
-    public func validate(_ message: String = "validation failed", name: String? = nil,
-                         _ predicate: @escaping @Sendable (Success) -> Bool) -> GraphTask<Success, any Error> {
+    public func validate(
+        _ message: String = "validation failed", name: String? = nil,
+        _ predicate: @escaping @Sendable (Success) -> Bool
+    ) -> GraphTask<Success, any Error> {
         adapter(kindIndex: KindIndex.validate, name: name) { r -> Result<Success, any Error> in
             switch r {
             case .success(let v):
@@ -56,22 +64,27 @@ extension GraphTask {
         precondition(seconds.isFinite && seconds >= 0, "timeout(seconds:) needs a finite, non-negative number")
         let owner = GraphTask<Success, any Error>(graph: graph, kindIndex: KindIndex.timeout, name: name, body: nil)
         let innerName = self.name
-        let driver = (AdapterDriver(
-            inner: self,
-            timeout: (seconds, { owner in
-                unsafeDowncast(owner, to: GraphTask<Success, any Error>.self)
-                    .settle(.failure(TimeoutError(seconds: seconds, taskName: innerName)))
-            }),
-            typed: { op, owner, inner in
-                let task = unsafeDowncast(inner, to: GraphTask.self)
-                switch op {
-                case .finish:
-                    unsafeDowncast(owner!, to: GraphTask<Success, any Error>.self).settle(task._result!.mapError { $0 })
-                    return nil
-                case .remake(let n):
-                    return task.timeout(seconds: seconds, name: n ?? name)
-                }
-            }))
+        let driver =
+            (AdapterDriver(
+                inner: self,
+                timeout: (
+                    seconds,
+                    { owner in
+                        unsafeDowncast(owner, to: GraphTask<Success, any Error>.self)
+                            .settle(.failure(TimeoutError(seconds: seconds, taskName: innerName)))
+                    }
+                ),
+                typed: { op, owner, inner in
+                    let task = unsafeDowncast(inner, to: GraphTask.self)
+                    switch op {
+                    case .finish:
+                        unsafeDowncast(owner!, to: GraphTask<Success, any Error>.self).settle(
+                            task._result!.mapError { $0 })
+                        return nil
+                    case .remake(let n):
+                        return task.timeout(seconds: seconds, name: n ?? name)
+                    }
+                }))
         owner.install(driver)
         return owner
     }
@@ -112,9 +125,11 @@ extension GraphTask {
     }
 
     @inlinable
-    func adapter<S2, F2>(kindIndex: UInt8, name: String?,
-                         mapProgress: (@Sendable (TaskProgress) -> TaskProgress)? = nil,
-                         _ f: @escaping @Sendable (Result<Success, Failure>) -> Result<S2, F2>) -> GraphTask<S2, F2> {
+    func adapter<S2, F2>(
+        kindIndex: UInt8, name: String?,
+        mapProgress: (@Sendable (TaskProgress) -> TaskProgress)? = nil,
+        _ f: @escaping @Sendable (Result<Success, Failure>) -> Result<S2, F2>
+    ) -> GraphTask<S2, F2> {
         let owner = GraphTask<S2, F2>(graph: graph, kindIndex: kindIndex, name: name, body: nil)
         let driver = AdapterDriver(inner: self, mapProgress: mapProgress) { op, owner, inner in
             let task = unsafeDowncast(inner, to: GraphTask.self)

@@ -13,8 +13,10 @@ extension GraphTask {
     /// Runs `tasks` one after another; fails at once with the first failure (the rest never
     /// run). Succeeds with the results in order; an empty list succeeds with `[]`.
     @inlinable
-    public static func sequential(_ tasks: [GraphTask], name: String? = nil,
-                                  graph: Graph? = nil) -> GraphTask<[Success], Failure> {
+    public static func sequential(
+        _ tasks: [GraphTask], name: String? = nil,
+        graph: Graph? = nil
+    ) -> GraphTask<[Success], Failure> {
         group(.sequential, kindIndex: KindIndex.sequential, tasks, name: name, graph: graph) { $0 }
     }
 
@@ -23,42 +25,53 @@ extension GraphTask {
     /// (results in order); fails as soon as one fails, cancelling the ones still executing
     /// first (the waiting ones never run).
     @inlinable
-    public static func concurrent(_ tasks: [GraphTask], maxConcurrent: Int? = nil, name: String? = nil,
-                                  graph: Graph? = nil) -> GraphTask<[Success], Failure> {
-        group(.concurrent, kindIndex: KindIndex.concurrent, tasks, limit: maxConcurrent, name: name, graph: graph) { $0 }
+    public static func concurrent(
+        _ tasks: [GraphTask], maxConcurrent: Int? = nil, name: String? = nil,
+        graph: Graph? = nil
+    ) -> GraphTask<[Success], Failure> {
+        group(.concurrent, kindIndex: KindIndex.concurrent, tasks, limit: maxConcurrent, name: name, graph: graph) {
+            $0
+        }
     }
 
     /// Executes every task at once and never fails: reports every outcome in order. A
     /// subtask cancelled from outside counts as `.cancelled` and the others go on.
     @inlinable
-    public static func allSettled(_ tasks: [GraphTask], maxConcurrent: Int? = nil, name: String? = nil,
-                                  graph: Graph? = nil) -> GraphTask<[Settled<Success, Failure>], Never> {
+    public static func allSettled(
+        _ tasks: [GraphTask], maxConcurrent: Int? = nil, name: String? = nil,
+        graph: Graph? = nil
+    ) -> GraphTask<[Settled<Success, Failure>], Never> {
         settledGroup(tasks, limit: maxConcurrent, name: name, graph: graph) { $0 }
     }
 
     @inlinable
-    static func settledGroup<Out, OutF>(_ tasks: [GraphTask], limit: Int? = nil, name: String?, graph: Graph?,
-                                        combine: @escaping @Sendable ([Settled<Success, Failure>]) -> Out) -> GraphTask<Out, OutF> {
+    static func settledGroup<Out, OutF>(
+        _ tasks: [GraphTask], limit: Int? = nil, name: String?, graph: Graph?,
+        combine: @escaping @Sendable ([Settled<Success, Failure>]) -> Out
+    ) -> GraphTask<Out, OutF> {
         let group = graph ?? tasks.first?.graph ?? .shared
         let owner = GraphTask<Out, OutF>(graph: group, kindIndex: KindIndex.allSettled, name: name, body: nil)
-        owner.installGroup(remake: { c, n in
-            let fresh: GraphTask<Out, OutF> = GraphTask.settledGroup(
-                c.map { unsafeDowncast($0, to: GraphTask.self) }, limit: limit, name: n ?? name, graph: group, combine: combine)
-            return fresh
-        }, GroupDriver(
-            mode: .allSettled, children: tasks.asAnyTasks, limit: limit,
-            finish: { owner, children in
-                let out = children.map { c -> Settled<Success, Failure> in
-                    let t = unsafeDowncast(c, to: GraphTask.self)
-                    switch t._result {
-                    case .success(let v)?: return .success(v)
-                    case .failure(let e)?: return .failure(e)
-                    case nil: return .cancelled
-                    }
-                }
-                unsafeDowncast(owner, to: GraphTask<Out, OutF>.self).settle(.success(combine(out)))
+        owner.installGroup(
+            remake: { c, n in
+                let fresh: GraphTask<Out, OutF> = GraphTask.settledGroup(
+                    c.map { unsafeDowncast($0, to: GraphTask.self) }, limit: limit, name: n ?? name, graph: group,
+                    combine: combine)
+                return fresh
             },
-            pass: { _, _ in }))
+            GroupDriver(
+                mode: .allSettled, children: tasks.asAnyTasks, limit: limit,
+                finish: { owner, children in
+                    let out = children.map { c -> Settled<Success, Failure> in
+                        let t = unsafeDowncast(c, to: GraphTask.self)
+                        switch t._result {
+                        case .success(let v)?: return .success(v)
+                        case .failure(let e)?: return .failure(e)
+                        case nil: return .cancelled
+                        }
+                    }
+                    unsafeDowncast(owner, to: GraphTask<Out, OutF>.self).settle(.success(combine(out)))
+                },
+                pass: { _, _ in }))
         return owner
     }
 
@@ -69,15 +82,17 @@ extension GraphTask {
         precondition(!tasks.isEmpty, "GraphTask.race needs at least one task")
         let owner = GraphTask(graph: graph ?? tasks[0].graph, kindIndex: KindIndex.race, name: name, body: nil)
         let group = graph ?? tasks[0].graph
-        owner.installGroup(remake: { c, n in
-            GraphTask.race(c.map { unsafeDowncast($0, to: GraphTask.self) }, name: n ?? name, graph: group)
-        }, GroupDriver(
-            mode: .race, children: tasks.asAnyTasks,
-            finish: { _, _ in },
-            pass: { owner, winner in
-                let r = unsafeDowncast(winner, to: GraphTask.self)._result!
-                unsafeDowncast(owner, to: GraphTask.self).settle(r)
-            }))
+        owner.installGroup(
+            remake: { c, n in
+                GraphTask.race(c.map { unsafeDowncast($0, to: GraphTask.self) }, name: n ?? name, graph: group)
+            },
+            GroupDriver(
+                mode: .race, children: tasks.asAnyTasks,
+                finish: { _, _ in },
+                pass: { owner, winner in
+                    let r = unsafeDowncast(winner, to: GraphTask.self)._result!
+                    unsafeDowncast(owner, to: GraphTask.self).settle(r)
+                }))
         return owner
     }
 
@@ -85,53 +100,61 @@ extension GraphTask {
     @inlinable
     public func and<B>(_ other: GraphTask<B, Failure>, name: String? = nil) -> GraphTask<(Success, B), Failure> {
         let owner = GraphTask<(Success, B), Failure>(graph: graph, kindIndex: KindIndex.and, name: name, body: nil)
-        owner.installGroup(remake: { c, n in
-            unsafeDowncast(c[0], to: GraphTask.self).and(unsafeDowncast(c[1], to: GraphTask<B, Failure>.self), name: n ?? name)
-        }, GroupDriver(
-            mode: .concurrent, children: [self, other],
-            finish: { owner, children in
-                let a = unsafeDowncast(children[0], to: GraphTask.self)._result!
-                let b = unsafeDowncast(children[1], to: GraphTask<B, Failure>.self)._result!
-                let o = unsafeDowncast(owner, to: GraphTask<(Success, B), Failure>.self)
-                switch (a, b) {
-                case (.success(let x), .success(let y)): o.settle(.success((x, y)))
-                case (.failure(let e), _), (_, .failure(let e)): o.settle(.failure(e))
-                }
+        owner.installGroup(
+            remake: { c, n in
+                unsafeDowncast(c[0], to: GraphTask.self).and(
+                    unsafeDowncast(c[1], to: GraphTask<B, Failure>.self), name: n ?? name)
             },
-            pass: { owner, failed in
-                let o = unsafeDowncast(owner, to: GraphTask<(Success, B), Failure>.self)
-                if let a = failed as? GraphTask, case .failure(let e)? = a._result {
-                    o.settle(.failure(e))
-                } else if let b = failed as? GraphTask<B, Failure>, case .failure(let e)? = b._result {
-                    o.settle(.failure(e))
-                }
-            }))
+            GroupDriver(
+                mode: .concurrent, children: [self, other],
+                finish: { owner, children in
+                    let a = unsafeDowncast(children[0], to: GraphTask.self)._result!
+                    let b = unsafeDowncast(children[1], to: GraphTask<B, Failure>.self)._result!
+                    let o = unsafeDowncast(owner, to: GraphTask<(Success, B), Failure>.self)
+                    switch (a, b) {
+                    case (.success(let x), .success(let y)): o.settle(.success((x, y)))
+                    case (.failure(let e), _), (_, .failure(let e)): o.settle(.failure(e))
+                    }
+                },
+                pass: { owner, failed in
+                    let o = unsafeDowncast(owner, to: GraphTask<(Success, B), Failure>.self)
+                    if let a = failed as? GraphTask, case .failure(let e)? = a._result {
+                        o.settle(.failure(e))
+                    } else if let b = failed as? GraphTask<B, Failure>, case .failure(let e)? = b._result {
+                        o.settle(.failure(e))
+                    }
+                }))
         return owner
     }
 
     @inlinable
-    static func group<Out>(_ mode: GroupDriver.Mode, kindIndex: UInt8, _ tasks: [GraphTask], limit: Int? = nil, name: String?,
-                           graph: Graph?, combine: @escaping @Sendable ([Success]) -> Out) -> GraphTask<Out, Failure> {
+    static func group<Out>(
+        _ mode: GroupDriver.Mode, kindIndex: UInt8, _ tasks: [GraphTask], limit: Int? = nil, name: String?,
+        graph: Graph?, combine: @escaping @Sendable ([Success]) -> Out
+    ) -> GraphTask<Out, Failure> {
         let group = graph ?? tasks.first?.graph ?? .shared
         let owner = GraphTask<Out, Failure>(graph: group, kindIndex: kindIndex, name: name, body: nil)
-        owner.installGroup(remake: { c, n in
-            GraphTask.group(mode, kindIndex: kindIndex, c.map { unsafeDowncast($0, to: GraphTask.self) },
-                            limit: limit, name: n ?? name, graph: group, combine: combine)
-        }, GroupDriver(
-            mode: mode, children: tasks.asAnyTasks, limit: limit,
-            finish: { owner, children in
-                var values: [Success] = []
-                values.reserveCapacity(children.count)
-                for c in children {
-                    if case .success(let v)? = unsafeDowncast(c, to: GraphTask.self)._result { values.append(v) }
-                }
-                unsafeDowncast(owner, to: GraphTask<Out, Failure>.self).settle(.success(combine(values)))
+        owner.installGroup(
+            remake: { c, n in
+                GraphTask.group(
+                    mode, kindIndex: kindIndex, c.map { unsafeDowncast($0, to: GraphTask.self) },
+                    limit: limit, name: n ?? name, graph: group, combine: combine)
             },
-            pass: { owner, failed in
-                if case .failure(let e)? = unsafeDowncast(failed, to: GraphTask.self)._result {
-                    unsafeDowncast(owner, to: GraphTask<Out, Failure>.self).settle(.failure(e))
-                }
-            }))
+            GroupDriver(
+                mode: mode, children: tasks.asAnyTasks, limit: limit,
+                finish: { owner, children in
+                    var values: [Success] = []
+                    values.reserveCapacity(children.count)
+                    for c in children {
+                        if case .success(let v)? = unsafeDowncast(c, to: GraphTask.self)._result { values.append(v) }
+                    }
+                    unsafeDowncast(owner, to: GraphTask<Out, Failure>.self).settle(.success(combine(values)))
+                },
+                pass: { owner, failed in
+                    if case .failure(let e)? = unsafeDowncast(failed, to: GraphTask.self)._result {
+                        unsafeDowncast(owner, to: GraphTask<Out, Failure>.self).settle(.failure(e))
+                    }
+                }))
         return owner
     }
 }
@@ -142,22 +165,28 @@ extension GraphTask {
 extension GraphTask {
     /// Like `sequential(_:name:graph:)`, folding the results in order with `combine`.
     @inlinable
-    public static func sequential(_ tasks: [GraphTask], name: String? = nil, graph: Graph? = nil,
-                                  combine: @escaping @Sendable ([Success]) -> Success) -> GraphTask {
+    public static func sequential(
+        _ tasks: [GraphTask], name: String? = nil, graph: Graph? = nil,
+        combine: @escaping @Sendable ([Success]) -> Success
+    ) -> GraphTask {
         group(.sequential, kindIndex: KindIndex.sequential, tasks, name: name, graph: graph, combine: combine)
     }
 
     /// Like `concurrent(_:name:graph:)`, folding the results in order with `combine`.
     @inlinable
-    public static func concurrent(_ tasks: [GraphTask], name: String? = nil, graph: Graph? = nil,
-                                  combine: @escaping @Sendable ([Success]) -> Success) -> GraphTask {
+    public static func concurrent(
+        _ tasks: [GraphTask], name: String? = nil, graph: Graph? = nil,
+        combine: @escaping @Sendable ([Success]) -> Success
+    ) -> GraphTask {
         group(.concurrent, kindIndex: KindIndex.concurrent, tasks, name: name, graph: graph, combine: combine)
     }
 
     /// Like `allSettled(_:name:graph:)` (it never fails), folding the outcomes with `combine`.
     @inlinable
-    public static func allSettled(_ tasks: [GraphTask], name: String? = nil, graph: Graph? = nil,
-                                  combine: @escaping @Sendable ([Settled<Success, Failure>]) -> Success) -> GraphTask {
+    public static func allSettled(
+        _ tasks: [GraphTask], name: String? = nil, graph: Graph? = nil,
+        combine: @escaping @Sendable ([Settled<Success, Failure>]) -> Success
+    ) -> GraphTask {
         settledGroup(tasks, name: name, graph: graph, combine: combine)
     }
 }

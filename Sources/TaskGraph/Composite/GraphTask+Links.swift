@@ -4,54 +4,66 @@ extension GraphTask {
     /// `next` never runs).
     @inlinable
     public func then<S2>(_ next: GraphTask<S2, Failure>, name: String? = nil) -> GraphTask<S2, Failure> {
-        link(kindIndex: KindIndex.then, name: name, second: next,
-             direct: { r in r.failureOnly() }, make: { _ in next })
+        link(
+            kindIndex: KindIndex.then, name: name, second: next,
+            direct: { r in r.failureOnly() }, make: { _ in next })
     }
 
     /// Runs the task `make` returns from this task's value, after this task succeeds.
     @inlinable
-    public func then<S2>(name: String? = nil,
-                         _ make: @escaping @Sendable (Success) -> GraphTask<S2, Failure>) -> GraphTask<S2, Failure> {
-        link(kindIndex: KindIndex.then, name: name, second: nil,
-             direct: { r in r.failureOnly() },
-             make: { r in
-                 guard case .success(let v) = r else { preconditionFailure("then: no value") }
-                 return make(v)
-             })
+    public func then<S2>(
+        name: String? = nil,
+        _ make: @escaping @Sendable (Success) -> GraphTask<S2, Failure>
+    ) -> GraphTask<S2, Failure> {
+        link(
+            kindIndex: KindIndex.then, name: name, second: nil,
+            direct: { r in r.failureOnly() },
+            make: { r in
+                guard case .success(let v) = r else { preconditionFailure("then: no value") }
+                return make(v)
+            })
     }
 
     /// Runs `other` if this task fails; succeeds with this task's value otherwise.
     @inlinable
     public func recover<F2>(_ other: GraphTask<Success, F2>, name: String? = nil) -> GraphTask<Success, F2> {
-        link(kindIndex: KindIndex.recover, name: name, second: other,
-             direct: { r in r.successOnly() }, make: { _ in other })
+        link(
+            kindIndex: KindIndex.recover, name: name, second: other,
+            direct: { r in r.successOnly() }, make: { _ in other })
     }
 
     /// Runs the task `make` returns from this task's error, if it fails.
     @inlinable
-    public func recover<F2>(name: String? = nil,
-                            _ make: @escaping @Sendable (Failure) -> GraphTask<Success, F2>) -> GraphTask<Success, F2> {
-        link(kindIndex: KindIndex.recover, name: name, second: nil,
-             direct: { r in r.successOnly() },
-             make: { r in
-                 guard case .failure(let e) = r else { preconditionFailure("recover: no error") }
-                 return make(e)
-             })
+    public func recover<F2>(
+        name: String? = nil,
+        _ make: @escaping @Sendable (Failure) -> GraphTask<Success, F2>
+    ) -> GraphTask<Success, F2> {
+        link(
+            kindIndex: KindIndex.recover, name: name, second: nil,
+            direct: { r in r.successOnly() },
+            make: { r in
+                guard case .failure(let e) = r else { preconditionFailure("recover: no error") }
+                return make(e)
+            })
     }
 
     /// Always runs the task `make` returns from this task's outcome.
     @inlinable
-    public func chain<S2, F2>(name: String? = nil,
-                              _ make: @escaping @Sendable (Result<Success, Failure>) -> GraphTask<S2, F2>) -> GraphTask<S2, F2> {
+    public func chain<S2, F2>(
+        name: String? = nil,
+        _ make: @escaping @Sendable (Result<Success, Failure>) -> GraphTask<S2, F2>
+    ) -> GraphTask<S2, F2> {
         link(kindIndex: KindIndex.chain, name: name, second: nil, direct: { _ in nil }, make: make)
     }
 
     /// A two-link composite. `direct` settles the owner from the first outcome when it
     /// returns non-nil; otherwise `make` gives the second link.
     @inlinable
-    func link<S2, F2>(kindIndex: UInt8, name: String?, second: GraphTask<S2, F2>?,
-                      direct: @escaping @Sendable (Result<Success, Failure>) -> Result<S2, F2>?,
-                      make: @escaping @Sendable (Result<Success, Failure>) -> GraphTask<S2, F2>) -> GraphTask<S2, F2> {
+    func link<S2, F2>(
+        kindIndex: UInt8, name: String?, second: GraphTask<S2, F2>?,
+        direct: @escaping @Sendable (Result<Success, Failure>) -> Result<S2, F2>?,
+        make: @escaping @Sendable (Result<Success, Failure>) -> GraphTask<S2, F2>
+    ) -> GraphTask<S2, F2> {
         let owner = GraphTask<S2, F2>(graph: graph, kindIndex: kindIndex, name: name, body: nil)
         let given = second != nil
         let driver = LinkDriver(first: self, second: second) { op, owner, a, b in
@@ -70,11 +82,13 @@ extension GraphTask {
             case .remake(let newName):
                 let first = unsafeDowncast(a, to: GraphTask<Success, Failure>.self)
                 guard given, let b else {
-                    return first.link(kindIndex: kindIndex, name: newName ?? name, second: nil, direct: direct, make: make)
+                    return first.link(
+                        kindIndex: kindIndex, name: newName ?? name, second: nil, direct: direct, make: make)
                 }
                 let copy = unsafeDowncast(b, to: GraphTask<S2, F2>.self)
-                return first.link(kindIndex: kindIndex, name: newName ?? name, second: copy, direct: direct,
-                                  make: { _ in copy })
+                return first.link(
+                    kindIndex: kindIndex, name: newName ?? name, second: copy, direct: direct,
+                    make: { _ in copy })
             }
         }
         owner.install(driver)

@@ -25,9 +25,11 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
     @exclusivity(unchecked) private var over = false
 
     @usableFromInline
-    init(mode: Mode, children: [AnyGraphTask], limit: Int? = nil,
-         finish: @escaping (AnyGraphTask, [AnyGraphTask]) -> Void,
-         pass: @escaping (AnyGraphTask, AnyGraphTask) -> Void) {
+    init(
+        mode: Mode, children: [AnyGraphTask], limit: Int? = nil,
+        finish: @escaping (AnyGraphTask, [AnyGraphTask]) -> Void,
+        pass: @escaping (AnyGraphTask, AnyGraphTask) -> Void
+    ) {
         precondition((limit ?? 1) >= 1, "maxConcurrent must be at least 1, got \(limit ?? 0)")
         self.mode = mode
         self.limit = limit ?? Int.max
@@ -76,14 +78,15 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
             var startChild: AnyGraphTask?
             let step: Step? = owner.withStripe { _ in
                 guard !over, owner._state == .executing, reached < children.count,
-                      reached - (children.count - remaining) < limit else { return nil }
+                    reached - (children.count - remaining) < limit
+                else { return nil }
                 let i = reached
                 reached += 1
                 switch lookLocked(i) {
                 case .start(let c):
                     startChild = c
                     return Step.none
-                case .wait: return Step.none   // a pending subtask: in flight already
+                case .wait: return Step.none // a pending subtask: in flight already
                 case .completed: return consumeLocked(owner: owner, i)
                 case .cancelled: return cancelledLocked(owner: owner, i)
                 }
@@ -141,8 +144,9 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
             let others = children.indices.compactMap { j -> AnyGraphTask? in
                 j != i && children[j]._state == .executing ? children[j] : nil
             }
-            return .pass(c, cancelOthers: others,
-                         source: mode == .race ? CancelSource.parent : CancelSource.failFast)
+            return .pass(
+                c, cancelOthers: others,
+                source: mode == .race ? CancelSource.parent : CancelSource.failFast)
         }
         aggregate.set(i, 1)
         if mode != .sequential && remaining == 0 {
@@ -177,13 +181,13 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
             break
         case .finishAll:
             finish(owner, children)
-        case let .pass(child, others, source):
+        case .pass(let child, let others, let source):
             let code = CancelSourceCode.code(for: source)
             for o in others { o.cancel(source: CancelSourceCode.source(for: code), byParent: true) }
             pass(owner, child)
         case .cancelOwner:
             cancelOwner(owner)
-        case let .progress(report):
+        case .progress(let report):
             report.deliver(owner)
         }
     }
@@ -199,7 +203,7 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
             return consumeLocked(owner: owner, index)
         }
         perform(step, owner: owner)
-        if limit != Int.max { fill(owner: owner) }   // a slot is free
+        if limit != Int.max { fill(owner: owner) } // a slot is free
     }
 
     override func childProgress(owner: AnyGraphTask, index: Int) {

@@ -28,7 +28,7 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
     let typed: Typed
 
     // Guarded by the owner's stripe lock.
-    @exclusivity(unchecked) private var phase = 0          // 0: first link, 1: second link, 2: over
+    @exclusivity(unchecked) private var phase = 0 // 0: first link, 1: second link, 2: over
     @exclusivity(unchecked) private var progress = PairAggregate()
 
     @usableFromInline
@@ -87,7 +87,10 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
             return
         }
         // Usually adopted, counted and started with one lock.
-        enum Fast { case slow, done(ProgressReport?, start: AnyGraphTask?) }
+        enum Fast {
+            case slow
+            case done(ProgressReport?, start: AnyGraphTask?)
+        }
         let fast: Fast = owner.withStripe { s in
             guard adoptMadeLocked(made, owner: owner, index: 1, s) else { return .slow }
             guard phase == 0, owner._state == .executing else { return .done(nil, start: nil) }
@@ -97,7 +100,7 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
             let report = progress.takeReport().map { recordLocked(owner: owner, $0) }
             return .done(report, start: made._state == .notExecuted ? made : nil)
         }
-        if case let .done(report, start) = fast {
+        if case .done(let report, let start) = fast {
             report?.deliver(owner)
             if let start { begin(start) } else { step(owner: owner) }
             return

@@ -18,9 +18,11 @@ final class RetryDriver: CompositeDriver, @unchecked Sendable {
     @exclusivity(unchecked) private var best = 0.0
 
     @usableFromInline
-    init(first: AnyGraphTask, attempts: Int,
-         copier: ((_ name: String?) -> AnyGraphTask)?,
-         finish: @escaping (AnyGraphTask, AnyGraphTask) -> Void) {
+    init(
+        first: AnyGraphTask, attempts: Int,
+        copier: ((_ name: String?) -> AnyGraphTask)?,
+        finish: @escaping (AnyGraphTask, AnyGraphTask) -> Void
+    ) {
         self.attempts = max(1, attempts)
         self.copier = copier
         self.finish = finish

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The recording side of `Graph`: every method here runs with `lock` held and turns one
@@ -54,7 +54,7 @@ extension Graph {
     /// observer's W1 ~0.02 µs a task).
     @inline(never)
     func emitObserved(_ stripe: Int, _ change: consuming GraphChange) {
-        let cycles = readsCycles ? EventClock.cycles() : 0   // outside the lock: see EventClock.cycles
+        let cycles = readsCycles ? EventClock.cycles() : 0 // outside the lock: see EventClock.cycles
         if soleStripe.load(ordering: .relaxed) == stripe {
             deliverLocked(change, at: now(cycles))
             return
@@ -78,7 +78,10 @@ extension Graph {
         let list = deliveryList
         let handled = lastObserverKeeps ? list.count - 1 : list.count
         for i in 0..<handled {
-            list[i]._withUnsafeGuaranteedRef { $0.handler(one); $0.handler(two) }
+            list[i]._withUnsafeGuaranteedRef {
+                $0.handler(one)
+                $0.handler(two)
+            }
         }
         if handled < list.count {
             list[handled]._withUnsafeGuaranteedRef { $0.keep(consume one, consume two) }
@@ -120,12 +123,14 @@ extension Graph {
     static func discard(_ event: consuming GraphEvent) {
         let change = (consume event).change
         switch consume change {
-        case let .added(_, kind, name, _, _, _): _ = consume kind; _ = consume name
-        case let .stateChanged(_, _, _, message): if let message { _ = consume message }
-        case let .progress(_, progress): _ = consume progress
-        case let .cancelRequested(_, source): _ = consume source
-        case let .dropped(ids): _ = consume ids
-        case let .output(_, _, text): _ = consume text
+        case .added(_, let kind, let name, _, _, _):
+            _ = consume kind
+            _ = consume name
+        case .stateChanged(_, _, _, let message): if let message { _ = consume message }
+        case .progress(_, let progress): _ = consume progress
+        case .cancelRequested(_, let source): _ = consume source
+        case .dropped(let ids): _ = consume ids
+        case .output(_, _, let text): _ = consume text
         case .parentSet, .weightChanged, .ref: break
         }
     }
@@ -140,16 +145,22 @@ extension Graph {
 
     /// Records a new node in stripe `s` (a child of the task in `parentSlot`, if given, which
     /// is in `s` too); returns its id and slot.
-    func addNodeLocked(_ s: Stripe, kindIndex: UInt8, name: String, weight: Double,
-                       parentSlot: Int? = nil, index: Int = 0) -> (id: Int, slot: Int) {
+    func addNodeLocked(
+        _ s: Stripe, kindIndex: UInt8, name: String, weight: Double,
+        parentSlot: Int? = nil, index: Int = 0
+    ) -> (id: Int, slot: Int) {
         let parentID = parentSlot.flatMap { s.contains($0) ? s[$0].id : nil } ?? -1
         // (id and slot come back together: reading the record again through the stripe's
         // nested `_read` accessors costs a heap-allocated coroutine frame.)
-        let (id, slot) = s.append({ NodeRecord(id: $0, kindIndex: kindIndex, parent: parentID, weight: weight, name: name) },
-                                  claim: { nextBlock.wrappingAdd(1, ordering: .relaxed).oldValue })
+        let (id, slot) = s.append(
+            { NodeRecord(id: $0, kindIndex: kindIndex, parent: parentID, weight: weight, name: name) },
+            claim: { nextBlock.wrappingAdd(1, ordering: .relaxed).oldValue })
         if parentID >= 0, let parentSlot { insertChild(s, id, into: parentSlot, at: index) }
-        emit(s, .added(id: NodeID(id), kind: NodeKind.all[Int(kindIndex)], name: name, weight: weight,
-                       parent: parentID >= 0 ? NodeID(parentID) : nil, index: parentID >= 0 ? index : nil))
+        emit(
+            s,
+            .added(
+                id: NodeID(id), kind: NodeKind.all[Int(kindIndex)], name: name, weight: weight,
+                parent: parentID >= 0 ? NodeID(parentID) : nil, index: parentID >= 0 ? index : nil))
         return (id, slot)
     }
 
@@ -207,15 +218,18 @@ extension Graph {
     /// Records a state change. `retain` is the task to keep alive while executing; the
     /// returned task (the one released on settling) must be released after unlocking.
     @usableFromInline
-    func setStateLocked(_ s: Stripe, _ slot: Int, _ state: TaskState, failed: Bool = false,
-                        message: String? = nil, retain: AnyGraphTask? = nil,
-                        cancelRequest: (id: Int, source: String)? = nil) -> AnyGraphTask? {
+    func setStateLocked(
+        _ s: Stripe, _ slot: Int, _ state: TaskState, failed: Bool = false,
+        message: String? = nil, retain: AnyGraphTask? = nil,
+        cancelRequest: (id: Int, source: String)? = nil
+    ) -> AnyGraphTask? {
         guard s.contains(slot) else {
             if let cancelRequest { cancelRequestedLocked(s, cancelRequest.id, source: cancelRequest.source) }
             return nil
         }
         var released: AnyGraphTask?
-        var id = 0, isRoot = false
+        var id = 0
+        var isRoot = false
         let msg = message.map(cut)
         s.modify(slot) { r in
             r.state = state
@@ -233,8 +247,9 @@ extension Graph {
         if failed, let msg { s.setMessage(slot, msg) }
         if let cancelRequest {
             // The request and the state change it makes are one step: recorded together.
-            emit(s, .cancelRequested(id: NodeID(cancelRequest.id), source: cut(cancelRequest.source)),
-                 .stateChanged(id: NodeID(id), state: state, failed: failed, message: failed ? msg : nil))
+            emit(
+                s, .cancelRequested(id: NodeID(cancelRequest.id), source: cut(cancelRequest.source)),
+                .stateChanged(id: NodeID(id), state: state, failed: failed, message: failed ? msg : nil))
         } else {
             emit(s, .stateChanged(id: NodeID(id), state: state, failed: failed, message: failed ? msg : nil))
         }
@@ -276,7 +291,7 @@ extension Graph {
     /// Moves the subtree of `task` (tasks reachable through drivers, and every record under
     /// its node) from stripe `from` to stripe `to`. Both locked.
     func moveLocked(_ task: AnyGraphTask, from: Stripe, to: Stripe) {
-        var slots: [Int: Int] = [:]   // id -> new slot
+        var slots: [Int: Int] = [:] // id -> new slot
         var stack = [task.rawID]
         while let id = stack.popLast() {
             guard let old = from.slot(of: id) else { continue }
@@ -289,7 +304,7 @@ extension Graph {
         }
         var tasks = [task]
         while let t = tasks.popLast() {
-            t.slot = slots[t.rawID] ?? Int.min   // Int.min: no record (dropped)
+            t.slot = slots[t.rawID] ?? Int.min // Int.min: no record (dropped)
             t._stripe.store(UInt16(to.index), ordering: .releasing)
             if let d = t.driver { tasks.append(contentsOf: d.children) }
         }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The recorded graph of tasks: parent/child structure, every state transition and every
 /// progress report, each with a timestamp from the graph's clock.
@@ -15,7 +16,7 @@ import Synchronization
 /// stripe, so a transition and its record are one step, and threads that run independent
 /// tasks do not share a lock. Whole-graph operations (`snapshot`, `observe`) take every
 /// stripe's lock, in order.
-public final class Graph: @unchecked Sendable {   // mutable state behind the stripes' locks
+public final class Graph: @unchecked Sendable { // mutable state behind the stripes' locks
     /// The default graph. It drops finished root subtrees beyond `Retention.sharedDefault`
     /// (applied per lock stripe: a program that uses it from one thread keeps exactly that).
     public static let shared = Graph(clock: MonotonicClock(), retention: .sharedDefault)
@@ -71,7 +72,8 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
     }
     /// `observers`, unretained (the array keeps them alive), for delivery: iterating the array
     /// itself retained and released its buffer on every event.
-    @exclusivity(unchecked) var deliveryList = UnsafeMutableBufferPointer<Unmanaged<GraphObserver>>(start: nil, count: 0)
+    @exclusivity(unchecked) var deliveryList = UnsafeMutableBufferPointer<Unmanaged<GraphObserver>>(
+        start: nil, count: 0)
     /// Whether the last observer keeps events (recorder, server): it then gets each event by value.
     @exclusivity(unchecked) var lastObserverKeeps = false
     /// Whether `clock` is a `MonotonicClock`, read then without a call through the protocol.
@@ -86,7 +88,7 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
     /// Guards `pendingCancels`; taken inside a stripe lock.
     let pendingLock = Lock()
     /// Not-executed tasks cancelled while the graph could not reach them (see `cancel`).
-    @exclusivity(unchecked) var pendingCancels: [Int: String] = [:]   // id -> cancel source
+    @exclusivity(unchecked) var pendingCancels: [Int: String] = [:] // id -> cancel source
     /// `pendingCancels.count`, readable without the lock (tasks check it when touched).
     @usableFromInline let pendingCancelCount = Atomic<Int>(0)
 
@@ -178,8 +180,10 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
             // A hash lookup per node otherwise, for the few `ref` nodes.
             let hasRefs = !s.own.refs.isEmpty || !s.foreign.refs.isEmpty
             s.forEachLive { slot, r in
-                nodes.append(NodeCapture(record: r, message: r.failed ? s.message(slot) : nil,
-                                         refOf: hasRefs ? s.refOf(slot) : nil))
+                nodes.append(
+                    NodeCapture(
+                        record: r, message: r.failed ? s.message(slot) : nil,
+                        refOf: hasRefs ? s.refOf(slot) : nil))
             }
         }
         return GraphCapture(nodes: nodes, sequence: sequenceLocked())
@@ -244,7 +248,9 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
         snapshotAndKeep(GraphObserver(graph: self, sink: sink))
     }
 
-    private func snapshotAndKeep(_ observer: GraphObserver) -> (snapshot: GraphSnapshot, observation: any GraphObservation) {
+    private func snapshotAndKeep(_ observer: GraphObserver) -> (
+        snapshot: GraphSnapshot, observation: any GraphObservation
+    ) {
         var storage = GraphCapture.storage(for: nodeCountHint())
         let capture = withAllStripes { () -> GraphCapture in
             addObserverLocked(observer)
@@ -260,9 +266,11 @@ public final class Graph: @unchecked Sendable {   // mutable state behind the st
                 eventSequence = sequenceLocked()
                 observed = true
                 let holding = stripes.filter { $0.own.count > 0 || $0.foreign.count > 0 }
-                soleStripe.store(holding.isEmpty ? Graph.soleStripeUnclaimed
-                                    : holding.count == 1 ? holding[0].index : Graph.noSoleStripe,
-                                 ordering: .relaxed)
+                soleStripe.store(
+                    holding.isEmpty
+                        ? Graph.soleStripeUnclaimed
+                        : holding.count == 1 ? holding[0].index : Graph.noSoleStripe,
+                    ordering: .relaxed)
             }
             observers.append(observer)
         }
@@ -451,7 +459,7 @@ public protocol GraphObservation: Sendable {
     func cancel()
 }
 
-final class GraphObserver: GraphObservation, @unchecked Sendable {   // immutable after init
+final class GraphObserver: GraphObservation, @unchecked Sendable { // immutable after init
     private let anchor: GraphAnchor
     /// What the observation keeps alive besides its closures (a recorder whose sinks capture
     /// only its spool).
@@ -491,9 +499,11 @@ final class GraphObserver: GraphObservation, @unchecked Sendable {   // immutabl
         self.flush = nil
     }
 
-    init(graph: Graph, owner: AnyObject & Sendable, sink: @escaping @Sendable (consuming GraphEvent) -> Void,
-         pair: @escaping @Sendable (consuming GraphEvent, consuming GraphEvent) -> Void,
-         flush: (@Sendable () -> Void)? = nil) {
+    init(
+        graph: Graph, owner: AnyObject & Sendable, sink: @escaping @Sendable (consuming GraphEvent) -> Void,
+        pair: @escaping @Sendable (consuming GraphEvent, consuming GraphEvent) -> Void,
+        flush: (@Sendable () -> Void)? = nil
+    ) {
         self.owner = owner
         self.flush = flush
         self.anchor = graph.anchor

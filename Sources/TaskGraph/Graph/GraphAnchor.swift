@@ -5,7 +5,7 @@
 /// side table for good, and from then on every retain and release of it takes the runtime's
 /// slow path. Every task retains its graph, so a graph that was ever observed paid that on
 /// every task (profiled: about 8 % of W1 with an observer).
-package final class GraphAnchor: @unchecked Sendable {   // `graph` behind `lock`
+package final class GraphAnchor: @unchecked Sendable { // `graph` behind `lock`
     private let lock = Lock()
     /// The graph, until its deinit starts (`detach()`); not retained.
     private var graph: Unmanaged<Graph>?

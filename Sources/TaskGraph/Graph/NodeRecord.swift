@@ -125,7 +125,7 @@ enum ChildTail {
         case .one(let first):
             self = .many([NodeID(Int(first)), id])
         case .many(var a):
-            self = .none   // the array is uniquely held while it grows
+            self = .none // the array is uniquely held while it grows
             a.append(id)
             self = .many(a)
         }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One lock stripe of a graph: the lock that guards the mutable state of the tasks that
 /// belong to it and their node records, with the records themselves, the stripe's share of
@@ -14,7 +15,7 @@ import Synchronization
 /// adoption across stripes moves the subtree first, see `AnyGraphTask.withFamily`). So threads
 /// running independent tasks take different locks and touch different memory.
 @usableFromInline
-final class Stripe: @unchecked Sendable {   // mutable state behind `lock`
+final class Stripe: @unchecked Sendable { // mutable state behind `lock`
     /// Ids are claimed from the graph in blocks of this many, so one thread numbers its
     /// nodes 0, 1, 2, ... and the graph's shared counter is touched once per block.
     static let blockShift = 6
@@ -127,7 +128,7 @@ final class Stripe: @unchecked Sendable {   // mutable state behind `lock`
             guard let chunk = own.drop(slot) else { return }
             // Every slot of the chunk is gone: so are its id blocks.
             let per = NodeTable.chunkSize >> Stripe.blockShift
-            for b in chunk * per ..< min(chunk * per + per, blockOfSlots.count) {
+            for b in chunk * per..<min(chunk * per + per, blockOfSlots.count) {
                 blockBase[blockOfSlots[b]] = nil
             }
         } else {

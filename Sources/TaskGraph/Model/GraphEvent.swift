@@ -46,8 +46,8 @@ public enum GraphChange: Sendable, Equatable {
     public var nodeID: NodeID? {
         switch self {
         case .added(let id, _, _, _, _, _), .parentSet(let id, _, _), .weightChanged(let id, _),
-             .stateChanged(let id, _, _, _), .progress(let id, _), .cancelRequested(let id, _),
-             .output(let id, _, _), .ref(let id, _):
+            .stateChanged(let id, _, _, _), .progress(let id, _), .cancelRequested(let id, _),
+            .output(let id, _, _), .ref(let id, _):
             return id
         case .dropped:
             return nil

@@ -37,8 +37,10 @@ public enum NodeKind {
     /// task"): its state, progress and outcome follow that task (`GraphNode.refOf`).
     public static let ref = "ref"
     /// Every kind above, in a fixed order (a node stores its kind as an index into it).
-    public static let all = [task, pending, delay, sequential, concurrent, allSettled, then,
-                             recover, chain, map, timeout, retry, race, and, validate, ref]
+    public static let all = [
+        task, pending, delay, sequential, concurrent, allSettled, then,
+        recover, chain, map, timeout, retry, race, and, validate, ref,
+    ]
 }
 
 /// One node as found in a snapshot.
@@ -61,9 +63,11 @@ public struct GraphNode: Sendable, Equatable {
     /// For a `ref` node: the shared node it stands for; nil for every other kind.
     public let refOf: NodeID?
 
-    public init(id: NodeID, kind: String, parent: NodeID?, children: [NodeID], name: String,
-                weight: Double, state: TaskState, failed: Bool, progress: TaskProgress,
-                message: String?, refOf: NodeID? = nil) {
+    public init(
+        id: NodeID, kind: String, parent: NodeID?, children: [NodeID], name: String,
+        weight: Double, state: TaskState, failed: Bool, progress: TaskProgress,
+        message: String?, refOf: NodeID? = nil
+    ) {
         self.id = id
         self.kind = kind
         self.parent = parent

@@ -27,9 +27,10 @@ public struct GraphReplica: Sendable {
     /// Starts from a snapshot.
     public init(_ snapshot: GraphSnapshot) {
         for (id, n) in snapshot.nodes {
-            nodes[id] = Node(kind: n.kind, parent: n.parent, children: n.children, name: n.name,
-                             weight: n.weight, state: n.state, failed: n.failed,
-                             progress: n.progress, message: n.message, refOf: n.refOf)
+            nodes[id] = Node(
+                kind: n.kind, parent: n.parent, children: n.children, name: n.name,
+                weight: n.weight, state: n.state, failed: n.failed,
+                progress: n.progress, message: n.message, refOf: n.refOf)
         }
         rootOrder = snapshot.roots
         sequence = snapshot.sequence
@@ -43,15 +44,16 @@ public struct GraphReplica: Sendable {
         sequence = event.sequence
         time = event.time
         switch event.change {
-        case let .added(id, kind, name, weight, parent, index):
-            nodes[id] = Node(kind: kind, parent: nil, children: [], name: name, weight: weight,
-                             state: .notExecuted, failed: false, progress: .zero, message: nil)
+        case .added(let id, let kind, let name, let weight, let parent, let index):
+            nodes[id] = Node(
+                kind: kind, parent: nil, children: [], name: name, weight: weight,
+                state: .notExecuted, failed: false, progress: .zero, message: nil)
             if let parent, nodes[parent] != nil {
                 attach(id, to: parent, at: index ?? Int.max)
             } else {
                 rootOrder.append(id)
             }
-        case let .parentSet(id, parent, index):
+        case .parentSet(let id, let parent, let index):
             guard nodes[id] != nil, nodes[parent] != nil else { return }
             if let old = nodes[id]!.parent {
                 nodes[old]?.children.removeAll { $0 == id }
@@ -59,21 +61,21 @@ public struct GraphReplica: Sendable {
                 rootOrder.remove(at: i)
             }
             attach(id, to: parent, at: index)
-        case let .weightChanged(id, weight):
+        case .weightChanged(let id, let weight):
             nodes[id]?.weight = weight
-        case let .stateChanged(id, state, failed, message):
+        case .stateChanged(let id, let state, let failed, let message):
             guard nodes[id] != nil else { return }
             nodes[id]!.state = state
             nodes[id]!.failed = failed
             nodes[id]!.message = message
             if state == .completed && !failed { nodes[id]!.progress.fraction = 1 }
-        case let .progress(id, progress):
+        case .progress(let id, let progress):
             nodes[id]?.progress = progress
-        case let .ref(id, of):
+        case .ref(let id, let of):
             nodes[id]?.refOf = of
         case .cancelRequested, .output:
             break
-        case let .dropped(ids):
+        case .dropped(let ids):
             let gone = Set(ids)
             for id in ids {
                 if let p = nodes[id]?.parent, !gone.contains(p) {
@@ -98,9 +100,10 @@ public struct GraphReplica: Sendable {
         var out: [NodeID: GraphNode] = [:]
         out.reserveCapacity(nodes.count)
         for (id, n) in nodes {
-            out[id] = GraphNode(id: id, kind: n.kind, parent: n.parent, children: n.children,
-                                name: n.name, weight: n.weight, state: n.state, failed: n.failed,
-                                progress: n.progress, message: n.message, refOf: n.refOf)
+            out[id] = GraphNode(
+                id: id, kind: n.kind, parent: n.parent, children: n.children,
+                name: n.name, weight: n.weight, state: n.state, failed: n.failed,
+                progress: n.progress, message: n.message, refOf: n.refOf)
         }
         return GraphSnapshot(nodes: out, roots: rootOrder.sorted { $0.rawValue < $1.rawValue }, sequence: sequence)
     }

@@ -28,7 +28,7 @@ struct PackedEvent {
     /// `state`: failed.
     var flag: Bool = false
 
-    final class Box: @unchecked Sendable {   // immutable
+    final class Box: @unchecked Sendable { // immutable
         let event: GraphEvent
         init(_ event: consuming GraphEvent) { self.event = event }
     }
@@ -45,41 +45,59 @@ enum PackedItem {
     /// What does not fit is boxed, rebuilt from the moved parts.
     @inline(__always)
     init(_ event: consuming GraphEvent) {
-        let sequence = event.sequence, time = event.time
+        let sequence = event.sequence
+        let time = event.time
         let change = (consume event).change
         switch consume change {
-        case let .added(id, kind, name, weight, parent, index):
+        case .added(let id, let kind, let name, let weight, let parent, let index):
             if let k = PackedEvent.kindCode(kind), let i = PackedEvent.smallIndex(index) {
-                self = .packed(PackedEvent(sequence: sequence, time: time, id: id.rawValue, aux: parent?.rawValue ?? -1,
-                                           value: weight, text: name, index: i, tag: .added, byte: k))
+                self = .packed(
+                    PackedEvent(
+                        sequence: sequence, time: time, id: id.rawValue, aux: parent?.rawValue ?? -1,
+                        value: weight, text: name, index: i, tag: .added, byte: k))
             } else {
-                self = .boxed(PackedEvent.Box(GraphEvent(sequence: sequence, time: time, change: .added(
-                    id: id, kind: kind, name: name, weight: weight, parent: parent, index: index))))
+                self = .boxed(
+                    PackedEvent.Box(
+                        GraphEvent(
+                            sequence: sequence, time: time,
+                            change: .added(
+                                id: id, kind: kind, name: name, weight: weight, parent: parent, index: index))))
             }
-        case let .parentSet(id, parent, index):
+        case .parentSet(let id, let parent, let index):
             if let i = PackedEvent.smallIndex(index) {
-                self = .packed(PackedEvent(sequence: sequence, time: time, id: id.rawValue, aux: parent.rawValue,
-                                           index: i, tag: .parentSet))
+                self = .packed(
+                    PackedEvent(
+                        sequence: sequence, time: time, id: id.rawValue, aux: parent.rawValue,
+                        index: i, tag: .parentSet))
             } else {
-                self = .boxed(PackedEvent.Box(GraphEvent(sequence: sequence, time: time,
-                                                         change: .parentSet(id: id, parent: parent, index: index))))
+                self = .boxed(
+                    PackedEvent.Box(
+                        GraphEvent(
+                            sequence: sequence, time: time,
+                            change: .parentSet(id: id, parent: parent, index: index))))
             }
-        case let .weightChanged(id, weight):
+        case .weightChanged(let id, let weight):
             self = .packed(PackedEvent(sequence: sequence, time: time, id: id.rawValue, value: weight, tag: .weight))
-        case let .stateChanged(id, state, failed, message):
-            self = .packed(PackedEvent(sequence: sequence, time: time, id: id.rawValue, text: message, tag: .state,
-                                       byte: PackedEvent.code(state), flag: failed))
-        case let .progress(id, progress):
-            self = .packed(PackedEvent(sequence: sequence, time: time, id: id.rawValue, value: progress.fraction,
-                                       text: progress.info, tag: .progress))
-        case let .cancelRequested(id, source):
+        case .stateChanged(let id, let state, let failed, let message):
+            self = .packed(
+                PackedEvent(
+                    sequence: sequence, time: time, id: id.rawValue, text: message, tag: .state,
+                    byte: PackedEvent.code(state), flag: failed))
+        case .progress(let id, let progress):
+            self = .packed(
+                PackedEvent(
+                    sequence: sequence, time: time, id: id.rawValue, value: progress.fraction,
+                    text: progress.info, tag: .progress))
+        case .cancelRequested(let id, let source):
             self = .packed(PackedEvent(sequence: sequence, time: time, id: id.rawValue, text: source, tag: .cancel))
-        case let .ref(id, of):
+        case .ref(let id, let of):
             self = .packed(PackedEvent(sequence: sequence, time: time, id: id.rawValue, aux: of.rawValue, tag: .ref))
-        case let .output(id, stream, line):
-            self = .packed(PackedEvent(sequence: sequence, time: time, id: id.rawValue, text: line, tag: .output,
-                                       byte: stream == .stdout ? 0 : 1))
-        case let .dropped(ids):
+        case .output(let id, let stream, let line):
+            self = .packed(
+                PackedEvent(
+                    sequence: sequence, time: time, id: id.rawValue, text: line, tag: .output,
+                    byte: stream == .stdout ? 0 : 1))
+        case .dropped(let ids):
             self = .boxed(PackedEvent.Box(GraphEvent(sequence: sequence, time: time, change: .dropped(ids: ids))))
         }
     }
@@ -88,29 +106,37 @@ enum PackedItem {
     /// one item when the change is a plain one (no failure message); nil otherwise.
     @inline(__always)
     init?(pair first: borrowing GraphEvent, _ second: borrowing GraphEvent) {
-        guard case let .cancelRequested(id, source) = first.change,
-              case let .stateChanged(changed, state, failed, message) = second.change,
-              !failed, message == nil, second.sequence == first.sequence &+ 1 else { return nil }
+        guard case .cancelRequested(let id, let source) = first.change,
+            case .stateChanged(let changed, let state, let failed, let message) = second.change,
+            !failed, message == nil, second.sequence == first.sequence &+ 1
+        else { return nil }
         guard second.time == first.time else { return nil }
-        self = .packed(PackedEvent(sequence: first.sequence, time: first.time, id: id.rawValue, aux: changed.rawValue,
-                                   text: source, tag: .cancelPair, byte: PackedEvent.code(state)))
+        self = .packed(
+            PackedEvent(
+                sequence: first.sequence, time: first.time, id: id.rawValue, aux: changed.rawValue,
+                text: source, tag: .cancelPair, byte: PackedEvent.code(state)))
     }
 
     /// Hands each event to `body`, in order (two for a cancel pair).
     @inline(__always)
     consuming func forEachEvent(_ body: (consuming GraphEvent) -> Void) {
         switch consume self {
-        case let .packed(p):
+        case .packed(let p):
             if p.tag == .cancelPair {
-                body(GraphEvent(sequence: p.sequence, time: p.time,
-                                change: .cancelRequested(id: NodeID(p.id), source: p.text ?? "")))
-                body(GraphEvent(sequence: p.sequence &+ 1, time: p.time,
-                                change: .stateChanged(id: NodeID(p.aux), state: PackedEvent.state(p.byte),
-                                                      failed: false, message: nil)))
+                body(
+                    GraphEvent(
+                        sequence: p.sequence, time: p.time,
+                        change: .cancelRequested(id: NodeID(p.id), source: p.text ?? "")))
+                body(
+                    GraphEvent(
+                        sequence: p.sequence &+ 1, time: p.time,
+                        change: .stateChanged(
+                            id: NodeID(p.aux), state: PackedEvent.state(p.byte),
+                            failed: false, message: nil)))
             } else {
                 body(p.intoEvent())
             }
-        case let .boxed(box):
+        case .boxed(let box):
             body(box.event)
         }
     }
@@ -120,14 +146,22 @@ extension PackedEvent {
     /// The event again (not for `cancelPair`, which is two: see `PackedItem.forEachEvent`),
     /// its text moved into it.
     consuming func intoEvent() -> GraphEvent {
-        let id = NodeID(self.id), sequence = sequence, time = time, aux = aux, value = value
-        let index = index, tag = tag, byte = byte, flag = flag
+        let id = NodeID(self.id)
+        let sequence = sequence
+        let time = time
+        let aux = aux
+        let value = value
+        let index = index
+        let tag = tag
+        let byte = byte
+        let flag = flag
         let text = (consume self).text
         let change: GraphChange
         switch tag {
         case .added:
-            change = .added(id: id, kind: NodeKind.all[Int(byte)], name: text ?? "", weight: value,
-                            parent: aux >= 0 ? NodeID(aux) : nil, index: index >= 0 ? Int(index) : nil)
+            change = .added(
+                id: id, kind: NodeKind.all[Int(byte)], name: text ?? "", weight: value,
+                parent: aux >= 0 ? NodeID(aux) : nil, index: index >= 0 ? Int(index) : nil)
         case .parentSet: change = .parentSet(id: id, parent: NodeID(aux), index: Int(index))
         case .weight: change = .weightChanged(id: id, weight: value)
         case .state: change = .stateChanged(id: id, state: PackedEvent.state(byte), failed: flag, message: text)

@@ -36,7 +36,7 @@ public struct TaskProgress: Sendable, Equatable, Codable {
 
     @inlinable
     static func clamp(_ value: Double) -> Double {
-        if !(value > 0) { return 0 }      // also catches NaN
+        if !(value > 0) { return 0 } // also catches NaN
         return value < 1 ? value : 1
     }
 

@@ -16,8 +16,10 @@ extension Graph {
     /// - Throws: `ServeError` (naming the path and the reason) when the directory is unsafe,
     ///   the path exists and is not a stale socket, or the path is too long for a socket.
     @discardableResult
-    public func serve(at path: String? = nil, name: String? = nil,
-                      allowCancel: Bool = true) throws -> GraphServer {
+    public func serve(
+        at path: String? = nil, name: String? = nil,
+        allowCancel: Bool = true
+    ) throws -> GraphServer {
         try GraphServer(graph: self, path: path, name: name, allowCancel: allowCancel)
     }
 }

@@ -1,8 +1,9 @@
 import Dispatch
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Serves a graph to viewers on a Unix socket (attach.md); made by `Graph.serve(...)`.
@@ -28,7 +29,7 @@ import Darwin
 ///
 /// `stop()` (or `cancel()`, or normal process exit) sends each viewer a final snapshot and
 /// `end`, closes the connections and removes the socket file.
-public final class GraphServer: GraphObservation, @unchecked Sendable {   // state behind `lock`, see below
+public final class GraphServer: GraphObservation, @unchecked Sendable { // state behind `lock`, see below
     /// Viewers served at once; more are refused with an error line.
     public static let maxViewers = 16
     /// Event bytes buffered per connection before it is resynced.
@@ -88,9 +89,10 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
     /// Up to 8 emptied chunks are kept (4 mapped ahead), so a burst costs the program no
     /// page faults while an idle server holds a few MiB at most beyond its backlog.
     /// One item per event (never a cancel pair: counts of dropped items are counts of events).
-    let spool = Spool<SpooledEvent>(chunkSize: GraphServer.spoolChunk,
-                                    maxChunks: GraphServer.spoolEvents / GraphServer.spoolChunk, overflow: .drop,
-                                    prepared: 4, keptSpares: 8)
+    let spool = Spool<SpooledEvent>(
+        chunkSize: GraphServer.spoolChunk,
+        maxChunks: GraphServer.spoolEvents / GraphServer.spoolChunk, overflow: .drop,
+        prepared: 4, keptSpares: 8)
     /// Events up to this sequence are in the model's snapshot already.
     @exclusivity(unchecked) var joinSequence: UInt64 = 0
     /// The graph's sequence of the last event the model holds (an event encoded or counted,
@@ -158,7 +160,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
                 let allSettled = final.rootIDs.allSatisfy { final[$0]?.state.isSettled ?? true }
                 let summary = final.summary(duration: allSettled ? (lastRootSettle ?? t) : t)
                 for c in connections {
-                    if c.overflowed {   // the final snapshot below is its fresh snapshot
+                    if c.overflowed { // the final snapshot below is its fresh snapshot
                         c.seq += 1
                         c.pending.resync(skipped: c.skipped, seq: c.seq, t: t)
                         c.overflowed = false
@@ -217,7 +219,10 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
     /// from a fresh snapshot of the graph and every viewer is resynced.
     @discardableResult
     func pumpLocked(limit: Int = .max) -> Bool {
-        guard observation != nil else { spool.discard(); return false }
+        guard observation != nil else {
+            spool.discard()
+            return false
+        }
         if spool.isOverflowed {
             let lost = spool.discard() + spool.resume()
             let snapshot = graph.snapshot()
@@ -235,7 +240,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
             for c in connections where c.overflowed && c.skipped < lost { c.skipped = lost }
         }
         let taken = spool.drain(limit: limit) { (entry: consuming SpooledEvent) in
-            guard case let .item(item) = consume entry else { return }   // no notes here
+            guard case .item(let item) = consume entry else { return } // no notes here
             item.forEachEvent { event in
                 guard event.sequence > joinSequence else { return }
                 encodeLocked(event)
@@ -251,7 +256,8 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
     /// observation to cancel (outside the lock). Server thread, after `pumpLocked`.
     func letGoIfNobodyReadsLocked() -> (any GraphObservation)? {
         guard observation != nil, !stopping, !connections.isEmpty,
-              connections.allSatisfy({ $0.overflowed && $0.hasUnsent }) else { return nil }
+            connections.allSatisfy({ $0.overflowed && $0.hasUnsent })
+        else { return nil }
         defer { observation = nil }
         return observation
     }
@@ -267,15 +273,18 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
             // The sinks capture the spool and the wake pipe, not `self` (the observation keeps
             // the server as its owner): reading `self.spool` per event missed in the cache,
             // the line it shares with fields this server thread writes per event.
-            let spool = self.spool, wake = wakeWrite
+            let spool = self.spool
+            let wake = wakeWrite
             let deliver = { @Sendable (event: consuming GraphEvent) in
                 if spool.append(.item(PackedItem(event))) == .queuedFirst { GraphServer.poke(wake) }
             }
-            let (snap, observation) = graph.snapshotAndKeep(owner: self, deliver, pair: {
-                (first: consuming GraphEvent, second: consuming GraphEvent) in
-                deliver(first)   // one item per event: dropped items count events
-                deliver(second)
-            })
+            let (snap, observation) = graph.snapshotAndKeep(
+                owner: self, deliver,
+                pair: {
+                    (first: consuming GraphEvent, second: consuming GraphEvent) in
+                    deliver(first) // one item per event: dropped items count events
+                    deliver(second)
+                })
             self.observation = observation
             snapshot = snap
         } else {
@@ -293,8 +302,9 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
     private func encodeLocked(_ event: GraphEvent) {
         let t = max(event.time - startTime, lastT)
         lastT = t
-        if case let .stateChanged(id, state, _, _) = event.change, state.isSettled,
-           model.parentOf(id.rawValue) < 0, model.contains(id.rawValue) {
+        if case .stateChanged(let id, let state, _, _) = event.change, state.isSettled,
+            model.parentOf(id.rawValue) < 0, model.contains(id.rawValue)
+        {
             lastRootSettle = t
         }
         model.apply(event.change)
@@ -315,7 +325,10 @@ public final class GraphServer: GraphObservation, @unchecked Sendable {   // sta
 
     @inline(__always)
     private func append(_ rest: UnsafeRawBufferPointer, to c: ViewerConnection) {
-        if c.overflowed { c.skipped += 1; return }
+        if c.overflowed {
+            c.skipped += 1
+            return
+        }
         if c.eventBytes + c.inFlightEventBytes + rest.count + 28 > GraphServer.bufferBytes {
             // Drop what the viewer has not been handed yet; the seqs continue from the
             // last line it was handed, so its stream has no gap.
@@ -352,31 +365,38 @@ extension LogBuffer {
     /// The header of a served stream: the replay-log header plus `pid` and `name`.
     mutating func serverHeader(created: String, producer: String, pid: Int, name: String) {
         raw("{\"format\":\"taskgraph-log\",\"version\":1")
-        nextKey("created"); string(created)
-        nextKey("producer"); string(producer)
-        nextKey("pid"); int(pid)
-        nextKey("name"); string(name)
+        nextKey("created")
+        string(created)
+        nextKey("producer")
+        string(producer)
+        nextKey("pid")
+        int(pid)
+        nextKey("name")
+        string(name)
         raw("}\n")
     }
 
     /// `{"seq":N,"t":T,"ev":"resync","skipped":K}`.
     mutating func resync(skipped: Int, seq: UInt64, t: Double) {
         lineStart(seq: seq, t: t, ev: "resync")
-        nextKey("skipped"); int(skipped)
+        nextKey("skipped")
+        int(skipped)
         lineEnd()
     }
 
     /// An error line within a stream (`seq` and `t` keep the stream a valid log).
     mutating func error(_ message: String, seq: UInt64, t: Double) {
         lineStart(seq: seq, t: t, ev: "error")
-        nextKey("message"); string(message)
+        nextKey("message")
+        string(message)
         lineEnd()
     }
 
     /// `{"ev":"error","message":"..."}` for a connection refused before its stream starts.
     mutating func refusal(_ message: String) {
         raw("{\"ev\":\"error\"")
-        nextKey("message"); string(message)
+        nextKey("message")
+        string(message)
         raw("}\n")
     }
 }

@@ -1,8 +1,9 @@
 import Dispatch
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The server thread: accepts viewers, writes their buffers, reads their commands. It is the
@@ -45,7 +46,10 @@ extension GraphServer {
             for c in active { refill(c) }
             var gone: [ViewerConnection] = []
             for c in active {
-                if c.hasUnsent && !writeSome(c) { gone.append(c); continue }
+                if c.hasUnsent && !writeSome(c) {
+                    gone.append(c)
+                    continue
+                }
                 // A connection being closed gets this one write attempt (its error line).
                 if c.closeAfterSending { gone.append(c) }
             }
@@ -78,7 +82,7 @@ extension GraphServer {
             // pipe), unless events are waiting already.
             if timeout == -1 && !lock.withLock({ markSpoolIdleLocked() }) { timeout = 0 }
             let n = poll(&fds, nfds_t(fds.count), timeout)
-            guard n >= 0 else { continue }   // EINTR
+            guard n >= 0 else { continue } // EINTR
             if fds[0].revents != 0 {
                 drainWakePipe()
                 // Woken by the first event after a quiet spell: let a batch gather, so a
@@ -92,7 +96,7 @@ extension GraphServer {
                 if rev & Int16(POLLIN) != 0 && !c.readClosed {
                     if !readLines(c, buffer: &chunk) { closing.append(c) }
                 } else if rev & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
-                    closing.append(c)   // the viewer is gone
+                    closing.append(c) // the viewer is gone
                 }
             }
             for c in closing { remove(c, from: &active) }
@@ -129,7 +133,10 @@ extension GraphServer {
                 if observation == nil { resnapshotLocked(observe: true) }
                 resyncLocked(c)
             }
-            guard !c.pending.isEmpty else { c.inFlightEventBytes = 0; return }
+            guard !c.pending.isEmpty else {
+                c.inFlightEventBytes = 0
+                return
+            }
             swap(&c.pending, &c.sending)
             c.pending.removeAll()
             c.sent = 0
@@ -145,7 +152,10 @@ extension GraphServer {
         c.sending.withBytes { bytes in
             while c.sent < bytes.count {
                 let n = sendNoSignal(c.fd, bytes.baseAddress! + c.sent, bytes.count - c.sent)
-                if n > 0 { c.sent += n; continue }
+                if n > 0 {
+                    c.sent += n
+                    continue
+                }
                 if n < 0 && errno == EINTR { continue }
                 return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
             }
@@ -160,10 +170,13 @@ extension GraphServer {
             let fd = accept(listenFD, nil, nil)
             if fd < 0 {
                 if errno == EINTR { continue }
-                return   // EAGAIN, or out of descriptors: try again at the next poll
+                return // EAGAIN, or out of descriptors: try again at the next poll
             }
             SocketPath.configure(fd, nonBlocking: true)
-            guard SocketPath.peerUID(fd) == geteuid() else { close(fd); continue }
+            guard SocketPath.peerUID(fd) == geteuid() else {
+                close(fd)
+                continue
+            }
             guard active.count < GraphServer.maxViewers else {
                 var line = LogBuffer(capacity: 256)
                 line.refusal("too many viewers (at most \(GraphServer.maxViewers))")
@@ -182,7 +195,10 @@ extension GraphServer {
                 connections.append(c)
                 return true
             }
-            guard accepted else { close(fd); return }
+            guard accepted else {
+                close(fd)
+                return
+            }
             active.append(c)
         }
     }
@@ -215,7 +231,7 @@ extension GraphServer {
     /// close (viewer gone, line over the cap, bytes that are not UTF-8 JSON).
     private func readLines(_ c: ViewerConnection, buffer: inout [UInt8]) -> Bool {
         guard !c.closeAfterSending else { return true }
-        for _ in 0..<16 {   // bounded, so one chatty viewer cannot starve the others
+        for _ in 0..<16 { // bounded, so one chatty viewer cannot starve the others
             let n = buffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
             if n == 0 {
                 // The viewer will send nothing more (it may still read, as `nc -U` with its
@@ -258,12 +274,15 @@ extension GraphServer {
                 c.closeAfterSending = true
                 c.input.removeAll()
                 return true
-            case let .invalid(message):
+            case .invalid(let message):
                 say(message, to: c)
-            case let .cancel(id):
+            case .cancel(let id):
                 if !allowCancel {
                     say("cancel is not allowed: this program serves with allowCancel: false", to: c)
-                } else if lock.withLock({ pumpLocked(); return model.contains(id) }) {
+                } else if lock.withLock({
+                    pumpLocked()
+                    return model.contains(id)
+                }) {
                     cancels.append(id)
                 } else {
                     say("no node \(id)", to: c)
@@ -283,7 +302,7 @@ extension GraphServer {
             // Error lines count against the buffer too: a viewer that sends and never reads
             // cannot grow it. Past the limit they are dropped (they change nothing).
             guard !c.overflowed,
-                  c.eventBytes + c.inFlightEventBytes + 256 + message.utf8.count <= GraphServer.bufferBytes
+                c.eventBytes + c.inFlightEventBytes + 256 + message.utf8.count <= GraphServer.bufferBytes
             else { return }
             c.seq += 1
             let before = c.pending.count
@@ -296,8 +315,8 @@ extension GraphServer {
 /// `send` that never raises SIGPIPE (a viewer that went away must not kill the program).
 func sendNoSignal(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int {
     #if canImport(Glibc)
-    send(fd, p, n, Int32(MSG_NOSIGNAL))
+        send(fd, p, n, Int32(MSG_NOSIGNAL))
     #else
-    send(fd, p, n, 0)   // SO_NOSIGPIPE is set on the socket
+        send(fd, p, n, 0) // SO_NOSIGPIPE is set on the socket
     #endif
 }

@@ -1,13 +1,13 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The live servers of this process: picks free default paths (`<pid>.sock`,
 /// `<pid>-2.sock`, ...) and stops every server at normal exit (final snapshot, `end`,
 /// socket file removed).
-final class ServerRegistry: @unchecked Sendable {   // state behind `lock`
+final class ServerRegistry: @unchecked Sendable { // state behind `lock`
     static let shared = ServerRegistry()
 
     private let lock = Lock()

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Where servers put their sockets (attach.md "Library side") and how the listening socket
@@ -46,11 +46,13 @@ enum SocketPath {
             throw ServeError(path: dir, reason: "not a directory")
         }
         guard st.st_uid == geteuid() else {
-            throw ServeError(path: dir, reason: "the directory is owned by uid \(st.st_uid), not by this user (uid \(geteuid()))")
+            throw ServeError(
+                path: dir, reason: "the directory is owned by uid \(st.st_uid), not by this user (uid \(geteuid()))")
         }
         let mode = st.st_mode & 0o777
         guard mode & 0o077 == 0 else {
-            throw ServeError(path: dir, reason: "the directory is open to group or others (mode \(octal(mode))); it must be 0700")
+            throw ServeError(
+                path: dir, reason: "the directory is open to group or others (mode \(octal(mode))); it must be 0700")
         }
     }
 
@@ -66,7 +68,11 @@ enum SocketPath {
         let bytes = Array(path.utf8)
         guard !bytes.isEmpty else { throw ServeError(path: path, reason: "empty path") }
         guard bytes.count < maxBytes else {
-            throw ServeError(path: path, reason: "the path is \(bytes.count) bytes; a Unix socket path must be shorter than \(maxBytes) bytes (the sockaddr_un limit)")
+            throw ServeError(
+                path: path,
+                reason:
+                    "the path is \(bytes.count) bytes; a Unix socket path must be shorter than \(maxBytes) bytes (the sockaddr_un limit)"
+            )
         }
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
@@ -79,11 +85,11 @@ enum SocketPath {
 
     static func sysListen(_ fd: Int32, _ backlog: Int32) -> Int32 {
         #if canImport(Glibc)
-        Glibc.listen(fd, backlog)
+            Glibc.listen(fd, backlog)
         #elseif canImport(Musl)
-        Musl.listen(fd, backlog)
+            Musl.listen(fd, backlog)
         #else
-        Darwin.listen(fd, backlog)
+            Darwin.listen(fd, backlog)
         #endif
     }
 
@@ -145,9 +151,9 @@ enum SocketPath {
     /// A Unix stream socket, close-on-exec, optionally non-blocking.
     static func makeSocket(nonBlocking: Bool) -> Int32 {
         #if canImport(Glibc)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        let fd = socket(AF_UNIX, SOCK_STREAM, 0)
+            let fd = socket(AF_UNIX, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { return fd }
         configure(fd, nonBlocking: nonBlocking)
@@ -159,24 +165,24 @@ enum SocketPath {
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         if nonBlocking { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
         #if canImport(Darwin)
-        var one: Int32 = 1
-        _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+            var one: Int32 = 1
+            _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
         #endif
     }
 
     /// The uid of the process at the other end of a connected Unix socket.
     static func peerUID(_ fd: Int32) -> uid_t? {
         #if canImport(Glibc)
-        // struct ucred { pid_t pid; uid_t uid; gid_t gid; }
-        var cred: (Int32, UInt32, UInt32) = (0, 0, 0)
-        var len = socklen_t(MemoryLayout.size(ofValue: cred))
-        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 else { return nil }
-        return cred.1
+            // struct ucred { pid_t pid; uid_t uid; gid_t gid; }
+            var cred: (Int32, UInt32, UInt32) = (0, 0, 0)
+            var len = socklen_t(MemoryLayout.size(ofValue: cred))
+            guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 else { return nil }
+            return cred.1
         #else
-        var uid: uid_t = 0
-        var gid: gid_t = 0
-        guard getpeereid(fd, &uid, &gid) == 0 else { return nil }
-        return uid
+            var uid: uid_t = 0
+            var gid: gid_t = 0
+            guard getpeereid(fd, &uid, &gid) == 0 else { return nil }
+            return uid
         #endif
     }
 }

@@ -14,7 +14,10 @@ enum ViewerCommand: Equatable {
 
     /// Parses one line (without its newline). Never traps: every size and number is bounded.
     init(line: ArraySlice<UInt8>) {
-        guard String(validating: line, as: UTF8.self) != nil else { self = .notJSON; return }
+        guard String(validating: line, as: UTF8.self) != nil else {
+            self = .notJSON
+            return
+        }
         var p = CommandParser(bytes: line)
         let top: CommandParser.Top
         do {
@@ -26,18 +29,27 @@ enum ViewerCommand: Equatable {
             self = .notJSON
             return
         }
-        guard case let .object(members) = top else {
+        guard case .object(let members) = top else {
             self = .invalid("expected an object like {\"cmd\":\"cancel\",\"id\":N}")
             return
         }
-        guard let cmd = members["cmd"] else { self = .invalid("missing \"cmd\""); return }
-        guard case let .string(name) = cmd else { self = .invalid("\"cmd\" must be a string"); return }
+        guard let cmd = members["cmd"] else {
+            self = .invalid("missing \"cmd\"")
+            return
+        }
+        guard case .string(let name) = cmd else {
+            self = .invalid("\"cmd\" must be a string")
+            return
+        }
         guard name == "cancel" else {
             self = .invalid("unknown command \"\(ViewerCommand.clip(name))\" (known: cancel)")
             return
         }
-        guard let id = members["id"] else { self = .invalid("cancel needs \"id\""); return }
-        guard case let .number(text) = id, let n = ViewerCommand.nodeID(text) else {
+        guard let id = members["id"] else {
+            self = .invalid("cancel needs \"id\"")
+            return
+        }
+        guard case .number(let text) = id, let n = ViewerCommand.nodeID(text) else {
             self = .invalid("\"id\" must be a node id (an integer from 0 to \(ViewerCommand.maxID))")
             return
         }
@@ -49,7 +61,8 @@ enum ViewerCommand: Equatable {
     static func nodeID(_ text: String) -> Int? {
         let digits = text.utf8
         guard !digits.isEmpty, digits.count <= 10, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
-              let n = Int(text), n <= maxID else { return nil }
+            let n = Int(text), n <= maxID
+        else { return nil }
         return n
     }
 
@@ -63,8 +76,15 @@ enum ViewerCommand: Equatable {
 /// members (all a command needs); everything else is checked for syntax and skipped.
 struct CommandParser {
     enum Failure: Error { case syntax, tooDeep }
-    enum Scalar: Equatable { case string(String), number(String), other }
-    enum Top { case object([String: Scalar]), other }
+    enum Scalar: Equatable {
+        case string(String)
+        case number(String)
+        case other
+    }
+    enum Top {
+        case object([String: Scalar])
+        case other
+    }
 
     let bytes: ArraySlice<UInt8>
     var i: Int
@@ -107,12 +127,22 @@ struct CommandParser {
         skipSpace()
         guard let c = peek else { throw Failure.syntax }
         switch c {
-        case UInt8(ascii: "{"): _ = try object(depth: depth, keep: false); return .other
-        case UInt8(ascii: "["): try array(depth: depth); return .other
+        case UInt8(ascii: "{"):
+            _ = try object(depth: depth, keep: false)
+            return .other
+        case UInt8(ascii: "["):
+            try array(depth: depth)
+            return .other
         case UInt8(ascii: "\""): return .string(try string())
-        case UInt8(ascii: "t"): try literal("true"); return .other
-        case UInt8(ascii: "f"): try literal("false"); return .other
-        case UInt8(ascii: "n"): try literal("null"); return .other
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .other
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .other
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .other
         default: return .number(try number())
         }
     }
@@ -129,7 +159,10 @@ struct CommandParser {
         try expect(UInt8(ascii: "{"))
         var members: [String: Scalar] = [:]
         skipSpace()
-        if peek == UInt8(ascii: "}") { i += 1; return members }
+        if peek == UInt8(ascii: "}") {
+            i += 1
+            return members
+        }
         while true {
             skipSpace()
             let key = try string()
@@ -138,7 +171,10 @@ struct CommandParser {
             let v = try value(depth: depth + 1)
             if keep, members.count < 16 { members[key] = v }
             skipSpace()
-            if peek == UInt8(ascii: ",") { i += 1; continue }
+            if peek == UInt8(ascii: ",") {
+                i += 1
+                continue
+            }
             try expect(UInt8(ascii: "}"))
             return members
         }
@@ -147,11 +183,17 @@ struct CommandParser {
     mutating func array(depth: Int) throws {
         try expect(UInt8(ascii: "["))
         skipSpace()
-        if peek == UInt8(ascii: "]") { i += 1; return }
+        if peek == UInt8(ascii: "]") {
+            i += 1
+            return
+        }
         while true {
             try value(depth: depth + 1)
             skipSpace()
-            if peek == UInt8(ascii: ",") { i += 1; continue }
+            if peek == UInt8(ascii: ",") {
+                i += 1
+                continue
+            }
             try expect(UInt8(ascii: "]"))
             return
         }
@@ -173,7 +215,8 @@ struct CommandParser {
                 switch e {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
                 case UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"),
-                     UInt8(ascii: "r"), UInt8(ascii: "t"): out.append(32)
+                    UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    out.append(32)
                 case UInt8(ascii: "u"):
                     for _ in 0..<4 {
                         guard let h = peek, isHex(h) else { throw Failure.syntax }
@@ -217,7 +260,10 @@ struct CommandParser {
     @discardableResult
     mutating func digits() -> Int {
         var n = 0
-        while let c = peek, c >= 48, c <= 57 { i += 1; n += 1 }
+        while let c = peek, c >= 48, c <= 57 {
+            i += 1
+            n += 1
+        }
         return n
     }
 }

@@ -4,7 +4,7 @@
 /// The fields skip Swift's run-time exclusivity checks (each `pending` write paid one, about
 /// 60 instructions, three times an event): the lock or the server thread already makes every
 /// access exclusive.
-final class ViewerConnection: @unchecked Sendable {   // see field comments
+final class ViewerConnection: @unchecked Sendable { // see field comments
     /// The socket (server thread).
     let fd: Int32
 

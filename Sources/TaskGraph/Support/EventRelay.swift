@@ -7,14 +7,16 @@
 ///
 /// A consumer that falls `maxBacklog` events behind makes the program's threads wait for it,
 /// at most `stallSeconds` without progress, then later events are dropped (as a recorder's).
-package final class EventRelay: @unchecked Sendable {   // the spool locks itself; `drain` and `pendingNote` are serialized by the caller
+// The spool locks itself; `drain` and `pendingNote` are serialized by the caller.
+package final class EventRelay: @unchecked Sendable {
     /// Events queued before the program's threads wait for the consumer.
     package static let maxBacklog = 64 * 4096
     /// How long a program's thread waits for a consumer that makes no progress (seconds).
     package static let stallSeconds = 1.0
 
-    private let spool = Spool<SpooledEvent>(chunkSize: 4096, maxChunks: EventRelay.maxBacklog / 4096,
-                                            overflow: .wait(seconds: EventRelay.stallSeconds), prepared: 4)
+    private let spool = Spool<SpooledEvent>(
+        chunkSize: 4096, maxChunks: EventRelay.maxBacklog / 4096,
+        overflow: .wait(seconds: EventRelay.stallSeconds), prepared: 4)
 
     /// A note whose event is not taken yet: the two may straddle two chunks (when the note
     /// fills one), and so two drains. Consumer side, like `drain`.
@@ -34,16 +36,19 @@ package final class EventRelay: @unchecked Sendable {   // the spool locks itsel
         flush: @escaping @Sendable () -> Void
     ) -> (snapshot: GraphSnapshot, observation: any GraphObservation) {
         let spool = self.spool
-        return graph.snapshotAndKeep(owner: owner, { (event: consuming GraphEvent) in
-            if textOnly, event.change.isNoise { return }
-            if event.change.startsExecution, let n = note() {
-                _ = spool.append(.note(n), .item(PackedItem(event)))
-            } else {
-                _ = spool.append(.item(PackedItem(event)))
-            }
-        }, pair: { (first: consuming GraphEvent, second: consuming GraphEvent) in
-            spool.appendPair(first, second) { .item($0) }   // a cancel and its state change: never a start
-        }, flush: flush)
+        return graph.snapshotAndKeep(
+            owner: owner,
+            { (event: consuming GraphEvent) in
+                if textOnly, event.change.isNoise { return }
+                if event.change.startsExecution, let n = note() {
+                    _ = spool.append(.note(n), .item(PackedItem(event)))
+                } else {
+                    _ = spool.append(.item(PackedItem(event)))
+                }
+            },
+            pair: { (first: consuming GraphEvent, second: consuming GraphEvent) in
+                spool.appendPair(first, second) { .item($0) } // a cancel and its state change: never a start
+            }, flush: flush)
     }
 
     /// Runs `step` on a thread of its own each time a chunk of events is full or
@@ -61,8 +66,8 @@ package final class EventRelay: @unchecked Sendable {   // the spool locks itsel
     package func drain(_ body: (consuming GraphEvent, AnyObject?) -> Void) {
         spool.drain { (entry: consuming SpooledEvent) in
             switch consume entry {
-            case let .note(n): pendingNote = n
-            case let .item(item):
+            case .note(let n): pendingNote = n
+            case .item(let item):
                 item.forEachEvent { body($0, pendingNote) }
                 pendingNote = nil
             }

@@ -1,5 +1,5 @@
-import Synchronization
 internal import CTaskGraphRuntime
+import Synchronization
 
 /// A mutual-exclusion lock: one atomic word, taken and given back inline (a compare-exchange
 /// and an exchange), with waiting done by the kernel only when threads contend (a futex on
@@ -39,8 +39,9 @@ struct RawLock {
     @usableFromInline let base: UnsafeMutableRawPointer
 
     init(padded: Bool) {
-        base = .allocate(byteCount: padded ? 64 : MemoryLayout<UInt32>.size,
-                         alignment: padded ? 64 : MemoryLayout<UInt32>.alignment)
+        base = .allocate(
+            byteCount: padded ? 64 : MemoryLayout<UInt32>.size,
+            alignment: padded ? 64 : MemoryLayout<UInt32>.alignment)
         base.bindMemory(to: Atomic<UInt32>.self, capacity: 1).initialize(to: Atomic(0))
     }
 
@@ -71,7 +72,8 @@ struct RawLock {
         for _ in 0..<100 {
             tg_cpu_relax()
             if word.pointee.load(ordering: .relaxed) == 0,
-               word.pointee.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged {
+                word.pointee.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged
+            {
                 return
             }
         }

@@ -24,7 +24,7 @@ import Synchronization
 /// consumer keeps `prepared` spares allocated and touched ahead of need, so the producer writes
 /// into memory whose pages are already mapped (a fresh chunk's page faults cost the program's
 /// thread about a third of its appends, measured on W1 with a recorder).
-final class Spool<Element>: @unchecked Sendable {   // producer state: serialized appends; the rest behind `lock`
+final class Spool<Element>: @unchecked Sendable { // producer state: serialized appends; the rest behind `lock`
     /// What a full spool does with one more value.
     enum Overflow {
         /// The producer waits for the consumer to free a chunk, but never longer than
@@ -75,7 +75,8 @@ final class Spool<Element>: @unchecked Sendable {   // producer state: serialize
 
         /// Destroys the values nobody took and frees the memory.
         func free() {
-            let start = consumed.pointee, end = published.pointee.load(ordering: .acquiring)
+            let start = consumed.pointee
+            let end = published.pointee.load(ordering: .acquiring)
             if end > start { (base + start).deinitialize(count: end - start) }
             base.deallocate()
             header.deallocate()
@@ -139,8 +140,10 @@ final class Spool<Element>: @unchecked Sendable {   // producer state: serialize
     ///     `prepared > 0` the first chunk is touched here too.
     ///   - keptSpares: emptied chunks kept for reuse (default: all, up to `maxChunks`);
     ///     at least `prepared` and 2.
-    init(chunkSize: Int = 4096, maxChunks: Int, overflow: Overflow, prepared: Int = 0,
-         keptSpares: Int = .max) {
+    init(
+        chunkSize: Int = 4096, maxChunks: Int, overflow: Overflow, prepared: Int = 0,
+        keptSpares: Int = .max
+    ) {
         self.chunkSize = max(16, chunkSize)
         self.maxChunks = max(2, maxChunks)
         self.overflow = overflow
@@ -188,8 +191,10 @@ final class Spool<Element>: @unchecked Sendable {   // producer state: serialize
     /// packed in one item when they fit together, else one after the other; `wrap` makes an
     /// element of an item (a keeping observer's `pair` sink).
     @inline(__always)
-    func appendPair(_ first: consuming GraphEvent, _ second: consuming GraphEvent,
-                    _ wrap: (consuming PackedItem) -> Element) {
+    func appendPair(
+        _ first: consuming GraphEvent, _ second: consuming GraphEvent,
+        _ wrap: (consuming PackedItem) -> Element
+    ) {
         if let both = PackedItem(pair: first, second) {
             _ = append(wrap(both))
         } else {
@@ -209,9 +214,16 @@ final class Spool<Element>: @unchecked Sendable {   // producer state: serialize
     private func appendSlow(_ value: consuming Element) -> AppendResult {
         lock.lock()
         let f = flags.load(ordering: .relaxed)
-        if f & (Spool.closedFlag | Spool.failedFlag) != 0 { lock.unlock(); return .failed }
-        if f & Spool.overflowedFlag != 0 { droppedCount += 1; lock.unlock(); return .dropped }
-        if fillCount < chunkSize {   // a flag was cleared since the caller read it
+        if f & (Spool.closedFlag | Spool.failedFlag) != 0 {
+            lock.unlock()
+            return .failed
+        }
+        if f & Spool.overflowedFlag != 0 {
+            droppedCount += 1
+            lock.unlock()
+            return .dropped
+        }
+        if fillCount < chunkSize { // a flag was cleared since the caller read it
             lock.unlock()
             return append(value)
         }
@@ -225,9 +237,12 @@ final class Spool<Element>: @unchecked Sendable {   // producer state: serialize
                 lock.unlock()
                 work.signal()
                 return .dropped
-            case let .wait(limit):
+            case .wait(let limit):
                 let now = monotonicSeconds()
-                if taken != seen { seen = taken; start = now }
+                if taken != seen {
+                    seen = taken
+                    start = now
+                }
                 if let s = start, now - s >= limit {
                     flags.store(flags.load(ordering: .relaxed) | Spool.failedFlag, ordering: .releasing)
                     lock.unlock()
@@ -285,7 +300,7 @@ final class Spool<Element>: @unchecked Sendable {   // producer state: serialize
         while done < draining.count && left > 0 {
             let c = draining[done]
             left -= Spool.consume(c, upTo: left, body)
-            guard c.consumed.pointee == chunkSize else { break }   // queued chunks are full
+            guard c.consumed.pointee == chunkSize else { break } // queued chunks are full
             recycle(c)
             done += 1
         }
@@ -298,7 +313,7 @@ final class Spool<Element>: @unchecked Sendable {   // producer state: serialize
         }
         let reachedCurrent = done == draining.count
         draining.removeAll(keepingCapacity: true)
-        prepareSpares()   // after the recycling: a chunk given back is a spare already
+        prepareSpares() // after the recycling: a chunk given back is a spare already
         // The chunk being filled: what is published so far. The producer may queue it
         // meanwhile; a later drain then takes the rest, from `consumed`.
         if reachedCurrent && left > 0 { left -= Spool.consume(current, upTo: left, body) }
@@ -425,6 +440,5 @@ func monotonicSeconds() -> Double {
 
 /// 64 bytes that keep the fields before it and after it on different cache lines.
 struct CacheLineGuard {
-    private let bytes: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
-        = (0, 0, 0, 0, 0, 0, 0, 0)
+    private let bytes: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
 }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Synchronization
 internal import CTaskGraphRuntime
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Work between tasks (start a subtask, tell a parent a child settled, cancel across a
 /// link) goes through the trampoline of the current thread: it runs inline up to a small

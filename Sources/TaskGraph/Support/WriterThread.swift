@@ -1,13 +1,13 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A detached thread that calls `step` until it returns false: the consumer of a `Spool`
 /// (a recorder's writer) or the attach server's loop. Detached, so it never keeps the process
 /// alive; `step` is expected to sleep (e.g. `Spool.waitForWork`) rather than spin.
-final class WriterThread: @unchecked Sendable {   // immutable
+final class WriterThread: @unchecked Sendable { // immutable
     private let step: @Sendable () -> Bool
     private let yieldsToProgram: Bool
 
@@ -25,25 +25,27 @@ final class WriterThread: @unchecked Sendable {   // immutable
     func start() -> Bool {
         let context = Unmanaged.passRetained(self).toOpaque()
         #if canImport(Glibc)
-        var thread = pthread_t()
+            var thread = pthread_t()
         #else
-        var thread: pthread_t?
+            var thread: pthread_t?
         #endif
-        let r = pthread_create(&thread, nil, { arg in
-            guard let arg else { return nil }
-            let me = Unmanaged<WriterThread>.fromOpaque(arg).takeRetainedValue()
-            if me.yieldsToProgram { lowerPriority() }
-            while me.step() {}
-            return nil
-        }, context)
+        let r = pthread_create(
+            &thread, nil,
+            { arg in
+                guard let arg else { return nil }
+                let me = Unmanaged<WriterThread>.fromOpaque(arg).takeRetainedValue()
+                if me.yieldsToProgram { lowerPriority() }
+                while me.step() {}
+                return nil
+            }, context)
         guard r == 0 else {
             Unmanaged<WriterThread>.fromOpaque(context).release()
             return false
         }
         #if canImport(Glibc)
-        pthread_detach(thread)
+            pthread_detach(thread)
         #else
-        if let thread { pthread_detach(thread) }
+            if let thread { pthread_detach(thread) }
         #endif
         return true
     }
@@ -55,6 +57,6 @@ final class WriterThread: @unchecked Sendable {   // immutable
 /// 1.9-2.0x at nice 10, the same as recording to a file.
 private func lowerPriority() {
     #if os(Linux)
-    _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
     #endif
 }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import Synchronization
 internal import CTaskGraphRuntime
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// What every task has, whatever its result types: identity, state, weight, progress,
 /// cancellation, and its place in the graph. `GraphTask` is the typed task; use
@@ -174,7 +175,7 @@ public class AnyGraphTask: @unchecked Sendable {
 
     /// The handlers `onCancel` registered.
     var _cancelHandlers: [@Sendable () -> Void] {
-        get { _extras?.cancelHandlers ?? [] }
+        _extras?.cancelHandlers ?? []
     }
 
     /// Takes the `onCancel` handlers out (stripe locked).
@@ -210,8 +211,10 @@ public class AnyGraphTask: @unchecked Sendable {
     }
 
     @usableFromInline
-    init(graph: Graph, kindIndex: UInt8, name: String?, body: (@Sendable (AnyGraphTask) -> Void)?,
-         weight: Double = 1, parent: AnyGraphTask? = nil, index: Int = 0, executing: Bool = false) {
+    init(
+        graph: Graph, kindIndex: UInt8, name: String?, body: (@Sendable (AnyGraphTask) -> Void)?,
+        weight: Double = 1, parent: AnyGraphTask? = nil, index: Int = 0, executing: Bool = false
+    ) {
         self.graph = graph
         self._role = body.map { .leaf($0) } ?? .none
         self.name = name.map(Graph.cut) ?? NodeKind.all[Int(kindIndex)]
@@ -228,8 +231,9 @@ public class AnyGraphTask: @unchecked Sendable {
         }
         _stripe = Atomic(UInt16(u.with { $0.index }))
         (rawID, slot) = u.with {
-            graph.addNodeLocked($0, kindIndex: kindIndex, name: self.name, weight: weight,
-                                parentSlot: parent?.slot, index: index)
+            graph.addNodeLocked(
+                $0, kindIndex: kindIndex, name: self.name, weight: weight,
+                parentSlot: parent?.slot, index: index)
         }
         if let parent {
             _parent = parent
@@ -301,11 +305,14 @@ public class AnyGraphTask: @unchecked Sendable {
         for t in others where t.graph === graph {
             let from = t.stripeIndex
             guard indices.contains(from) else {
-                still.append(t)   // moved meanwhile
+                still.append(t) // moved meanwhile
                 continue
             }
-            if from == mine { still.append(t); continue }
-            if t._adopted { continue }   // shared: stays with its adopter
+            if from == mine {
+                still.append(t)
+                continue
+            }
+            if t._adopted { continue } // shared: stays with its adopter
             graph.moveLocked(t, from: graph.stripes[from], to: graph.stripes[mine])
             still.append(t)
         }
@@ -328,7 +335,6 @@ public class AnyGraphTask: @unchecked Sendable {
             ReleasePool.drain()
         }
     }
-
 
     // MARK: - Reading
 
@@ -369,7 +375,7 @@ public class AnyGraphTask: @unchecked Sendable {
         var index = 0
         let took: Bool = withStripe { _ in
             guard _state == .notExecuted,
-                  let source = graph.pendingLock.withLock({ graph.pendingCancels.removeValue(forKey: rawID) })
+                let source = graph.pendingLock.withLock({ graph.pendingCancels.removeValue(forKey: rawID) })
             else { return false }
             graph.pendingCancelCount.subtract(1, ordering: .relaxed)
             _state = .cancelled
@@ -440,7 +446,8 @@ public class AnyGraphTask: @unchecked Sendable {
         }
         _state = .executing
         _ = u.with { graph.setStateLocked($0, slot, .executing, retain: self) }
-        let b = body, d = driver
+        let b = body
+        let d = driver
         body = nil
         if let d { for c in d.children { c._parentTurn = c.handlers.count } }
         u.unlock()
@@ -500,7 +507,9 @@ public class AnyGraphTask: @unchecked Sendable {
     /// stripe's lock; rare, so the common cancel takes only its own. (Its results are
     /// returned, not written to captured locals: those were boxed, each access checked for
     /// exclusivity at run time, 18 % of a large cancel.)
-    private func cancelLocked(_ s: Stripe, all: Bool, source: String, byParent: Bool) -> (needsAll: Bool, effects: CancelEffects?) {
+    private func cancelLocked(_ s: Stripe, all: Bool, source: String, byParent: Bool) -> (
+        needsAll: Bool, effects: CancelEffects?
+    ) {
         guard _state == .notExecuted || _state == .executing else { return (false, nil) }
         let sharing = _sharing.flatMap { $0.source === self ? $0 : nil }
         if sharing != nil && !all { return (true, nil) }
@@ -532,7 +541,9 @@ public class AnyGraphTask: @unchecked Sendable {
         resolvePendingCancel()
         var (needsAll, effects) = withStripe { s in cancelLocked(s, all: false, source: source, byParent: byParent) }
         if needsAll {
-            effects = graph.withAllStripes { cancelLocked(lockedStripe, all: true, source: source, byParent: byParent).effects }
+            effects = graph.withAllStripes {
+                cancelLocked(lockedStripe, all: true, source: source, byParent: byParent).effects
+            }
         }
         guard let e = effects else { return }
         for h in e.handlers { h() }
@@ -586,8 +597,10 @@ public class AnyGraphTask: @unchecked Sendable {
     /// call when the parent's step was queued on the trampoline (the caller queues the rest
     /// behind it), else nil. Runs inside `Trampoline.enter`.
     @usableFromInline
-    final func deliverSettled(_ list: HandlerList, _ pointer: UnsafeRawPointer, turn: Int,
-                              parent: AnyGraphTask?, index: Int) -> Int? {
+    final func deliverSettled(
+        _ list: HandlerList, _ pointer: UnsafeRawPointer, turn: Int,
+        parent: AnyGraphTask?, index: Int
+    ) -> Int? {
         Trampoline.unretained._withUnsafeGuaranteedRef { t in
             let mark = !list.isEmpty
             if mark { t.sending.append(ObjectIdentifier(self)) }
@@ -679,7 +692,9 @@ public class AnyGraphTask: @unchecked Sendable {
     /// makes one attempt.
     @usableFromInline
     func makeCopier() -> ((_ name: String?) -> AnyGraphTask)? {
-        let (b, work, d, state, w) = withStripe { _ in (body, _state == .notExecuted ? workLocked() : nil, driver, _state, _weight) }
+        let (b, work, d, state, w) = withStripe { _ in
+            (body, _state == .notExecuted ? workLocked() : nil, driver, _state, _weight)
+        }
         guard state == .notExecuted else { return nil }
         let copy: (String?) -> AnyGraphTask
         if let d {
@@ -725,17 +740,21 @@ public class AnyGraphTask: @unchecked Sendable {
     /// Makes this task subtask number `index` of `parent`. Traps on a second adoption or a
     /// task from another graph. The stripe of both is locked (see `withFamily`).
     func adoptLocked(by parent: AnyGraphTask, index: Int) {
-        precondition(graph === parent.graph,
-                     "GraphTask '\(name)' belongs to another graph than its composite '\(parent.name)'")
-        precondition(!_adopted,
-                     "GraphTask '\(name)' is already a subtask of another composite; a task is adopted at most once")
+        precondition(
+            graph === parent.graph,
+            "GraphTask '\(name)' belongs to another graph than its composite '\(parent.name)'")
+        precondition(
+            !_adopted,
+            "GraphTask '\(name)' is already a subtask of another composite; a task is adopted at most once")
         _adopted = true
         _parent = parent
         _index = index
         if parent._state == .executing { _parentTurn = handlers.count }
-        precondition(_stripe.load(ordering: .relaxed) == parent._stripe.load(ordering: .relaxed),
-                     "adopted in another stripe than its parent's")
-        graph.setParentLocked(lockedStripe, slot, id: rawID, parentSlot: parent.slot, parent: parent.rawID, index: index)
+        precondition(
+            _stripe.load(ordering: .relaxed) == parent._stripe.load(ordering: .relaxed),
+            "adopted in another stripe than its parent's")
+        graph.setParentLocked(
+            lockedStripe, slot, id: rawID, parentSlot: parent.slot, parent: parent.rawID, index: index)
     }
 }
 
@@ -752,8 +771,10 @@ struct ParentLink {
 /// The cancel sources a task stores as a one-byte code (`AnyGraphTask._cancelCode`); others
 /// (a caller's own label) go to its `TaskExtras`.
 enum CommonCancelSource {
-    static let table = [CancelSource.api, CancelSource.graph, CancelSource.parent, CancelSource.child,
-                        CancelSource.timeout, CancelSource.failFast, CancelSource.resolverReleased]
+    static let table = [
+        CancelSource.api, CancelSource.graph, CancelSource.parent, CancelSource.child,
+        CancelSource.timeout, CancelSource.failFast, CancelSource.resolverReleased,
+    ]
 }
 
 /// A task's rare state, made on first use so that the common task carries one word for it.
@@ -770,8 +791,10 @@ final class TaskExtras {
 
 /// Cancel sources that travel through the trampoline as small integers.
 enum CancelSourceCode {
-    static let table = [CancelSource.parent, CancelSource.failFast, CancelSource.timeout,
-                        CancelSource.child, CancelSource.api]
+    static let table = [
+        CancelSource.parent, CancelSource.failFast, CancelSource.timeout,
+        CancelSource.child, CancelSource.api,
+    ]
     static func code(for source: String) -> Int { table.firstIndex(of: source) ?? 0 }
     static func source(for code: Int) -> String { table.indices.contains(code) ? table[code] : CancelSource.parent }
 }

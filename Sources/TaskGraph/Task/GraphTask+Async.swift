@@ -13,23 +13,27 @@ extension GraphTask {
     /// ```
     public static func async(
         name: String? = nil, graph: Graph = .shared, priority: TaskPriority? = nil,
-        _ body: @escaping @Sendable (_ progress: @escaping @Sendable (TaskProgress) -> Void) async throws(Failure) -> Success
+        _ body:
+            @escaping @Sendable (_ progress: @escaping @Sendable (TaskProgress) -> Void) async throws(Failure) ->
+            Success
     ) -> GraphTask {
-        GraphTask(graph: graph, kindIndex: KindIndex.task, name: name, body: { task in
-            let t = unsafeDowncast(task, to: GraphTask<Success, Failure>.self)
-            let work = Task(priority: priority) {
-                do throws(Failure) {
-                    let value = try await body({ t.report($0) })
-                    t.settle(.success(value))
-                } catch {
-                    if error is CancellationError {
-                        t.cancel(source: CancelSource.api)
-                    } else {
-                        t.settle(.failure(error))
+        GraphTask(
+            graph: graph, kindIndex: KindIndex.task, name: name,
+            body: { task in
+                let t = unsafeDowncast(task, to: GraphTask<Success, Failure>.self)
+                let work = Task(priority: priority) {
+                    do throws(Failure) {
+                        let value = try await body({ t.report($0) })
+                        t.settle(.success(value))
+                    } catch {
+                        if error is CancellationError {
+                            t.cancel(source: CancelSource.api)
+                        } else {
+                            t.settle(.failure(error))
+                        }
                     }
                 }
-            }
-            t.onCancel { work.cancel() }
-        })
+                t.onCancel { work.cancel() }
+            })
     }
 }

@@ -49,7 +49,7 @@ extension GraphTask {
     }
 }
 
-final class ResultBox<Success: Sendable, Failure: Error>: @unchecked Sendable {   // behind `lock`
+final class ResultBox<Success: Sendable, Failure: Error>: @unchecked Sendable { // behind `lock`
     private let lock = Lock()
     private var value: Result<Success, Failure>?
     func set(_ r: Result<Success, Failure>?) { lock.withLock { value = r } }

@@ -9,8 +9,11 @@ import Synchronization
 /// fib.success { print($0) }.execute()
 /// ```
 public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @unchecked Sendable {
-    @usableFromInline typealias Work = @Sendable (_ succeed: @escaping @Sendable (Success) -> Void,
-                                                  _ fail: @escaping @Sendable (Failure) -> Void) -> Void
+    @usableFromInline typealias Work =
+        @Sendable (
+            _ succeed: @escaping @Sendable (Success) -> Void,
+            _ fail: @escaping @Sendable (Failure) -> Void
+        ) -> Void
     /// The closure of a leaf made by `init(name:graph:queue:_:)`, until it runs or the task is
     /// cancelled (stripe locked, or the starting thread). Kept here, typed, rather than
     /// captured by the leaf's `body`: that wrapping closure cost an allocation per task
@@ -28,7 +31,8 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
         // stored here is exactly an `R`. Reading it there skips the runtime's generic cast
         // (~250 instructions, once per subtask when a group collects its results).
         if MemoryLayout<R>.size <= 3 * MemoryLayout<Int>.size,
-           MemoryLayout<R>.alignment <= MemoryLayout<Int>.alignment, _isBitwiseTakable(R.self) {
+            MemoryLayout<R>.alignment <= MemoryLayout<Int>.alignment, _isBitwiseTakable(R.self)
+        {
             return withUnsafeBytes(of: &_outcome) { $0.load(as: R.self) }
         }
         return (_outcome as! R)
@@ -37,48 +41,64 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
     // MARK: - Creating
 
     @inlinable
-    init(graph: Graph, kindIndex: UInt8, name: String?, body: (@Sendable (AnyGraphTask) -> Void)?,
-         work: Work? = nil, parent: AnyGraphTask? = nil, index: Int = 0, executing: Bool = false) {
+    init(
+        graph: Graph, kindIndex: UInt8, name: String?, body: (@Sendable (AnyGraphTask) -> Void)?,
+        work: Work? = nil, parent: AnyGraphTask? = nil, index: Int = 0, executing: Bool = false
+    ) {
         // Set before the node is published: from then on a cancel from another thread may take it.
         _work = work
-        super.init(graph: graph, kindIndex: kindIndex, name: name, body: body, parent: parent,
-                   index: index, executing: executing)
+        super.init(
+            graph: graph, kindIndex: kindIndex, name: name, body: body, parent: parent,
+            index: index, executing: executing)
     }
 
-    convenience init(graph: Graph, kind: String, name: String?, body: (@Sendable (AnyGraphTask) -> Void)?,
-                     parent: AnyGraphTask? = nil, index: Int = 0, executing: Bool = false) {
-        self.init(graph: graph, kindIndex: NodeRecord.kindIndex(kind), name: name, body: body,
-                  parent: parent, index: index, executing: executing)
+    convenience init(
+        graph: Graph, kind: String, name: String?, body: (@Sendable (AnyGraphTask) -> Void)?,
+        parent: AnyGraphTask? = nil, index: Int = 0, executing: Bool = false
+    ) {
+        self.init(
+            graph: graph, kindIndex: NodeRecord.kindIndex(kind), name: name, body: body,
+            parent: parent, index: index, executing: executing)
     }
 
     /// A leaf task whose closure gets `succeed` and `fail`. Only the first call counts.
     @inlinable
     public convenience init(
         name: String? = nil, graph: Graph = .shared, queue: DispatchQueue? = nil,
-        _ body: @escaping @Sendable (_ succeed: @escaping @Sendable (Success) -> Void,
-                                     _ fail: @escaping @Sendable (Failure) -> Void) -> Void
+        _ body:
+            @escaping @Sendable (
+                _ succeed: @escaping @Sendable (Success) -> Void,
+                _ fail: @escaping @Sendable (Failure) -> Void
+            ) -> Void
     ) {
-        self.init(graph: graph, kindIndex: KindIndex.task, name: name, body: GraphTask.on(queue) { t in
-            let t = unsafeDowncast(t, to: GraphTask<Success, Failure>.self)
-            // The starting thread owns the work from here (a cancel no longer takes it).
-            let work = t._work!
-            t._work = nil
-            work({ t.settle(.success($0)) }, { t.settle(.failure($0)) })
-        }, work: body)
+        self.init(
+            graph: graph, kindIndex: KindIndex.task, name: name,
+            body: GraphTask.on(queue) { t in
+                let t = unsafeDowncast(t, to: GraphTask<Success, Failure>.self)
+                // The starting thread owns the work from here (a cancel no longer takes it).
+                let work = t._work!
+                t._work = nil
+                work({ t.settle(.success($0)) }, { t.settle(.failure($0)) })
+            }, work: body)
     }
 
     /// A leaf task whose closure also gets `progress` to report its own progress.
     @inlinable
     public convenience init(
         name: String? = nil, graph: Graph = .shared, queue: DispatchQueue? = nil,
-        _ body: @escaping @Sendable (_ succeed: @escaping @Sendable (Success) -> Void,
-                                     _ fail: @escaping @Sendable (Failure) -> Void,
-                                     _ progress: @escaping @Sendable (TaskProgress) -> Void) -> Void
+        _ body:
+            @escaping @Sendable (
+                _ succeed: @escaping @Sendable (Success) -> Void,
+                _ fail: @escaping @Sendable (Failure) -> Void,
+                _ progress: @escaping @Sendable (TaskProgress) -> Void
+            ) -> Void
     ) {
-        self.init(graph: graph, kindIndex: KindIndex.task, name: name, body: GraphTask.on(queue) { t in
-            let t = unsafeDowncast(t, to: GraphTask<Success, Failure>.self)
-            body({ t.settle(.success($0)) }, { t.settle(.failure($0)) }, { t.report($0) })
-        })
+        self.init(
+            graph: graph, kindIndex: KindIndex.task, name: name,
+            body: GraphTask.on(queue) { t in
+                let t = unsafeDowncast(t, to: GraphTask<Success, Failure>.self)
+                body({ t.settle(.success($0)) }, { t.settle(.failure($0)) }, { t.report($0) })
+            })
     }
 
     /// A leaf task whose closure also gets the task itself, to poll `isCancelled` or
@@ -86,41 +106,56 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
     @inlinable
     public convenience init(
         name: String? = nil, graph: Graph = .shared, queue: DispatchQueue? = nil,
-        _ body: @escaping @Sendable (_ task: GraphTask<Success, Failure>,
-                                     _ succeed: @escaping @Sendable (Success) -> Void,
-                                     _ fail: @escaping @Sendable (Failure) -> Void,
-                                     _ progress: @escaping @Sendable (TaskProgress) -> Void) -> Void
+        _ body:
+            @escaping @Sendable (
+                _ task: GraphTask<Success, Failure>,
+                _ succeed: @escaping @Sendable (Success) -> Void,
+                _ fail: @escaping @Sendable (Failure) -> Void,
+                _ progress: @escaping @Sendable (TaskProgress) -> Void
+            ) -> Void
     ) {
-        self.init(graph: graph, kindIndex: KindIndex.task, name: name, body: GraphTask.on(queue) { t in
-            let t = unsafeDowncast(t, to: GraphTask<Success, Failure>.self)
-            body(t, { t.settle(.success($0)) }, { t.settle(.failure($0)) }, { t.report($0) })
-        })
+        self.init(
+            graph: graph, kindIndex: KindIndex.task, name: name,
+            body: GraphTask.on(queue) { t in
+                let t = unsafeDowncast(t, to: GraphTask<Success, Failure>.self)
+                body(t, { t.settle(.success($0)) }, { t.settle(.failure($0)) }, { t.report($0) })
+            })
     }
 
     /// A task that succeeds with `value` when executed.
     @inlinable
-    public static func succeed(_ value: Success, name: String? = nil, graph: Graph = .shared,
-                               queue: DispatchQueue? = nil) -> GraphTask {
-        GraphTask(graph: graph, kindIndex: KindIndex.task, name: name, body: on(queue) { t in
-            unsafeDowncast(t, to: GraphTask<Success, Failure>.self).settle(.success(value))
-        })
+    public static func succeed(
+        _ value: Success, name: String? = nil, graph: Graph = .shared,
+        queue: DispatchQueue? = nil
+    ) -> GraphTask {
+        GraphTask(
+            graph: graph, kindIndex: KindIndex.task, name: name,
+            body: on(queue) { t in
+                unsafeDowncast(t, to: GraphTask<Success, Failure>.self).settle(.success(value))
+            })
     }
 
     /// A task that fails with `error` when executed.
     @inlinable
-    public static func fail(_ error: Failure, name: String? = nil, graph: Graph = .shared,
-                            queue: DispatchQueue? = nil) -> GraphTask {
-        GraphTask(graph: graph, kindIndex: KindIndex.task, name: name, body: on(queue) { t in
-            unsafeDowncast(t, to: GraphTask<Success, Failure>.self).settle(.failure(error))
-        })
+    public static func fail(
+        _ error: Failure, name: String? = nil, graph: Graph = .shared,
+        queue: DispatchQueue? = nil
+    ) -> GraphTask {
+        GraphTask(
+            graph: graph, kindIndex: KindIndex.task, name: name,
+            body: on(queue) { t in
+                unsafeDowncast(t, to: GraphTask<Success, Failure>.self).settle(.failure(error))
+            })
     }
 
     /// A leaf body as given (nil queue: it runs inside `execute()`, on the caller's thread),
     /// or dispatched asynchronously to `queue` when the task is executed. Chosen once, when
     /// the task is made, so a body without a queue costs nothing more.
     @inlinable
-    static func on(_ queue: DispatchQueue?,
-                   _ body: @escaping @Sendable (AnyGraphTask) -> Void) -> @Sendable (AnyGraphTask) -> Void {
+    static func on(
+        _ queue: DispatchQueue?,
+        _ body: @escaping @Sendable (AnyGraphTask) -> Void
+    ) -> @Sendable (AnyGraphTask) -> Void {
         guard let queue else { return body }
         return { t in queue.async { body(t) } }
     }
@@ -132,8 +167,11 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
         return _work
     }
 
-    override func leafCopier(body: @escaping @Sendable (AnyGraphTask) -> Void, work: Any?) -> (_ name: String) -> AnyGraphTask {
-        let graph = self.graph, kindIndex = self.kindIndex
+    override func leafCopier(body: @escaping @Sendable (AnyGraphTask) -> Void, work: Any?) -> (_ name: String) ->
+        AnyGraphTask
+    {
+        let graph = self.graph
+        let kindIndex = self.kindIndex
         // A copy of a ref is a ref of the same shared task (recorded and counted as one).
         if kindIndex == KindIndex.ref, let shared = graph.lock.withLock({ _sharing?.source }) {
             return { _ in SharedTask.makeRef(of: shared, parent: nil, index: 0) }
@@ -146,12 +184,16 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
 
     override func makeRef(parent: AnyGraphTask?, index: Int) -> AnyGraphTask {
         let shared = self
-        return GraphTask(graph: graph, kindIndex: KindIndex.ref, name: name, body: { r in
-            let ref = unsafeDowncast(r, to: GraphTask<Success, Failure>.self)
-            SharedTask.follow(ref, shared, subscribe: { shared.addHandler($0) }, settleFrom: { p in
-                ref.settle(p.assumingMemoryBound(to: Result<Success, Failure>.self).pointee)
-            })
-        }, parent: parent, index: index)
+        return GraphTask(
+            graph: graph, kindIndex: KindIndex.ref, name: name,
+            body: { r in
+                let ref = unsafeDowncast(r, to: GraphTask<Success, Failure>.self)
+                SharedTask.follow(
+                    ref, shared, subscribe: { shared.addHandler($0) },
+                    settleFrom: { p in
+                        ref.settle(p.assumingMemoryBound(to: Result<Success, Failure>.self).pointee)
+                    })
+            }, parent: parent, index: index)
     }
 
     // MARK: - Reading
@@ -182,7 +224,9 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
         } else {
             _failed = true
         }
-        let released = stripe.with { graph.setStateLocked($0, slot, .completed, failed: message != nil, message: message) }
+        let released = stripe.with {
+            graph.setStateLocked($0, slot, .completed, failed: message != nil, message: message)
+        }
         // A `let`: a `var` captured by the escaping closure below would be boxed on the heap.
         let list = takeHandlersLocked()
         _delivering = !list.isEmpty
@@ -243,7 +287,7 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
         let lock = lockStripeUnretained()
         switch _state {
         case .completed:
-            if _delivering {   // after the handlers being called now (see `deliverLate`)
+            if _delivering { // after the handlers being called now (see `deliverLate`)
                 handlers.append(entry)
                 lock.unlock()
                 return
@@ -272,24 +316,30 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
     /// Runs `handler` with the value if the task succeeds (at once if it already has).
     @inlinable @discardableResult
     public func success(_ handler: @escaping @Sendable (Success) -> Void) -> Self {
-        addHandler(HandlerEntry(isProgress: false) { event, p in
-            guard event == .settled else { return }
-            if case .success(let v) = p.unsafelyUnwrapped.assumingMemoryBound(to: Result<Success, Failure>.self).pointee {
-                handler(v)
-            }
-        })
+        addHandler(
+            HandlerEntry(isProgress: false) { event, p in
+                guard event == .settled else { return }
+                if case .success(let v) = p.unsafelyUnwrapped.assumingMemoryBound(to: Result<Success, Failure>.self)
+                    .pointee
+                {
+                    handler(v)
+                }
+            })
         return self
     }
 
     /// Runs `handler` with the error if the task fails (at once if it already has).
     @inlinable @discardableResult
     public func failure(_ handler: @escaping @Sendable (Failure) -> Void) -> Self {
-        addHandler(HandlerEntry(isProgress: false) { event, p in
-            guard event == .settled else { return }
-            if case .failure(let e) = p.unsafelyUnwrapped.assumingMemoryBound(to: Result<Success, Failure>.self).pointee {
-                handler(e)
-            }
-        })
+        addHandler(
+            HandlerEntry(isProgress: false) { event, p in
+                guard event == .settled else { return }
+                if case .failure(let e) = p.unsafelyUnwrapped.assumingMemoryBound(to: Result<Success, Failure>.self)
+                    .pointee
+                {
+                    handler(e)
+                }
+            })
         return self
     }
 
@@ -297,10 +347,11 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
     /// when it is cancelled (at once if it already completed).
     @inlinable @discardableResult
     public func completion(_ handler: @escaping @Sendable (Result<Success, Failure>) -> Void) -> Self {
-        addHandler(HandlerEntry(isProgress: false) { event, p in
-            guard event == .settled else { return }
-            handler(p.unsafelyUnwrapped.assumingMemoryBound(to: Result<Success, Failure>.self).pointee)
-        })
+        addHandler(
+            HandlerEntry(isProgress: false) { event, p in
+                guard event == .settled else { return }
+                handler(p.unsafelyUnwrapped.assumingMemoryBound(to: Result<Success, Failure>.self).pointee)
+            })
         return self
     }
 
@@ -308,21 +359,24 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
     /// success if the last report was below 1, before the success handlers).
     @inlinable @discardableResult
     public func progress(_ handler: @escaping @Sendable (TaskProgress) -> Void) -> Self {
-        addHandler(HandlerEntry(isProgress: true) { event, p in
-            guard event == .progress else { return }
-            handler(p.unsafelyUnwrapped.assumingMemoryBound(to: TaskProgress.self).pointee)
-        })
+        addHandler(
+            HandlerEntry(isProgress: true) { event, p in
+                guard event == .progress else { return }
+                handler(p.unsafelyUnwrapped.assumingMemoryBound(to: TaskProgress.self).pointee)
+            })
         return self
     }
 
     /// Internal waiters (`value`, `wait`): the outcome, or nil when cancelled.
     func addWaiter(_ waiter: @escaping @Sendable (Result<Success, Failure>?) -> Void) {
-        addHandler(HandlerEntry(isProgress: false) { event, p in
-            switch event {
-            case .settled: waiter(p.unsafelyUnwrapped.assumingMemoryBound(to: Result<Success, Failure>.self).pointee)
-            case .cancelled: waiter(nil)
-            case .progress: break
-            }
-        })
+        addHandler(
+            HandlerEntry(isProgress: false) { event, p in
+                switch event {
+                case .settled:
+                    waiter(p.unsafelyUnwrapped.assumingMemoryBound(to: Result<Success, Failure>.self).pointee)
+                case .cancelled: waiter(nil)
+                case .progress: break
+                }
+            })
     }
 }

@@ -6,8 +6,10 @@ extension GraphTask {
     /// Unlike the other leaf constructors it takes no `queue:`: it has no body to dispatch
     /// (it is executing from its creation, and settles on the thread that calls the
     /// resolver). To run its handlers on a queue, use `success(on:)`, `completion(on:)`...
-    public static func pending(name: String? = nil,
-                               graph: Graph = .shared) -> (task: GraphTask, resolver: Resolver<Success, Failure>) {
+    public static func pending(
+        name: String? = nil,
+        graph: Graph = .shared
+    ) -> (task: GraphTask, resolver: Resolver<Success, Failure>) {
         let task = GraphTask(graph: graph, kind: NodeKind.pending, name: name, body: nil, executing: true)
         return (task, Resolver(token: ResolverToken(task)))
     }

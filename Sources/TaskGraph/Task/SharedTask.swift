@@ -19,7 +19,7 @@
 ///
 /// All state here is guarded by every stripe's lock (`graph.lock`, rare: only shared tasks
 /// come here), because the shared task and its refs may live in different stripes.
-final class SharedTask: @unchecked Sendable {   // guarded by every stripe's lock
+final class SharedTask: @unchecked Sendable { // guarded by every stripe's lock
     /// The shared task (weak: it holds this object).
     weak var source: AnyGraphTask?
     /// The ref nodes standing for the shared task, in creation order. Each of them points to
@@ -91,23 +91,30 @@ final class SharedTask: @unchecked Sendable {   // guarded by every stripe's loc
     // MARK: - Following
 
     /// What an executed ref does: see the type's comment. Runs without the lock.
-    static func follow(_ ref: AnyGraphTask, _ shared: AnyGraphTask,
-                       subscribe: (HandlerEntry) -> Void, settleFrom: @escaping @Sendable (UnsafeRawPointer) -> Void) {
+    static func follow(
+        _ ref: AnyGraphTask, _ shared: AnyGraphTask,
+        subscribe: (HandlerEntry) -> Void, settleFrom: @escaping @Sendable (UnsafeRawPointer) -> Void
+    ) {
         // Letting go: a cancelled ref no longer waits; the last consumer to go cancels it.
         ref.onCancel { release(shared) }
-        subscribe(HandlerEntry(isProgress: true) { event, p in
-            guard event == .progress, let p else { return }
-            ref.report(p.assumingMemoryBound(to: TaskProgress.self).pointee)
-        })
-        subscribe(HandlerEntry(isProgress: false) { event, p in
-            switch event {
-            case .settled: if let p { settleFrom(p) }
-            case .cancelled: ref.cancel(source: CancelSource.child, byParent: false)
-            case .progress: break
-            }
-        })
+        subscribe(
+            HandlerEntry(isProgress: true) { event, p in
+                guard event == .progress, let p else { return }
+                ref.report(p.assumingMemoryBound(to: TaskProgress.self).pointee)
+            })
+        subscribe(
+            HandlerEntry(isProgress: false) { event, p in
+                switch event {
+                case .settled: if let p { settleFrom(p) }
+                case .cancelled: ref.cancel(source: CancelSource.child, byParent: false)
+                case .progress: break
+                }
+            })
         let graph = shared.graph
-        enum Next { case none, start, report(TaskProgress) }
+        enum Next {
+            case none, start
+            case report(TaskProgress)
+        }
         let next: Next = graph.lock.withLock {
             switch shared._state {
             case .executing:
@@ -117,14 +124,15 @@ final class SharedTask: @unchecked Sendable {   // guarded by every stripe's loc
                 guard let adopter = shared._parent, adopter._state == .executing else { return .start }
                 // The adopter starts it in its subtask order; if it settles without doing so,
                 // this ref does.
-                adopter.handlers.append(HandlerEntry(isProgress: false) { [weak ref] event, _ in
-                    guard event != .progress, let ref else { return }
-                    let go = graph.lock.withLock { ref._state == .executing && shared._state == .notExecuted }
-                    if go { Trampoline.run(shared, .start) }
-                })
+                adopter.handlers.append(
+                    HandlerEntry(isProgress: false) { [weak ref] event, _ in
+                        guard event != .progress, let ref else { return }
+                        let go = graph.lock.withLock { ref._state == .executing && shared._state == .notExecuted }
+                        if go { Trampoline.run(shared, .start) }
+                    })
                 return .none
             case .completed, .cancelled:
-                return .none   // the handlers above were called at once
+                return .none // the handlers above were called at once
             }
         }
         switch next {

@@ -1,8 +1,9 @@
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 import TaskGraph
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One viewer connection to a serving program: a thread reads the stream into the inbox;
 /// the main thread sends commands. `stop()` wakes and joins the thread, so nothing keeps
@@ -26,11 +27,14 @@ final class AttachConnection: @unchecked Sendable {
     func start(inbox: AttachInbox) {
         let box = Unmanaged.passRetained(ThreadBody { [self] in self.readLoop(inbox) })
         var t = pthread_t()
-        if pthread_create(&t, nil, { raw in
-            let body = Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue()
-            body.run()
-            return nil
-        }, box.toOpaque()) == 0 {
+        if pthread_create(
+            &t, nil,
+            { raw in
+                let body = Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue()
+                body.run()
+                return nil
+            }, box.toOpaque()) == 0
+        {
             thread = t
         } else {
             box.release()
@@ -61,7 +65,9 @@ final class AttachConnection: @unchecked Sendable {
             if n < 0 && errno == EINTR { continue }
             if n <= 0 {
                 if stopped.load(ordering: .acquiring) { return }
-                let error: String? = n < 0 ? String(cString: strerror(errno))
+                let error: String? =
+                    n < 0
+                    ? String(cString: strerror(errno))
                     : stream.partialBytes > 0 && !stream.sawEnd ? "the stream ended inside a line" : nil
                 inbox.post([.closed(program: program, error: stream.sawEnd ? nil : error)])
                 return

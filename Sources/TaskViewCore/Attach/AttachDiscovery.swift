@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TaskGraph
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Finding programs that serve their graph (attach.md, default path rules) and asking each
 /// who it is.
@@ -84,13 +85,13 @@ public enum AttachDiscovery {
                     info.pid = h.pid
                     info.name = h.name ?? h.producer ?? "?"
                     info.started = h.created ?? "?"
-                case let .snapshot(nodes, _, _):
+                case .snapshot(let nodes, _, _):
                     guard sawHeader else { return nil }
                     info.tasks = nodes.count
                     info.executing = nodes.reduce(0) { $0 + ($1.state == .executing ? 1 : 0) }
                     return info
                 case .end:
-                    return nil   // stopping: not attachable any more
+                    return nil // stopping: not attachable any more
                 default:
                     continue
                 }

@@ -1,6 +1,7 @@
 import TaskGraph
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Headless `taskview attach`: one state line per node already executing when a program's
@@ -31,7 +32,7 @@ public final class AttachHeadless {
         let t0 = AttachDiscovery.monotonic()
         while true {
             _ = session.pump(tree: &tree, now: AttachDiscovery.monotonic() - t0)
-            fflush(nil)   // lines go out as they happen, also into a pipe
+            fflush(nil) // lines go out as they happen, also into a pipe
             if interrupted() {
                 finish()
                 return 130
@@ -69,7 +70,7 @@ public final class AttachHeadless {
         var k = known[p] ?? Known()
         defer { known[p] = k }
         switch item {
-        case let .snapshot(nodes, _, time):
+        case .snapshot(let nodes, _, let time):
             k.names = [:]
             k.names.reserveCapacity(nodes.count)
             for n in nodes { k.names[Int(n.id)] = n.name }
@@ -82,13 +83,16 @@ public final class AttachHeadless {
         case .events(let events):
             for e in events {
                 switch e.change {
-                case let .added(id, _, name, _, _, _):
+                case .added(let id, _, let name, _, _, _):
                     k.names[id.rawValue] = name
-                case let .cancelRequested(id, source):
+                case .cancelRequested(let id, let source):
                     k.cancelSource[id.rawValue] = source
-                case let .dropped(ids):
-                    for id in ids { k.names[id.rawValue] = nil; k.cancelSource[id.rawValue] = nil }
-                case let .stateChanged(id, state, failed, message):
+                case .dropped(let ids):
+                    for id in ids {
+                        k.names[id.rawValue] = nil
+                        k.cancelSource[id.rawValue] = nil
+                    }
+                case .stateChanged(let id, let state, let failed, let message):
                     known[p] = k
                     let i = id.rawValue
                     switch state {

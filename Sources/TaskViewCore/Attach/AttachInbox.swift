@@ -1,8 +1,9 @@
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 import TaskGraph
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What the connection threads hand to the main thread: stream items per program, and the
 /// end of each connection. A pipe wakes a waiting main thread (headless attach) once per
@@ -53,7 +54,10 @@ final class AttachInbox: Sendable {
 
     /// Waits until something is posted, a signal arrives, or `seconds` pass.
     func wait(seconds: Double) {
-        guard wakeRead >= 0 else { usleep(UInt32(min(seconds, 1) * 1e6)); return }
+        guard wakeRead >= 0 else {
+            usleep(UInt32(min(seconds, 1) * 1e6))
+            return
+        }
         if !queue.withLock({ $0.isEmpty }) { return }
         var p = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
         _ = poll(&p, 1, Int32(max(0, min(seconds, 60)) * 1000))

@@ -1,6 +1,7 @@
 import TaskGraph
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The viewer side of `taskview attach` without a terminal: the connections, the merged
@@ -61,15 +62,16 @@ public final class AttachSession {
         for m in inbox.drain() {
             changed = true
             switch m {
-            case let .item(p, item):
+            case .item(let p, let item):
                 onItem?(p, item)
                 programs.apply(item, program: p, tree: &tree, now: now)
                 if case .error(let message) = item {
                     errors.append(programs.programs[p].label + ": " + Sanitizer.clean(String(message.prefix(500))))
                 }
-            case let .closed(p, error):
-                programs.closed(program: p, error: error.map { Sanitizer.clean(String($0.prefix(300))) },
-                                tree: &tree, now: now)
+            case .closed(let p, let error):
+                programs.closed(
+                    program: p, error: error.map { Sanitizer.clean(String($0.prefix(300))) },
+                    tree: &tree, now: now)
                 onClosed?(p)
             }
         }
@@ -107,7 +109,7 @@ public final class AttachSession {
         lastScan = now
         var changed = false
         for path in AttachDiscovery.sockets(in: dir) where !paths.contains(path) {
-            paths.insert(path)   // tried once; a stale socket is not retried
+            paths.insert(path) // tried once; a stale socket is not retried
             if (try? attach(path: path)) != nil { changed = true }
         }
         return changed

@@ -12,7 +12,10 @@ struct AttachTree {
 
     /// How a program's connection stands; shown in its row.
     enum Status: Sendable, Equatable {
-        case connecting, connected, resynced(skipped: Int), exited, killed, broken(String)
+        case connecting, connected
+        case resynced(skipped: Int)
+        case exited, killed
+        case broken(String)
 
         var word: String {
             switch self {
@@ -79,8 +82,10 @@ struct AttachTree {
     private mutating func ensureRow(_ p: Int, tree: inout TreeModel, now: Double) {
         let row = programs[p].row
         guard !tree.contains(row) else { return }
-        emit(.added(id: NodeID(row), kind: Self.programKind, name: programs[p].label,
-                    weight: 1, parent: nil, index: nil), at: now, into: &tree)
+        emit(
+            .added(
+                id: NodeID(row), kind: Self.programKind, name: programs[p].label,
+                weight: 1, parent: nil, index: nil), at: now, into: &tree)
         emit(.stateChanged(id: NodeID(row), state: .executing, failed: false, message: nil), at: now, into: &tree)
     }
 
@@ -109,15 +114,18 @@ struct AttachTree {
         guard p >= 0, p < programs.count, !programs[p].status.isOver else { return }
         switch item {
         case .header(let h):
-            if let name = h.name, !name.isEmpty { programs[p].name = String(name.prefix(200)) }
-            else if let producer = h.producer, !producer.isEmpty { programs[p].name = String(producer.prefix(200)) }
+            if let name = h.name, !name.isEmpty {
+                programs[p].name = String(name.prefix(200))
+            } else if let producer = h.producer, !producer.isEmpty {
+                programs[p].name = String(producer.prefix(200))
+            }
             if let pid = h.pid { programs[p].pid = pid }
             ensureRow(p, tree: &tree, now: now)
             setStatus(p, .connected, tree: &tree, now: now)
         case .events(let events):
             for e in events { translate(e, program: p, tree: &tree, now: now) }
             updateRowProgress(p, tree: &tree, now: now)
-        case let .snapshot(nodes, roots, time):
+        case .snapshot(let nodes, let roots, let time):
             replace(p, nodes: nodes, roots: roots, time: time, tree: &tree, now: now)
             programs[p].awaitingSnapshot = false
             updateRowProgress(p, tree: &tree, now: now)
@@ -127,7 +135,7 @@ struct AttachTree {
         case .end:
             setStatus(p, .exited, tree: &tree, now: now)
         case .error:
-            break   // shown as the dashboard's message by the source
+            break // shown as the dashboard's message by the source
         }
     }
 
@@ -162,8 +170,10 @@ struct AttachTree {
     }
 
     /// `absorb` false: the tree already holds it (a bulk load); only recorded.
-    private mutating func emit(_ change: GraphChange, at t: Double, into tree: inout TreeModel,
-                               absorb: Bool = true) {
+    private mutating func emit(
+        _ change: GraphChange, at t: Double, into tree: inout TreeModel,
+        absorb: Bool = true
+    ) {
         sequence &+= 1
         guard absorb || recorder != nil else { return }
         let e = GraphEvent(sequence: sequence, time: t, change: change)
@@ -176,36 +186,38 @@ struct AttachTree {
         let known = programs[p].localOf
         func mapped(_ id: NodeID) -> NodeID? { known[id.rawValue].map { NodeID($0) } }
         switch e.change {
-        case let .added(id, kind, name, weight, parent, index):
+        case .added(let id, let kind, let name, let weight, let parent, let index):
             let l = local(id.rawValue, p)
             let parentLocal = parent.flatMap { programs[p].localOf[$0.rawValue] } ?? programs[p].row
             // A program's root goes last under its row (recorded with that index, so a replay
             // of the log keeps the order).
             let rootIndex = tree.contains(parentLocal) ? tree[parentLocal].children.count : nil
-            emit(.added(id: NodeID(l), kind: kind, name: name, weight: weight, parent: NodeID(parentLocal),
-                        index: parent == nil ? rootIndex : index), at: t, into: &tree)
-        case let .parentSet(id, parent, index):
+            emit(
+                .added(
+                    id: NodeID(l), kind: kind, name: name, weight: weight, parent: NodeID(parentLocal),
+                    index: parent == nil ? rootIndex : index), at: t, into: &tree)
+        case .parentSet(let id, let parent, let index):
             guard let i = mapped(id), let q = mapped(parent) else { return }
             emit(.parentSet(id: i, parent: q, index: index), at: t, into: &tree)
-        case let .weightChanged(id, weight):
+        case .weightChanged(let id, let weight):
             guard let i = mapped(id) else { return }
             emit(.weightChanged(id: i, weight: weight), at: t, into: &tree)
-        case let .stateChanged(id, state, failed, message):
+        case .stateChanged(let id, let state, let failed, let message):
             guard let i = mapped(id) else { return }
             emit(.stateChanged(id: i, state: state, failed: failed, message: message), at: t, into: &tree)
-        case let .progress(id, progress):
+        case .progress(let id, let progress):
             guard let i = mapped(id) else { return }
             emit(.progress(id: i, progress: progress), at: t, into: &tree)
-        case let .cancelRequested(id, source):
+        case .cancelRequested(let id, let source):
             guard let i = mapped(id) else { return }
             emit(.cancelRequested(id: i, source: source), at: t, into: &tree)
-        case let .output(id, stream, text):
+        case .output(let id, let stream, let text):
             guard let i = mapped(id) else { return }
             emit(.output(id: i, stream: stream, text: text), at: t, into: &tree)
-        case let .ref(id, of):
+        case .ref(let id, let of):
             guard let i = mapped(id), let o = mapped(of) else { return }
             emit(.ref(id: i, of: o), at: t, into: &tree)
-        case let .dropped(ids):
+        case .dropped(let ids):
             var locals: [NodeID] = []
             for id in ids {
                 guard let l = programs[p].localOf.removeValue(forKey: id.rawValue) else { continue }
@@ -218,8 +230,10 @@ struct AttachTree {
 
     /// A snapshot replaces the program's subtree; nodes it still has keep their local ids
     /// (so selection and folding survive a resync).
-    private mutating func replace(_ p: Int, nodes: [LogModel.Node], roots: [Int], time snapTime: Double,
-                                  tree: inout TreeModel, now: Double) {
+    private mutating func replace(
+        _ p: Int, nodes: [LogModel.Node], roots: [Int], time snapTime: Double,
+        tree: inout TreeModel, now: Double
+    ) {
         let t = time(snapTime, p, now: now)
         let row = programs[p].row
         // Everything under the row goes; then the snapshot's nodes come back, parents first.
@@ -234,7 +248,8 @@ struct AttachTree {
         if !old.isEmpty { emit(.dropped(ids: old), at: t, into: &tree) }
         // `nodes` ascend by id: positions by binary search, no table.
         func position(_ id: Int) -> Int? {
-            var lo = 0, hi = nodes.count
+            var lo = 0
+            var hi = nodes.count
             while lo < hi {
                 let mid = (lo + hi) / 2
                 if Int(nodes[mid].id) < id { lo = mid + 1 } else { hi = mid }
@@ -256,7 +271,7 @@ struct AttachTree {
         }
         for (r, l) in previous where keep[r] == nil { owner[l] = nil }
         programs[p].localOf = keep
-        var order: [Int] = []   // indices into nodes, parents before children
+        var order: [Int] = [] // indices into nodes, parents before children
         order.reserveCapacity(nodes.count)
         for r in roots { if let k = position(r) { order.append(k) } }
         var head = 0
@@ -291,35 +306,42 @@ struct AttachTree {
         let bulk = tree.canLoad(loaded, under: row)
         for (o, k) in order.enumerated() {
             let n = nodes[k]
-            emit(.added(id: NodeID(localAt[k]), kind: n.kind, name: n.name, weight: n.weight,
-                        parent: NodeID(parents[o]), index: indices[o]), at: t, into: &tree, absorb: !bulk)
+            emit(
+                .added(
+                    id: NodeID(localAt[k]), kind: n.kind, name: n.name, weight: n.weight,
+                    parent: NodeID(parents[o]), index: indices[o]), at: t, into: &tree, absorb: !bulk)
         }
         for k in order where nodes[k].refOf >= 0 {
             guard let of = keep[Int(nodes[k].refOf)] else { continue }
             emit(.ref(id: NodeID(localAt[k]), of: NodeID(of)), at: t, into: &tree, absorb: !bulk)
         }
         for k in order where nodes[k].state == .executing || nodes[k].state == .completed {
-            emit(.stateChanged(id: NodeID(localAt[k]), state: .executing, failed: false, message: nil),
-                 at: t, into: &tree, absorb: !bulk)
+            emit(
+                .stateChanged(id: NodeID(localAt[k]), state: .executing, failed: false, message: nil),
+                at: t, into: &tree, absorb: !bulk)
         }
         for k in order.reversed() where nodes[k].state.isSettled {
             let n = nodes[k]
-            emit(.stateChanged(id: NodeID(localAt[k]), state: n.state, failed: n.failed, message: n.message),
-                 at: t, into: &tree, absorb: !bulk)
+            emit(
+                .stateChanged(id: NodeID(localAt[k]), state: n.state, failed: n.failed, message: n.message),
+                at: t, into: &tree, absorb: !bulk)
         }
         for k in order where nodes[k].fraction > 0 || nodes[k].info != nil {
             let n = nodes[k]
             if n.state == .completed && !n.failed && n.fraction == 1 && n.info == nil { continue }
-            emit(.progress(id: NodeID(localAt[k]), progress: TaskProgress(n.fraction, info: n.info)),
-                 at: t, into: &tree, absorb: !bulk)
+            emit(
+                .progress(id: NodeID(localAt[k]), progress: TaskProgress(n.fraction, info: n.info)),
+                at: t, into: &tree, absorb: !bulk)
         }
         if bulk { tree.load(loaded, sequence: sequence, time: t) }
     }
 
     /// The snapshot's nodes (in `order`) as the `added`, `ref`, state and progress events
     /// of `replace` leave them in the tree.
-    private func bulkNodes(_ nodes: [LogModel.Node], order: [Int], parents: [Int], localAt: [Int],
-                           keep: [Int: Int], time t: Double) -> [TreeModel.Loaded] {
+    private func bulkNodes(
+        _ nodes: [LogModel.Node], order: [Int], parents: [Int], localAt: [Int],
+        keep: [Int: Int], time t: Double
+    ) -> [TreeModel.Loaded] {
         var out: [TreeModel.Loaded] = []
         out.reserveCapacity(order.count)
         for (o, k) in order.enumerated() {
@@ -341,7 +363,9 @@ struct AttachTree {
                 node.endedAt = t
                 if n.state == .completed && !n.failed { node.fraction = 1 }
             }
-            if (n.fraction > 0 || n.info != nil) && !(n.state == .completed && !n.failed && n.fraction == 1 && n.info == nil) {
+            if (n.fraction > 0 || n.info != nil)
+                && !(n.state == .completed && !n.failed && n.fraction == 1 && n.info == nil)
+            {
                 let p = TaskProgress(n.fraction, info: n.info)
                 node.fraction = p.fraction
                 node.info = p.info
@@ -360,8 +384,10 @@ struct AttachTree {
         case .exited:
             emit(.stateChanged(id: NodeID(row), state: .completed, failed: false, message: nil), at: now, into: &tree)
         case .killed:
-            emit(.stateChanged(id: NodeID(row), state: .completed, failed: true,
-                               message: "killed: the connection dropped without end"), at: now, into: &tree)
+            emit(
+                .stateChanged(
+                    id: NodeID(row), state: .completed, failed: true,
+                    message: "killed: the connection dropped without end"), at: now, into: &tree)
         case .broken(let why):
             emit(.stateChanged(id: NodeID(row), state: .completed, failed: true, message: why), at: now, into: &tree)
         default:
@@ -387,7 +413,8 @@ struct AttachTree {
     private mutating func updateRowProgress(_ p: Int, tree: inout TreeModel, now: Double) {
         let row = programs[p].row
         guard tree.contains(row) else { return }
-        var sum = 0.0, weights = 0.0
+        var sum = 0.0
+        var weights = 0.0
         for c in tree[row].children where tree.contains(Int(c)) {
             let n = tree[Int(c)]
             sum += n.weight * (n.state == .completed && !n.failed ? 1 : n.fraction)

@@ -42,11 +42,11 @@ public enum ChromeTrace {
         }
         for e in log.events {
             switch e.change {
-            case let .added(id, kind, name, _, parent, _):
+            case .added(let id, let kind, let name, _, let parent, _):
                 spans[id.rawValue] = Span(name: name, kind: kind, parent: parent?.rawValue ?? -1)
-            case let .parentSet(id, parent, _):
+            case .parentSet(let id, let parent, _):
                 spans[id.rawValue]?.parent = parent.rawValue
-            case let .stateChanged(id, state, failed, message):
+            case .stateChanged(let id, let state, let failed, let message):
                 guard var s = spans[id.rawValue] else { continue }
                 s.state = state
                 if state == .executing && s.start == nil { s.start = e.time }
@@ -57,9 +57,9 @@ public enum ChromeTrace {
                     s.message = message
                 }
                 spans[id.rawValue] = s
-            case let .cancelRequested(id, source):
+            case .cancelRequested(let id, let source):
                 if spans[id.rawValue]?.cancelSource == nil { spans[id.rawValue]?.cancelSource = source }
-            case let .ref(id, of):
+            case .ref(let id, let of):
                 spans[id.rawValue]?.refOf = of.rawValue
             default:
                 break
@@ -85,16 +85,34 @@ public enum ChromeTrace {
             comma()
             out.raw("{\"name\":")
             out.string(outcome == "failed" || outcome == "cancelled" ? "\(s.name) [\(outcome)]" : s.name)
-            out.raw(",\"cat\":"); out.string(s.kind)
-            out.raw(",\"ph\":\"X\",\"ts\":"); out.int(micros(start))
-            out.raw(",\"dur\":"); out.int(max(0, micros(end) - micros(start)))
-            out.raw(",\"pid\":1,\"tid\":"); out.int(lane)
-            out.raw(",\"args\":{\"id\":"); out.int(id)
-            out.raw(",\"state\":"); out.string(outcome)
-            if let m = s.message { out.raw(",\"message\":"); out.string(m) }
-            if outcome == "cancelled", let c = s.cancelSource { out.raw(",\"cancelSource\":"); out.string(c) }
-            if s.parent >= 0 { out.raw(",\"parent\":"); out.int(s.parent) }
-            if s.refOf >= 0 { out.raw(",\"of\":"); out.int(s.refOf) }
+            out.raw(",\"cat\":")
+            out.string(s.kind)
+            out.raw(",\"ph\":\"X\",\"ts\":")
+            out.int(micros(start))
+            out.raw(",\"dur\":")
+            out.int(max(0, micros(end) - micros(start)))
+            out.raw(",\"pid\":1,\"tid\":")
+            out.int(lane)
+            out.raw(",\"args\":{\"id\":")
+            out.int(id)
+            out.raw(",\"state\":")
+            out.string(outcome)
+            if let m = s.message {
+                out.raw(",\"message\":")
+                out.string(m)
+            }
+            if outcome == "cancelled", let c = s.cancelSource {
+                out.raw(",\"cancelSource\":")
+                out.string(c)
+            }
+            if s.parent >= 0 {
+                out.raw(",\"parent\":")
+                out.int(s.parent)
+            }
+            if s.refOf >= 0 {
+                out.raw(",\"of\":")
+                out.int(s.refOf)
+            }
             out.raw("}}")
         }
         comma()
@@ -102,9 +120,11 @@ public enum ChromeTrace {
         out.string(log.header.scenario ?? log.name)
         out.raw("}}")
         for d in 0..<lanes.count {
-            out.raw(",{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":"); out.int(d)
+            out.raw(",{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":")
+            out.int(d)
             out.raw(",\"args\":{\"name\":\"lane \(d)\"}}")
-            out.raw(",{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":"); out.int(d)
+            out.raw(",{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":")
+            out.int(d)
             out.raw(",\"args\":{\"sort_index\":\(d)}}")
         }
         out.raw("]}\n")

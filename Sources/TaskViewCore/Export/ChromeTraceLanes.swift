@@ -26,7 +26,8 @@ extension ChromeTrace {
             for id in order {
                 let s = spans[id]!
                 guard let start = s.start else { continue }
-                let a = micros(start), b = max(a, s.end.map(micros) ?? logEnd)
+                let a = micros(start)
+                let b = max(a, s.end.map(micros) ?? logEnd)
                 slices.append(Slice(id: id, parent: s.parent, start: a, end: b, preorder: pre[id] ?? 0))
             }
             slices.sort { ($0.start, $0.preorder) < ($1.start, $1.preorder) }
@@ -34,7 +35,7 @@ extension ChromeTrace {
             var result = Lanes()
             result.lane.reserveCapacity(slices.count)
             var stacks: [[(id: Int, end: Int)]] = []
-            var empties = MinHeap()   // (when the lane's outermost open slice ends, lane)
+            var empties = MinHeap() // (when the lane's outermost open slice ends, lane)
             func pop(_ l: Int, before t: Int) {
                 while let top = stacks[l].last, top.end <= t { stacks[l].removeLast() }
             }
@@ -51,7 +52,7 @@ extension ChromeTrace {
                 while chosen == nil, let (freeAt, l) = empties.peek(), freeAt <= s.start {
                     empties.pop()
                     pop(l, before: s.start)
-                    if stacks[l].isEmpty { chosen = l }   // else a stale entry: skip it
+                    if stacks[l].isEmpty { chosen = l } // else a stale entry: skip it
                 }
                 let l: Int
                 if let chosen {
@@ -81,7 +82,7 @@ extension ChromeTrace {
             index.reserveCapacity(spans.count)
             var stack = Array(roots.reversed())
             while let id = stack.popLast() {
-                guard index[id] == nil else { continue }   // a cycle in a bad log: once is enough
+                guard index[id] == nil else { continue } // a cycle in a bad log: once is enough
                 index[id] = index.count
                 if let kids = children[id] { stack.append(contentsOf: kids.reversed()) }
             }
@@ -112,7 +113,8 @@ extension ChromeTrace {
             items.removeLast()
             var i = 0
             while true {
-                let l = 2 * i + 1, r = l + 1
+                let l = 2 * i + 1
+                let r = l + 1
                 var m = i
                 if l < items.count && items[l] < items[m] { m = l }
                 if r < items.count && items[r] < items[m] { m = r }

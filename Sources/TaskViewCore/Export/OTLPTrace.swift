@@ -41,7 +41,12 @@ public enum OTLPTrace {
         var index: [Int: Int] = [:]
         var spans: [Span] = []
         func add(_ id: Int, _ span: Span) {
-            if let i = index[id] { spans[i] = span } else { index[id] = spans.count; spans.append(span) }
+            if let i = index[id] {
+                spans[i] = span
+            } else {
+                index[id] = spans.count
+                spans.append(span)
+            }
         }
         // The log's first snapshot may hold nodes that existed before recording began.
         if let first = log.initialNodes {
@@ -59,15 +64,15 @@ public enum OTLPTrace {
         }
         for e in log.events {
             switch e.change {
-            case let .added(id, kind, name, weight, parent, _):
+            case .added(let id, let kind, let name, let weight, let parent, _):
                 add(id.rawValue, Span(name: name, kind: kind, weight: weight, parent: parent?.rawValue ?? -1))
-            case let .parentSet(id, parent, _):
+            case .parentSet(let id, let parent, _):
                 if let i = index[id.rawValue] { spans[i].parent = parent.rawValue }
-            case let .weightChanged(id, weight):
+            case .weightChanged(let id, let weight):
                 if let i = index[id.rawValue] { spans[i].weight = weight }
-            case let .ref(id, of):
+            case .ref(let id, let of):
                 if let i = index[id.rawValue] { spans[i].refOf = of.rawValue }
-            case let .stateChanged(id, state, failed, message):
+            case .stateChanged(let id, let state, let failed, let message):
                 guard let i = index[id.rawValue], spans[i].end == nil else { continue }
                 if state == .executing, spans[i].start == nil { spans[i].start = e.time }
                 if state.isSettled, spans[i].start != nil {
@@ -76,14 +81,15 @@ public enum OTLPTrace {
                     spans[i].message = message
                     spans[i].cancelled = state == .cancelled
                 }
-            case let .progress(id, progress):
+            case .progress(let id, let progress):
                 guard let info = progress.info, let i = index[id.rawValue], spans[i].start != nil,
-                      spans[i].end == nil, spans[i].info != info else { continue }
+                    spans[i].end == nil, spans[i].info != info
+                else { continue }
                 spans[i].info = info
                 if spans[i].events.count < maxEvents {
                     spans[i].events.append((e.time, info, progress.fraction))
                 }
-            case let .cancelRequested(id, source):
+            case .cancelRequested(let id, let source):
                 if let i = index[id.rawValue], spans[i].cancelSource == nil { spans[i].cancelSource = source }
             default:
                 break
@@ -104,7 +110,7 @@ public enum OTLPTrace {
         var first = true
         for id in ids {
             let s = spans[index[id]!]
-            guard let start = s.start else { continue }   // never executed: no span
+            guard let start = s.start else { continue } // never executed: no span
             // The nearest executed ancestor is the parent; the topmost ancestor names the trace.
             var parentSpan = -1
             var root = id
@@ -117,19 +123,31 @@ public enum OTLPTrace {
                 hops += 1
             }
             if first { first = false } else { out.byte(44) }
-            out.raw("{\"traceId\":\""); hex(&out, mix(seed ^ 0x7472_6163_6500_0000, UInt64(root)), mix(seed, UInt64(root)))
-            out.raw("\",\"spanId\":\""); hex(&out, spanID(seed, id))
-            if parentSpan >= 0 { out.raw("\",\"parentSpanId\":\""); hex(&out, spanID(seed, parentSpan)) }
-            out.raw("\",\"name\":"); out.string(s.name)
-            out.raw(",\"kind\":1,\"startTimeUnixNano\":\""); out.uint(nanos(zero, start))
-            out.raw("\",\"endTimeUnixNano\":\""); out.uint(nanos(zero, s.end ?? max(start, log.duration)))
+            out.raw("{\"traceId\":\"")
+            hex(&out, mix(seed ^ 0x7472_6163_6500_0000, UInt64(root)), mix(seed, UInt64(root)))
+            out.raw("\",\"spanId\":\"")
+            hex(&out, spanID(seed, id))
+            if parentSpan >= 0 {
+                out.raw("\",\"parentSpanId\":\"")
+                hex(&out, spanID(seed, parentSpan))
+            }
+            out.raw("\",\"name\":")
+            out.string(s.name)
+            out.raw(",\"kind\":1,\"startTimeUnixNano\":\"")
+            out.uint(nanos(zero, start))
+            out.raw("\",\"endTimeUnixNano\":\"")
+            out.uint(nanos(zero, s.end ?? max(start, log.duration)))
             out.raw("\",\"attributes\":[")
             stringAttribute(&out, "taskgraph.kind", s.kind)
-            out.raw(",{\"key\":\"taskgraph.id\",\"value\":{\"intValue\":\""); out.int(id)
-            out.raw("\"}},{\"key\":\"taskgraph.weight\",\"value\":{\"doubleValue\":"); out.double(s.weight)
+            out.raw(",{\"key\":\"taskgraph.id\",\"value\":{\"intValue\":\"")
+            out.int(id)
+            out.raw("\"}},{\"key\":\"taskgraph.weight\",\"value\":{\"doubleValue\":")
+            out.double(s.weight)
             out.raw("}}")
             if s.refOf >= 0 {
-                out.raw(",{\"key\":\"taskgraph.ref.of\",\"value\":{\"intValue\":\""); out.int(s.refOf); out.raw("\"}}")
+                out.raw(",{\"key\":\"taskgraph.ref.of\",\"value\":{\"intValue\":\"")
+                out.int(s.refOf)
+                out.raw("\"}}")
             }
             if s.cancelled, let source = s.cancelSource {
                 out.byte(44)
@@ -140,8 +158,10 @@ public enum OTLPTrace {
                 out.raw(",\"events\":[")
                 for (k, ev) in s.events.enumerated() {
                     if k > 0 { out.byte(44) }
-                    out.raw("{\"timeUnixNano\":\""); out.uint(nanos(zero, ev.time))
-                    out.raw("\",\"name\":"); out.string(ev.name)
+                    out.raw("{\"timeUnixNano\":\"")
+                    out.uint(nanos(zero, ev.time))
+                    out.raw("\",\"name\":")
+                    out.string(ev.name)
                     out.raw(",\"attributes\":[{\"key\":\"taskgraph.fraction\",\"value\":{\"doubleValue\":")
                     out.double(ev.fraction)
                     out.raw("}}]}")
@@ -150,7 +170,10 @@ public enum OTLPTrace {
             }
             if s.failed {
                 out.raw(",\"status\":{\"code\":2")
-                if let m = s.message { out.raw(",\"message\":"); out.string(m) }
+                if let m = s.message {
+                    out.raw(",\"message\":")
+                    out.string(m)
+                }
                 out.byte(125)
             }
             out.byte(125)
@@ -169,7 +192,9 @@ public enum OTLPTrace {
     }
 
     static func stringAttribute(_ out: inout JSONWriter, _ key: StaticString, _ value: String) {
-        out.raw("{\"key\":\""); out.raw(key); out.raw("\",\"value\":{\"stringValue\":")
+        out.raw("{\"key\":\"")
+        out.raw(key)
+        out.raw("\",\"value\":{\"stringValue\":")
         out.string(value)
         out.raw("}}")
     }
@@ -197,9 +222,9 @@ public enum OTLPTrace {
             return v
         }
         guard c.count >= 19, c[4] == 45, c[7] == 45, c[10] == 84 || c[10] == 32, c[13] == 58, c[16] == 58,
-              let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
-              let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+            let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+            let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { return 0 }
         var at = 19
         var fraction: UInt64 = 0
@@ -214,7 +239,7 @@ public enum OTLPTrace {
         }
         var offset = 0
         if at < c.count, c[at] == 43 || c[at] == 45, let h = number(at + 1, 2) {
-            let m = number(at + 3, 2) ?? number(at + 4, 2) ?? 0   // +0100 or +01:00
+            let m = number(at + 3, 2) ?? number(at + 4, 2) ?? 0 // +0100 or +01:00
             offset = (h * 3600 + m * 60) * (c[at] == 45 ? -1 : 1)
         }
         // Days from the civil date (Howard Hinnant's algorithm), so no locale or TZ matters.
@@ -233,7 +258,10 @@ public enum OTLPTrace {
     static func logSeed(_ h: LogHeader) -> UInt64 {
         var x: UInt64 = 0xCBF2_9CE4_8422_2325
         for s in [h.created ?? "", h.producer ?? "", h.scenario ?? "", h.seed.map { String($0) } ?? ""] {
-            for b in s.utf8 { x ^= UInt64(b); x &*= 0x0000_0100_0000_01B3 }
+            for b in s.utf8 {
+                x ^= UInt64(b)
+                x &*= 0x0000_0100_0000_01B3
+            }
             x ^= 0xFF
             x &*= 0x0000_0100_0000_01B3
         }

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Writes a command's whole output (an export) to a path without ever leaving half of it, and
@@ -54,14 +54,17 @@ public enum OutputFile {
             if closed != 0 { throw fail() }
             return
         }
-        try replace(target, with: bytes, mode: exists ? st.st_mode & 0o7777 : 0o644,
-                    owner: exists ? (st.st_uid, st.st_gid) : nil, using: writer, fail: fail)
+        try replace(
+            target, with: bytes, mode: exists ? st.st_mode & 0o7777 : 0o644,
+            owner: exists ? (st.st_uid, st.st_gid) : nil, using: writer, fail: fail)
     }
 
     /// Temporary file in the target's directory, written, synced, renamed over the target.
-    private static func replace(_ target: String, with bytes: [UInt8], mode: mode_t,
-                                owner: (uid_t, gid_t)?, using writer: Writer,
-                                fail: (Int32) -> WriteError) throws(WriteError) {
+    private static func replace(
+        _ target: String, with bytes: [UInt8], mode: mode_t,
+        owner: (uid_t, gid_t)?, using writer: Writer,
+        fail: (Int32) -> WriteError
+    ) throws(WriteError) {
         let slash = target.lastIndex(of: "/")
         let dir = slash.map { String(target[...$0]) } ?? ""
         let base = slash.map { String(target[target.index(after: $0)...]) } ?? target

@@ -25,15 +25,16 @@ public struct HeadlessPrinter: Sendable {
 
     /// `[T] #ID NAME | TEXT` for a command's output line (`--output`), sanitized.
     public static func outputLine(for event: GraphEvent, in tree: TreeModel) -> String? {
-        guard case let .output(id, _, text) = event.change, tree.contains(id.rawValue) else { return nil }
+        guard case .output(let id, _, let text) = event.change, tree.contains(id.rawValue) else { return nil }
         return "[" + Format.seconds3(event.time) + "] #\(id.rawValue) " + tree[id.rawValue].name + " | "
             + Sanitizer.clean(text)
     }
 
     /// The line for `event` once `tree` has absorbed it (nil: not a state change to print).
     public static func line(for event: GraphEvent, in tree: TreeModel) -> String? {
-        guard case let .stateChanged(id, state, failed, message) = event.change,
-              tree.contains(id.rawValue) else { return nil }
+        guard case .stateChanged(let id, let state, let failed, let message) = event.change,
+            tree.contains(id.rawValue)
+        else { return nil }
         let head = "[" + Format.seconds3(event.time) + "] #\(id.rawValue) " + tree[id.rawValue].name + ": "
         switch state {
         case .notExecuted:

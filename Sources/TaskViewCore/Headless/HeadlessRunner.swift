@@ -9,11 +9,13 @@ public enum HeadlessRunner {
     /// `interrupted` is polled between timers (a signal: the root is cancelled with source
     /// `signal`). Lines go to `print`. Returns the root's outcome (nil: it never settled
     /// because nothing was left to run; the root is then cancelled with source `quit`).
-    public static func run(graph: Graph, clock: any GraphClock, root: NodeID,
-                           interrupted: () -> Bool = { false },
-                           output: Bool = false,
-                           print: (String) -> Void,
-                           start: () -> Void) -> RootOutcome {
+    public static func run(
+        graph: Graph, clock: any GraphClock, root: NodeID,
+        interrupted: () -> Bool = { false },
+        output: Bool = false,
+        print: (String) -> Void,
+        start: () -> Void
+    ) -> RootOutcome {
         let inbox = EventInbox(root: root)
         let (snapshot, observation) = graph.snapshotAndObserve { inbox.receive($0) }
         defer { observation.cancel() }
@@ -36,9 +38,9 @@ public enum HeadlessRunner {
                 cancelled = true
                 graph.cancel(root, source: ViewerCancelSource.signal)
             } else if virtual == nil {
-                sleepBriefly()   // the graph runs on its own threads
+                sleepBriefly() // the graph runs on its own threads
             } else if !virtual!.runNext() {
-                if cancelled { break }   // nothing left that could settle it
+                if cancelled { break } // nothing left that could settle it
                 cancelled = true
                 graph.cancel(root, source: ViewerCancelSource.quit)
             }

@@ -13,7 +13,10 @@ public struct HeadlessSummary: Sendable {
     public func rootID(_ root: Int?) -> Int? {
         if let root, tree.contains(root) { return root }
         var first: Int?
-        tree.forEachRoot { first = $0; return false }
+        tree.forEachRoot {
+            first = $0
+            return false
+        }
         return first
     }
 

@@ -37,7 +37,8 @@ public enum Action: Hashable, Sendable {
     case pause, filter, follow, help, quit
     // Replay only (implemented by a replay `DashboardSource`).
     case replayPlayPause, replayStepForward, replayStepBack, replaySeekBack, replaySeekForward
-    case replayJump(tenths: Int), replaySlower, replayFaster, replayReadOnly
+    case replayJump(tenths: Int)
+    case replaySlower, replayFaster, replayReadOnly
 }
 
 /// Where a binding applies.
@@ -62,42 +63,94 @@ public struct KeyBinding: Sendable {
 public enum KeyTable {
     public static let bindings: [KeyBinding] = {
         var b: [KeyBinding] = [
-            .init(action: .moveUp, keys: [.up, .char("k")], label: "↑/k", help: "move up", scope: .always, footer: nil),
-            .init(action: .moveDown, keys: [.down, .char("j")], label: "↓/j", help: "move down", scope: .always, footer: "↑↓ move"),
+            .init(
+                action: .moveUp, keys: [.up, .char("k")], label: "↑/k", help: "move up", scope: .always, footer: nil),
+            .init(
+                action: .moveDown, keys: [.down, .char("j")], label: "↓/j", help: "move down", scope: .always,
+                footer: "↑↓ move"),
             .init(action: .pageUp, keys: [.pageUp], label: "PgUp", help: "page up", scope: .always, footer: nil),
             .init(action: .pageDown, keys: [.pageDown], label: "PgDn", help: "page down", scope: .always, footer: nil),
-            .init(action: .moveTop, keys: [.char("g"), .home], label: "g/Home", help: "first row", scope: .always, footer: nil),
-            .init(action: .moveBottom, keys: [.char("G"), .end], label: "G/End", help: "last row", scope: .always, footer: nil),
-            .init(action: .collapseOrParent, keys: [.left, .char("h")], label: "←/h", help: "collapse, or go to parent", scope: .liveOnly, footer: nil),
-            .init(action: .collapseOrParent, keys: [.char("h")], label: "h", help: "collapse, or go to parent", scope: .replayOnly, footer: nil),
-            .init(action: .expand, keys: [.right, .char("l")], label: "→/l", help: "expand", scope: .liveOnly, footer: nil),
+            .init(
+                action: .moveTop, keys: [.char("g"), .home], label: "g/Home", help: "first row", scope: .always,
+                footer: nil),
+            .init(
+                action: .moveBottom, keys: [.char("G"), .end], label: "G/End", help: "last row", scope: .always,
+                footer: nil),
+            .init(
+                action: .collapseOrParent, keys: [.left, .char("h")], label: "←/h", help: "collapse, or go to parent",
+                scope: .liveOnly, footer: nil),
+            .init(
+                action: .collapseOrParent, keys: [.char("h")], label: "h", help: "collapse, or go to parent",
+                scope: .replayOnly, footer: nil),
+            .init(
+                action: .expand, keys: [.right, .char("l")], label: "→/l", help: "expand", scope: .liveOnly, footer: nil
+            ),
             .init(action: .expand, keys: [.char("l")], label: "l", help: "expand", scope: .replayOnly, footer: nil),
             .init(action: .expandOne, keys: [.char("+")], label: "+", help: "expand", scope: .always, footer: nil),
             .init(action: .collapseOne, keys: [.char("-")], label: "-", help: "collapse", scope: .always, footer: nil),
             .init(action: .expandAll, keys: [.char("*")], label: "*", help: "expand all", scope: .always, footer: nil),
-            .init(action: .openDetail, keys: [.enter], label: "Enter", help: "detail pane", scope: .always, footer: "Enter detail"),
-            .init(action: .detailScrollUp, keys: [.char("[")], label: "[", help: "scroll the detail output up", scope: .always, footer: nil),
-            .init(action: .detailScrollDown, keys: [.char("]")], label: "]", help: "scroll the detail output down (the bottom follows)", scope: .always, footer: nil),
-            .init(action: .close, keys: [.escape], label: "Esc", help: "close pane, clear filter", scope: .always, footer: nil),
-            .init(action: .cancelAsk, keys: [.char("x")], label: "x", help: "cancel the selected subtree (asks)", scope: .liveOnly, footer: "x cancel"),
-            .init(action: .cancelNow, keys: [.char("X")], label: "X", help: "cancel without asking", scope: .liveOnly, footer: nil),
-            .init(action: .pause, keys: [.char(" ")], label: "space", help: "pause the display (events keep flowing)", scope: .liveOnly, footer: "space pause"),
-            .init(action: .filter, keys: [.char("/")], label: "/", help: "filter by name (Esc clears)", scope: .always, footer: "/ filter"),
-            .init(action: .follow, keys: [.char("f")], label: "f", help: "follow the newest active node", scope: .always, footer: "f follow"),
+            .init(
+                action: .openDetail, keys: [.enter], label: "Enter", help: "detail pane", scope: .always,
+                footer: "Enter detail"),
+            .init(
+                action: .detailScrollUp, keys: [.char("[")], label: "[", help: "scroll the detail output up",
+                scope: .always, footer: nil),
+            .init(
+                action: .detailScrollDown, keys: [.char("]")], label: "]",
+                help: "scroll the detail output down (the bottom follows)", scope: .always, footer: nil),
+            .init(
+                action: .close, keys: [.escape], label: "Esc", help: "close pane, clear filter", scope: .always,
+                footer: nil),
+            .init(
+                action: .cancelAsk, keys: [.char("x")], label: "x", help: "cancel the selected subtree (asks)",
+                scope: .liveOnly, footer: "x cancel"),
+            .init(
+                action: .cancelNow, keys: [.char("X")], label: "X", help: "cancel without asking", scope: .liveOnly,
+                footer: nil),
+            .init(
+                action: .pause, keys: [.char(" ")], label: "space", help: "pause the display (events keep flowing)",
+                scope: .liveOnly, footer: "space pause"),
+            .init(
+                action: .filter, keys: [.char("/")], label: "/", help: "filter by name (Esc clears)", scope: .always,
+                footer: "/ filter"),
+            .init(
+                action: .follow, keys: [.char("f")], label: "f", help: "follow the newest active node", scope: .always,
+                footer: "f follow"),
             .init(action: .help, keys: [.char("?")], label: "?", help: "help", scope: .always, footer: "? help"),
-            .init(action: .quit, keys: [.char("q"), .ctrlC], label: "q/Ctrl-C", help: "quit", scope: .always, footer: "q quit"),
-            .init(action: .replayPlayPause, keys: [.char(" ")], label: "space", help: "play/pause", scope: .replayOnly, footer: "space play"),
-            .init(action: .replayStepForward, keys: [.char(".")], label: ".", help: "step one event forward", scope: .replayOnly, footer: nil),
-            .init(action: .replayStepBack, keys: [.char(",")], label: ",", help: "step one event back", scope: .replayOnly, footer: nil),
-            .init(action: .replaySeekBack, keys: [.left], label: "←", help: "seek back 5 s", scope: .replayOnly, footer: "←→ seek"),
-            .init(action: .replaySeekForward, keys: [.right], label: "→", help: "seek forward 5 s", scope: .replayOnly, footer: nil),
-            .init(action: .replaySlower, keys: [.char("<")], label: "<", help: "half speed (down to 1/64)", scope: .replayOnly, footer: nil),
-            .init(action: .replayFaster, keys: [.char(">")], label: ">", help: "double speed (up to 64)", scope: .replayOnly, footer: nil),
-            .init(action: .replayReadOnly, keys: [.char("x"), .char("X")], label: "x/X", help: "(a replay is read-only)", scope: .replayOnly, footer: nil),
+            .init(
+                action: .quit, keys: [.char("q"), .ctrlC], label: "q/Ctrl-C", help: "quit", scope: .always,
+                footer: "q quit"),
+            .init(
+                action: .replayPlayPause, keys: [.char(" ")], label: "space", help: "play/pause", scope: .replayOnly,
+                footer: "space play"),
+            .init(
+                action: .replayStepForward, keys: [.char(".")], label: ".", help: "step one event forward",
+                scope: .replayOnly, footer: nil),
+            .init(
+                action: .replayStepBack, keys: [.char(",")], label: ",", help: "step one event back",
+                scope: .replayOnly, footer: nil),
+            .init(
+                action: .replaySeekBack, keys: [.left], label: "←", help: "seek back 5 s", scope: .replayOnly,
+                footer: "←→ seek"),
+            .init(
+                action: .replaySeekForward, keys: [.right], label: "→", help: "seek forward 5 s", scope: .replayOnly,
+                footer: nil),
+            .init(
+                action: .replaySlower, keys: [.char("<")], label: "<", help: "half speed (down to 1/64)",
+                scope: .replayOnly, footer: nil),
+            .init(
+                action: .replayFaster, keys: [.char(">")], label: ">", help: "double speed (up to 64)",
+                scope: .replayOnly, footer: nil),
+            .init(
+                action: .replayReadOnly, keys: [.char("x"), .char("X")], label: "x/X", help: "(a replay is read-only)",
+                scope: .replayOnly, footer: nil),
         ]
         let digits: [Key] = (0...9).map { .char(Character(String($0))) }
-        b.insert(.init(action: .replayJump(tenths: 0), keys: digits, label: "0-9", help: "jump to 0%-90%", scope: .replayOnly, footer: nil),
-                 at: b.count - 3)
+        b.insert(
+            .init(
+                action: .replayJump(tenths: 0), keys: digits, label: "0-9", help: "jump to 0%-90%", scope: .replayOnly,
+                footer: nil),
+            at: b.count - 3)
         return b
     }()
 

@@ -9,7 +9,10 @@ public enum Reducer {
         switch model.view.mode {
         case .confirmCancel(let node):
             model.view.mode = .normal
-            if key == .ctrlC { model.view.quitRequested = true; return [] }
+            if key == .ctrlC {
+                model.view.quitRequested = true
+                return []
+            }
             if key == .char("y") || key == .char("Y") {
                 return cancel(&model, node)
             }
@@ -97,7 +100,7 @@ public enum Reducer {
         case .replayReadOnly:
             model.view.message = "A replay is read-only: nothing can be cancelled"
         case .replayPlayPause, .replayStepForward, .replayStepBack, .replaySeekBack,
-             .replaySeekForward, .replayJump, .replaySlower, .replayFaster:
+            .replaySeekForward, .replayJump, .replaySlower, .replayFaster:
             return [.replay(action)]
         }
         return []
@@ -139,8 +142,16 @@ public enum Reducer {
         switch action {
         case .moveUp: sel = d.prev(sel) ?? sel
         case .moveDown: sel = d.next(sel) ?? sel
-        case .pageUp: for _ in 0..<rows { guard let p = d.prev(sel) else { break }; sel = p }
-        case .pageDown: for _ in 0..<rows { guard let n = d.next(sel) else { break }; sel = n }
+        case .pageUp:
+            for _ in 0..<rows {
+                guard let p = d.prev(sel) else { break }
+                sel = p
+            }
+        case .pageDown:
+            for _ in 0..<rows {
+                guard let n = d.next(sel) else { break }
+                sel = n
+            }
         case .moveTop: sel = d.first() ?? sel
         case .moveBottom: sel = d.last() ?? sel
         default: break

@@ -45,7 +45,10 @@ public struct DashboardModel: Sendable {
     public var rootID: Int? {
         if root >= 0 { return tree.contains(root) ? root : nil }
         var first: Int?
-        tree.forEachRoot { first = $0; return false }
+        tree.forEachRoot {
+            first = $0
+            return false
+        }
         return first
     }
 

@@ -128,7 +128,10 @@ public struct DisplayTree {
     public func first() -> Int? {
         var found: Int?
         tree.forEachRoot { r in
-            if passes(r) { found = r; return false }
+            if passes(r) {
+                found = r
+                return false
+            }
             return true
         }
         return found
@@ -184,19 +187,27 @@ public struct DisplayTree {
     func ancestors(_ i: Int) -> [Int] {
         var out: [Int] = []
         var p = parent(i)
-        while p >= 0 { out.append(p); p = parent(p) }
+        while p >= 0 {
+            out.append(p)
+            p = parent(p)
+        }
         return out
     }
 
     /// Whether row `a` comes before row `b` (both visible).
     public func precedes(_ a: Int, _ b: Int) -> Bool {
         if a == b { return false }
-        let pa = [a] + ancestors(a), pb = [b] + ancestors(b)
+        let pa = [a] + ancestors(a)
+        let pb = [b] + ancestors(b)
         // Walk from the roots down to where the paths part.
-        var ia = pa.count - 1, ib = pb.count - 1
-        while ia >= 0 && ib >= 0 && pa[ia] == pb[ib] { ia -= 1; ib -= 1 }
-        if ia < 0 { return true }    // a is an ancestor of b
-        if ib < 0 { return false }   // b is an ancestor of a
+        var ia = pa.count - 1
+        var ib = pb.count - 1
+        while ia >= 0 && ib >= 0 && pa[ia] == pb[ib] {
+            ia -= 1
+            ib -= 1
+        }
+        if ia < 0 { return true } // a is an ancestor of b
+        if ib < 0 { return false } // b is an ancestor of a
         return siblingOrder(pa[ia]) < siblingOrder(pb[ib])
     }
 

@@ -1,8 +1,9 @@
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 import TaskGraph
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Collects a graph's events from its synchronous observer (which may run on any thread)
 /// for the main loop to absorb in batches, and notes when a given root settles. With
@@ -34,14 +35,14 @@ public final class EventInbox: Sendable {
         let wasEmpty = state.withLock { s in
             let empty = s.events.isEmpty
             s.events.append(event)
-            if case let .stateChanged(id, st, _, _) = event.change, id.rawValue == root, st.isSettled {
+            if case .stateChanged(let id, let st, _, _) = event.change, id.rawValue == root, st.isSettled {
                 s.rootSettled = true
             }
             return empty
         }
         if wasEmpty && wakeWrite >= 0 {
             var b: UInt8 = 1
-            _ = write(wakeWrite, &b, 1)   // full pipe: a wake is pending anyway
+            _ = write(wakeWrite, &b, 1) // full pipe: a wake is pending anyway
         }
     }
 

@@ -96,7 +96,8 @@ extension DashboardModel {
     /// filter changed since the last `refreshDerived()`, the filter is worked out afresh.
     public func displayTree() -> DisplayTree {
         let frozen = self.frozen != nil
-        let mask = filterCache.isCurrent(tree: shown, view: view, frozen: frozen)
+        let mask =
+            filterCache.isCurrent(tree: shown, view: view, frozen: frozen)
             ? filterCache.mask : FilterCache.mask(tree: shown, view: view)
         return DisplayTree(tree: shown, view: view, mask: view.filter.isEmpty ? nil : mask)
     }
@@ -114,7 +115,10 @@ extension DashboardModel {
                 let p = Int(d.tree.nodes[x].parent)
                 x = p >= 0 && d.tree.contains(p) ? p : -1
             }
-            if x >= 0 { view.selection = x; return }
+            if x >= 0 {
+                view.selection = x
+                return
+            }
         }
         view.selection = d.first() ?? -1
     }

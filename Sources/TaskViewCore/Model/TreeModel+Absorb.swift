@@ -9,7 +9,7 @@ extension TreeModel {
         time = t
         // Taken apart, not copied: its strings move into the node instead of being retained.
         switch (consume event).change {
-        case let .added(id, kind, name, weight, parent, index):
+        case .added(let id, let kind, let name, let weight, let parent, let index):
             // Ids are kept as Int32 (parents, children): one beyond names no node here.
             guard id.rawValue >= 0 && id.rawValue <= Int(Int32.max) else { return }
             add(id.rawValue, kind: kind, name: name, weight: weight, time: t)
@@ -18,32 +18,33 @@ extension TreeModel {
             } else {
                 appendRoot(id.rawValue)
             }
-        case let .parentSet(id, parent, index):
-            let i = id.rawValue, p = parent.rawValue
+        case .parentSet(let id, let parent, let index):
+            let i = id.rawValue
+            let p = parent.rawValue
             guard contains(i), contains(p), i != p else { return }
             detach(i)
             attach(i, to: p, at: index)
-        case let .weightChanged(id, weight):
+        case .weightChanged(let id, let weight):
             if contains(id.rawValue) { nodes.update(id.rawValue) { $0.weight = weight } }
-        case let .stateChanged(id, state, failed, message):
+        case .stateChanged(let id, let state, let failed, let message):
             setState(id.rawValue, state, failed: failed, message: message, time: t)
-        case let .progress(id, progress):
+        case .progress(let id, let progress):
             let i = id.rawValue
             guard contains(i) else { return }
             nodes.update(i) {
                 $0.fraction = progress.fraction
                 $0.info = progress.info
             }
-        case let .cancelRequested(id, source):
+        case .cancelRequested(let id, let source):
             if contains(id.rawValue) { nodes.update(id.rawValue) { $0.cancelSource = source } }
-        case let .output(id, stream, text):
+        case .output(let id, let stream, let text):
             guard contains(id.rawValue) else { return }
             outputs[id.rawValue, default: OutputRing()].append(.init(stream: stream, text: text))
-        case let .ref(id, of):
+        case .ref(let id, let of):
             if contains(id.rawValue), of.rawValue >= 0, of.rawValue <= Int(Int32.max) {
                 nodes.update(id.rawValue) { $0.refOf = Int32(of.rawValue) }
             }
-        case let .dropped(ids):
+        case .dropped(let ids):
             drop(ids)
         }
     }
@@ -90,7 +91,7 @@ extension TreeModel {
     private mutating func detach(_ i: Int) {
         let p = Int(nodes[i].parent)
         if p < 0 {
-            rootTombstones += 1   // its slot in rootSlots is now stale
+            rootTombstones += 1 // its slot in rootSlots is now stale
             if rootTombstones > 64 && rootTombstones * 2 > rootSlots.count { compactRoots() }
         } else if contains(p) {
             var kids = nodes[p].children
@@ -151,8 +152,10 @@ extension TreeModel {
         rootTombstones = 0
     }
 
-    private mutating func setState(_ i: Int, _ state: TaskState, failed: Bool, message: String?,
-                                   time: Double) {
+    private mutating func setState(
+        _ i: Int, _ state: TaskState, failed: Bool, message: String?,
+        time: Double
+    ) {
         guard contains(i) else { return }
         let (before, after) = nodes.update(i) { n in
             let before = n.display
@@ -191,7 +194,7 @@ extension TreeModel {
     /// Marks every never-executed descendant reachable through never-executed nodes as
     /// skipped. Each node is marked at most once, so this is O(1) amortized per node.
     mutating func markSkippedBelow(_ i: Int) {
-        guard nodes.read(i, { !$0.children.isEmpty }) else { return }   // a leaf: no stack to allocate
+        guard nodes.read(i, { !$0.children.isEmpty }) else { return } // a leaf: no stack to allocate
         var stack: [Int32] = [Int32(i)]
         while let top = stack.popLast() {
             for c in nodes.read(Int(top), { $0.children }) {

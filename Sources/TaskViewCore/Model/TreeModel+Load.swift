@@ -19,8 +19,9 @@ extension TreeModel {
         seen.reserveCapacity(items.count)
         for it in items {
             guard it.id >= 0, it.id <= Int(Int32.max), !contains(it.id),
-                  it.parent == parent || seen.contains(it.parent),
-                  seen.insert(it.id).inserted else { return false }
+                it.parent == parent || seen.contains(it.parent),
+                seen.insert(it.id).inserted
+            else { return false }
         }
         return true
     }

@@ -83,12 +83,15 @@ public struct TreeModel: Sendable {
     /// Live roots in creation order.
     public var roots: [Int] {
         var out: [Int] = []
-        forEachRoot { out.append($0); return true }
+        forEachRoot {
+            out.append($0)
+            return true
+        }
         return out
     }
 
     /// Calls `body` for each live root in order until it returns false.
-    
+
     public func forEachRoot(_ body: (Int) -> Bool) {
         for slot in rootSlots {
             let id = Int(slot)
@@ -112,7 +115,10 @@ public struct TreeModel: Sendable {
 
     /// Overall weighted progress: the weighted mean of the roots' fractions (nil: no tasks).
     public var overallProgress: Double? {
-        var sum = 0.0, weights = 0.0, plain = 0.0, n = 0
+        var sum = 0.0
+        var weights = 0.0
+        var plain = 0.0
+        var n = 0
         forEachRoot { id in
             let node = nodes[id]
             let f = node.state == .completed && !node.failed ? 1 : node.fraction

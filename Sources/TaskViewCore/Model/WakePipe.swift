@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A non-blocking, close-on-exec pipe whose reading end a waiting thread polls: writers

@@ -16,7 +16,10 @@ public struct JSONParser {
     /// Parses one JSON document.
     public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONNode {
         var p = JSONParser(bytes)
-        if p.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { p.i = 3; p.lineStart = 3 }
+        if p.bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            p.i = 3
+            p.lineStart = 3
+        }
         p.skipWS()
         let v = try p.value(depth: 0)
         p.skipWS()
@@ -45,7 +48,10 @@ public struct JSONParser {
         while i < bytes.count {
             switch bytes[i] {
             case 32, 9, 13: i += 1
-            case 10: i += 1; line += 1; lineStart = i
+            case 10:
+                i += 1
+                line += 1
+                lineStart = i
             default: return
             }
         }
@@ -59,9 +65,15 @@ public struct JSONParser {
         case UInt8(ascii: "{"): return JSONNode(value: try object(depth: depth), position: pos)
         case UInt8(ascii: "["): return JSONNode(value: try array(depth: depth), position: pos)
         case UInt8(ascii: "\""): return JSONNode(value: .string(try string()), position: pos)
-        case UInt8(ascii: "t"): try literal("true"); return JSONNode(value: .bool(true), position: pos)
-        case UInt8(ascii: "f"): try literal("false"); return JSONNode(value: .bool(false), position: pos)
-        case UInt8(ascii: "n"): try literal("null"); return JSONNode(value: .null, position: pos)
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return JSONNode(value: .bool(true), position: pos)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return JSONNode(value: .bool(false), position: pos)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return JSONNode(value: .null, position: pos)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return JSONNode(value: .number(try number()), position: pos)
         case UInt8(ascii: "/"): throw error("comments are not allowed in JSON")
@@ -85,7 +97,10 @@ public struct JSONParser {
         var members: [JSONMember] = []
         var seen = Set<String>()
         skipWS()
-        if peek == UInt8(ascii: "}") { i += 1; return .object(members) }
+        if peek == UInt8(ascii: "}") {
+            i += 1
+            return .object(members)
+        }
         while true {
             skipWS()
             let keyPos = position
@@ -106,7 +121,9 @@ public struct JSONParser {
             skipWS()
             switch peek {
             case UInt8(ascii: ","): i += 1
-            case UInt8(ascii: "}"): i += 1; return .object(members)
+            case UInt8(ascii: "}"):
+                i += 1
+                return .object(members)
             case nil: throw error("unexpected end of file, expected ',' or '}'")
             case UInt8(ascii: "/"): throw error("comments are not allowed in JSON")
             default: throw error("expected ',' or '}'")
@@ -118,7 +135,10 @@ public struct JSONParser {
         i += 1
         var items: [JSONNode] = []
         skipWS()
-        if peek == UInt8(ascii: "]") { i += 1; return .array(items) }
+        if peek == UInt8(ascii: "]") {
+            i += 1
+            return .array(items)
+        }
         while true {
             skipWS()
             if peek == UInt8(ascii: "]") { throw error("trailing comma before ']'") }
@@ -126,7 +146,9 @@ public struct JSONParser {
             skipWS()
             switch peek {
             case UInt8(ascii: ","): i += 1
-            case UInt8(ascii: "]"): i += 1; return .array(items)
+            case UInt8(ascii: "]"):
+                i += 1
+                return .array(items)
             case nil: throw error("unexpected end of file, expected ',' or ']'")
             case UInt8(ascii: "/"): throw error("comments are not allowed in JSON")
             default: throw error("expected ',' or ']'")

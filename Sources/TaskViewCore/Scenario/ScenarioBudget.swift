@@ -22,11 +22,16 @@ public enum ScenarioBudget {
 
     /// Adds `node`, run `times` times (the product of the enclosing retries' attempts).
     /// Recursion depth is bounded by the JSON nesting limit.
-    static func visit(_ node: ScenarioNode, times: Int, path: String, totals: inout Totals,
-                      file: String) throws(ScenarioError) {
+    static func visit(
+        _ node: ScenarioNode, times: Int, path: String, totals: inout Totals,
+        file: String
+    ) throws(ScenarioError) {
         func over(_ what: String, _ limit: Int) -> ScenarioError {
-            ScenarioError(file: file, position: nil,
-                          message: "\(path) (\(node.kind.rawValue) \"\(node.name)\"): the scenario asks for more than \(limit.formatted3) \(what), over taskview's budget")
+            ScenarioError(
+                file: file, position: nil,
+                message:
+                    "\(path) (\(node.kind.rawValue) \"\(node.name)\"): the scenario asks for more than \(limit.formatted3) \(what), over taskview's budget"
+            )
         }
         totals.nodes += times
         if totals.nodes > maxNodes { throw over("nodes (retry attempts included)", maxNodes) }

@@ -77,11 +77,12 @@ public struct ScenarioBuilder {
         switch node.run {
         case .shell(let s)?: shell = s
         case .argv(let a)?: argv = a
-        case nil: break   // the decoder requires `run`; an empty argv fails with "cannot run"
+        case nil: break // the decoder requires `run`; an empty argv fails with "cannot run"
         }
-        return ScenarioTask.commandIgnoringOutput(argv, shell: shell, name: name, graph: graph,
-                                                  workingDirectory: node.cwd, environment: env,
-                                                  progress: progress, grace: node.grace ?? 5)
+        return ScenarioTask.commandIgnoringOutput(
+            argv, shell: shell, name: name, graph: graph,
+            workingDirectory: node.cwd, environment: env,
+            progress: progress, grace: node.grace ?? 5)
     }
 
     /// A simulated leaf. Each run of its closure (the first attempt, then each `retry`
@@ -95,8 +96,9 @@ public struct ScenarioBuilder {
             let attempt = attempts.next()
             var rng = SplitMix64(seed: seed, path: path, attempt: attempt)
             let unlucky = spec.failProbability.map { rng.nextUnit() < $0 } ?? false
-            let run = WorkRun(spec: spec, fails: spec.fail || unlucky || spec.failAt != nil,
-                              clock: clock, succeed: { succeed(()) }, fail: fail, progress: progress)
+            let run = WorkRun(
+                spec: spec, fails: spec.fail || unlucky || spec.failAt != nil,
+                clock: clock, succeed: { succeed(()) }, fail: fail, progress: progress)
             task.onCancel { run.stop() }
             run.next()
         }
@@ -169,8 +171,10 @@ final class WorkRun: Sendable {
     let progress: @Sendable (TaskProgress) -> Void
     private let state = Mutex(State())
 
-    init(spec: WorkSpec, fails: Bool, clock: any GraphClock, succeed: @escaping @Sendable () -> Void,
-         fail: @escaping @Sendable (ScenarioFailure) -> Void, progress: @escaping @Sendable (TaskProgress) -> Void) {
+    init(
+        spec: WorkSpec, fails: Bool, clock: any GraphClock, succeed: @escaping @Sendable () -> Void,
+        fail: @escaping @Sendable (ScenarioFailure) -> Void, progress: @escaping @Sendable (TaskProgress) -> Void
+    ) {
         self.spec = spec
         self.fails = fails
         self.end = spec.end(fails: fails)
@@ -184,7 +188,8 @@ final class WorkRun: Sendable {
     func next() {
         let (at, elapsed, stopped) = state.withLock { s -> (Double, Double, Bool) in
             let i = s.step + 1
-            let at = i <= spec.steps && (spec.stepTime(i) < end || (!fails && spec.stepTime(i) <= end))
+            let at =
+                i <= spec.steps && (spec.stepTime(i) < end || (!fails && spec.stepTime(i) <= end))
                 ? spec.stepTime(i) : end
             return (at, s.elapsed, s.stopped)
         }

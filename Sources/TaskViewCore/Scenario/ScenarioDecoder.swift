@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TaskGraphProcess
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Turns parsed JSON into a `Scenario`, checking every field: unknown fields, wrong types
 /// and invalid values are errors naming the position and the node's JSON path.
@@ -28,8 +29,10 @@ public enum ScenarioDecoder {
     /// Parses and validates scenario text. `file` names it in messages; relative `cwd`s of
     /// `command` nodes are resolved against `baseDirectory` (nil: the current directory)
     /// and must exist.
-    public static func decode(_ bytes: [UInt8], file: String, name: String,
-                              baseDirectory: String? = nil) throws(ScenarioError) -> Scenario {
+    public static func decode(
+        _ bytes: [UInt8], file: String, name: String,
+        baseDirectory: String? = nil
+    ) throws(ScenarioError) -> Scenario {
         let json: JSONNode
         do {
             json = try JSONParser.parse(bytes)
@@ -38,7 +41,8 @@ public enum ScenarioDecoder {
         }
         var d = Decoder(file: file, baseDirectory: baseDirectory)
         guard case .object(let members) = json.value else {
-            throw d.fail(json.position, "$", "a scenario is one JSON object (the root node), not \(json.value.typeName)")
+            throw d.fail(
+                json.position, "$", "a scenario is one JSON object (the root node), not \(json.value.typeName)")
         }
         var description: String?
         var rootMembers = members
@@ -80,7 +84,8 @@ public enum ScenarioDecoder {
             }
             guard let kind = ScenarioNode.Kind(rawValue: kindText) else {
                 let known = ScenarioNode.Kind.allCases.map(\.rawValue).joined(separator: ", ")
-                throw fail(kindMember.value.position, path, "unknown node kind \"\(kindText)\" (expected one of: \(known))")
+                throw fail(
+                    kindMember.value.position, path, "unknown node kind \"\(kindText)\" (expected one of: \(known))")
             }
             guard let nameMember = member("name") else { throw fail(json.position, path, "missing \"name\"") }
             guard case .string(let name) = nameMember.value.value, !name.isEmpty else {
@@ -100,9 +105,10 @@ public enum ScenarioDecoder {
                     guard case .number(let v) = m.value.value else {
                         throw fail(pos, label, "\"\(m.key)\" must be a number, not \(m.value.value.typeName)")
                     }
-                    guard (minInclusive ? v >= min : v > min), v <= max else {
+                    guard minInclusive ? v >= min : v > min, v <= max else {
                         let lower = minInclusive ? ">= \(Self.show(min))" : "> \(Self.show(min))"
-                        throw fail(pos, label, "\"\(m.key)\" must be \(lower) and <= \(Self.show(max)), not \(Self.show(v))")
+                        throw fail(
+                            pos, label, "\"\(m.key)\" must be \(lower) and <= \(Self.show(max)), not \(Self.show(v))")
                     }
                     return v
                 }
@@ -137,7 +143,9 @@ public enum ScenarioDecoder {
                         node.phases.append(s)
                     }
                 case "fail":
-                    guard case .bool(let b) = m.value.value else { throw fail(pos, label, "\"fail\" must be true or false") }
+                    guard case .bool(let b) = m.value.value else {
+                        throw fail(pos, label, "\"fail\" must be true or false")
+                    }
                     node.fail = b
                 case "failAt": node.failAt = try number(min: 0, max: ScenarioDecoder.maxDuration)
                 case "failProbability": node.failProbability = try number(min: 0, max: 1)
@@ -152,7 +160,9 @@ public enum ScenarioDecoder {
                     }
                     for v in vars {
                         guard case .string(let s) = v.value.value else {
-                            throw fail(v.value.position, label, "\"env\" values must be strings (\"\(v.key)\" is \(v.value.value.typeName))")
+                            throw fail(
+                                v.value.position, label,
+                                "\"env\" values must be strings (\"\(v.key)\" is \(v.value.value.typeName))")
                         }
                         guard !v.key.isEmpty, !v.key.contains("="), !v.key.contains("\0"), !s.contains("\0") else {
                             throw fail(v.keyPosition, label, "\"env\" has an invalid variable name \"\(v.key)\"")
@@ -168,11 +178,13 @@ public enum ScenarioDecoder {
                     }
                     node.progress = pattern
                 case "grace": node.grace = try number(min: 0, max: ScenarioDecoder.maxGrace)
-                default: break   // kind, name, children
+                default: break // kind, name, children
                 }
             }
             if kind == .command && member("run") == nil {
-                throw fail(json.position, label, "a command node needs \"run\" (a string for /bin/sh -c, or an array of strings)")
+                throw fail(
+                    json.position, label,
+                    "a command node needs \"run\" (a string for /bin/sh -c, or an array of strings)")
             }
             if kind == .timeout && member("seconds") == nil {
                 throw fail(json.position, label, "a timeout node needs \"seconds\"")
@@ -186,14 +198,17 @@ public enum ScenarioDecoder {
                 for (i, item) in items.enumerated() {
                     children += try self.node(item, path: "\(path).children[\(i)]")
                 }
-                let need: Int? = switch kind {
-                case .then, .recover: 2
-                case .retry, .timeout: 1
-                default: nil
-                }
+                let need: Int? =
+                    switch kind {
+                    case .then, .recover: 2
+                    case .retry, .timeout: 1
+                    default: nil
+                    }
                 if let need, children.count != need {
-                    throw fail(c.value.position, label,
-                               "a \(kindText) node needs exactly \(need == 1 ? "one child" : "two children"), not \(children.count)")
+                    throw fail(
+                        c.value.position, label,
+                        "a \(kindText) node needs exactly \(need == 1 ? "one child" : "two children"), not \(children.count)"
+                    )
                 }
                 node.children = children
             }
@@ -226,7 +241,9 @@ public enum ScenarioDecoder {
                     }
                     argv.append(s)
                 }
-                guard !argv[0].isEmpty else { throw fail(items[0].position, label, "\"run\": the program name is empty") }
+                guard !argv[0].isEmpty else {
+                    throw fail(items[0].position, label, "\"run\": the program name is empty")
+                }
                 return .argv(argv)
             default:
                 throw fail(pos, label, want + ", not \(m.value.value.typeName)")
@@ -235,7 +252,9 @@ public enum ScenarioDecoder {
 
         /// `cwd` resolved against the scenario's directory; it must be an existing directory.
         func directory(_ path: String, at pos: JSONPosition, label: String) throws(ScenarioError) -> String {
-            guard !path.isEmpty, !path.contains("\0") else { throw fail(pos, label, "\"cwd\" must be a non-empty path") }
+            guard !path.isEmpty, !path.contains("\0") else {
+                throw fail(pos, label, "\"cwd\" must be a non-empty path")
+            }
             let resolved: String
             if path.hasPrefix("/") {
                 resolved = path

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Finds scenarios: the embedded demos by name, or a user's file.
@@ -20,8 +20,9 @@ public enum ScenarioLoader {
     /// A shipped demo by name.
     public static func demo(_ name: String) throws(ScenarioError) -> Scenario {
         guard let text = demoText(name) else {
-            throw ScenarioError(file: name, position: nil,
-                                message: "no demo named \"\(name)\" (try: \(demoNames.joined(separator: ", ")))")
+            throw ScenarioError(
+                file: name, position: nil,
+                message: "no demo named \"\(name)\" (try: \(demoNames.joined(separator: ", ")))")
         }
         return try ScenarioDecoder.decode(Array(text.utf8), file: "demos/\(name).json", name: name)
     }
@@ -62,7 +63,9 @@ public enum ScenarioLoader {
             if n > 0 { out.append(contentsOf: chunk[..<n]) }
             if out.count > maxFileBytes { throw ReadError(message: "the file is larger than 64 MiB") }
             if n < chunk.count {
-                if ferror(f) != 0 { throw ReadError(message: "cannot read the file: \(String(cString: strerror(errno)))") }
+                if ferror(f) != 0 {
+                    throw ReadError(message: "cannot read the file: \(String(cString: strerror(errno)))")
+                }
                 break
             }
         }

@@ -5,7 +5,7 @@ import TaskGraphProcess
 /// runs real commands: processes take real time), optionally recorded (the
 /// recorder is attached before any task exists, so the log has every event), and the root
 /// task, built but not executed.
-public final class ScenarioSession: @unchecked Sendable {   // used from the main thread only
+public final class ScenarioSession: @unchecked Sendable { // used from the main thread only
     public let scenario: Scenario
     public let seed: UInt64
     public let clock: any GraphClock
@@ -70,7 +70,7 @@ public final class ScenarioSession: @unchecked Sendable {   // used from the mai
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// 10 ms of sleep (waiting for real-time work to settle).

@@ -29,7 +29,7 @@ public final class AttachSource: DashboardSource {
         if changed { Reducer.applyFollow(&model) }
         var done = false
         if model.outcome == nil && session.allEnded && session.watchDirectory == nil {
-            model.outcome = .succeeded   // every program has ended: the session is done
+            model.outcome = .succeeded // every program has ended: the session is done
             done = true
         }
         return changed || done || before != Format.duration(realElapsed)
@@ -47,7 +47,7 @@ public final class AttachSource: DashboardSource {
     public var wakeDescriptors: [Int32] { session.wakeDescriptor.map { [$0] } ?? [] }
 
     public func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {
-        guard case let .cancel(node, _) = effect, model.tree.contains(node) else { return }
+        guard case .cancel(let node, _) = effect, model.tree.contains(node) else { return }
         let name = model.tree[node].name
         model.view.message = session.cancel(local: node, name: name, tree: model.tree)
         onKey?(key.name, NodeID(node))

@@ -22,8 +22,10 @@ public final class LiveGraphSource: DashboardSource {
     let onKey: ((String, NodeID?) -> Void)?
 
     /// `start` executes the root; it runs after observation begins, in `start(model:)`.
-    public init(graph: Graph, clock: any GraphClock, root: NodeID, title: String, speed: Double,
-                onKey: ((String, NodeID?) -> Void)? = nil, start: @escaping () -> Void) {
+    public init(
+        graph: Graph, clock: any GraphClock, root: NodeID, title: String, speed: Double,
+        onKey: ((String, NodeID?) -> Void)? = nil, start: @escaping () -> Void
+    ) {
         self.graph = graph
         self.clock = clock
         self.root = root
@@ -88,7 +90,7 @@ public final class LiveGraphSource: DashboardSource {
         var ids: [Int] = []
         var last = -1
         for e in events {
-            if case let .output(id, _, _) = e.change, id.rawValue != last {
+            if case .output(let id, _, _) = e.change, id.rawValue != last {
                 last = id.rawValue
                 ids.append(last)
             }
@@ -100,7 +102,8 @@ public final class LiveGraphSource: DashboardSource {
             var steps = 0
             ids.append(sel)
             while model.tree.contains(sel), model.tree.nodes[sel].kind == NodeKind.map,
-                  model.tree.nodes[sel].children.count == 1, steps < 64 {
+                model.tree.nodes[sel].children.count == 1, steps < 64
+            {
                 steps += 1
                 sel = Int(model.tree.nodes[sel].children[0])
                 ids.append(sel)
@@ -109,7 +112,8 @@ public final class LiveGraphSource: DashboardSource {
         var changed = false
         for id in ids where model.tree.contains(id) {
             guard let info = CommandRegistry.shared.info(graph: graph, node: NodeID(id)),
-                  model.tree.commands[id] != info else { continue }
+                model.tree.commands[id] != info
+            else { continue }
             model.tree.setCommand(info, for: id)
             changed = true
         }
@@ -134,7 +138,7 @@ public final class LiveGraphSource: DashboardSource {
     public var wakeDescriptors: [Int32] { inbox.wakeDescriptor.map { [$0] } ?? [] }
 
     public func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {
-        guard case let .cancel(node, source) = effect else { return }
+        guard case .cancel(let node, let source) = effect else { return }
         graph.cancel(NodeID(node), source: source)
         onKey?(key.name, NodeID(node))
         absorb(&model)

@@ -1,6 +1,7 @@
 import TaskGraph
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `replay --follow`: reads a log that is still being written, like `tail -f`, through the
@@ -58,13 +59,13 @@ public final class LogFollower {
 
     private func absorb(_ item: StreamItem, into tree: inout TreeModel, lines: inout [String]) {
         switch item {
-        case let .snapshot(nodes, _, _) where !seeded:
+        case .snapshot(let nodes, _, _) where !seeded:
             var model = LogModel()
             for n in nodes { model.add(n) }
             tree = TreeModel(snapshot: model.snapshot(sequence: 0))
             seeded = true
         case .events(let events):
-            seeded = true   // a log that starts late: events build the tree from nothing
+            seeded = true // a log that starts late: events build the tree from nothing
             for e in events {
                 tree.absorb(e)
                 if let line = HeadlessPrinter.line(for: e, in: tree) { lines.append(line) }
@@ -72,7 +73,7 @@ public final class LogFollower {
         case .end:
             ended = true
         default:
-            break   // the header; later snapshots
+            break // the header; later snapshots
         }
     }
 
@@ -131,7 +132,7 @@ public final class FollowSource: DashboardSource {
     }
 
     public func secondsUntilNextTick(realElapsed: Double, model: DashboardModel) -> Double? {
-        follower.ended || failure != nil ? nil : 0.1   // the writer flushes at least every 100 ms
+        follower.ended || failure != nil ? nil : 0.1 // the writer flushes at least every 100 ms
     }
 
     public func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {}

@@ -62,11 +62,11 @@ public final class ReplaySource: DashboardSource {
     }
 
     public func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {
-        guard case let .replay(action) = effect else { return }
+        guard case .replay(let action) = effect else { return }
         switch action {
         case .replayPlayPause:
             if !playing && position >= log.eventCount && time >= log.duration {
-                rebuild(at: log.eventCount(atTime: 0), model: &model)   // play again from the start
+                rebuild(at: log.eventCount(atTime: 0), model: &model) // play again from the start
                 time = 0
             }
             playing.toggle()
@@ -122,7 +122,8 @@ public final class ReplaySource: DashboardSource {
     }
 
     private func nearestTree(to count: Int) -> Int? {
-        var lo = 0, hi = trees.count
+        var lo = 0
+        var hi = trees.count
         while lo < hi {
             let mid = (lo + hi) / 2
             if trees[mid].count <= count { lo = mid + 1 } else { hi = mid }

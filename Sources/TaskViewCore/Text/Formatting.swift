@@ -37,9 +37,9 @@ public enum Format {
         let t = t.isFinite ? max(0, t) : 0
         let next: Double
         if t < 60 {
-            next = ((t * 10 + 0.5).rounded(.down) + 0.5) / 10   // tenths are rounded
+            next = ((t * 10 + 0.5).rounded(.down) + 0.5) / 10 // tenths are rounded
         } else {
-            let step: Double = t < 3600 ? 1 : 60                 // seconds and minutes are cut
+            let step: Double = t < 3600 ? 1 : 60 // seconds and minutes are cut
             next = ((t / step).rounded(.down) + 1) * step
         }
         return max(1.0 / 30, next - t)

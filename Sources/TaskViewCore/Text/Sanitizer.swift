@@ -17,7 +17,7 @@ public enum Sanitizer {
     }
 
     /// What one scalar becomes (nil: dropped).
-    
+
     public static func cleanScalar(_ s: Unicode.Scalar, ascii: Bool) -> Unicode.Scalar? {
         let v = s.value
         if v >= 0x20 && v < 0x7F { return s }
@@ -27,7 +27,7 @@ public enum Sanitizer {
         switch s.properties.generalCategory {
         case .nonspacingMark, .enclosingMark, .spacingMark: return nil
         case .format, .control, .surrogate, .privateUse, .unassigned, .lineSeparator,
-             .paragraphSeparator:
+            .paragraphSeparator:
             return "?"
         default: return s
         }
@@ -35,7 +35,7 @@ public enum Sanitizer {
 
     /// Terminal columns a (clean) scalar takes: 2 for wide East Asian characters and emoji,
     /// else 1.
-    
+
     public static func width(_ s: Unicode.Scalar) -> Int {
         let v = s.value
         if v < 0x1100 { return 1 }
@@ -45,7 +45,8 @@ public enum Sanitizer {
             || (0xAC00...0xD7A3).contains(v) || (0xF900...0xFAFF).contains(v)
             || (0xFE30...0xFE4F).contains(v) || (0xFF00...0xFF60).contains(v)
             || (0xFFE0...0xFFE6).contains(v) || (0x1F300...0x1F64F).contains(v)
-            || (0x1F900...0x1F9FF).contains(v) || (0x20000...0x3FFFD).contains(v) {
+            || (0x1F900...0x1F9FF).contains(v) || (0x20000...0x3FFFD).contains(v)
+        {
             return 2
         }
         return 1

@@ -11,8 +11,10 @@ public struct CellStyle: Hashable, Sendable {
     public var reverse: Bool
     public var underline: Bool
 
-    public init(_ role: StyleRole = .normal, bold: Bool = false, reverse: Bool = false,
-                underline: Bool = false) {
+    public init(
+        _ role: StyleRole = .normal, bold: Bool = false, reverse: Bool = false,
+        underline: Bool = false
+    ) {
         self.role = role
         self.bold = bold
         self.reverse = reverse
@@ -64,7 +66,8 @@ public struct CellGrid: Sendable, Equatable {
     /// Applies `style` to cells `x..<x+count` of row `y`.
     public mutating func restyle(y: Int, from x: Int, count: Int, _ style: (inout CellStyle) -> Void) {
         guard y >= 0, y < height else { return }
-        let start = max(0, x), end = min(width, x + count)
+        let start = max(0, x)
+        let end = min(width, x + count)
         guard start < end else { return }
         for i in (y * width + start)..<(y * width + end) { style(&cells[i].style) }
     }
@@ -72,8 +75,10 @@ public struct CellGrid: Sendable, Equatable {
     /// Writes clean text from column `x` on row `y`, at most `limit` columns; returns the
     /// column after the last one written. Wide characters that do not fit are not split.
     @discardableResult
-    public mutating func write(_ text: String, x: Int, y: Int, style: CellStyle = .normal,
-                               limit: Int = .max) -> Int {
+    public mutating func write(
+        _ text: String, x: Int, y: Int, style: CellStyle = .normal,
+        limit: Int = .max
+    ) -> Int {
         guard y >= 0, y < height else { return x }
         let end = min(width, limit == .max ? width : x + max(0, limit))
         var col = x
@@ -91,8 +96,10 @@ public struct CellGrid: Sendable, Equatable {
 
     /// Writes text cut to `limit` columns, ending with `ellipsis` when cut.
     @discardableResult
-    public mutating func writeFitted(_ text: String, x: Int, y: Int, style: CellStyle = .normal,
-                                     limit: Int, ellipsis: Unicode.Scalar) -> Int {
+    public mutating func writeFitted(
+        _ text: String, x: Int, y: Int, style: CellStyle = .normal,
+        limit: Int, ellipsis: Unicode.Scalar
+    ) -> Int {
         guard limit > 0 else { return x }
         let cols = Sanitizer.columns(text)
         if cols <= limit { return write(text, x: x, y: y, style: style, limit: limit) }

@@ -22,7 +22,8 @@ extension Renderer {
         lines.append(kind)
         var weight = Format.weight(node.weight)
         if node.weight >= 10_000 { weight += " (" + Format.weightLabel(node.weight) + ")" }
-        var progress = "Weight: " + weight + "   Progress: "
+        var progress =
+            "Weight: " + weight + "   Progress: "
             + Format.percent(fractionShown(node)).trimmingLeadingSpaces
         if let info = node.info { progress += " " + clean(info) }
         lines.append(progress)
@@ -41,13 +42,13 @@ extension Renderer {
         if node.failed, let m = node.message { lines.append("Error: " + clean(m)) }
         if let cmd = tree.commands[c] {
             lines.append("Command: " + clean(cmd.commandLine))
-            var where_ = "Directory: " + (cmd.workingDirectory.map(clean) ?? "(inherited)")
+            var location = "Directory: " + (cmd.workingDirectory.map(clean) ?? "(inherited)")
             if let exit = cmd.exit {
-                where_ += "   Exit: " + clean(exit)
+                location += "   Exit: " + clean(exit)
             } else if let pid = cmd.pid {
-                where_ += "   Pid: \(pid)"
+                location += "   Pid: \(pid)"
             }
-            lines.append(where_)
+            lines.append(location)
         }
         if let ring = tree.outputs[c] {
             lines.append("Output (last \(ring.count) of \(ring.total) lines):")
@@ -67,7 +68,8 @@ extension Renderer {
         // A command's output follows its newest lines (or stays where `[`/`]` scrolled it):
         // keep the facts, then a window of the output.
         if let ring = tree.outputs[d.content(model.view.selection)],
-           let head = lines.firstIndex(where: { $0.hasPrefix("Output (last ") }), head < rows {
+            let head = lines.firstIndex(where: { $0.hasPrefix("Output (last ") }), head < rows
+        {
             let avail = rows - head - 1
             let oldest = ring.total - ring.count
             let wanted = model.view.detailOutputEnd ?? ring.total
@@ -92,8 +94,9 @@ extension Renderer {
         var lines = ["Keys (any key closes this help)"]
         lines += KeyTable.helpLines(replay: model.isReplay, ascii: glyphs.isASCII).map { "  " + clean($0) }
         for (i, line) in lines.prefix(rows).enumerated() {
-            grid.writeFitted(line, x: 1, y: layout.treeTop + i, style: CellStyle(i == 0 ? .accent : .normal, bold: i == 0),
-                             limit: grid.width - 1, ellipsis: glyphs.ellipsis)
+            grid.writeFitted(
+                line, x: 1, y: layout.treeTop + i, style: CellStyle(i == 0 ? .accent : .normal, bold: i == 0),
+                limit: grid.width - 1, ellipsis: glyphs.ellipsis)
         }
     }
 
@@ -103,15 +106,18 @@ extension Renderer {
         let style = CellStyle(.accent, bold: true)
         if let preview {
             if layout.footerRows > 1, let note = preview.upwardNote {
-                grid.writeFitted(clean(note), x: 0, y: y - 1, style: CellStyle(.cancelled),
-                                 limit: grid.width, ellipsis: glyphs.ellipsis)
+                grid.writeFitted(
+                    clean(note), x: 0, y: y - 1, style: CellStyle(.cancelled),
+                    limit: grid.width, ellipsis: glyphs.ellipsis)
             }
-            grid.writeFitted(clean(preview.prompt), x: 0, y: y, style: style, limit: grid.width, ellipsis: glyphs.ellipsis)
+            grid.writeFitted(
+                clean(preview.prompt), x: 0, y: y, style: style, limit: grid.width, ellipsis: glyphs.ellipsis)
             return
         }
         if model.view.mode == .filterInput {
-            grid.writeFitted("/" + clean(model.view.filter) + "_", x: 0, y: y, style: style,
-                             limit: grid.width, ellipsis: glyphs.ellipsis)
+            grid.writeFitted(
+                "/" + clean(model.view.filter) + "_", x: 0, y: y, style: style,
+                limit: grid.width, ellipsis: glyphs.ellipsis)
             return
         }
         if let message = model.view.message {

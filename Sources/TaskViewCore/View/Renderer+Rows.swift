@@ -2,8 +2,10 @@ import TaskGraph
 
 extension Renderer {
     /// The tree rows, from `top` down, one `next` step per row.
-    func drawRows(_ model: DashboardModel, _ d: DisplayTree, _ layout: Layout, top: Int,
-                  into grid: inout CellGrid) {
+    func drawRows(
+        _ model: DashboardModel, _ d: DisplayTree, _ layout: Layout, top: Int,
+        into grid: inout CellGrid
+    ) {
         guard layout.treeRows > 0 else { return }
         var node: Int? = top >= 0 ? top : nil
         if node == nil, d.first() != nil { node = d.first() }
@@ -15,14 +17,17 @@ extension Renderer {
         let now = model.pausedClock ?? model.clockNow
         for r in 0..<layout.treeRows {
             guard let n = node else { break }
-            drawRow(n, d, layout, y: layout.treeTop + r, now: now,
-                    selected: n == model.view.selection, into: &grid)
+            drawRow(
+                n, d, layout, y: layout.treeTop + r, now: now,
+                selected: n == model.view.selection, into: &grid)
             node = d.next(n)
         }
     }
 
-    func drawRow(_ n: Int, _ d: DisplayTree, _ layout: Layout, y: Int, now: Double, selected: Bool,
-                 into grid: inout CellGrid) {
+    func drawRow(
+        _ n: Int, _ d: DisplayTree, _ layout: Layout, y: Int, now: Double, selected: Bool,
+        into grid: inout CellGrid
+    ) {
         let tree = d.tree
         let node = tree.nodes[n]
         let state = node.display
@@ -36,8 +41,9 @@ extension Renderer {
         }
         var name = rowName(tree, d.content(n))
         if node.weight != 1 { name += "  " + Format.weightLabel(node.weight) }
-        let nameStyle = CellStyle(state == .notExecuted || state == .skipped ? .dim : .normal,
-                                  underline: state == .cancelled && glyphs.isASCII)
+        let nameStyle = CellStyle(
+            state == .notExecuted || state == .skipped ? .dim : .normal,
+            underline: state == .cancelled && glyphs.isASCII)
         grid.writeFitted(name, x: x, y: y, style: nameStyle, limit: nameCols - x, ellipsis: glyphs.ellipsis)
         var col = nameCols
         if layout.barWidth > 0 {
@@ -57,8 +63,9 @@ extension Renderer {
             if !node.startedAt.isNaN {
                 let end = node.endedAt.isNaN ? now : node.endedAt
                 let t = Format.duration(end - node.startedAt)
-                grid.write(String(repeating: " ", count: max(0, layout.timeWidth - t.count)) + t,
-                           x: col, y: y, style: CellStyle(.dim), limit: layout.timeWidth)
+                grid.write(
+                    String(repeating: " ", count: max(0, layout.timeWidth - t.count)) + t,
+                    x: col, y: y, style: CellStyle(.dim), limit: layout.timeWidth)
             }
             col += layout.timeWidth
         }
@@ -66,8 +73,9 @@ extension Renderer {
             col += 1
             let (text, style) = infoText(node, state)
             if !text.isEmpty {
-                grid.writeFitted(clean(text), x: col, y: y, style: style, limit: grid.width - col,
-                                 ellipsis: glyphs.ellipsis)
+                grid.writeFitted(
+                    clean(text), x: col, y: y, style: style, limit: grid.width - col,
+                    ellipsis: glyphs.ellipsis)
             }
         }
         if selected {

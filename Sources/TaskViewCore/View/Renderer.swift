@@ -23,9 +23,10 @@ public struct Renderer {
         guard width > 0, height > 0 else { return Frame(grid: grid, top: model.view.top) }
         let d = model.displayTree()
         let preview = confirmPreview(model, d)
-        let layout = Layout(width: width, height: height, detailOpen: model.view.detailOpen,
-                            tallDetail: detailShowsCommand(model, d),
-                            footerRows: preview?.upwardNote != nil ? 2 : 1)
+        let layout = Layout(
+            width: width, height: height, detailOpen: model.view.detailOpen,
+            tallDetail: detailShowsCommand(model, d),
+            footerRows: preview?.upwardNote != nil ? 2 : 1)
         drawHeader(model, into: &grid)
         var top = model.view.top
         if model.view.mode == .help {
@@ -49,8 +50,9 @@ public struct Renderer {
 
     func confirmPreview(_ model: DashboardModel, _ d: DisplayTree) -> CancelPreview? {
         guard case .confirmCancel(let node) = model.view.mode, model.tree.contains(node) else { return nil }
-        return CancelPreview(tree: model.tree, display: DisplayTree(tree: model.tree, view: model.view, mask: nil),
-                             node: node)
+        return CancelPreview(
+            tree: model.tree, display: DisplayTree(tree: model.tree, view: model.view, mask: nil),
+            node: node)
     }
 
     /// The style role of a display state.
@@ -69,8 +71,10 @@ public struct Renderer {
     func drawBar(_ fraction: Double, x: Int, y: Int, width: Int, role: StyleRole, into grid: inout CellGrid) {
         guard width > 0 else { return }
         let eighths = Int((min(max(fraction, 0), 1) * Double(width * 8)).rounded(.down))
-        let full = eighths / 8, rest = eighths % 8
-        let fill = CellStyle(role), track = CellStyle(.dim)
+        let full = eighths / 8
+        let rest = eighths % 8
+        let fill = CellStyle(role)
+        let track = CellStyle(.dim)
         for i in 0..<width {
             if i < full {
                 grid.set(x + i, y, Cell(glyphs.barFull, fill))

@@ -2,12 +2,13 @@ import ArgumentParser
 import TaskGraph
 import TaskViewCore
 import TaskViewTerminal
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `taskview attach`: watch and cancel the tasks of running programs that serve their
@@ -88,10 +89,12 @@ struct AttachCommand: ParsableCommand {
             return printer.run(interrupted: { Signals.pending != 0 })
         }
         let title = session.programCount == 1 && !all ? "attach" : "attach (\(session.programCount) programs)"
-        let source = AttachSource(session: session, title: all ? "attach --all" : title,
-                                  onKey: { key, node in recorder?.recordKey(key, node: node) })
-        let options = DashboardLoop.Options(ascii: common.ascii || !TerminalEnvironment.isUTF8(),
-                                            noColor: TerminalEnvironment.noColor(), exitWhenDone: common.exitWhenDone)
+        let source = AttachSource(
+            session: session, title: all ? "attach --all" : title,
+            onKey: { key, node in recorder?.recordKey(key, node: node) })
+        let options = DashboardLoop.Options(
+            ascii: common.ascii || !TerminalEnvironment.isUTF8(),
+            noColor: TerminalEnvironment.noColor(), exitWhenDone: common.exitWhenDone)
         do {
             let model = try DashboardLoop.run(source: source, title: source.title, options: options)
             for line in ExitSummary.lines(model: model) { print(line) }
@@ -115,8 +118,9 @@ struct AttachCommand: ParsableCommand {
         if !targets.isEmpty { return try targets.map { try resolve($0, dir: dir) } }
         let found = live(in: dir)
         if found.isEmpty {
-            fail("no program serves its graph in \(Sanitizer.clean(dir)). Make a program attachable "
-                 + "with `try Graph.shared.serve()` (see README, \"taskview attach\").")
+            fail(
+                "no program serves its graph in \(Sanitizer.clean(dir)). Make a program attachable "
+                    + "with `try Graph.shared.serve()` (see README, \"taskview attach\").")
         }
         if found.count == 1 { return [found[0].socket] }
         for (i, info) in found.enumerated() { print("\(i + 1)) " + info.line) }

@@ -6,7 +6,9 @@ struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Run a shipped demo scenario live (default: build).",
-        discussion: "Demos: \(ScenarioLoader.demoNames.joined(separator: ", ")). They are embedded in the binary; demos/*.json shows their source.")
+        discussion:
+            "Demos: \(ScenarioLoader.demoNames.joined(separator: ", ")). They are embedded in the binary; demos/*.json shows their source."
+    )
 
     @Flag(name: .long, help: "List the demos, one line each, and exit.")
     var list = false

@@ -6,7 +6,9 @@ import TaskViewTerminal
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write a replay log as Chrome/Perfetto trace JSON (open it in ui.perfetto.dev) or as OpenTelemetry OTLP/JSON.")
+        abstract:
+            "Write a replay log as Chrome/Perfetto trace JSON (open it in ui.perfetto.dev) or as OpenTelemetry OTLP/JSON."
+    )
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case chromeTrace = "chrome-trace"
@@ -16,10 +18,18 @@ struct ExportCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The replay log (.jsonl).", valueName: "LOG"))
     var log: String
 
-    @Option(name: .long, help: "Output format: chrome-trace (default; Perfetto/Chrome trace JSON) or otlp-json (an OpenTelemetry OTLP/JSON ExportTraceServiceRequest, for a collector).")
+    @Option(
+        name: .long,
+        help:
+            "Output format: chrome-trace (default; Perfetto/Chrome trace JSON) or otlp-json (an OpenTelemetry OTLP/JSON ExportTraceServiceRequest, for a collector)."
+    )
     var format: Format = .chromeTrace
 
-    @Option(name: [.customShort("o"), .long], help: ArgumentHelp("Write to FILE instead of stdout (- is stdout). A device or FIFO is written in place, a symlink followed, a regular file replaced whole.", valueName: "FILE"))
+    @Option(
+        name: [.customShort("o"), .long],
+        help: ArgumentHelp(
+            "Write to FILE instead of stdout (- is stdout). A device or FIFO is written in place, a symlink followed, a regular file replaced whole.",
+            valueName: "FILE"))
     var output: String?
 
     @Flag(name: .long, help: "Read past corrupt lines, counting them.")

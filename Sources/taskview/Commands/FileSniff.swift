@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A first look at a file that failed to load, to say what it is when it is the wrong kind:

@@ -1,8 +1,9 @@
 import ArgumentParser
 import TaskViewCore
 import TaskViewTerminal
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `taskview replay --follow LOG`: a log still being written, shown as it grows until its
@@ -19,8 +20,9 @@ enum FollowRun {
         if headless || isatty(1) == 0 { return try runHeadless(follower) }
         let file = path.split(separator: "/").last.map(String.init) ?? path
         let source = FollowSource(follower: follower, title: "follow \(file)")
-        let options = DashboardLoop.Options(ascii: ascii || !TerminalEnvironment.isUTF8(),
-                                            noColor: TerminalEnvironment.noColor(), exitWhenDone: exitWhenDone)
+        let options = DashboardLoop.Options(
+            ascii: ascii || !TerminalEnvironment.isUTF8(),
+            noColor: TerminalEnvironment.noColor(), exitWhenDone: exitWhenDone)
         let model: DashboardModel
         do {
             model = try DashboardLoop.run(source: source, title: source.title, options: options)
@@ -54,7 +56,7 @@ enum FollowRun {
                 return 130
             }
             fflush(nil)
-            usleep(100_000)   // the writer flushes at least every 100 ms
+            usleep(100_000) // the writer flushes at least every 100 ms
         }
         for line in HeadlessSummary(tree: tree).lines(root: tree.roots.last) { print(line) }
         return LogFollower.exitStatus(tree)

@@ -12,7 +12,9 @@ func loadLogForCommand(_ path: String, skipBadLines: Bool) throws -> ReplayLog {
     } catch {
         writeStderr("taskview: \(Sanitizer.clean(String(describing: error)))\n")
         if FileSniff.kind(of: path) == .scenario {
-            writeStderr("taskview: \(Sanitizer.clean(path)) is a scenario file, not a replay log: run it with `taskview run \(Sanitizer.clean(path))`\n")
+            writeStderr(
+                "taskview: \(Sanitizer.clean(path)) is a scenario file, not a replay log: run it with `taskview run \(Sanitizer.clean(path))`\n"
+            )
         }
         throw ExitCode(2)
     }

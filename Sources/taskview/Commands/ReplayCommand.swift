@@ -2,8 +2,9 @@ import ArgumentParser
 import TaskGraph
 import TaskViewCore
 import TaskViewTerminal
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `taskview replay LOG`: the dashboard (or the headless lines) driven by a replay log.
@@ -46,8 +47,9 @@ struct ReplayCommand: ParsableCommand {
 
     func run() throws {
         if follow {
-            let status = try FollowRun.run(log, headless: common.headless, ascii: common.ascii,
-                                           exitWhenDone: common.exitWhenDone)
+            let status = try FollowRun.run(
+                log, headless: common.headless, ascii: common.ascii,
+                exitWhenDone: common.exitWhenDone)
             if status != 0 { throw ExitCode(status) }
             return
         }
@@ -56,8 +58,9 @@ struct ReplayCommand: ParsableCommand {
             for line in ReplaySource.headlessLines(replay) { print(line) }
         } else {
             let source = ReplaySource(log: replay, title: Self.title(replay, path: log), speed: common.speed)
-            let options = DashboardLoop.Options(ascii: common.ascii || !Self.utf8Locale(), noColor: Self.noColor(),
-                                                exitWhenDone: common.exitWhenDone)
+            let options = DashboardLoop.Options(
+                ascii: common.ascii || !Self.utf8Locale(), noColor: Self.noColor(),
+                exitWhenDone: common.exitWhenDone)
             do {
                 let model = try DashboardLoop.run(source: source, title: source.title, options: options)
                 for line in ExitSummary.lines(model: model) { print(line) }
@@ -97,4 +100,3 @@ struct ReplayCommand: ParsableCommand {
         return v.pointee != 0
     }
 }
-

@@ -6,7 +6,9 @@ struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run a scenario file live.",
-        discussion: "FILE is strict JSON describing the root node (see demos/*.json). Errors are reported as FILE:LINE:COLUMN: message, exit status 2, and nothing runs.")
+        discussion:
+            "FILE is strict JSON describing the root node (see demos/*.json). Errors are reported as FILE:LINE:COLUMN: message, exit status 2, and nothing runs."
+    )
 
     @Argument(help: ArgumentHelp("The scenario file.", valueName: "FILE"))
     var file: String
@@ -14,8 +16,9 @@ struct RunCommand: ParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func run() throws {
-        let scenario = try ScenarioRunner.load({ () throws(ScenarioError) in try ScenarioLoader.file(file) },
-                                               explain: { Self.wrongKind(file) })
+        let scenario = try ScenarioRunner.load(
+            { () throws(ScenarioError) in try ScenarioLoader.file(file) },
+            explain: { Self.wrongKind(file) })
         let status = try ScenarioRunner.run(scenario, common: common)
         if status != 0 { throw ExitCode(status) }
     }
@@ -25,7 +28,9 @@ struct RunCommand: ParsableCommand {
         let name = Sanitizer.clean(file)
         switch FileSniff.kind(of: file) {
         case .replayLog: return "\(name) is a replay log, not a scenario file: replay it with `taskview replay \(name)`"
-        case .notJSONObject: return "\(name) is not a scenario file (a scenario is a JSON object describing the root node; see demos/*.json)"
+        case .notJSONObject:
+            return
+                "\(name) is not a scenario file (a scenario is a JSON object describing the root node; see demos/*.json)"
         case .scenario, .unknown: return nil
         }
     }

@@ -8,7 +8,9 @@ import TaskViewTerminal
 enum ScenarioRunner {
     static func run(_ scenario: Scenario, common: CommonOptions) throws -> Int32 {
         if scenario.runsCommands && common.speed != 1 {
-            writeStderr("taskview: --speed cannot be used with \(Sanitizer.clean(scenario.name)): it runs real commands, which take real time\n")
+            writeStderr(
+                "taskview: --speed cannot be used with \(Sanitizer.clean(scenario.name)): it runs real commands, which take real time\n"
+            )
             throw ExitCode(2)
         }
         let logPath = try common.recordPath(prefix: scenario.name)
@@ -23,8 +25,9 @@ enum ScenarioRunner {
         let options = common.liveOptions(onKey: { key, node in
             recorder?.recordKey(key, node: node)
         })
-        let status = LiveRunner.run(graph: session.graph, clock: session.clock, root: session.rootID,
-                                    title: scenario.name, options: options, start: { session.start() })
+        let status = LiveRunner.run(
+            graph: session.graph, clock: session.clock, root: session.rootID,
+            title: scenario.name, options: options, start: { session.start() })
         // No process of a command outlives taskview: they were cancelled with the root.
         if !session.waitForCommands() {
             writeStderr("taskview: some command processes did not end in time\n")
@@ -36,8 +39,10 @@ enum ScenarioRunner {
 
     /// Loads a scenario or exits 2 with `FILE:LINE:COLUMN: message` on stderr (or what
     /// `explain` says instead, when the file is not a scenario at all).
-    static func load(_ body: () throws(ScenarioError) -> Scenario,
-                     explain: () -> String? = { nil }) throws -> Scenario {
+    static func load(
+        _ body: () throws(ScenarioError) -> Scenario,
+        explain: () -> String? = { nil }
+    ) throws -> Scenario {
         do {
             return try body()
         } catch {
@@ -48,6 +53,7 @@ enum ScenarioRunner {
 
     /// The default demo (`taskview` without a subcommand).
     static func runDefault(_ common: CommonOptions) throws -> Int32 {
-        try run(load { () throws(ScenarioError) in try ScenarioLoader.demo(ScenarioLoader.defaultDemo) }, common: common)
+        try run(
+            load { () throws(ScenarioError) in try ScenarioLoader.demo(ScenarioLoader.defaultDemo) }, common: common)
     }
 }

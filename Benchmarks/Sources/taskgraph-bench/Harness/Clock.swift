@@ -25,10 +25,11 @@ func seconds(_ body: () -> Void) -> Double {
         let cpu = threadCPUSeconds() - cpuStart
         let others = processCPUSeconds() - processStart - cpu
         let usage = threadUsage()
-        printError("      timed part: \(Report.sig3(wall)) s wall, \(Report.sig3(cpu)) s on this thread's CPU "
-                   + "(\(Report.sig3(usage.system - usageStart.system)) s system, "
-                   + "\(usage.minorFaults - usageStart.minorFaults) page faults), "
-                   + "\(Report.sig3(max(0, others))) s on other threads' CPU\n")
+        printError(
+            "      timed part: \(Report.sig3(wall)) s wall, \(Report.sig3(cpu)) s on this thread's CPU "
+                + "(\(Report.sig3(usage.system - usageStart.system)) s system, "
+                + "\(usage.minorFaults - usageStart.minorFaults) page faults), "
+                + "\(Report.sig3(max(0, others))) s on other threads' CPU\n")
     }
     return wall
 }
@@ -36,7 +37,7 @@ func seconds(_ body: () -> Void) -> Double {
 /// The calling thread's system time (seconds) and minor page faults so far.
 func threadUsage() -> (system: Double, minorFaults: Int) {
     var usage = rusage()
-    getrusage(__rusage_who_t(1), &usage)   // RUSAGE_THREAD (not imported)
+    getrusage(__rusage_who_t(1), &usage) // RUSAGE_THREAD (not imported)
     return (Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6, usage.ru_minflt)
 }
 

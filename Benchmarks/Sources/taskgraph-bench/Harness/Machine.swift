@@ -10,9 +10,9 @@ enum Machine {
 
     static var isDebugBuild: Bool {
         #if DEBUG
-        return true
+            return true
         #else
-        return false
+            return false
         #endif
     }
 
@@ -39,9 +39,9 @@ enum Machine {
             }
         }
         #if compiler(>=6.3)
-        return "Swift compiler >= 6.3"
+            return "Swift compiler >= 6.3"
         #else
-        return "Swift compiler < 6.3"
+            return "Swift compiler < 6.3"
         #endif
     }
 

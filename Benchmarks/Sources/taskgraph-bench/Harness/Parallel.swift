@@ -1,7 +1,7 @@
 import Glibc
 
 /// Carries one thread's work to it.
-private final class ParallelBody: @unchecked Sendable {   // handed over once, then joined
+private final class ParallelBody: @unchecked Sendable { // handed over once, then joined
     let index: Int
     let barrier: UnsafeMutablePointer<pthread_barrier_t>
     let body: @Sendable (Int) -> Void
@@ -23,12 +23,14 @@ func timeOnThreads(_ threads: Int, _ body: @escaping @Sendable (_ thread: Int) -
     for i in 0..<threads {
         let box = Unmanaged.passRetained(ParallelBody(index: i, barrier: barrier, body: body)).toOpaque()
         var thread = pthread_t()
-        let rc = pthread_create(&thread, nil, { raw in
-            let box = Unmanaged<ParallelBody>.fromOpaque(raw!).takeRetainedValue()
-            pthread_barrier_wait(box.barrier)
-            box.body(box.index)
-            return nil
-        }, box)
+        let rc = pthread_create(
+            &thread, nil,
+            { raw in
+                let box = Unmanaged<ParallelBody>.fromOpaque(raw!).takeRetainedValue()
+                pthread_barrier_wait(box.barrier)
+                box.body(box.index)
+                return nil
+            }, box)
         precondition(rc == 0, "pthread_create failed: \(rc)")
         handles.append(thread)
     }

@@ -15,8 +15,9 @@ enum Report {
             let plain = sameWorkload.first { $0.kind == .graphTask }?.stats?.median
             let recorded = sameWorkload.first { $0.kind == .graphTaskRecorded }?.stats?.median
             guard let s = row.stats else {
-                lines.append("| \(title) | \(row.subject) | \(row.note) | | | | | \(targetText(row)) | "
-                    + "\(row.timedOut ? "MISS" : "") |")
+                lines.append(
+                    "| \(title) | \(row.subject) | \(row.note) | | | | | \(targetText(row)) | "
+                        + "\(row.timedOut ? "MISS" : "") |")
                 continue
             }
             var ratio = ""
@@ -25,16 +26,19 @@ enum Report {
                 ratio = parts.joined(separator: " / ")
             }
             var verdict = ""
-            if let target = w.target, row.kind == .graphTask || row.kind == .graphTaskRecorded
-                || row.kind == .taskView {
+            if let target = w.target,
+                row.kind == .graphTask || row.kind == .graphTaskRecorded
+                    || row.kind == .taskView
+            {
                 verdict = target.pass(s.median) ? "PASS" : "MISS"
             }
             // For a rate, the shortest time per item is the highest rate: min and max swap.
             var (low, high) = (s.min, s.max)
             if case .rate = w.measure { (low, high) = (high, low) }
-            lines.append("| \(title) | \(row.subject) | \(format(s.median, w.measure)) | "
-                + "\(format(low, w.measure)) | \(format(high, w.measure)) | \(s.runs) | \(ratio) | "
-                + "\(targetText(row)) | \(verdict) |")
+            lines.append(
+                "| \(title) | \(row.subject) | \(format(s.median, w.measure)) | "
+                    + "\(format(low, w.measure)) | \(format(high, w.measure)) | \(s.runs) | \(ratio) | "
+                    + "\(targetText(row)) | \(verdict) |")
         }
         return lines.joined(separator: "\n")
     }

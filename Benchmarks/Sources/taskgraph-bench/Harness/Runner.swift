@@ -26,9 +26,12 @@ struct Runner {
             let start = now()
             let values = isolated()
             progress("  \(workload.id) took \(Report.sig3(now() - start)) s")
-            return [Row(workload: workload, subject: c.subject, kind: c.kind,
-                        stats: values.flatMap { Stats($0) }, note: values == nil ? workload.timeoutNote : "",
-                        timedOut: values == nil)]
+            return [
+                Row(
+                    workload: workload, subject: c.subject, kind: c.kind,
+                    stats: values.flatMap { Stats($0) }, note: values == nil ? workload.timeoutNote : "",
+                    timedOut: values == nil)
+            ]
         }
         let cases = workload.cases
         var values = Array(repeating: [Double](), count: cases.count)
@@ -48,14 +51,17 @@ struct Runner {
                 if let v { values[i].append(v) } else { unavailable[i] = true }
                 spent[i] += now() - t0
                 if ProcessInfoLite.verboseTiming {
-                    progress("    \(c.subject): \(Report.sig3(now() - t0)) s, measured \(v.map { Report.sig3($0 * 1e6) } ?? "-") µs")
+                    progress(
+                        "    \(c.subject): \(Report.sig3(now() - t0)) s, measured \(v.map { Report.sig3($0 * 1e6) } ?? "-") µs"
+                    )
                 }
             }
             progress("  round \(round + 1)/\(workload.runs) done")
         }
         progress("  \(workload.id) took \(Report.sig3(now() - start)) s")
         return cases.enumerated().map { i, c in
-            Row(workload: workload, subject: c.subject, kind: c.kind,
+            Row(
+                workload: workload, subject: c.subject, kind: c.kind,
                 stats: unavailable[i] ? nil : Stats(values[i]),
                 note: unavailable[i] ? c.unavailable : "")
         }

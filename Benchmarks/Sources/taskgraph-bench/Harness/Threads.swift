@@ -2,7 +2,7 @@ import Dispatch
 import Glibc
 
 /// Carries a closure to another thread that the caller joins before going on.
-private final class ThreadBody: @unchecked Sendable {   // handed over once, then joined
+private final class ThreadBody: @unchecked Sendable { // handed over once, then joined
     let body: @Sendable () -> Void
     init(_ body: @escaping @Sendable () -> Void) { self.body = body }
 }
@@ -26,17 +26,19 @@ private func runOnThread(stackBytes: Int, _ body: @escaping @Sendable () -> Void
     pthread_attr_setstacksize(&attr, stackBytes)
     let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
     var thread = pthread_t()
-    let rc = pthread_create(&thread, &attr, { raw in
-        let box = Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue()
-        box.body()
-        return nil
-    }, box)
+    let rc = pthread_create(
+        &thread, &attr,
+        { raw in
+            let box = Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue()
+            box.body()
+            return nil
+        }, box)
     precondition(rc == 0, "pthread_create failed: \(rc)")
     pthread_join(thread, nil)
 }
 
 /// Holds an async result for a thread that blocks on it.
-private final class ResultBox<T>: @unchecked Sendable {   // written once before the signal
+private final class ResultBox<T>: @unchecked Sendable { // written once before the signal
     var value: T?
 }
 

@@ -1,11 +1,11 @@
 /// Who is measured. GraphTask rows get the target and PASS/MISS; peer rows get the ratio of
 /// GraphTask's median to theirs.
 enum SubjectKind {
-    case graphTask            // no observer
-    case graphTaskRecorded    // with the log recorder attached
-    case peer                 // Swift Concurrency, OpenCombine
-    case floor                // the minimal mutex-protected future
-    case taskView             // dashboard and log workloads (TaskViewCore / the recorder)
+    case graphTask // no observer
+    case graphTaskRecorded // with the log recorder attached
+    case peer // Swift Concurrency, OpenCombine
+    case floor // the minimal mutex-protected future
+    case taskView // dashboard and log workloads (TaskViewCore / the recorder)
 }
 
 /// What one run's number means and how it is printed.

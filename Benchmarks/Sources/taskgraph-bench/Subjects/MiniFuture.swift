@@ -8,7 +8,7 @@ protocol MiniCancellable: AnyObject, Sendable {
 /// The floor: the least a lazily executed, mutex-protected, cancellable future can do.
 /// No graph, no progress, no names, one inline handler, naive recursion per link (so it is
 /// fast and shallow: deep chains overflow the stack, which the survivability check shows).
-final class MiniFuture<Value: Sendable>: MiniCancellable, @unchecked Sendable {   // state behind `lock`
+final class MiniFuture<Value: Sendable>: MiniCancellable, @unchecked Sendable { // state behind `lock`
     typealias Body = @Sendable (_ resolve: @escaping @Sendable (Value) -> Void) -> Void
 
     private let lock = Mutex(())
@@ -37,7 +37,11 @@ final class MiniFuture<Value: Sendable>: MiniCancellable, @unchecked Sendable { 
         let (first, more) = lock.withLock { _ -> ((@Sendable (Value) -> Void)?, [@Sendable (Value) -> Void]) in
             guard value == nil, !cancelled else { return (nil, []) }
             value = v
-            defer { handler = nil; moreHandlers = []; children = [] }
+            defer {
+                handler = nil
+                moreHandlers = []
+                children = []
+            }
             return (handler, moreHandlers)
         }
         first?(v)
@@ -83,7 +87,10 @@ final class MiniFuture<Value: Sendable>: MiniCancellable, @unchecked Sendable { 
     static func all(_ futures: [MiniFuture<Value>]) -> MiniFuture<[Value]> {
         let collector = Collector<Value>(count: futures.count)
         let result = MiniFuture<[Value]> { resolve in
-            if futures.isEmpty { resolve([]); return }
+            if futures.isEmpty {
+                resolve([])
+                return
+            }
             for (i, f) in futures.enumerated() {
                 f.onValue { v in if let all = collector.put(v, at: i) { resolve(all) } }.execute()
             }
@@ -94,7 +101,7 @@ final class MiniFuture<Value: Sendable>: MiniCancellable, @unchecked Sendable { 
 }
 
 /// Gathers `all`'s values.
-private final class Collector<Value: Sendable>: @unchecked Sendable {   // state behind `lock`
+private final class Collector<Value: Sendable>: @unchecked Sendable { // state behind `lock`
     private let lock = Mutex(())
     private var values: [Value?]
     private var missing: Int

@@ -35,46 +35,50 @@ enum ScaleSubjects {
 }
 
 #if !NO_GRAPHTASK
-import TaskGraph
+    import TaskGraph
 
-/// GraphTask's scaling subjects.
-enum GTScale {
-    static func cases(threads: Int) -> [Case] {
-        [
-            Case(subject: "GraphTask, one graph", kind: .graphTask) { run(threads, $0, shared: true, recorded: false) },
-            Case(subject: "GraphTask, one graph + recorder", kind: .graphTaskRecorded) {
-                run(threads, $0, shared: true, recorded: true)
-            },
-            Case(subject: "GraphTask, graph per thread", kind: .peer) { run(threads, $0, shared: false, recorded: false) },
-            Case(subject: "GraphTask, graph per thread + recorder", kind: .peer) {
-                run(threads, $0, shared: false, recorded: true)
-            },
-        ]
-    }
-
-    /// Seconds per task over all threads; the graphs (and recorders) are made and stopped
-    /// outside the timed part.
-    static func run(_ threads: Int, _ n: Int, shared: Bool, recorded: Bool) -> Double {
-        let graphs = shared ? [Graph()] : (0..<threads).map { _ in Graph() }
-        let recorders = recorded ? graphs.map { Recorder.attach(to: $0) } : []
-        defer { for r in recorders { r.stop() } }
-        let total = Atomic<Int>(0)
-        let t = timeOnThreads(threads) { k in
-            let graph = graphs[shared ? 0 : k]
-            let sink = Sink()
-            for i in 0..<n {
-                GraphTask<Int, Never>(graph: graph) { succeed, _ in succeed(i) }
-                    .success { sink.add($0) }
-                    .execute()
-            }
-            total.add(sink.count, ordering: .relaxed)
+    /// GraphTask's scaling subjects.
+    enum GTScale {
+        static func cases(threads: Int) -> [Case] {
+            [
+                Case(subject: "GraphTask, one graph", kind: .graphTask) {
+                    run(threads, $0, shared: true, recorded: false)
+                },
+                Case(subject: "GraphTask, one graph + recorder", kind: .graphTaskRecorded) {
+                    run(threads, $0, shared: true, recorded: true)
+                },
+                Case(subject: "GraphTask, graph per thread", kind: .peer) {
+                    run(threads, $0, shared: false, recorded: false)
+                },
+                Case(subject: "GraphTask, graph per thread + recorder", kind: .peer) {
+                    run(threads, $0, shared: false, recorded: true)
+                },
+            ]
         }
-        check(total.load(ordering: .relaxed) == n * threads, "GraphTask scale count")
-        return t / Double(n * threads)
+
+        /// Seconds per task over all threads; the graphs (and recorders) are made and stopped
+        /// outside the timed part.
+        static func run(_ threads: Int, _ n: Int, shared: Bool, recorded: Bool) -> Double {
+            let graphs = shared ? [Graph()] : (0..<threads).map { _ in Graph() }
+            let recorders = recorded ? graphs.map { Recorder.attach(to: $0) } : []
+            defer { for r in recorders { r.stop() } }
+            let total = Atomic<Int>(0)
+            let t = timeOnThreads(threads) { k in
+                let graph = graphs[shared ? 0 : k]
+                let sink = Sink()
+                for i in 0..<n {
+                    GraphTask<Int, Never>(graph: graph) { succeed, _ in succeed(i) }
+                        .success { sink.add($0) }
+                        .execute()
+                }
+                total.add(sink.count, ordering: .relaxed)
+            }
+            check(total.load(ordering: .relaxed) == n * threads, "GraphTask scale count")
+            return t / Double(n * threads)
+        }
     }
-}
 #else
-enum GTScale {
-    static func cases(threads: Int) -> [Case] { [] }
-}
+    enum GTScale {
+        static func cases(threads: Int) -> [Case] { [] }
+    }
 #endif

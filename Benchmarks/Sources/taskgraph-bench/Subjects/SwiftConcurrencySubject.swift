@@ -62,10 +62,11 @@ enum SwiftConcurrencySubject {
             tasks.reserveCapacity(n)
             let before = mallocedBytes()
             for _ in 0..<n {
-                tasks.append(Task {
-                    let v = await withCheckedContinuation { store.add($0) }
-                    check(v == 1, "Swift W4 resume value")
-                })
+                tasks.append(
+                    Task {
+                        let v = await withCheckedContinuation { store.add($0) }
+                        check(v == 1, "Swift W4 resume value")
+                    })
             }
             while store.count < n { try? await Task.sleep(for: .milliseconds(1)) }
             let after = mallocedBytes()
@@ -98,7 +99,7 @@ enum SwiftConcurrencySubject {
                 }
             }
             while started.value < width * width { try? await Task.sleep(for: .milliseconds(1)) }
-            try? await Task.sleep(for: .milliseconds(20))   // let the last leaves reach their sleep
+            try? await Task.sleep(for: .milliseconds(20)) // let the last leaves reach their sleep
             let start = now()
             root.cancel()
             let t = now() - start

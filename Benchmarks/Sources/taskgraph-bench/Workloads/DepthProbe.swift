@@ -31,8 +31,9 @@ enum DepthProbe {
         return subjects.map { subject in
             var steps: [(Int, ChildOutcome, Double)] = []
             for depth in depths(quick: quick) {
-                let (outcome, secs) = runSelf(["--probe-chain", subject, String(depth)],
-                                              timeout: timeout(quick: quick))
+                let (outcome, secs) = runSelf(
+                    ["--probe-chain", subject, String(depth)],
+                    timeout: timeout(quick: quick))
                 steps.append((depth, outcome, secs))
                 log.progress("  \(names[subject]!) at \(depth): \(outcome.text)")
                 if !outcome.succeeded { break }
@@ -61,7 +62,7 @@ enum DepthProbe {
     static func stackLimitText() -> String {
         var limit = rlimit()
         getrlimit(Int32(RLIMIT_STACK.rawValue), &limit)
-        if limit.rlim_cur == rlim_t.max { return "unlimited" }   // RLIM_INFINITY does not import
+        if limit.rlim_cur == rlim_t.max { return "unlimited" } // RLIM_INFINITY does not import
         return "\(limit.rlim_cur / 1024 / 1024) MiB"
     }
 

@@ -19,8 +19,10 @@ enum EventFactory {
     /// with `progressPerLeaf` progress reports per leaf, plus `extraProgress` more (info
     /// changes on the first leaves). `settle: false` stops before any node completes (a graph
     /// in the middle of its run, for drawing).
-    static func events(nodes: Int, progressPerLeaf: Int, extraProgress: Int = 0,
-                       settle: Bool = true) -> [GraphEvent] {
+    static func events(
+        nodes: Int, progressPerLeaf: Int, extraProgress: Int = 0,
+        settle: Bool = true
+    ) -> [GraphEvent] {
         let groups = max(1, nodes / 100)
         let firstLeaf = 1 + groups
         var out: [GraphEvent] = []
@@ -29,17 +31,23 @@ enum EventFactory {
             let seq = UInt64(out.count + 1)
             out.append(GraphEvent(sequence: seq, time: Double(seq) * 1e-5, change: change))
         }
-        emit(.added(id: NodeID(rawValue: 0), kind: NodeKind.concurrent, name: "build all", weight: 1,
-                    parent: nil, index: nil))
+        emit(
+            .added(
+                id: NodeID(rawValue: 0), kind: NodeKind.concurrent, name: "build all", weight: 1,
+                parent: nil, index: nil))
         for g in 0..<groups {
-            emit(.added(id: NodeID(rawValue: 1 + g), kind: NodeKind.sequential, name: "module \(g)",
-                        weight: 1, parent: NodeID(rawValue: 0), index: g))
+            emit(
+                .added(
+                    id: NodeID(rawValue: 1 + g), kind: NodeKind.sequential, name: "module \(g)",
+                    weight: 1, parent: NodeID(rawValue: 0), index: g))
         }
         var childCount = [Int](repeating: 0, count: groups)
         for leaf in firstLeaf..<nodes {
             let g = leaf % groups
-            emit(.added(id: NodeID(rawValue: leaf), kind: NodeKind.task, name: "compile file\(leaf).swift",
-                        weight: 1, parent: NodeID(rawValue: 1 + g), index: childCount[g]))
+            emit(
+                .added(
+                    id: NodeID(rawValue: leaf), kind: NodeKind.task, name: "compile file\(leaf).swift",
+                    weight: 1, parent: NodeID(rawValue: 1 + g), index: childCount[g]))
             childCount[g] += 1
         }
         for id in 0..<nodes {
@@ -53,9 +61,12 @@ enum EventFactory {
         }
         for k in 0..<extraProgress {
             let leaf = firstLeaf + k % max(1, nodes - firstLeaf)
-            emit(.progress(id: NodeID(rawValue: leaf),
-                           progress: TaskProgress(Double(progressPerLeaf) / Double(progressPerLeaf + 1),
-                                                  info: "step \(k)")))
+            emit(
+                .progress(
+                    id: NodeID(rawValue: leaf),
+                    progress: TaskProgress(
+                        Double(progressPerLeaf) / Double(progressPerLeaf + 1),
+                        info: "step \(k)")))
         }
         guard settle else { return out }
         for leaf in firstLeaf..<nodes {

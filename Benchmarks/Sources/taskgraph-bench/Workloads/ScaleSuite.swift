@@ -10,7 +10,8 @@ enum ScaleSuite {
         guard config.wants("scale") else { return [] }
         return threadCounts.map { threads in
             Workload(
-                id: "S\(threads)", title: "W1 on \(threads) thread\(threads == 1 ? "" : "s") at once, all threads together",
+                id: "S\(threads)",
+                title: "W1 on \(threads) thread\(threads == 1 ? "" : "s") at once, all threads together",
                 n: config.size(200_000), measure: .rate(unit: "tasks"), target: nil,
                 runs: config.rounds(full: 5),
                 cases: cases(threads: threads))
@@ -34,8 +35,10 @@ enum ScaleSuite {
         guard !scale.isEmpty else { return nil }
         var subjects: [String] = []
         for r in scale where !subjects.contains(r.subject) { subjects.append(r.subject) }
-        var lines = ["| Subject | " + threadCounts.map { "T=\($0)" }.joined(separator: " | ") + " |",
-                     "|---|" + threadCounts.map { _ in "---:|" }.joined()]
+        var lines = [
+            "| Subject | " + threadCounts.map { "T=\($0)" }.joined(separator: " | ") + " |",
+            "|---|" + threadCounts.map { _ in "---:|" }.joined(),
+        ]
         for s in subjects {
             func median(_ t: Int) -> Double? {
                 scale.first { $0.subject == s && $0.workload.id == "S\(t)" }?.stats?.median

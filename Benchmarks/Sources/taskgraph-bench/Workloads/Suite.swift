@@ -5,7 +5,8 @@ enum Suite {
         var rows: [Row] = []
         for var workload in LibrarySuite.workloads(config)
             + ViewSuite.workloads(config, budget: runner.budgetPerCase)
-            + ScaleSuite.workloads(config) {
+            + ScaleSuite.workloads(config)
+        {
             // An exact name picks one subject ("GraphTask"); otherwise any name containing it.
             let exact = workload.cases.filter { $0.subject.lowercased() == config.subject?.lowercased() }
             workload.cases = exact.isEmpty ? workload.cases.filter { config.wantsSubject($0.subject) } : exact

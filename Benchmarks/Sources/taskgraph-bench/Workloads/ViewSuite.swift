@@ -27,37 +27,52 @@ enum ViewSuite {
 
     static func specs(quick: Bool) -> [Spec] {
         [
-            Spec(id: "V1", title: { "render one frame (model → cells) of a \($0.nodes.formatted)-node graph at 200×60" },
-                 measure: .total, target: .below(1e-3, "< 1 ms")) { $0.renderFrames(count: quick ? 20 : 100) },
-            Spec(id: "V2", title: { "absorb \($0.eventCount.formatted) graph events into the dashboard model" },
-                 measure: .rate(unit: "events"), target: .atLeast(perSecond: 1e6, "≥ 1 M events/s")) { $0.absorb() },
-            Spec(id: "V3", title: { "write \($0.eventCount.formatted) events to a replay log (GraphRecorder)" },
-                 measure: .rate(unit: "events"), target: .atLeast(perSecond: 1e6, "≥ 1 M events/s")) { $0.write() },
-            Spec(id: "V4", title: { "load a \($0.eventCount.formatted)-event log (LogReader.load)" },
-                 measure: .total, target: .below(1, "< 1 s")) { $0.load() },
-            Spec(id: "V5", title: { _ in "seek in it (worst of jumps to 90, 10, 50, 30, 70 %)" },
-                 measure: .total, target: .below(0.05, "< 50 ms")) { $0.seek() },
-            Spec(id: "V6", title: { "export a \($0.eventCount.formatted)-event log as OTLP/JSON (load + export)" },
-                 measure: .total, target: .below(2, "< 2 s")) { $0.exportOTLP() },
+            Spec(
+                id: "V1", title: { "render one frame (model → cells) of a \($0.nodes.formatted)-node graph at 200×60" },
+                measure: .total, target: .below(1e-3, "< 1 ms")
+            ) { $0.renderFrames(count: quick ? 20 : 100) },
+            Spec(
+                id: "V2", title: { "absorb \($0.eventCount.formatted) graph events into the dashboard model" },
+                measure: .rate(unit: "events"), target: .atLeast(perSecond: 1e6, "≥ 1 M events/s")
+            ) { $0.absorb() },
+            Spec(
+                id: "V3", title: { "write \($0.eventCount.formatted) events to a replay log (GraphRecorder)" },
+                measure: .rate(unit: "events"), target: .atLeast(perSecond: 1e6, "≥ 1 M events/s")
+            ) { $0.write() },
+            Spec(
+                id: "V4", title: { "load a \($0.eventCount.formatted)-event log (LogReader.load)" },
+                measure: .total, target: .below(1, "< 1 s")
+            ) { $0.load() },
+            Spec(
+                id: "V5", title: { _ in "seek in it (worst of jumps to 90, 10, 50, 30, 70 %)" },
+                measure: .total, target: .below(0.05, "< 50 ms")
+            ) { $0.seek() },
+            Spec(
+                id: "V6", title: { "export a \($0.eventCount.formatted)-event log as OTLP/JSON (load + export)" },
+                measure: .total, target: .below(2, "< 2 s")
+            ) { $0.exportOTLP() },
         ]
     }
 
     /// The parent side: one workload per spec, each run by a child process.
     static func workloads(_ config: Config, budget: Double) -> [Workload] {
         guard config.wants("view") else { return [] }
-        let sizes = fixture(quick: config.quick)   // only for titles; builds nothing
+        let sizes = fixture(quick: config.quick) // only for titles; builds nothing
         let rounds = config.rounds(full: 7)
         let limit = timeLimit(quick: config.quick)
         return specs(quick: config.quick).map { spec in
-            var w = Workload(id: spec.id, title: spec.title(sizes), n: 1, measure: spec.measure,
-                             target: spec.target, runs: rounds, warmUp: false,
-                             cases: [Case(subject: "taskview", kind: .taskView) { _ in nil }])
+            var w = Workload(
+                id: spec.id, title: spec.title(sizes), n: 1, measure: spec.measure,
+                target: spec.target, runs: rounds, warmUp: false,
+                cases: [Case(subject: "taskview", kind: .taskView) { _ in nil }])
             w.timeoutNote = "timeout (> \(Int(limit)) s)"
             w.isolated = {
                 let out = Recorder.temporaryPath() + ".values"
                 defer { unlink(out) }
-                let args = ["--view-child", spec.id, config.quick ? "quick" : "full", String(rounds),
-                            String(budget), out]
+                let args = [
+                    "--view-child", spec.id, config.quick ? "quick" : "full", String(rounds),
+                    String(budget), out,
+                ]
                 let (outcome, _) = runSelf(args, timeout: limit)
                 guard outcome.succeeded, let text = Machine.readFile(out) else { return nil }
                 let values = text.split(separator: " ").compactMap { Double($0) }

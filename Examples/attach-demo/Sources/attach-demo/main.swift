@@ -23,7 +23,8 @@ func hashStep(_ n: Int) -> GraphTask<UInt64, StepFailed> {
     GraphTask(name: "hash file \(n)") { task, succeed, _, progress in
         DispatchQueue.global().async {
             let path = files.isEmpty ? nil : files[n % files.count]
-            let data = path.flatMap { FileManager.default.contents(atPath: $0) }
+            let data =
+                path.flatMap { FileManager.default.contents(atPath: $0) }
                 ?? Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* n) })
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325
             let slices = 100
@@ -31,8 +32,10 @@ func hashStep(_ n: Int) -> GraphTask<UInt64, StepFailed> {
                 if task.isCancelled { return }
                 let part = data[(data.count * k / slices)..<(data.count * (k + 1) / slices)]
                 for byte in part { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-                progress(TaskProgress(Double(k + 1) / Double(slices),
-                                      info: "\(path.map { ($0 as NSString).lastPathComponent } ?? "generated"): \(k + 1)/\(slices)"))
+                progress(
+                    TaskProgress(
+                        Double(k + 1) / Double(slices),
+                        info: "\(path.map { ($0 as NSString).lastPathComponent } ?? "generated"): \(k + 1)/\(slices)"))
                 usleep(100_000)
             }
             succeed(hash)
@@ -52,7 +55,7 @@ let tasks: [AnyGraphTask] = [all] + batches.map { $0 } + steps.joined().map { $0
 let names = Dictionary(uniqueKeysWithValues: tasks.map { ($0.id, $0.name) })
 let printer = DispatchQueue(label: "print")
 let watch = Graph.shared.observe { event in
-    guard case let .cancelRequested(id, source) = event.change, source == "attach" else { return }
+    guard case .cancelRequested(let id, let source) = event.change, source == "attach" else { return }
     printer.async { say("cancelled: \(names[id] ?? "node \(id.rawValue)") (attach)") }
 }
 

@@ -104,22 +104,26 @@ try await withThrowingTaskGroup(of: Void.self) { group in
         if isChild {
             // Join the parent's trace: its "deploy" span is our root's parent.
             var context = ServiceContext.topLevel
-            InstrumentationSystem.tracer.extract(ProcessInfo.processInfo.environment, into: &context,
-                                                 using: EnvironmentExtractor())
-            let root = GraphTask.sequential([
-                step("migrate database", seconds: 0.05, phases: ["lock", "apply", "unlock"], graph: graph),
-                GraphTask.concurrent([
-                    step("start web", seconds: 0.05, graph: graph),
-                    step("start worker", seconds: 0.05, graph: graph),
-                ], name: "start services", combine: { _ in () }),
-            ], name: "child: roll out", combine: { _ in () })
+            InstrumentationSystem.tracer.extract(
+                ProcessInfo.processInfo.environment, into: &context,
+                using: EnvironmentExtractor())
+            let root = GraphTask.sequential(
+                [
+                    step("migrate database", seconds: 0.05, phases: ["lock", "apply", "unlock"], graph: graph),
+                    GraphTask.concurrent(
+                        [
+                            step("start web", seconds: 0.05, graph: graph),
+                            step("start worker", seconds: 0.05, graph: graph),
+                        ], name: "start services", combine: { _ in () }),
+                ], name: "child: roll out", combine: { _ in () })
             try await ServiceContext.$current.withValue(context) { try await root.value }
         } else {
-            let root = GraphTask.sequential([
-                step("build", seconds: 0.05, phases: ["compile", "link"], graph: graph),
-                step("test", seconds: 0.05, graph: graph),
-                deploy(graph: graph),
-            ], name: "release", combine: { _ in () })
+            let root = GraphTask.sequential(
+                [
+                    step("build", seconds: 0.05, phases: ["compile", "link"], graph: graph),
+                    step("test", seconds: 0.05, graph: graph),
+                    deploy(graph: graph),
+                ], name: "release", combine: { _ in () })
             try await root.value
         }
     } catch {

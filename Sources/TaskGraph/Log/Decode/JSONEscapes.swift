@@ -40,7 +40,11 @@ public enum JSONEscapes {
         var k = 0
         while k < body.count {
             let c = body[k]
-            guard c == 92 else { out.append(c); k += 1; continue }
+            guard c == 92 else {
+                out.append(c)
+                k += 1
+                continue
+            }
             guard k + 1 < body.count else { throw Failure(kind: .truncated, offset: body.count) }
             let e = body[k + 1]
             k += 2

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Why a line could not be read (the reader adds the line number).
@@ -44,7 +44,10 @@ struct LineScanner {
     mutating func object(_ body: (inout LineScanner, UnsafeBufferPointer<UInt8>) throws -> Void) throws {
         try expect(UInt8(ascii: "{"))
         skipWS()
-        if peek == UInt8(ascii: "}") { i += 1; return }
+        if peek == UInt8(ascii: "}") {
+            i += 1
+            return
+        }
         while true {
             skipWS()
             let key = try rawString()
@@ -65,7 +68,10 @@ struct LineScanner {
     mutating func array(_ body: (inout LineScanner) throws -> Void) throws {
         try expect(UInt8(ascii: "["))
         skipWS()
-        if peek == UInt8(ascii: "]") { i += 1; return }
+        if peek == UInt8(ascii: "]") {
+            i += 1
+            return
+        }
         while true {
             skipWS()
             try body(&self)
@@ -86,8 +92,14 @@ struct LineScanner {
         let start = i
         while i < end {
             let c = base[i]
-            if c == 34 { i += 1; return UnsafeBufferPointer(start: base + start, count: i - 1 - start) }
-            if c == 92 { i += 2; continue }
+            if c == 34 {
+                i += 1
+                return UnsafeBufferPointer(start: base + start, count: i - 1 - start)
+            }
+            if c == 92 {
+                i += 2
+                continue
+            }
             if c < 0x20 { throw LineError("control character in a string at column \(i + 1)") }
             i += 1
         }
@@ -111,14 +123,23 @@ struct LineScanner {
     mutating func number() throws -> Double {
         let start = i
         var neg = false
-        if peek == UInt8(ascii: "-") { neg = true; i += 1 }
+        if peek == UInt8(ascii: "-") {
+            neg = true
+            i += 1
+        }
         var mantissa: UInt64 = 0
         var digits = 0
         var exp10 = 0
         let intStart = i
         var simple = true
         while i < end, base[i] &- 48 < 10 {
-            if digits < 19 { mantissa = mantissa &* 10 &+ UInt64(base[i] &- 48); digits += 1 } else { exp10 += 1; simple = false }
+            if digits < 19 {
+                mantissa = mantissa &* 10 &+ UInt64(base[i] &- 48)
+                digits += 1
+            } else {
+                exp10 += 1
+                simple = false
+            }
             i += 1
         }
         guard i > intStart else { throw LineError("expected a number at column \(start + 1)") }
@@ -127,8 +148,13 @@ struct LineScanner {
             i += 1
             let f = i
             while i < end, base[i] &- 48 < 10 {
-                if digits < 19 { mantissa = mantissa &* 10 &+ UInt64(base[i] &- 48); digits += 1; exp10 -= 1 }
-                else { simple = false }
+                if digits < 19 {
+                    mantissa = mantissa &* 10 &+ UInt64(base[i] &- 48)
+                    digits += 1
+                    exp10 -= 1
+                } else {
+                    simple = false
+                }
                 i += 1
             }
             guard i > f else { throw LineError("bad number at column \(start + 1)") }
@@ -160,7 +186,7 @@ struct LineScanner {
         let p = k <= 19 ? UInt128(pow10u64[k]) : UInt128(pow10u64[19]) &* UInt128(pow10u64[k - 19])
         let mBits = 64 - m.leadingZeroBitCount
         let pBits = 128 - p.leadingZeroBitCount
-        let s = 55 + pBits - mBits   // so that the quotient has at least 54 bits
+        let s = 55 + pBits - mBits // so that the quotient has at least 54 bits
         guard s >= 0, mBits + s <= 127 else { return nil }
         let (q128, r) = (UInt128(m) << s).quotientAndRemainder(dividingBy: p)
         guard q128 < UInt128(1) << 64 else { return nil }

@@ -19,8 +19,9 @@ extension LogParser {
             let name = try need(f.name, "name")
             let weight = f.weight ?? 1
             if let p = f.parent, !model.contains(p) { throw LineError("parent \(p) does not exist") }
-            change = .added(id: NodeID(id), kind: kind, name: name, weight: weight,
-                            parent: f.parent.map { NodeID($0) }, index: f.parent == nil ? nil : (f.index ?? 0))
+            change = .added(
+                id: NodeID(id), kind: kind, name: name, weight: weight,
+                parent: f.parent.map { NodeID($0) }, index: f.parent == nil ? nil : (f.index ?? 0))
         case .parent:
             let id = try existing(f.id)
             let parent = try existing(f.parent, "parent")
@@ -32,16 +33,19 @@ extension LogParser {
         case .state:
             let state = try need(f.state, "state")
             let failed = f.failed && state == .completed
-            change = .stateChanged(id: NodeID(try existing(f.id)), state: state, failed: failed,
-                                   message: failed ? f.message : nil)
+            change = .stateChanged(
+                id: NodeID(try existing(f.id)), state: state, failed: failed,
+                message: failed ? f.message : nil)
         case .progress:
-            change = .progress(id: NodeID(try existing(f.id)),
-                               progress: TaskProgress(try need(f.fraction, "fraction"), info: f.info))
+            change = .progress(
+                id: NodeID(try existing(f.id)),
+                progress: TaskProgress(try need(f.fraction, "fraction"), info: f.info))
         case .cancel:
             change = .cancelRequested(id: NodeID(try existing(f.id)), source: f.source ?? "")
         case .output:
-            change = .output(id: NodeID(try existing(f.id)), stream: try need(f.stream, "stream"),
-                             text: try need(f.text, "text"))
+            change = .output(
+                id: NodeID(try existing(f.id)), stream: try need(f.stream, "stream"),
+                text: try need(f.text, "text"))
         case .ref:
             // The shared node may already be dropped by retention: only the ref must exist.
             change = .ref(id: NodeID(try existing(f.id)), of: NodeID(try need(f.of, "of")))
@@ -50,8 +54,10 @@ extension LogParser {
             for id in ids where !model.contains(id) { throw LineError("node \(id) does not exist") }
             change = .dropped(ids: ids.map { NodeID($0) })
         case .key:
-            log.keys.append(ReplayKey(eventCount: log.events.count, time: t, key: try need(f.key, "key"),
-                                      node: f.id.map { NodeID($0) }))
+            log.keys.append(
+                ReplayKey(
+                    eventCount: log.events.count, time: t, key: try need(f.key, "key"),
+                    node: f.id.map { NodeID($0) }))
             return
         case .snapshot:
             try snapshotPart(f, t: t)
@@ -66,7 +72,7 @@ extension LogParser {
             serverError = f.message ?? "error"
             return
         case .unknown, .missing:
-            return   // a later version's event kind: ignored
+            return // a later version's event kind: ignored
         }
         model.apply(change)
         log.events.append(change, time: t)
@@ -138,7 +144,10 @@ extension LogParser {
             model.attach(id, to: p, at: Int.max)
             if let i = nodes[k].index {
                 indexOf[slots[k]] = i
-                if !marked[ps] { marked[ps] = true; parents.append(p) }
+                if !marked[ps] {
+                    marked[ps] = true
+                    parents.append(p)
+                }
             }
         }
         try checkAcyclic(model, nodes)
@@ -149,7 +158,10 @@ extension LogParser {
                 return i >= 0 ? i : offset
             }
             var ordered = true
-            for k in children.indices.dropFirst() where key(k) < key(k - 1) { ordered = false; break }
+            for k in children.indices.dropFirst() where key(k) < key(k - 1) {
+                ordered = false
+                break
+            }
             if ordered { continue }
             let sorted = children.indices.sorted { (key($0), $0) < (key($1), $1) }.map { children[$0] }
             model.setChildren(of: p, sorted)

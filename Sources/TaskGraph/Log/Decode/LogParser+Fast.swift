@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The fast path of the reader: lines exactly as `GraphRecorder` writes them (keys in its
@@ -12,13 +12,13 @@ extension LogParser {
     mutating func fastEventLine(_ line: UnsafeBufferPointer<UInt8>) throws -> Bool {
         var s = LineScanner(line)
         guard s.matchLiteral("{\"seq\":"), let seq = s.plainInt(), seq > lastSeq, seq <= Self.maxSeq,
-              seq == lastSeq + 1 || lastSeq == 0 || skipBadLines,
-              s.matchLiteral(",\"t\":"), let t = s.fastNumber(), t.isFinite, t >= 0, t <= 1e12, t >= lastT,
-              s.matchLiteral(",\"ev\":\"")
+            seq == lastSeq + 1 || lastSeq == 0 || skipBadLines,
+            s.matchLiteral(",\"t\":"), let t = s.fastNumber(), t.isFinite, t >= 0, t <= 1e12, t >= lastT,
+            s.matchLiteral(",\"ev\":\"")
         else { return false }
         if s.matchLiteral("progress\"") {
             guard pending == nil, s.matchLiteral(",\"id\":"), let id = s.plainInt(), model.contains(id),
-                  s.matchLiteral(",\"fraction\":"), let fraction = s.fastNumber(), fraction >= 0, fraction <= 1
+                s.matchLiteral(",\"fraction\":"), let fraction = s.fastNumber(), fraction >= 0, fraction <= 1
             else { return false }
             var info: Int32 = -1
             if s.matchLiteral(",\"info\":") {
@@ -26,11 +26,12 @@ extension LogParser {
                 info = k
             }
             guard s.atEnd() else { return false }
-            modelStale = true   // states and progress are not needed to validate later lines
+            modelStale = true // states and progress are not needed to validate later lines
             log.events.appendProgress(time: t, id: id, fraction: fraction, info: info)
         } else if s.matchLiteral("state\"") {
             guard pending == nil, s.matchLiteral(",\"id\":"), let id = s.plainInt(), model.contains(id),
-                  s.matchLiteral(",\"state\":\""), let state = s.stateName() else { return false }
+                s.matchLiteral(",\"state\":\""), let state = s.stateName()
+            else { return false }
             var failed = false
             var message: Int32 = -1
             if s.matchLiteral(",\"failed\":true") {
@@ -46,9 +47,9 @@ extension LogParser {
             log.events.appendState(time: t, id: id, state: state, failed: failed, message: message)
         } else if s.matchLiteral("add\"") {
             guard pending == nil, s.matchLiteral(",\"id\":"), let id = s.plainInt(), id <= LogModel.maxID,
-                  !model.contains(id), s.matchLiteral(",\"kind\":"), let kind = internedKind(&s),
-                  s.matchLiteral(",\"name\":"), let name = internedText(&s),
-                  s.matchLiteral(",\"weight\":"), let weight = s.fastNumber(), weight.isFinite, weight >= 0
+                !model.contains(id), s.matchLiteral(",\"kind\":"), let kind = internedKind(&s),
+                s.matchLiteral(",\"name\":"), let name = internedText(&s),
+                s.matchLiteral(",\"weight\":"), let weight = s.fastNumber(), weight.isFinite, weight >= 0
             else { return false }
             var parent: Int?
             var index: Int?
@@ -62,15 +63,18 @@ extension LogParser {
             }
             guard s.atEnd() else { return false }
             let strings = log.events.texts.strings
-            model.apply(.added(id: NodeID(id), kind: strings[Int(kind)], name: strings[Int(name)], weight: weight,
-                               parent: parent.map { NodeID($0) }, index: parent == nil ? nil : (index ?? 0)))
-            log.events.appendAdd(time: t, id: id, kind: kind, name: name, weight: weight,
-                                 parent: parent, index: index)
+            model.apply(
+                .added(
+                    id: NodeID(id), kind: strings[Int(kind)], name: strings[Int(name)], weight: weight,
+                    parent: parent.map { NodeID($0) }, index: parent == nil ? nil : (index ?? 0)))
+            log.events.appendAdd(
+                time: t, id: id, kind: kind, name: name, weight: weight,
+                parent: parent, index: index)
         } else if s.matchLiteral("snapshot\"") {
             var f = Fields()
             guard s.matchLiteral(",\"part\":"), let part = s.plainInt(), part >= 1, part <= 1 << 20,
-                  s.matchLiteral(",\"parts\":"), let parts = s.plainInt(), parts >= 1, parts <= 1 << 20,
-                  s.matchLiteral(",\"nodes\":"), let nodes = fastSnapshotNodes(&s), s.atEnd()
+                s.matchLiteral(",\"parts\":"), let parts = s.plainInt(), parts >= 1, parts <= 1 << 20,
+                s.matchLiteral(",\"nodes\":"), let nodes = fastSnapshotNodes(&s), s.atEnd()
             else { return false }
             f.seq = seq
             f.t = t
@@ -78,7 +82,7 @@ extension LogParser {
             f.part = part
             f.parts = parts
             f.nodes = nodes
-            try apply(f, t: t)   // the same checks and messages as the generic path
+            try apply(f, t: t) // the same checks and messages as the generic path
         } else {
             return false
         }
@@ -117,7 +121,7 @@ extension LogParser {
         out.reserveCapacity(max(16, (s.end - s.i) / 110))
         while true {
             guard s.matchLiteral("{\"id\":"), let id = s.plainInt(), id <= LogModel.maxID,
-                  s.matchLiteral(",\"kind\":"), let kind = internedKind(&s)
+                s.matchLiteral(",\"kind\":"), let kind = internedKind(&s)
             else { return nil }
             var parent: Int?
             var index: Int?
@@ -130,12 +134,18 @@ extension LogParser {
                 index = i
             }
             guard s.matchLiteral(",\"name\":"), let name = internedText(&s),
-                  s.matchLiteral(",\"weight\":"), let weight = s.fastNumber(), weight.isFinite, weight >= 0,
-                  s.matchLiteral(",\"state\":\""), let state = s.stateName(),
-                  s.matchLiteral(",\"failed\":")
+                s.matchLiteral(",\"weight\":"), let weight = s.fastNumber(), weight.isFinite, weight >= 0,
+                s.matchLiteral(",\"state\":\""), let state = s.stateName(),
+                s.matchLiteral(",\"failed\":")
             else { return nil }
             let failedFlag: Bool
-            if s.matchLiteral("false") { failedFlag = false } else if s.matchLiteral("true") { failedFlag = true } else { return nil }
+            if s.matchLiteral("false") {
+                failedFlag = false
+            } else if s.matchLiteral("true") {
+                failedFlag = true
+            } else {
+                return nil
+            }
             guard s.matchLiteral(",\"fraction\":"), let fraction = s.fastNumber(), fraction >= 0, fraction <= 1
             else { return nil }
             var info: Int32 = -1

@@ -1,11 +1,14 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The line-by-line state of `LogReader`: validates each line against the model built so
 /// far and appends its event to the log.
 struct LogParser {
-    enum Kind { case add, parent, weight, state, progress, cancel, drop, output, ref, key, snapshot, end, resync, error, unknown, missing }
+    enum Kind {
+        case add, parent, weight, state, progress, cancel, drop, output, ref, key, snapshot, end, resync, error,
+            unknown, missing
+    }
 
     /// The fields of one line; only those of its kind are used.
     struct Fields {
@@ -126,17 +129,26 @@ struct LogParser {
         var h = LogHeader()
         do {
             try s.object { s, key in
-                if key.equals("format") { format = try s.string() }
-                else if key.equals("version") { version = try s.number() }
-                else if key.equals("created") { h.created = try Self.text(&s) }
-                else if key.equals("producer") { h.producer = try Self.text(&s) }
-                else if key.equals("scenario") { h.scenario = try Self.text(&s) }
-                else if key.equals("pid") { h.pid = try s.int("pid", in: 0...Int(Int32.max)) }
-                else if key.equals("name") { h.name = try Self.text(&s) }
-                else if key.equals("seed") {
+                if key.equals("format") {
+                    format = try s.string()
+                } else if key.equals("version") {
+                    version = try s.number()
+                } else if key.equals("created") {
+                    h.created = try Self.text(&s)
+                } else if key.equals("producer") {
+                    h.producer = try Self.text(&s)
+                } else if key.equals("scenario") {
+                    h.scenario = try Self.text(&s)
+                } else if key.equals("pid") {
+                    h.pid = try s.int("pid", in: 0...Int(Int32.max))
+                } else if key.equals("name") {
+                    h.name = try Self.text(&s)
+                } else if key.equals("seed") {
                     let v = try s.number()
                     h.seed = v >= 0 && v < 1.8e19 && v == v.rounded() ? UInt64(v) : nil
-                } else { try s.skipValue() }
+                } else {
+                    try s.skipValue()
+                }
             }
             try s.finish()
         } catch let e as LineError {
@@ -221,11 +233,17 @@ struct LogParser {
         case 4 where key.equals("part"): f.part = try s.int("part", in: 1...1 << 20)
         case 5 where key.equals("state"):
             let v = try s.rawString()
-            if v.equals("notExecuted") { f.state = .notExecuted }
-            else if v.equals("executing") { f.state = .executing }
-            else if v.equals("completed") { f.state = .completed }
-            else if v.equals("cancelled") { f.state = .cancelled }
-            else { throw LineError("unknown state \"\(String(decoding: v.prefix(40), as: UTF8.self))\"") }
+            if v.equals("notExecuted") {
+                f.state = .notExecuted
+            } else if v.equals("executing") {
+                f.state = .executing
+            } else if v.equals("completed") {
+                f.state = .completed
+            } else if v.equals("cancelled") {
+                f.state = .cancelled
+            } else {
+                throw LineError("unknown state \"\(String(decoding: v.prefix(40), as: UTF8.self))\"")
+            }
         case 5 where key.equals("index"): f.index = try s.int("index", in: 0...LogModel.maxID)
         case 5 where key.equals("parts"): f.parts = try s.int("parts", in: 1...1 << 20)
         case 5 where key.equals("nodes"): f.nodes = try snapshotNodes(&s)
@@ -238,9 +256,13 @@ struct LogParser {
         case 6 where key.equals("source"): f.source = try text(&s) ?? ""
         case 6 where key.equals("stream"):
             let v = try s.rawString()
-            if v.equals("stdout") { f.stream = .stdout }
-            else if v.equals("stderr") { f.stream = .stderr }
-            else { throw LineError("unknown stream \"\(String(decoding: v.prefix(40), as: UTF8.self))\"") }
+            if v.equals("stdout") {
+                f.stream = .stdout
+            } else if v.equals("stderr") {
+                f.stream = .stderr
+            } else {
+                throw LineError("unknown stream \"\(String(decoding: v.prefix(40), as: UTF8.self))\"")
+            }
         case 7 where key.equals("message"): f.message = try text(&s)
         case 7 where key.equals("summary"): f.summary = try summary(&s)
         case 7 where key.equals("skipped"): f.skipped = try s.int("skipped", in: 0...maxSeq)
@@ -255,13 +277,23 @@ struct LogParser {
     static func kind(_ v: UnsafeBufferPointer<UInt8>) -> Kind {
         switch v.count {
         case 3:
-            return v.equals("add") ? .add : v.equals("key") ? .key : v.equals("end") ? .end
-                : v.equals("ref") ? .ref : .unknown
+            return v.equals("add")
+                ? .add
+                : v.equals("key")
+                    ? .key
+                    : v.equals("end")
+                        ? .end
+                        : v.equals("ref") ? .ref : .unknown
         case 4: return v.equals("drop") ? .drop : .unknown
         case 5: return v.equals("state") ? .state : v.equals("error") ? .error : .unknown
         case 6:
-            return v.equals("parent") ? .parent : v.equals("weight") ? .weight : v.equals("cancel") ? .cancel
-                : v.equals("resync") ? .resync : v.equals("output") ? .output : .unknown
+            return v.equals("parent")
+                ? .parent
+                : v.equals("weight")
+                    ? .weight
+                    : v.equals("cancel")
+                        ? .cancel
+                        : v.equals("resync") ? .resync : v.equals("output") ? .output : .unknown
         case 8: return v.equals("progress") ? .progress : v.equals("snapshot") ? .snapshot : .unknown
         default: return .unknown
         }
@@ -273,8 +305,9 @@ struct LogParser {
             var f = Fields()
             try s.object { s, key in try field(&s, key, into: &f) }
             guard let id = f.id else { throw LineError("a snapshot node has no \"id\"") }
-            var n = LogModel.Node(id: Int32(id), kind: f.kind ?? NodeKind.task, name: f.name ?? "",
-                                  weight: f.weight ?? 1)
+            var n = LogModel.Node(
+                id: Int32(id), kind: f.kind ?? NodeKind.task, name: f.name ?? "",
+                weight: f.weight ?? 1)
             n.state = f.state ?? .notExecuted
             n.failed = f.failed && n.state == .completed
             n.fraction = f.fraction ?? (n.state == .completed && !n.failed ? 1 : 0)
@@ -290,18 +323,27 @@ struct LogParser {
         var r = ReplaySummary()
         try s.object { s, key in
             func count() throws -> Int { try s.int("count", in: 0...LogModel.maxID) }
-            if key.equals("succeeded") { r.succeeded = try count() }
-            else if key.equals("failed") { r.failed = try count() }
-            else if key.equals("cancelled") { r.cancelled = try count() }
-            else if key.equals("skipped") { r.skipped = try count() }
-            else if key.equals("notExecuted") { r.notExecuted = try count() }
-            else if key.equals("executing") { r.executing = try count() }
-            else if key.equals("duration") {
+            if key.equals("succeeded") {
+                r.succeeded = try count()
+            } else if key.equals("failed") {
+                r.failed = try count()
+            } else if key.equals("cancelled") {
+                r.cancelled = try count()
+            } else if key.equals("skipped") {
+                r.skipped = try count()
+            } else if key.equals("notExecuted") {
+                r.notExecuted = try count()
+            } else if key.equals("executing") {
+                r.executing = try count()
+            } else if key.equals("duration") {
                 let d = try s.number()
                 guard d.isFinite, d >= 0 else { throw LineError("bad duration") }
                 r.duration = d
-            } else if key.equals("outcome") { r.outcome = try s.string() }
-            else { try s.skipValue() }
+            } else if key.equals("outcome") {
+                r.outcome = try s.string()
+            } else {
+                try s.skipValue()
+            }
         }
         return r
     }

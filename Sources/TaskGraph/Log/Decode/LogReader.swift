@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A log that cannot be replayed: the file, the line (when one is to blame) and the problem.
@@ -87,7 +87,7 @@ public enum LogReader {
                 count += n
             }
         }
-        if out.count == capacity {   // the file grew while being read
+        if out.count == capacity { // the file grew while being read
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
             while true {
                 let n = try chunk.withUnsafeMutableBytes { try readSome($0.baseAddress!, $0.count) }

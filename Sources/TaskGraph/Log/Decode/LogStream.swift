@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What one stretch of a live log stream (an attach connection, or a log being followed)
@@ -66,8 +66,9 @@ public struct LogStream {
         }
         pending.append(contentsOf: chunk)
         if pending.count > LogReader.maxLineBytes {
-            throw StreamError(line: parser.lineNo + 1,
-                              message: "line is longer than the reader's cap of 4 MiB")
+            throw StreamError(
+                line: parser.lineNo + 1,
+                message: "line is longer than the reader's cap of 4 MiB")
         }
         flush(&out)
         return out
@@ -109,7 +110,7 @@ public struct LogStream {
             }
             if let skipped = parser.resyncSkipped {
                 parser.resyncSkipped = nil
-                parser.lastSeq = 0   // whether the server's seq goes on or starts over after it
+                parser.lastSeq = 0 // whether the server's seq goes on or starts over after it
                 flush(&out)
                 out.append(.resync(skipped: skipped))
             }
@@ -149,13 +150,17 @@ public struct LogStream {
         var message: String?
         do {
             try s.object { s, key in
-                if key.equals("ev") { isError = try s.rawString().equals("error") }
-                else if key.equals("message") { message = try LogParser.text(&s) }
-                else { try s.skipValue() }
+                if key.equals("ev") {
+                    isError = try s.rawString().equals("error")
+                } else if key.equals("message") {
+                    message = try LogParser.text(&s)
+                } else {
+                    try s.skipValue()
+                }
             }
             try s.finish()
         } catch {
-            return nil   // the parser gives the proper error
+            return nil // the parser gives the proper error
         }
         return isError ? (message ?? "error") : nil
     }

@@ -56,8 +56,9 @@ public struct ReplayEvents: RandomAccessCollection, Sendable {
         let id = NodeID(Int(r.id))
         switch r.tag {
         case .add:
-            return .added(id: id, kind: texts.strings[Int(r.d)], name: texts.strings[Int(r.c)], weight: r.value,
-                          parent: r.a >= 0 ? NodeID(Int(r.a)) : nil, index: r.b >= 0 ? Int(r.b) : nil)
+            return .added(
+                id: id, kind: texts.strings[Int(r.d)], name: texts.strings[Int(r.c)], weight: r.value,
+                parent: r.a >= 0 ? NodeID(Int(r.a)) : nil, index: r.b >= 0 ? Int(r.b) : nil)
         case .parent:
             return .parentSet(id: id, parent: NodeID(Int(r.a)), index: Int(r.b))
         case .weight:
@@ -81,18 +82,25 @@ public struct ReplayEvents: RandomAccessCollection, Sendable {
     mutating func reserveCapacity(_ n: Int) { records.reserveCapacity(n) }
 
     @inline(__always)
-    private mutating func push(_ time: Double, _ tag: Tag, _ id: Int, value: Double = 0, a: Int32 = -1,
-                               b: Int32 = -1, c: Int32 = -1, d: Int32 = -1, state: TaskState = .notExecuted,
-                               failed: Bool = false) {
-        records.append(Record(time: time, value: value, id: Int32(truncatingIfNeeded: id), a: a, b: b, c: c, d: d,
-                              tag: tag, state: state, failed: failed))
+    private mutating func push(
+        _ time: Double, _ tag: Tag, _ id: Int, value: Double = 0, a: Int32 = -1,
+        b: Int32 = -1, c: Int32 = -1, d: Int32 = -1, state: TaskState = .notExecuted,
+        failed: Bool = false
+    ) {
+        records.append(
+            Record(
+                time: time, value: value, id: Int32(truncatingIfNeeded: id), a: a, b: b, c: c, d: d,
+                tag: tag, state: state, failed: failed))
     }
 
     /// An `add` whose kind and name are already in the text table.
-    mutating func appendAdd(time: Double, id: Int, kind: Int32, name: Int32, weight: Double,
-                            parent: Int?, index: Int?) {
-        push(time, .add, id, value: weight, a: parent.map { Int32($0) } ?? -1,
-             b: parent == nil ? -1 : Int32(index ?? 0), c: name, d: kind)
+    mutating func appendAdd(
+        time: Double, id: Int, kind: Int32, name: Int32, weight: Double,
+        parent: Int?, index: Int?
+    ) {
+        push(
+            time, .add, id, value: weight, a: parent.map { Int32($0) } ?? -1,
+            b: parent == nil ? -1 : Int32(index ?? 0), c: name, d: kind)
     }
 
     mutating func appendProgress(time: Double, id: Int, fraction: Double, info: Int32) {
@@ -106,26 +114,29 @@ public struct ReplayEvents: RandomAccessCollection, Sendable {
     /// Any change (its texts interned).
     mutating func append(_ change: GraphChange, time: Double) {
         switch change {
-        case let .added(id, kind, name, weight, parent, index):
-            appendAdd(time: time, id: id.rawValue, kind: texts.intern(kind), name: texts.intern(name),
-                      weight: weight, parent: parent?.rawValue, index: index)
-        case let .parentSet(id, parent, index):
+        case .added(let id, let kind, let name, let weight, let parent, let index):
+            appendAdd(
+                time: time, id: id.rawValue, kind: texts.intern(kind), name: texts.intern(name),
+                weight: weight, parent: parent?.rawValue, index: index)
+        case .parentSet(let id, let parent, let index):
             push(time, .parent, id.rawValue, a: Int32(parent.rawValue), b: Int32(index))
-        case let .weightChanged(id, weight):
+        case .weightChanged(let id, let weight):
             push(time, .weight, id.rawValue, value: weight)
-        case let .stateChanged(id, state, failed, message):
-            appendState(time: time, id: id.rawValue, state: state, failed: failed,
-                        message: message.map { texts.intern($0) } ?? -1)
-        case let .progress(id, progress):
-            appendProgress(time: time, id: id.rawValue, fraction: progress.fraction,
-                           info: progress.info.map { texts.intern($0) } ?? -1)
-        case let .cancelRequested(id, source):
+        case .stateChanged(let id, let state, let failed, let message):
+            appendState(
+                time: time, id: id.rawValue, state: state, failed: failed,
+                message: message.map { texts.intern($0) } ?? -1)
+        case .progress(let id, let progress):
+            appendProgress(
+                time: time, id: id.rawValue, fraction: progress.fraction,
+                info: progress.info.map { texts.intern($0) } ?? -1)
+        case .cancelRequested(let id, let source):
             push(time, .cancel, id.rawValue, a: texts.intern(source))
-        case let .output(id, stream, text):
+        case .output(let id, let stream, let text):
             push(time, .output, id.rawValue, a: texts.intern(text), b: stream == .stderr ? 1 : 0)
-        case let .ref(id, of):
+        case .ref(let id, let of):
             push(time, .ref, id.rawValue, a: Int32(truncatingIfNeeded: of.rawValue))
-        case let .dropped(ids):
+        case .dropped(let ids):
             let start = Int32(dropped.count)
             dropped.append(contentsOf: ids.map { Int32($0.rawValue) })
             push(time, .drop, 0, a: start, b: Int32(ids.count))
@@ -158,11 +169,14 @@ struct TextTable: Sendable {
         while true {
             let k = Int(slots[s])
             if k == 0 { break }
-            let start = offsets[k - 1], count = offsets[k] - start
+            let start = offsets[k - 1]
+            let count = offsets[k] - start
             if count == utf8.count {
-                let same = count == 0 || bytes.withUnsafeBufferPointer {
-                    memcmpEqual($0.baseAddress! + start, utf8.baseAddress!, count)
-                }
+                let same =
+                    count == 0
+                    || bytes.withUnsafeBufferPointer {
+                        memcmpEqual($0.baseAddress! + start, utf8.baseAddress!, count)
+                    }
                 if same { return Int32(k - 1) }
             }
             s = (s + 1) & mask

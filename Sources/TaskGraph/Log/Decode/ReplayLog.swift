@@ -90,7 +90,8 @@ public struct ReplayLog: Sendable {
 
     /// Number of events whose time is at most `time` (binary search).
     public func eventCount(atTime time: Double) -> Int {
-        var lo = 0, hi = events.count
+        var lo = 0
+        var hi = events.count
         while lo < hi {
             let mid = (lo + hi) / 2
             if events.time(at: mid) <= time { lo = mid + 1 } else { hi = mid }
@@ -100,7 +101,8 @@ public struct ReplayLog: Sendable {
 
     /// The last checkpoint at or before `count` events.
     func checkpoint(atOrBefore count: Int) -> Checkpoint? {
-        var lo = 0, hi = checkpoints.count
+        var lo = 0
+        var hi = checkpoints.count
         while lo < hi {
             let mid = (lo + hi) / 2
             if checkpoints[mid].eventCount <= count { lo = mid + 1 } else { hi = mid }
@@ -164,36 +166,54 @@ public struct ReplayLog: Sendable {
         let nodes = model.liveNodesByID()
         out.reserveCapacity(nodes.count * 3)
         for n in nodes {
-            out.append(GraphEvent(sequence: seq, time: time, change: .added(
-                id: NodeID(Int(n.id)), kind: n.kind, name: n.name, weight: n.weight, parent: nil, index: nil)))
+            out.append(
+                GraphEvent(
+                    sequence: seq, time: time,
+                    change: .added(
+                        id: NodeID(Int(n.id)), kind: n.kind, name: n.name, weight: n.weight, parent: nil, index: nil)))
         }
         for n in nodes where n.refOf >= 0 {
-            out.append(GraphEvent(sequence: seq, time: time, change: .ref(
-                id: NodeID(Int(n.id)), of: NodeID(Int(n.refOf)))))
+            out.append(
+                GraphEvent(
+                    sequence: seq, time: time,
+                    change: .ref(
+                        id: NodeID(Int(n.id)), of: NodeID(Int(n.refOf)))))
         }
         for n in nodes {
             for (i, c) in n.children.enumerated() {
-                out.append(GraphEvent(sequence: seq, time: time, change: .parentSet(
-                    id: NodeID(Int(c)), parent: NodeID(Int(n.id)), index: i)))
+                out.append(
+                    GraphEvent(
+                        sequence: seq, time: time,
+                        change: .parentSet(
+                            id: NodeID(Int(c)), parent: NodeID(Int(n.id)), index: i)))
             }
         }
         for n in nodes {
             let id = NodeID(Int(n.id))
             if n.state == .executing || n.state == .completed {
                 // Executing first, so consumers that track start times see one.
-                out.append(GraphEvent(sequence: seq, time: time, change: .stateChanged(
-                    id: id, state: .executing, failed: false, message: nil)))
+                out.append(
+                    GraphEvent(
+                        sequence: seq, time: time,
+                        change: .stateChanged(
+                            id: id, state: .executing, failed: false, message: nil)))
             }
         }
         // Settle children before parents so upward reasoning (skipped rows) sees final states.
         for n in nodes.reversed() where n.state.isSettled {
-            out.append(GraphEvent(sequence: seq, time: time, change: .stateChanged(
-                id: NodeID(Int(n.id)), state: n.state, failed: n.failed, message: n.message)))
+            out.append(
+                GraphEvent(
+                    sequence: seq, time: time,
+                    change: .stateChanged(
+                        id: NodeID(Int(n.id)), state: n.state, failed: n.failed, message: n.message)))
         }
         for n in nodes where n.fraction > 0 || n.info != nil {
             if n.state == .completed && !n.failed && n.fraction == 1 && n.info == nil { continue }
-            out.append(GraphEvent(sequence: seq, time: time, change: .progress(
-                id: NodeID(Int(n.id)), progress: TaskProgress(n.fraction, info: n.info))))
+            out.append(
+                GraphEvent(
+                    sequence: seq, time: time,
+                    change: .progress(
+                        id: NodeID(Int(n.id)), progress: TaskProgress(n.fraction, info: n.info))))
         }
         return out
     }

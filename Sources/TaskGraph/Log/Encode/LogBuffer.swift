@@ -134,7 +134,10 @@ struct LogBuffer {
 
     /// Decimal digits of `value`; the caller reserved 20 bytes.
     @inline(__always) mutating func putDigits(_ value: UInt64) {
-        if value < 10 { put(48 &+ UInt8(truncatingIfNeeded: value)); return }
+        if value < 10 {
+            put(48 &+ UInt8(truncatingIfNeeded: value))
+            return
+        }
         var n = 1
         var p: UInt64 = 10
         while value >= p {
@@ -151,7 +154,10 @@ struct LogBuffer {
     /// shortest round-trip form of a clock's reading needs 16-17 digits, found by a search:
     /// about 600 instructions a line, a quarter of what a recorder's writer spent on an event.
     @inline(__always) mutating func time(_ t: Double) {
-        guard nanosecondTimes, t >= 0, t < 1e9 else { double(t); return }
+        guard nanosecondTimes, t >= 0, t < 1e9 else {
+            double(t)
+            return
+        }
         let ns = UInt64((t * 1e9).rounded())
         var fraction = ns % 1_000_000_000
         reserve(31)
@@ -177,7 +183,10 @@ struct LogBuffer {
     /// Integers below 10^15 are written without ".0"; other values exactly as `description`
     /// writes them (the common ones by `ShortestDecimal`, the rest by `description`).
     mutating func double(_ value: Double) {
-        guard value.isFinite else { byte(48); return }
+        guard value.isFinite else {
+            byte(48)
+            return
+        }
         let mag = abs(value)
         if mag < 1e15, value == value.rounded(.towardZero) {
             int(Int(value))
@@ -201,7 +210,10 @@ struct LogBuffer {
             // Worst case: every byte becomes \u00XX.
             reserve(utf8.count &* 6 &+ 2)
             put(34)
-            guard let src = utf8.baseAddress else { put(34); return }
+            guard let src = utf8.baseAddress else {
+                put(34)
+                return
+            }
             var start = 0
             for i in 0..<utf8.count {
                 let c = src[i]
@@ -219,7 +231,9 @@ struct LogBuffer {
                 case 13: put(UInt8(ascii: "r"))
                 case 9: put(UInt8(ascii: "t"))
                 default:
-                    put(UInt8(ascii: "u")); put(48); put(48)
+                    put(UInt8(ascii: "u"))
+                    put(48)
+                    put(48)
                     put(LogBuffer.hexDigit(c >> 4))
                     put(LogBuffer.hexDigit(c & 15))
                 }

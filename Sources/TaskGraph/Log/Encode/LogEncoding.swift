@@ -4,10 +4,18 @@ extension LogBuffer {
     /// Line 1: `{"format":"taskgraph-log","version":1,"created":...,"producer":...}`.
     mutating func header(created: String, producer: String, scenario: String?, seed: UInt64?) {
         raw("{\"format\":\"taskgraph-log\",\"version\":1")
-        nextKey("created"); string(created)
-        nextKey("producer"); string(producer)
-        if let scenario { nextKey("scenario"); string(scenario) }
-        if let seed { nextKey("seed"); uint(seed) }
+        nextKey("created")
+        string(created)
+        nextKey("producer")
+        string(producer)
+        if let scenario {
+            nextKey("scenario")
+            string(scenario)
+        }
+        if let seed {
+            nextKey("seed")
+            uint(seed)
+        }
         raw("}\n")
     }
 
@@ -31,50 +39,82 @@ extension LogBuffer {
 
     private mutating func eventLine(_ change: GraphChange, seq: UInt64, t: Double) {
         switch change {
-        case let .added(id, kind, name, weight, parent, index):
+        case .added(let id, let kind, let name, let weight, let parent, let index):
             lineStart(seq: seq, t: t, ev: "add")
-            nextKey("id"); int(id.rawValue)
-            nextKey("kind"); string(kind)
-            nextKey("name"); string(name)
-            nextKey("weight"); double(weight)
-            if let parent { nextKey("parent"); int(parent.rawValue) }
-            if let index { nextKey("index"); int(index) }
-        case let .parentSet(id, parent, index):
+            nextKey("id")
+            int(id.rawValue)
+            nextKey("kind")
+            string(kind)
+            nextKey("name")
+            string(name)
+            nextKey("weight")
+            double(weight)
+            if let parent {
+                nextKey("parent")
+                int(parent.rawValue)
+            }
+            if let index {
+                nextKey("index")
+                int(index)
+            }
+        case .parentSet(let id, let parent, let index):
             lineStart(seq: seq, t: t, ev: "parent")
-            nextKey("id"); int(id.rawValue)
-            nextKey("parent"); int(parent.rawValue)
-            nextKey("index"); int(index)
-        case let .weightChanged(id, weight):
+            nextKey("id")
+            int(id.rawValue)
+            nextKey("parent")
+            int(parent.rawValue)
+            nextKey("index")
+            int(index)
+        case .weightChanged(let id, let weight):
             lineStart(seq: seq, t: t, ev: "weight")
-            nextKey("id"); int(id.rawValue)
-            nextKey("weight"); double(weight)
-        case let .stateChanged(id, state, failed, message):
+            nextKey("id")
+            int(id.rawValue)
+            nextKey("weight")
+            double(weight)
+        case .stateChanged(let id, let state, let failed, let message):
             lineStart(seq: seq, t: t, ev: "state")
-            nextKey("id"); int(id.rawValue)
-            nextKey("state"); stateName(state)
+            nextKey("id")
+            int(id.rawValue)
+            nextKey("state")
+            stateName(state)
             if failed {
                 raw(",\"failed\":true")
-                if let message { nextKey("message"); string(message) }
+                if let message {
+                    nextKey("message")
+                    string(message)
+                }
             }
-        case let .progress(id, progress):
+        case .progress(let id, let progress):
             lineStart(seq: seq, t: t, ev: "progress")
-            nextKey("id"); int(id.rawValue)
-            nextKey("fraction"); double(progress.fraction)
-            if let info = progress.info { nextKey("info"); string(info) }
-        case let .cancelRequested(id, source):
+            nextKey("id")
+            int(id.rawValue)
+            nextKey("fraction")
+            double(progress.fraction)
+            if let info = progress.info {
+                nextKey("info")
+                string(info)
+            }
+        case .cancelRequested(let id, let source):
             lineStart(seq: seq, t: t, ev: "cancel")
-            nextKey("id"); int(id.rawValue)
-            nextKey("source"); string(source)
-        case let .output(id, stream, text):
+            nextKey("id")
+            int(id.rawValue)
+            nextKey("source")
+            string(source)
+        case .output(let id, let stream, let text):
             lineStart(seq: seq, t: t, ev: "output")
-            nextKey("id"); int(id.rawValue)
-            nextKey("stream"); raw(stream == .stdout ? "\"stdout\"" : "\"stderr\"")
-            nextKey("text"); string(text)
-        case let .ref(id, of):
+            nextKey("id")
+            int(id.rawValue)
+            nextKey("stream")
+            raw(stream == .stdout ? "\"stdout\"" : "\"stderr\"")
+            nextKey("text")
+            string(text)
+        case .ref(let id, let of):
             lineStart(seq: seq, t: t, ev: "ref")
-            nextKey("id"); int(id.rawValue)
-            nextKey("of"); int(of.rawValue)
-        case let .dropped(ids):
+            nextKey("id")
+            int(id.rawValue)
+            nextKey("of")
+            int(of.rawValue)
+        case .dropped(let ids):
             lineStart(seq: seq, t: t, ev: "drop")
             nextKey("ids")
             byte(91)
@@ -100,26 +140,52 @@ extension LogBuffer {
     /// A `key` line.
     mutating func key(_ key: String, id: NodeID?, seq: UInt64, t: Double) {
         lineStart(seq: seq, t: t, ev: "key")
-        nextKey("key"); string(key)
-        if let id { nextKey("id"); int(id.rawValue) }
+        nextKey("key")
+        string(key)
+        if let id {
+            nextKey("id")
+            int(id.rawValue)
+        }
         lineEnd()
     }
 
     /// One node object of a snapshot line. `index` is written for children of parents whose
     /// children are not in ascending id order (the reader then sorts by it).
     mutating func snapshotNode(_ n: LogModel.Node, index: Int?) {
-        raw("{\"id\":"); int(Int(n.id))
-        nextKey("kind"); string(n.kind)
-        if n.parent >= 0 { nextKey("parent"); int(Int(n.parent)) }
-        if let index { nextKey("index"); int(index) }
-        nextKey("name"); string(n.name)
-        nextKey("weight"); double(n.weight)
-        nextKey("state"); stateName(n.state)
-        nextKey("failed"); raw(n.failed ? "true" : "false")
-        nextKey("fraction"); double(n.fraction)
-        if let info = n.info { nextKey("info"); string(info) }
-        if let message = n.message { nextKey("message"); string(message) }
-        if n.refOf >= 0 { nextKey("of"); int(Int(n.refOf)) }
+        raw("{\"id\":")
+        int(Int(n.id))
+        nextKey("kind")
+        string(n.kind)
+        if n.parent >= 0 {
+            nextKey("parent")
+            int(Int(n.parent))
+        }
+        if let index {
+            nextKey("index")
+            int(index)
+        }
+        nextKey("name")
+        string(n.name)
+        nextKey("weight")
+        double(n.weight)
+        nextKey("state")
+        stateName(n.state)
+        nextKey("failed")
+        raw(n.failed ? "true" : "false")
+        nextKey("fraction")
+        double(n.fraction)
+        if let info = n.info {
+            nextKey("info")
+            string(info)
+        }
+        if let message = n.message {
+            nextKey("message")
+            string(message)
+        }
+        if n.refOf >= 0 {
+            nextKey("of")
+            int(Int(n.refOf))
+        }
         byte(125)
     }
 
@@ -127,14 +193,22 @@ extension LogBuffer {
     mutating func end(_ s: LogSummary, seq: UInt64, t: Double) {
         lineStart(seq: seq, t: t, ev: "end")
         nextKey("summary")
-        raw("{\"succeeded\":"); int(s.succeeded)
-        nextKey("failed"); int(s.failed)
-        nextKey("cancelled"); int(s.cancelled)
-        nextKey("skipped"); int(s.skipped)
-        nextKey("notExecuted"); int(s.notExecuted)
-        nextKey("executing"); int(s.executing)
-        nextKey("duration"); double(s.duration)
-        nextKey("outcome"); string(s.outcome)
+        raw("{\"succeeded\":")
+        int(s.succeeded)
+        nextKey("failed")
+        int(s.failed)
+        nextKey("cancelled")
+        int(s.cancelled)
+        nextKey("skipped")
+        int(s.skipped)
+        nextKey("notExecuted")
+        int(s.notExecuted)
+        nextKey("executing")
+        int(s.executing)
+        nextKey("duration")
+        double(s.duration)
+        nextKey("outcome")
+        string(s.outcome)
         byte(125)
         lineEnd()
     }
@@ -147,29 +221,40 @@ extension LogModel {
     /// Writes the whole state as one or more `snapshot` lines of at most
     /// `maxSnapshotLineBytes` each (a single node larger than that cannot exist: names and
     /// messages are cut to 4 KiB). Returns the next free seq.
-    func writeSnapshot(into out: inout LogBuffer, seq firstSeq: UInt64, t: Double,
-                               maxLineBytes: Int = LogModel.maxSnapshotLineBytes) -> UInt64 {
+    func writeSnapshot(
+        into out: inout LogBuffer, seq firstSeq: UInt64, t: Double,
+        maxLineBytes: Int = LogModel.maxSnapshotLineBytes
+    ) -> UInt64 {
         // Straight from the model's storage: no copy of every node (and its strings) first.
-        LogModel.writeSnapshot(count: liveCount, forEach: { forEachLiveByID($0) }, into: &out, seq: firstSeq, t: t,
-                               maxLineBytes: maxLineBytes)
+        LogModel.writeSnapshot(
+            count: liveCount, forEach: { forEachLiveByID($0) }, into: &out, seq: firstSeq, t: t,
+            maxLineBytes: maxLineBytes)
     }
 
     /// `writeSnapshot` of these live nodes (ascending ids, children filled in).
-    static func writeSnapshot(of live: [Node], into out: inout LogBuffer, seq firstSeq: UInt64, t: Double,
-                              maxLineBytes: Int = LogModel.maxSnapshotLineBytes) -> UInt64 {
-        writeSnapshot(count: live.count, forEach: { live.forEach($0) }, into: &out, seq: firstSeq, t: t,
-                      maxLineBytes: maxLineBytes)
+    static func writeSnapshot(
+        of live: [Node], into out: inout LogBuffer, seq firstSeq: UInt64, t: Double,
+        maxLineBytes: Int = LogModel.maxSnapshotLineBytes
+    ) -> UInt64 {
+        writeSnapshot(
+            count: live.count, forEach: { live.forEach($0) }, into: &out, seq: firstSeq, t: t,
+            maxLineBytes: maxLineBytes)
     }
 
     /// `writeSnapshot` of the `count` live nodes `forEach` visits (ascending ids, twice).
-    private static func writeSnapshot(count: Int, forEach: ((Node) -> Void) -> Void, into out: inout LogBuffer,
-                                      seq firstSeq: UInt64, t: Double, maxLineBytes: Int) -> UInt64 {
+    private static func writeSnapshot(
+        count: Int, forEach: ((Node) -> Void) -> Void, into out: inout LogBuffer,
+        seq firstSeq: UInt64, t: Double, maxLineBytes: Int
+    ) -> UInt64 {
         // Children whose order is not ascending by id get an explicit index.
         var explicit = [Int: Int]()
         forEach { n in
             guard n.children.count > 1 else { return }
             var sorted = true
-            for i in 1..<n.children.count where n.children[i - 1] > n.children[i] { sorted = false; break }
+            for i in 1..<n.children.count where n.children[i - 1] > n.children[i] {
+                sorted = false
+                break
+            }
             if !sorted { for (i, c) in n.children.enumerated() { explicit[Int(c)] = i } }
         }
         // Encode nodes first, then cut into parts that fit.
@@ -180,12 +265,12 @@ extension LogModel {
             encoded.snapshotNode(n, index: explicit.isEmpty ? nil : explicit[Int(n.id)])
             ends.append(encoded.count)
         }
-        let overhead = 96   // the line's own fields
-        var parts: [Range<Int>] = []   // ranges of node indices
+        let overhead = 96 // the line's own fields
+        var parts: [Range<Int>] = [] // ranges of node indices
         var start = 0
         var startByte = 0
         for i in 0..<ends.count {
-            let size = ends[i] - startByte + (i - start)   // commas
+            let size = ends[i] - startByte + (i - start) // commas
             if size + overhead > maxLineBytes && i > start {
                 parts.append(start..<i)
                 start = i
@@ -197,8 +282,10 @@ extension LogModel {
         encoded.withBytes { bytes in
             for (p, range) in parts.enumerated() {
                 out.lineStart(seq: seq, t: t, ev: "snapshot")
-                out.nextKey("part"); out.int(p + 1)
-                out.nextKey("parts"); out.int(parts.count)
+                out.nextKey("part")
+                out.int(p + 1)
+                out.nextKey("parts")
+                out.int(parts.count)
                 out.nextKey("nodes")
                 out.byte(91)
                 for i in range {

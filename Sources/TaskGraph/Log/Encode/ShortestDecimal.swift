@@ -13,7 +13,7 @@ struct ShortestDecimal {
         guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else { return nil }
         let bits = v.bitPattern
         let biased = Int(truncatingIfNeeded: (bits >> 52) & 0x7FF)
-        let shift = 1075 - biased   // v = mantissa × 2^-shift
+        let shift = 1075 - biased // v = mantissa × 2^-shift
         guard biased > 0, shift > 0, shift <= 80 else { return nil }
         let mantissa = UInt128((bits & ((1 << 52) - 1)) | (1 << 52))
         // At a power of two the next double below is half as far as the one above.
@@ -26,7 +26,7 @@ struct ShortestDecimal {
         /// does (and is closer), -1 both are exactly as close.
         func probe(_ places: Int) -> Int {
             let power = ShortestDecimal.pow10(places)
-            let scaled = mantissa &* power   // v × 10^places × 2^shift, exact
+            let scaled = mantissa &* power // v × 10^places × 2^shift, exact
             // Candidates: floor and ceil of v × 10^places. One reads back as v when it lies
             // within half the gap to the neighbouring doubles: 2·|m − v·10^p| < 10^p (× 2^shift).
             let below = scaled & mask
@@ -51,7 +51,8 @@ struct ShortestDecimal {
         // continues as that binary search. A tie (-1) leaves it to `description`, which
         // prints the same digits.
         let guess = min(21, max(2, 16 - ShortestDecimal.integerDigits(v)))
-        var lo = 1, hi = 22
+        var lo = 1
+        var hi = 22
         var found: (places: Int, r: Int)?
         let atGuess = probe(guess)
         if atGuess < 0 { return nil }
@@ -84,7 +85,10 @@ struct ShortestDecimal {
         guard fraction < power, fraction <= UInt128(UInt64.max) else { return nil }
         var f = UInt64(fraction)
         var p = places
-        while p > 1, f % 10 == 0 { f /= 10; p -= 1 }
+        while p > 1, f % 10 == 0 {
+            f /= 10
+            p -= 1
+        }
         self.integer = integer
         self.fraction = f
         self.places = p
@@ -101,7 +105,10 @@ struct ShortestDecimal {
         }
         var d = 0
         var limit = 0.1
-        while d > -4, v < limit { d -= 1; limit /= 10 }
+        while d > -4, v < limit {
+            d -= 1
+            limit /= 10
+        }
         return d
     }
 

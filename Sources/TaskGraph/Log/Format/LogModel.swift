@@ -82,7 +82,10 @@ public struct LogModel: Sendable {
         if id >= slotOf.count && id < 2 * nodes.count + 4096 {
             slotOf.append(contentsOf: repeatElement(-1, count: id + 1 - slotOf.count))
             if !sparse.isEmpty {
-                for (k, v) in sparse where k < slotOf.count { slotOf[k] = v; sparse[k] = nil }
+                for (k, v) in sparse where k < slotOf.count {
+                    slotOf[k] = v
+                    sparse[k] = nil
+                }
             }
         }
         let existing = id < slotOf.count ? Int(slotOf[id]) : Int(sparse[id] ?? -1)
@@ -117,32 +120,32 @@ public struct LogModel: Sendable {
     /// Applies one graph change; changes about unknown nodes are ignored.
     mutating func apply(_ change: GraphChange) {
         switch change {
-        case let .added(id, kind, name, weight, parent, index):
+        case .added(let id, let kind, let name, let weight, let parent, let index):
             guard id.rawValue >= 0, id.rawValue <= LogModel.maxID else { return }
             add(Node(id: Int32(id.rawValue), kind: kind, name: name, weight: weight))
             if let parent, contains(parent.rawValue) {
                 attach(id.rawValue, to: parent.rawValue, at: index ?? Int.max)
             }
-        case let .parentSet(id, parent, index):
+        case .parentSet(let id, let parent, let index):
             attach(id.rawValue, to: parent.rawValue, at: index)
-        case let .weightChanged(id, weight):
+        case .weightChanged(let id, let weight):
             if let s = slot(id.rawValue) { nodes[s].weight = weight }
-        case let .stateChanged(id, state, failed, message):
+        case .stateChanged(let id, let state, let failed, let message):
             guard let s = slot(id.rawValue) else { return }
             nodes[s].state = state
             nodes[s].failed = failed
             nodes[s].message = failed ? message : nil
             if state == .completed && !failed { nodes[s].fraction = 1 }
-        case let .progress(id, progress):
+        case .progress(let id, let progress):
             guard let s = slot(id.rawValue) else { return }
             nodes[s].fraction = progress.fraction
             nodes[s].info = progress.info
-        case let .ref(id, of):
+        case .ref(let id, let of):
             guard let s = slot(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
             nodes[s].refOf = Int32(of.rawValue)
         case .cancelRequested, .output:
             break
-        case let .dropped(ids):
+        case .dropped(let ids):
             drop(ids.map(\.rawValue))
         }
     }
@@ -218,7 +221,7 @@ public struct LogModel: Sendable {
     init(_ snapshot: GraphSnapshot) {
         for id in snapshot.nodes.keys.sorted() {
             let n = snapshot.nodes[id]!
-            guard let small = LogModel.kept(id.rawValue) else { continue }   // past maxID: not kept
+            guard let small = LogModel.kept(id.rawValue) else { continue } // past maxID: not kept
             var node = Node(id: small, kind: n.kind, name: n.name, weight: n.weight)
             node.parent = n.parent.flatMap { LogModel.kept($0.rawValue) } ?? -1
             node.state = n.state

@@ -1,6 +1,7 @@
 import Dispatch
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Writes a graph's events to a replay log (docs/log-format.md): the header, a snapshot of what
@@ -30,7 +31,7 @@ import Glibc
 /// so, and the log ends there as a killed session's would (a valid prefix without `end`).
 /// The spool's chunks, once allocated, are reused until recording stops, so its memory is
 /// at most about `maxBacklog` events' worth (4 chunks are mapped ahead from the start).
-public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // writer state behind `lock`
+public final class GraphRecorder: GraphObservation, @unchecked Sendable { // writer state behind `lock`
     /// The default minimum number of events between two snapshots.
     public static let defaultSnapshotEvery = 5000
     /// Buffered bytes that trigger a write before the 100 ms flush.
@@ -55,7 +56,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
         case key(Key)
     }
 
-    final class Key: @unchecked Sendable {   // immutable
+    final class Key: @unchecked Sendable { // immutable
         let key: String
         let node: NodeID?
         let now: Double?
@@ -67,10 +68,11 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
     }
 
     /// Between the program's threads and the writer.
-    private let spool = Spool<Entry>(chunkSize: GraphRecorder.chunkEvents,
-                                     maxChunks: GraphRecorder.maxBacklog / GraphRecorder.chunkEvents,
-                                     overflow: .wait(seconds: GraphRecorder.stallSeconds),
-                                     prepared: GraphRecorder.preparedChunks)
+    private let spool = Spool<Entry>(
+        chunkSize: GraphRecorder.chunkEvents,
+        maxChunks: GraphRecorder.maxBacklog / GraphRecorder.chunkEvents,
+        overflow: .wait(seconds: GraphRecorder.stallSeconds),
+        prepared: GraphRecorder.preparedChunks)
     /// The writer's state: taken by the writer thread, `flush()` and `finish()`, never by the
     /// program's threads on an event.
     private let lock = Lock()
@@ -101,24 +103,29 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
     ///   - producer: the header's `producer` (default: this process's command line).
     ///   - scenario, seed: header fields, written when given.
     ///   - startTime: clock time that becomes `t = 0`.
-    public init(path: String, producer: String? = nil, scenario: String? = nil, seed: UInt64? = nil,
-                startTime: Double = 0, snapshotEvery: Int = GraphRecorder.defaultSnapshotEvery) throws {
+    public init(
+        path: String, producer: String? = nil, scenario: String? = nil, seed: UInt64? = nil,
+        startTime: Double = 0, snapshotEvery: Int = GraphRecorder.defaultSnapshotEvery
+    ) throws {
         self.path = path
         self.file = try LogFile(path: path)
         self.startTime = startTime
         self.snapshotEvery = max(1, snapshotEvery)
         self.clock = nil
         self.anchor = nil
-        buffer.header(created: iso8601Now(),
-                      producer: producer ?? CommandLine.arguments.joined(separator: " "),
-                      scenario: scenario, seed: seed)
+        buffer.header(
+            created: iso8601Now(),
+            producer: producer ?? CommandLine.arguments.joined(separator: " "),
+            scenario: scenario, seed: seed)
         startWriter()
     }
 
     /// Opens `path`, writes the header and a snapshot of what `graph` holds now, then
     /// records every event of `graph` until `finish()`/`cancel()`.
-    public init(graph: Graph, path: String, producer: String? = nil, scenario: String? = nil,
-                seed: UInt64? = nil, snapshotEvery: Int = GraphRecorder.defaultSnapshotEvery) throws {
+    public init(
+        graph: Graph, path: String, producer: String? = nil, scenario: String? = nil,
+        seed: UInt64? = nil, snapshotEvery: Int = GraphRecorder.defaultSnapshotEvery
+    ) throws {
         self.path = path
         self.file = try LogFile(path: path)
         self.anchor = graph.anchor
@@ -126,9 +133,10 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
         self.startTime = graph.clock.now
         self.snapshotEvery = max(1, snapshotEvery)
         buffer.nanosecondTimes = graph.clockIsMonotonic
-        buffer.header(created: iso8601Now(),
-                      producer: producer ?? CommandLine.arguments.joined(separator: " "),
-                      scenario: scenario, seed: seed)
+        buffer.header(
+            created: iso8601Now(),
+            producer: producer ?? CommandLine.arguments.joined(separator: " "),
+            scenario: scenario, seed: seed)
         // The graph holds the recorder (through the handler) until `finish()`: the observation
         // lives until cancelled, as `GraphObservation` promises, even when the caller drops
         // it. Events spooled meanwhile are encoded after the snapshot (the writer needs `lock`).
@@ -137,11 +145,14 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
             // closure capturing one object uses it as its context, and the recorder has a side
             // table (it is referenced weakly), so every retain of it takes the slow path.
             let spool = self.spool
-            let (snapshot, observation) = graph.snapshotAndKeep(owner: self, { (event: consuming GraphEvent) in
-                _ = spool.append(.item(PackedItem(event)))
-            }, pair: { (first: consuming GraphEvent, second: consuming GraphEvent) in
-                spool.appendPair(first, second) { .item($0) }
-            })
+            let (snapshot, observation) = graph.snapshotAndKeep(
+                owner: self,
+                { (event: consuming GraphEvent) in
+                    _ = spool.append(.item(PackedItem(event)))
+                },
+                pair: { (first: consuming GraphEvent, second: consuming GraphEvent) in
+                    spool.appendPair(first, second) { .item($0) }
+                })
             self.observation = observation
             model = RecorderModel(snapshot)
             writeSnapshotLocked(t: 0)
@@ -172,7 +183,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
                 graph.withDeliveriesPaused { _ = spool.append(entry) }
                 done = true
             }
-            if !done { _ = spool.append(entry) }   // no graph (any more): no deliveries either
+            if !done { _ = spool.append(entry) } // no graph (any more): no deliveries either
         }
     }
 
@@ -232,15 +243,16 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
         guard !finished else { return }
         spool.drain { (entry: consuming Entry) in
             switch consume entry {
-            case let .item(item): item.forEachEvent { encodeLocked($0) }
-            case let .key(k):
+            case .item(let item): item.forEachEvent { encodeLocked($0) }
+            case .key(let k):
                 seq += 1
                 buffer.key(k.key, id: k.node, seq: seq, t: max(k.now ?? lastT, lastT))
             }
         }
         if spool.failed, stallError == nil {
             stallError = RecordingError(
-                path: path, message: "recording stopped: the writer made no progress for \(GraphRecorder.stallSeconds) s")
+                path: path,
+                message: "recording stopped: the writer made no progress for \(GraphRecorder.stallSeconds) s")
         }
     }
 
@@ -249,8 +261,9 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
         lastT = t
         seq += 1
         buffer.event(event.change, seq: seq, t: t)
-        if case let .stateChanged(id, state, _, _) = event.change, state.isSettled,
-           model.parentOf(id.rawValue) < 0, model.contains(id.rawValue) {
+        if case .stateChanged(let id, let state, _, _) = event.change, state.isSettled,
+            model.parentOf(id.rawValue) < 0, model.contains(id.rawValue)
+        {
             lastRootSettle = t
         }
         model.apply(event.change)
@@ -309,7 +322,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable {   // w
 }
 
 /// Live recorders, flushed at process exit.
-final class RecorderRegistry: @unchecked Sendable {   // state behind `lock`
+final class RecorderRegistry: @unchecked Sendable { // state behind `lock`
     static let shared = RecorderRegistry()
 
     private let lock = Lock()

@@ -25,7 +25,8 @@ struct RecorderModel {
     // access skips the runtime's exclusivity bookkeeping.
     private final class Chunk {
         /// Each node's index in `names`, or `noName` (a chunk holds at most 4,096 names).
-        @exclusivity(unchecked) var nameSlots = [UInt16](repeating: RecorderModel.noName, count: RecorderModel.chunkSize)
+        @exclusivity(unchecked) var nameSlots = [UInt16](
+            repeating: RecorderModel.noName, count: RecorderModel.chunkSize)
         /// The non-empty names, each in the place its node took when first named (kept when
         /// the node is renamed, added again or dropped).
         @exclusivity(unchecked) var names: [String] = []
@@ -106,7 +107,7 @@ struct RecorderModel {
         }
         if chunks.isEmpty {
             base = ci
-        } else if ci < base {   // an older block of ids still being filled (another stripe's)
+        } else if ci < base { // an older block of ids still being filled (another stripe's)
             chunks.insert(contentsOf: repeatElement(nil, count: base - ci), at: 0)
             base = ci
         }
@@ -206,7 +207,7 @@ struct RecorderModel {
         c.parents[k] = -1
         c.flags[k] = RecorderModel.liveBit
         if !extraKinds.isEmpty { extraKinds[i] = nil }
-        if let known = kindNames.firstIndex(of: kind) {   // a handful of kinds, compared by identity first
+        if let known = kindNames.firstIndex(of: kind) { // a handful of kinds, compared by identity first
             c.kinds[k] = UInt8(known)
         } else if kindNames.count < 255 {
             c.kinds[k] = UInt8(kindNames.count)
@@ -245,29 +246,29 @@ struct RecorderModel {
 
     mutating func apply(_ change: GraphChange) {
         switch change {
-        case let .added(id, kind, name, weight, parent, index):
+        case .added(let id, let kind, let name, let weight, let parent, let index):
             guard id.rawValue >= 0, id.rawValue <= LogModel.maxID else { return }
             add(id.rawValue, kind: kind, name: name, weight: weight)
             if let parent, contains(parent.rawValue) {
                 attach(id.rawValue, to: parent.rawValue, at: index ?? Int.max)
             }
-        case let .parentSet(id, parent, index):
+        case .parentSet(let id, let parent, let index):
             attach(id.rawValue, to: parent.rawValue, at: index)
-        case let .weightChanged(id, weight):
+        case .weightChanged(let id, let weight):
             if contains(id.rawValue) { weights[Int32(id.rawValue)] = weight == 1 ? nil : weight }
-        case let .stateChanged(id, state, failed, message):
+        case .stateChanged(let id, let state, let failed, let message):
             guard contains(id.rawValue) else { return }
             setState(Int32(id.rawValue), state, failed: failed, message: message)
-        case let .progress(id, progress):
+        case .progress(let id, let progress):
             guard contains(id.rawValue) else { return }
             setFraction(Int32(id.rawValue), progress.fraction)
             infos[Int32(id.rawValue)] = progress.info
-        case let .ref(id, of):
+        case .ref(let id, let of):
             guard contains(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
             refs[Int32(id.rawValue)] = Int32(of.rawValue)
         case .cancelRequested, .output:
             break
-        case let .dropped(ids):
+        case .dropped(let ids):
             for id in ids where contains(id.rawValue) {
                 let i = Int32(id.rawValue)
                 let p = parentOf(id.rawValue)
