@@ -52,8 +52,9 @@ public struct HeadlessPrinter: Sendable {
 
     /// The summary block: `Summary:` with the counts, the duration (graph clock until
     /// `root` settled; the last event's time if it never did), then the tree in ASCII with
-    /// each node's final state.
+    /// each node's final state, then the run's report (`RunReport`: first failure, critical
+    /// path, slowest commands).
     public func summary(root: NodeID? = nil) -> [String] {
-        HeadlessSummary(tree: tree).lines(root: root?.rawValue)
+        HeadlessSummary(tree: tree).lines(root: root?.rawValue) + RunReport(tree: tree).lines
     }
 }
