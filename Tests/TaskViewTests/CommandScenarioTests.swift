@@ -84,6 +84,28 @@ final class Lines: @unchecked Sendable { // written by one thread, read after it
         #expect(throws: ScenarioError.self) { try ScenarioDecoder.decode(Array(text.utf8), file: "x.json", name: "x") }
     }
 
+    @Test func aCommandWithoutCwdRunsInTheScenarioFilesDirectory() throws {
+        let dir = "/tmp/taskview-cmd-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        #expect(mkdir(dir, 0o755) == 0 && mkdir(dir + "/ci", 0o755) == 0)
+        defer { _ = system("rm -rf '\(dir)'") }
+        let text = #"{"kind":"sequential","name":"p","children":[{"kind":"command","name":"a","run":"pwd"},"#
+            + #"{"kind":"command","name":"b","run":"pwd","cwd":"/"}]}"#
+        let f = fopen(dir + "/ci/pipeline.json", "w")
+        fputs(text, f)
+        fclose(f)
+        // Named by a relative path from elsewhere: still the file's own directory, absolute.
+        let saved = getcwd(nil, 0)!
+        defer {
+            chdir(saved)
+            free(saved)
+        }
+        #expect(chdir(dir) == 0)
+        let s = try ScenarioLoader.file("ci/pipeline.json")
+        #expect(s.root.children.map(\.cwd) == [dir + "/ci", "/"])
+        // A demo keeps the current directory.
+        #expect(try ScenarioLoader.demo("commands").root.children[0].cwd == nil)
+    }
+
     @Test func scenarioWithCommandsRunsOnRealTimeAndRecordsOutput() async throws {
         let text = #"""
             {"kind":"sequential","name":"p","children":[

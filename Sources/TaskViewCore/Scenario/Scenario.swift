@@ -58,6 +58,12 @@ public struct ScenarioNode: Sendable, Equatable {
     /// Nodes in the tree (the scenario's own, not the adapters the builder adds).
     public var count: Int { 1 + children.reduce(0) { $0 + $1.count } }
 
+    /// Gives every `command` node without a `cwd` in this subtree the directory `path`.
+    mutating func defaultCommandDirectory(_ path: String) {
+        if kind == .command && cwd == nil { cwd = path }
+        for i in children.indices { children[i].defaultCommandDirectory(path) }
+    }
+
     /// Whether this node or a descendant runs a real command.
     public var hasCommands: Bool { kind == .command || children.contains { $0.hasCommands } }
 }

@@ -46,7 +46,18 @@ public enum ScenarioLoader {
         var base = path.split(separator: "/").last.map(String.init) ?? path
         if let dot = base.lastIndex(of: "."), dot != base.startIndex { base = String(base[..<dot]) }
         let dir = path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 }
-        return try ScenarioDecoder.decode(bytes, file: path, name: base, baseDirectory: dir)
+        var scenario = try ScenarioDecoder.decode(bytes, file: path, name: base, baseDirectory: dir)
+        // A command without `cwd` runs in the file's directory (as go-task runs a
+        // Taskfile's tasks), so a pipeline file works the same from any directory.
+        if let home = absoluteDirectory(dir ?? ".") { scenario.root.defaultCommandDirectory(home) }
+        return scenario
+    }
+
+    /// `path` as an absolute path without symlinks (nil if it cannot be resolved).
+    static func absoluteDirectory(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     struct ReadError: Error { let message: String }
