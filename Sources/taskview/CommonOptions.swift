@@ -48,6 +48,9 @@ struct CommonOptions: ParsableArguments {
             valueName: "N"))
     var jobs: Int?
 
+    @Flag(name: .long, help: "No ETA from the logs of earlier runs of the same scenario file.")
+    var noHistory = false
+
     /// `--jobs`, or the number of cores.
     var jobSlots: Int {
         jobs ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))

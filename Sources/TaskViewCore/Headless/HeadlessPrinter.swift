@@ -10,6 +10,8 @@ public struct HeadlessPrinter: Sendable {
     public private(set) var tree: TreeModel
     /// Also print commands' output lines: `[T] #ID NAME | TEXT` (`--output`).
     public var showOutput = false
+    /// Earlier runs' durations: state lines end with the run's ETA when one is known.
+    public var history: RunHistory?
 
     /// Starts empty, or from the snapshot the events continue.
     public init(snapshot: GraphSnapshot? = nil) {
@@ -20,7 +22,11 @@ public struct HeadlessPrinter: Sendable {
     public mutating func absorb(_ event: GraphEvent) -> String? {
         tree.absorb(event)
         if showOutput, let line = Self.outputLine(for: event, in: tree) { return line }
-        return Self.line(for: event, in: tree)
+        guard let line = Self.line(for: event, in: tree) else { return nil }
+        guard let history, let left = history.remaining(in: tree, now: event.time), left.seconds > 0 else {
+            return line
+        }
+        return line + "  (ETA " + Format.duration(left.seconds) + ")"
     }
 
     /// `[T] #ID NAME | TEXT` for a command's output line (`--output`), sanitized.

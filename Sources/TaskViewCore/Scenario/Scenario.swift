@@ -5,6 +5,9 @@ public struct Scenario: Sendable {
     public var name: String
     /// The root's `description` (shown by `demo --list`).
     public var description: String?
+    /// The absolute path of the scenario file (nil for a shipped demo): recorded in the
+    /// log's header, it finds the earlier runs of the same file (`RunHistory`).
+    public var file: String?
     public var root: ScenarioNode
 
     /// A scenario with `command` nodes runs real processes, so it runs on real time.

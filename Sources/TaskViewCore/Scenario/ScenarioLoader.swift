@@ -49,7 +49,11 @@ public enum ScenarioLoader {
         var scenario = try ScenarioDecoder.decode(bytes, file: path, name: base, baseDirectory: dir)
         // A command without `cwd` runs in the file's directory (as go-task runs a
         // Taskfile's tasks), so a pipeline file works the same from any directory.
-        if let home = absoluteDirectory(dir ?? ".") { scenario.root.defaultCommandDirectory(home) }
+        if let home = absoluteDirectory(dir ?? ".") {
+            scenario.root.defaultCommandDirectory(home)
+            let fileName = path.split(separator: "/").last.map(String.init) ?? path
+            scenario.file = home == "/" ? "/" + fileName : home + "/" + fileName
+        }
         return scenario
     }
 

@@ -27,7 +27,9 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
         self.clock = clock
         self.graph = graph
         recorder = try recordTo.map {
-            try GraphRecorder(graph: graph, path: $0, producer: producer, scenario: scenario.name, seed: seed)
+            try GraphRecorder(
+                graph: graph, path: $0, producer: producer, scenario: scenario.name, seed: seed,
+                scenarioFile: scenario.file)
         }
         root = ScenarioBuilder(graph: graph, seed: seed, slots: jobs.map { CommandSlots(limit: $0) }).build(scenario)
     }

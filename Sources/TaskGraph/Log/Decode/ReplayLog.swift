@@ -4,6 +4,8 @@ public struct LogHeader: Sendable, Equatable {
     public var created: String?
     public var producer: String?
     public var scenario: String?
+    /// The absolute path of the scenario file the session ran (`file`), when there is one.
+    public var file: String?
     public var seed: UInt64?
     /// The serving program's pid and name (attach streams, attach.md).
     public var pid: Int?
