@@ -5,8 +5,8 @@ public struct Scenario: Sendable {
     public var name: String
     /// The root's `description` (shown by `demo --list`).
     public var description: String?
-    /// The absolute path of the scenario file (nil for a shipped demo): recorded in the
-    /// log's header, it finds the earlier runs of the same file (`RunHistory`).
+    /// The absolute path of the scenario file (`demo:NAME` for a shipped demo): recorded in
+    /// the log's header, it finds the earlier runs of the same file (`RunHistory`).
     public var file: String?
     public var root: ScenarioNode
 

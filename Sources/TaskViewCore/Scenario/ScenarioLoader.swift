@@ -24,7 +24,9 @@ public enum ScenarioLoader {
                 file: name, position: nil,
                 message: "no demo named \"\(name)\" (try: \(demoNames.joined(separator: ", ")))")
         }
-        return try ScenarioDecoder.decode(Array(text.utf8), file: "demos/\(name).json", name: name)
+        var scenario = try ScenarioDecoder.decode(Array(text.utf8), file: "demos/\(name).json", name: name)
+        scenario.file = "demo:" + name // earlier runs of the demo give its ETA
+        return scenario
     }
 
     /// `(name, description)` of every shipped demo.
