@@ -141,7 +141,7 @@ extension GraphTask {
         name: String?, queue: DispatchQueue? = nil, _ f: @escaping @Sendable (Success) -> S2
     ) -> GraphTask<S2, Failure> {
         let owner = GraphTask<S2, Failure>(graph: graph, kindIndex: KindIndex.map, name: name, body: nil)
-        let typed: AdapterDriver.Typed = { op, owner, inner in
+        let driver = AdapterDriver(inner: self, mapProgress: nil) { op, owner, inner in
             let task = unsafeDowncast(inner, to: GraphTask.self)
             switch op {
             case .finish:
@@ -151,7 +151,12 @@ extension GraphTask {
                 return task.valueAdapter(name: n ?? name, queue: queue, f)
             }
         }
-        owner.install(AdapterDriver.make(inner: self, queue: queue, typed: typed))
+        // The plain driver is made as if there were no queue (see `link`), a queued one from it.
+        if let queue {
+            owner.install(QueuedAdapterDriver(queue: queue, from: driver))
+        } else {
+            owner.install(driver)
+        }
         return owner
     }
 
@@ -162,7 +167,7 @@ extension GraphTask {
         _ f: @escaping @Sendable (Result<Success, Failure>) -> Result<S2, F2>
     ) -> GraphTask<S2, F2> {
         let owner = GraphTask<S2, F2>(graph: graph, kindIndex: kindIndex, name: name, body: nil)
-        let typed: AdapterDriver.Typed = { op, owner, inner in
+        let driver = AdapterDriver(inner: self, mapProgress: mapProgress) { op, owner, inner in
             let task = unsafeDowncast(inner, to: GraphTask.self)
             switch op {
             case .finish:
@@ -172,7 +177,11 @@ extension GraphTask {
                 return task.adapter(kindIndex: kindIndex, name: n ?? name, queue: queue, mapProgress: mapProgress, f)
             }
         }
-        owner.install(AdapterDriver.make(inner: self, queue: queue, mapProgress: mapProgress, typed: typed))
+        if let queue {
+            owner.install(QueuedAdapterDriver(queue: queue, from: driver))
+        } else {
+            owner.install(driver)
+        }
         return owner
     }
 

@@ -82,7 +82,7 @@ extension GraphTask {
     ) -> GraphTask<S2, F2> {
         let owner = GraphTask<S2, F2>(graph: graph, kindIndex: kindIndex, name: name, body: nil)
         let given = second != nil
-        let typed: LinkDriver.Typed = { op, owner, a, b in
+        let driver = LinkDriver(first: self, second: second) { op, owner, a, b in
             switch op {
             case .decide:
                 let r = unsafeDowncast(a, to: GraphTask<Success, Failure>.self)._result!
@@ -108,10 +108,12 @@ extension GraphTask {
                     make: { _ in copy })
             }
         }
+        // The plain driver is made as if there were no queue (a closure bound to a local and
+        // passed on cost a retain and a release per link, W2), and a queued one from it.
         if let queue {
-            owner.install(QueuedLinkDriver(queue: queue, first: self, second: second, typed: typed))
+            owner.install(QueuedLinkDriver(queue: queue, from: driver))
         } else {
-            owner.install(LinkDriver(first: self, second: second, typed: typed))
+            owner.install(driver)
         }
         return owner
     }

@@ -10,14 +10,11 @@ import Dispatch
 final class QueuedAdapterDriver: AdapterDriver, @unchecked Sendable {
     let hop: DispatchQueue
 
+    /// The same adapter as `plain` (made, not installed yet), its closure on `queue`.
     @usableFromInline
-    init(
-        queue: DispatchQueue, inner: AnyGraphTask,
-        mapProgress: (@Sendable (TaskProgress) -> TaskProgress)? = nil,
-        typed: @escaping Typed
-    ) {
+    init(queue: DispatchQueue, from plain: AdapterDriver) {
         hop = queue
-        super.init(inner: inner, mapProgress: mapProgress, typed: typed)
+        super.init(inner: plain.inner, mapProgress: plain.mapProgress, typed: plain.typed)
     }
 
     override var queue: DispatchQueue? { hop }
@@ -41,10 +38,12 @@ final class QueuedAdapterDriver: AdapterDriver, @unchecked Sendable {
 final class QueuedLinkDriver: LinkDriver, @unchecked Sendable {
     let hop: DispatchQueue
 
+    /// The same link as `plain` (made, not installed yet), its closure on `queue`.
     @usableFromInline
-    init(queue: DispatchQueue, first: AnyGraphTask, second: AnyGraphTask?, typed: @escaping Typed) {
+    init(queue: DispatchQueue, from plain: LinkDriver) {
         hop = queue
-        super.init(first: first, second: second, typed: typed)
+        let c = plain.children
+        super.init(first: c[0], second: c.count > 1 ? c[1] : nil, typed: plain.typed)
     }
 
     override var queue: DispatchQueue? { hop }
@@ -57,18 +56,5 @@ final class QueuedLinkDriver: LinkDriver, @unchecked Sendable {
                 super.next(owner: owner, after: first, index: index)
             }
         }
-    }
-}
-
-extension AdapterDriver {
-    /// An adapter's driver: queued when given a queue (`QueuedAdapterDriver`), else plain.
-    @inlinable
-    static func make(
-        inner: AnyGraphTask, queue: DispatchQueue?,
-        mapProgress: (@Sendable (TaskProgress) -> TaskProgress)? = nil,
-        typed: @escaping Typed
-    ) -> AdapterDriver {
-        if let queue { return QueuedAdapterDriver(queue: queue, inner: inner, mapProgress: mapProgress, typed: typed) }
-        return AdapterDriver(inner: inner, mapProgress: mapProgress, typed: typed)
     }
 }
