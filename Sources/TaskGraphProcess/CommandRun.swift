@@ -21,6 +21,8 @@ final class CommandRun: Sendable {
     let spec: CommandSpec
     let graph: Graph
     let node: NodeID
+    /// This run's mark (`CommandMarker`): its processes carry it in their environment.
+    let marker = CommandMarker.newRun()
     private let report: @Sendable (TaskProgress) -> Void
 
     private struct State {
@@ -51,6 +53,12 @@ final class CommandRun: Sendable {
             return s.gone ? 0 : s.pid
         }
         if pid > 0 { terminate(pid) }
+        // Processes that left the group (setsid) get the same SIGTERM now; `reapGroup`
+        // finishes them once the command itself has ended.
+        let marker = self.marker
+        Task.detached {
+            for e in ProcessTeardown.marked(marker) where e.pid != pid { _ = kill(e.pid, SIGTERM) }
+        }
     }
 
     private func terminate(_ pid: pid_t) {
@@ -114,6 +122,10 @@ final class CommandRun: Sendable {
             }
             env[key] = v
         }
+        let markKey = Environment.Key(rawValue: CommandMarker.variable)!
+        let inherited =
+            spec.environment[CommandMarker.variable] ?? getenv(CommandMarker.variable).map { String(cString: $0) }
+        env[markKey] = CommandMarker.value(for: marker, inherited: inherited)
         let executable: Executable = first.contains("/") ? .path(FilePath(first)) : .name(first)
         var options = PlatformOptions()
         // A new session makes the child lead a new process group: signals to the group
@@ -125,7 +137,7 @@ final class CommandRun: Sendable {
         do {
             let result = try await Subprocess.run(
                 executable, arguments: Arguments(Array(spec.arguments.dropFirst())),
-                environment: env.isEmpty ? .inherit : .inherit.updating(env),
+                environment: .inherit.updating(env),
                 workingDirectory: spec.workingDirectory.map { FilePath($0) },
                 platformOptions: options, input: .none, output: .sequence, error: .sequence
             ) { execution in
@@ -158,6 +170,7 @@ final class CommandRun: Sendable {
             return s.cancelled
         }
         CommandRegistry.shared.update(graph: graph, node: node) { $0.pid = pid }
+        ProcessTeardown.noteGroup(pid, started: true)
         if cancelled { terminate(pid) }
     }
 
@@ -221,22 +234,30 @@ final class CommandRun: Sendable {
     }
 
     /// After the leader exited: processes it left in its group get SIGTERM (and SIGKILL after
-    /// `grace`); returns when the group is empty (or, for zombies nobody reaps, soon after).
+    /// `grace`); so do processes that left the group but carry this run's mark (daemons that
+    /// `setsid`). Returns when all are gone (or, for zombies nobody reaps, soon after).
     private func reapGroup() async {
         let pid = state.withLock { $0.pid }
-        guard pid > 0 else {
-            state.withLock { $0.gone = true }
-            return
-        }
-        if ProcessGroup.hasMembers(pid) {
+        let marker = self.marker
+        var strays = Sweep(grace: spec.grace) { ProcessTeardown.marked(marker) }
+        var straysDone = strays.step()
+        if pid > 0 && ProcessGroup.hasMembers(pid) {
             let alreadyCancelled = state.withLock { $0.cancelled }
             if !alreadyCancelled { terminate(pid) }
             let deadline = monotonicSeconds() + max(0, spec.grace) + 2
+            var round = 0
             while ProcessGroup.hasMembers(pid) && monotonicSeconds() < deadline {
                 try? await Task.sleep(for: .milliseconds(10))
+                round += 1
+                if !straysDone && round % 5 == 0 { straysDone = strays.step() }
             }
         }
+        while !straysDone {
+            try? await Task.sleep(for: .milliseconds(50))
+            straysDone = strays.step()
+        }
         state.withLock { $0.gone = true }
+        if pid > 0 { ProcessTeardown.noteGroup(pid, started: false) }
     }
 
     // MARK: - Errors
