@@ -108,10 +108,13 @@ final class CommandRun: Sendable {
         guard let first = spec.arguments.first, !first.isEmpty else {
             return .failure(.cannotRun("empty command"))
         }
-        var matcher: ProgressMatcher?
+        var compiled: PatternProgram?
         if let p = spec.progress {
-            do { matcher = try ProgressMatcher(p.pattern) } catch { return .failure(.cannotRun(error.description)) }
+            do { compiled = try ProgressMatcher.compile(p.pattern) } catch {
+                return .failure(.cannotRun(error.description))
+            }
         }
+        let program = compiled
         if let cwd = spec.workingDirectory, let problem = Self.directoryProblem(cwd) {
             return .failure(.cannotRun("working directory \(cwd): \(problem)"))
         }
@@ -133,7 +136,6 @@ final class CommandRun: Sendable {
         options.createSession = true
         options.processGroupID = 0
         let tails = Tails()
-        let matcherBox = matcher.map { UnsafeSendable($0) }
         do {
             let result = try await Subprocess.run(
                 executable, arguments: Arguments(Array(spec.arguments.dropFirst())),
@@ -145,8 +147,8 @@ final class CommandRun: Sendable {
                 let out = execution.standardOutput
                 let err = execution.standardError
                 await withTaskGroup(of: Void.self) { group in
-                    group.addTask { await self.drain(out, .stdout, matcher: matcherBox?.value, tails: tails) }
-                    group.addTask { await self.drain(err, .stderr, matcher: matcherBox?.value, tails: tails) }
+                    group.addTask { await self.drain(out, .stdout, program: program, tails: tails) }
+                    group.addTask { await self.drain(err, .stderr, program: program, tails: tails) }
                 }
             }
             let (out, err, lastErr) = tails.state.withLock { ($0.out.text, $0.err.text, $0.err.last) }
@@ -177,9 +179,10 @@ final class CommandRun: Sendable {
     /// Reads one stream to its end, line by line.
     private func drain(
         _ sequence: SubprocessOutputSequence, _ stream: OutputStreamName,
-        matcher: ProgressMatcher?, tails: Tails
+        program: PatternProgram?, tails: Tails
     ) async {
         var splitter = LineSplitter()
+        let matcher = program.map { ProgressMatcher($0) } // one per reader: it has buffers
         var reader = StreamReader(run: self, stream: stream, matcher: matcher, tails: tails)
         do {
             for try await buffer in sequence {
@@ -294,10 +297,4 @@ final class Tails: Sendable {
     func append(_ line: String, _ stream: OutputStreamName) {
         state.withLock { if stream == .stdout { $0.out.append(line) } else { $0.err.append(line) } }
     }
-}
-
-/// A value handed to child tasks that only read it (a compiled `Regex` is immutable).
-struct UnsafeSendable<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }

@@ -120,8 +120,8 @@ dash() {
     t send-keys -t "$1" "cd '$WORK/$1' && '$BIN' run s.json --no-record; echo EXIT=\$?" Enter
 }
 
-exited() {
-    wait_for "$1" "^EXIT=$2" 60
+exited() {   # exited NAME STATUS [SECONDS]
+    wait_for "$1" "^EXIT=$2" "${3:-60}"
 }
 
 taskview_pid() {
@@ -256,6 +256,22 @@ kill_9() {
     echo "  every process gone $(echo "$(date +%s.%N) - $start" | bc) s after kill -9"
 }
 
+# A pathological progress pattern on a long line (backtracking took minutes, and q waited
+# for it): the line is matched in one pass, q quits at once.
+pathological_pattern() {
+    scenario $NAME '{"kind":"concurrent","name":"procs","children":[
+      {"kind":"command","name":"aaa","progress":"^(a+)+$",
+       "run":"echo $$ > PIDS/p; i=0; while [ $i -lt 20 ]; do printf \"%0999d!\\n%04096d\\n\" 0 0 | tr 0 a; i=$((i+1)); done; sleep 1000"}]}'
+    dash $NAME
+    wait_pids $NAME 1 || return 1
+    wait_for $NAME 'q quit' 10 || return 1
+    t send-keys -t $NAME q
+    # Quitting takes well under a second; before, it waited for the matcher, then gave up
+    # after the grace + 10 s with "some command processes did not end in time".
+    exited $NAME 130 8 || return 1
+    ! screen $NAME | grep -q 'did not end in time' && all_gone $NAME
+}
+
 run_test cancel_node_with_x
 run_test timeout_node
 run_test failed_sibling
@@ -267,6 +283,7 @@ run_test headless_sigterm
 run_test kill_pane
 run_test node_end
 run_test kill_9
+run_test pathological_pattern
 
 echo "commands-e2e: $PASSED passed, $FAILED failed"
 [ $FAILED -eq 0 ]
