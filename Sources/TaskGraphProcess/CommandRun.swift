@@ -160,7 +160,8 @@ final class CommandRun: Sendable {
                 return .failure(.killed(by: signal))
             }
         } catch let error as SubprocessError {
-            return .failure(.cannotRun(Self.reason(error, executable: first)))
+            let path = spec.environment["PATH"] ?? getenv("PATH").map { String(cString: $0) }
+            return .failure(.cannotRun(Self.reason(error, executable: first, path: path)))
         } catch {
             return .failure(.cannotRun("\(error)"))
         }
@@ -265,6 +266,30 @@ final class CommandRun: Sendable {
 
     // MARK: - Errors
 
+    /// Why `executable` was not found: a path that does not exist, is a directory or is not
+    /// executable says so; a name found in `path` only as files that are not executable says
+    /// that, with the first; otherwise `command not found`.
+    static func notFound(_ executable: String, path: String?) -> String {
+        func problem(_ file: String) -> String? {
+            var st = stat()
+            guard stat(file, &st) == 0 else { return String(cString: strerror(errno)) }
+            if st.st_mode & S_IFMT == S_IFDIR { return "is a directory" }
+            if access(file, X_OK) != 0 { return "not executable (permission denied)" }
+            return nil
+        }
+        if executable.contains("/") {
+            return "\(executable): " + (problem(executable) ?? "cannot be run")
+        }
+        for dir in (path ?? "").split(separator: ":", omittingEmptySubsequences: false) {
+            let file = (dir.isEmpty ? "." : String(dir)) + "/" + executable
+            var st = stat()
+            if stat(file, &st) == 0, st.st_mode & S_IFMT == S_IFREG, access(file, X_OK) != 0 {
+                return "\(executable): not executable (permission denied): \(file)"
+            }
+        }
+        return "\(executable): command not found"
+    }
+
     static func directoryProblem(_ path: String) -> String? {
         var st = stat()
         guard stat(path, &st) == 0 else { return String(cString: strerror(errno)) }
@@ -272,10 +297,10 @@ final class CommandRun: Sendable {
         return nil
     }
 
-    static func reason(_ error: SubprocessError, executable: String) -> String {
+    static func reason(_ error: SubprocessError, executable: String, path: String?) -> String {
         switch error.code {
         case .executableNotFound:
-            return "\(executable): command not found"
+            return notFound(executable, path: path)
         case .failedToChangeWorkingDirectory:
             return "cannot change directory" + (error.underlyingError.map { ": \($0.description)" } ?? "")
         case .spawnFailed:
