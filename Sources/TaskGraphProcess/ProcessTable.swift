@@ -57,28 +57,34 @@ enum ProcessTable {
         return !e.zombie
     }
 
-    /// Whether `pid`'s environment has `TASKGRAPH_COMMAND=` with a word for which `matches`
-    /// is true. False for zombies and for processes this one may not read.
-    static func hasMarker(_ pid: pid_t, _ matches: (Substring) -> Bool) -> Bool {
-        var buf = [UInt8](repeating: 0, count: 1 << 16)
-        var n = 0
-        let fd = open("/proc/\(pid)/environ", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        while true {
-            if n == buf.count { buf.append(contentsOf: repeatElement(0, count: buf.count)) }
-            if buf.count > 1 << 22 { break }
-            let r = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress! + n, $0.count - n) }
-            if r < 0 && errno == EINTR { continue }
-            if r <= 0 { break }
-            n += r
+    /// Reads environments (`/proc/PID/environ`) into one buffer, kept between processes.
+    struct EnvironmentReader {
+        private var buf = [UInt8](repeating: 0, count: 1 << 14)
+        private static let prefix = Array(CommandMarker.variable.utf8) + [UInt8(ascii: "=")]
+
+        /// Whether `pid`'s environment has `TASKGRAPH_COMMAND=` with a word for which
+        /// `matches` is true. False for zombies and for processes this one may not read.
+        mutating func hasMarker(_ pid: pid_t, _ matches: (Substring) -> Bool) -> Bool {
+            let fd = open("/proc/\(pid)/environ", O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return false }
+            defer { close(fd) }
+            var n = 0
+            while true {
+                if n == buf.count {
+                    if buf.count >= 1 << 22 { break }
+                    buf.append(contentsOf: repeatElement(0, count: buf.count))
+                }
+                let r = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress! + n, $0.count - n) }
+                if r < 0 && errno == EINTR { continue }
+                if r <= 0 { break }
+                n += r
+            }
+            for entry in buf[..<n].split(separator: 0) where entry.starts(with: Self.prefix) {
+                let value = String(decoding: entry.dropFirst(Self.prefix.count), as: UTF8.self)
+                if value.split(separator: " ").contains(where: matches) { return true }
+            }
+            return false
         }
-        let prefix = Array(CommandMarker.variable.utf8) + [UInt8(ascii: "=")]
-        for entry in buf[..<n].split(separator: 0) where entry.starts(with: prefix) {
-            let value = String(decoding: entry.dropFirst(prefix.count), as: UTF8.self)
-            if value.split(separator: " ").contains(where: matches) { return true }
-        }
-        return false
     }
 
     /// The descendants of `root` (children, their children, ...), zombies included.

@@ -80,12 +80,13 @@ public enum ProcessTeardown {
         let watchdog = watchdogPid
         let prefix = CommandMarker.sessionPrefix
         var ended = Set<pid_t>()
+        var reader = ProcessTable.EnvironmentReader()
         var sweep = Sweep(grace: grace) {
             let all = ProcessTable.all()
             var found = ProcessTable.descendants(of: me, in: all).filter { $0.pid != watchdog }
             let known = Set(found.map(\.pid))
             for e in all where !e.zombie && e.pid != me && e.pid != watchdog && !known.contains(e.pid) {
-                if ProcessTable.hasMarker(e.pid, { $0.hasPrefix(prefix) }) { found.append(e) }
+                if reader.hasMarker(e.pid, { $0.hasPrefix(prefix) }) { found.append(e) }
             }
             for e in found where !e.zombie { ended.insert(e.pid) }
             return found
@@ -97,8 +98,9 @@ public enum ProcessTeardown {
     /// The running processes marked with run `word` (one command's).
     static func marked(_ word: String) -> [ProcessTable.Entry] {
         let me = getpid()
+        var reader = ProcessTable.EnvironmentReader()
         return ProcessTable.all().filter { e in
-            !e.zombie && e.pid != me && ProcessTable.hasMarker(e.pid) { $0 == word }
+            !e.zombie && e.pid != me && reader.hasMarker(e.pid) { $0 == word }
         }
     }
 }
