@@ -253,7 +253,12 @@ final class CommandRun: Sendable {
             while ProcessGroup.hasMembers(pid) && monotonicSeconds() < deadline {
                 try? await Task.sleep(for: .milliseconds(10))
                 round += 1
-                if !straysDone && round % 5 == 0 { straysDone = strays.step() }
+                if round % 5 == 0 {
+                    // Members whose parent ended first are ours to collect (we may be a
+                    // subreaper): a zombie stays in the group until it is collected.
+                    ProcessTeardown.reapAdopted(group: pid)
+                    if !straysDone { straysDone = strays.step() }
+                }
             }
         }
         while !straysDone {

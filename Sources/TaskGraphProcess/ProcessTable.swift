@@ -12,6 +12,7 @@ enum ProcessTable {
     struct Entry {
         let pid: pid_t
         let parent: pid_t
+        let group: pid_t
         let zombie: Bool
     }
 
@@ -42,13 +43,20 @@ enum ProcessTable {
         // "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses; the last ')' ends it.
         guard n > 0, let close = buf[..<n].lastIndex(of: UInt8(ascii: ")")), close + 4 < n else { return nil }
         let state = buf[close + 2]
-        var parent: pid_t = 0
         var i = close + 4
-        while i < n, buf[i] >= 48, buf[i] <= 57 {
-            parent = parent * 10 + pid_t(buf[i] - 48)
+        func number() -> pid_t {
+            var v: pid_t = 0
+            while i < n, buf[i] >= 48, buf[i] <= 57 {
+                v = v &* 10 &+ pid_t(buf[i] - 48)
+                i += 1
+            }
             i += 1
+            return v
         }
-        return Entry(pid: pid, parent: parent, zombie: state == UInt8(ascii: "Z") || state == UInt8(ascii: "X"))
+        let parent = number()
+        let group = number()
+        return Entry(
+            pid: pid, parent: parent, group: group, zombie: state == UInt8(ascii: "Z") || state == UInt8(ascii: "X"))
     }
 
     /// Whether the process exists and is not a zombie.

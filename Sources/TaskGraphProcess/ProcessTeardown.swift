@@ -95,6 +95,17 @@ public enum ProcessTeardown {
         return ended.count
     }
 
+    /// Collects the zombies of process group `pgid` that are our children (reparented to us,
+    /// a subreaper, when their parent ended first), the group's leader excepted (the spawner
+    /// collects it). A zombie stays in its group until collected.
+    static func reapAdopted(group pgid: pid_t) {
+        let me = getpid()
+        for e in ProcessTable.all() where e.zombie && e.group == pgid && e.parent == me && e.pid != pgid {
+            var status: Int32 = 0
+            _ = waitpid(e.pid, &status, WNOHANG)
+        }
+    }
+
     /// The running processes marked with run `word` (one command's).
     static func marked(_ word: String) -> [ProcessTable.Entry] {
         let me = getpid()
