@@ -46,6 +46,11 @@ final class Lines: @unchecked Sendable { // written by one thread, read after it
         #expect(
             regex?.hasPrefix(
                 "s.json:1:96: $.children[0] (command \"c\"): \"progress\": invalid progress pattern \"(\\d+\"") == true)
+        // A pattern that cannot be matched in linear time is refused before anything runs.
+        #expect(
+            decodeError(wrap(#"{"kind":"command","name":"c","run":"ls","progress":"(a)\\1"}"#))
+                == "s.json:1:96: $.children[0] (command \"c\"): \"progress\": invalid progress pattern \"(a)\\1\": backreferences are not supported"
+        )
         #expect(
             decodeError(wrap(#"{"kind":"command","name":"c","run":"ls","progress":"\\d+"}"#))?
                 .hasSuffix("needs one capture group (percent) or two (N of M), has 0") == true)

@@ -70,6 +70,25 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
         return CommandRegistry.shared.waitUntilAllReaped(timeout: maxGrace + 10)
     }
 
+    /// For a program that owns its whole process tree (taskview, not a test process): makes it
+    /// a child subreaper, so daemons that `setsid` stay its descendants, and starts the
+    /// watchdog that ends every command's processes when the program is gone, `kill -9`
+    /// included (`ProcessTeardown`). Does nothing for a scenario without commands.
+    public func guardProcesses() {
+        guard scenario.runsCommands else { return }
+        ProcessTeardown.adoptOrphans()
+        ProcessTeardown.startWatchdog(grace: 1)
+    }
+
+    /// After `waitForCommands`, for the program that called `guardProcesses`: ends every
+    /// process still left (descendants that cleared their environment and left their group),
+    /// SIGTERM then SIGKILL after the scenario's longest grace. Returns how many there were.
+    @discardableResult
+    public func terminateLeftovers() -> Int {
+        guard scenario.runsCommands else { return 0 }
+        return ProcessTeardown.terminateLeftovers(grace: maxGrace)
+    }
+
     /// Ends the log: final snapshot and `end`.
     public func finishRecording() { recorder?.finish() }
 }
