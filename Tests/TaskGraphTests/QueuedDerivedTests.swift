@@ -1,11 +1,11 @@
 import Dispatch
 import Testing
 
+@testable import TaskGraph
+
 #if canImport(Glibc)
     import Glibc
 #endif
-
-@testable import TaskGraph
 
 /// Derived tasks with `on queue:` (api.md "Composition"): the closure runs on that queue and
 /// takes its turn among that queue's handlers in registration order.
