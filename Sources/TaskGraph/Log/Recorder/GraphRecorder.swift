@@ -257,7 +257,10 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
     }
 
     private func encodeLocked(_ event: GraphEvent) {
-        let t = event.time - startTime
+        // Times never go backwards in a log, whatever the events' sources: an attach session
+        // records several programs' streams (and its own rows) on one clock, each stream
+        // translated with its own delay.
+        let t = max(event.time - startTime, lastT)
         lastT = t
         seq += 1
         buffer.event(event.change, seq: seq, t: t)
