@@ -88,6 +88,6 @@ import Testing
         let json = String(decoding: ChromeTrace.export(log), as: UTF8.self)
         #expect(json.hasPrefix("{") || json.hasPrefix("["))
         #expect(json.contains("\"job a\""))
-        #expect(json.contains("\"one (pid 1)\""))
+        #expect(json.contains("\"one (pid 1)"))
     }
 }
