@@ -36,10 +36,12 @@ public enum NodeKind {
     /// A later consumer's stand-in for a task another composite adopted (api.md "one node per
     /// task"): its state, progress and outcome follow that task (`GraphNode.refOf`).
     public static let ref = "ref"
+    /// A real program run by a task (`GraphTask.command`, TaskGraphProcess).
+    public static let command = "command"
     /// Every kind above, in a fixed order (a node stores its kind as an index into it).
     public static let all = [
         task, pending, delay, sequential, concurrent, allSettled, then,
-        recover, chain, map, timeout, retry, race, and, validate, ref,
+        recover, chain, map, timeout, retry, race, and, validate, ref, command,
     ]
 }
 
@@ -122,4 +124,5 @@ enum KindIndex {
     @usableFromInline static let and: UInt8 = 13
     @usableFromInline static let validate: UInt8 = 14
     @usableFromInline static let ref: UInt8 = 15
+    @usableFromInline static let command: UInt8 = 16
 }
