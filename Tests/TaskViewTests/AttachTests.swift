@@ -223,7 +223,9 @@ import Testing
         let root = Int(model.tree[row].children[0])
         let job = Int(model.tree[root].children[0])
         let preview = CancelPreview(tree: model.tree, display: model.displayTree(), node: job)
-        #expect(preview.prompt == "Cancel job a in svc (pid 5) and its 0 running subtasks? [y/N]")
+        #expect(preview.prompt == "Cancel job a in svc (pid 5) (it is running)? [y/N]")
+        let rootPreview = CancelPreview(tree: model.tree, display: model.displayTree(), node: root)
+        #expect(rootPreview.prompt == "Cancel root in svc (pid 5) and its 1 running subtask? [y/N]")
         #expect(preview.ancestors == ["root"])
     }
 }

@@ -171,7 +171,7 @@ test_cancel_subtree() {
     while [ $i -lt 15 ] && [ -z "$name" ]; do
         t send-keys -t $s j x
         sleep 0.4
-        name=$(screen $s | sed -n 's/.*Cancel \(.*\) in .* (pid [0-9]*) and its [0-9]* running subtasks\{0,1\}? \[y\/N\].*/\1/p' | head -1)
+        name=$(screen $s | sed -n 's/.*Cancel \(.*\) in .* (pid [0-9]*)\( and its [0-9]* running subtasks\{0,1\}\| (it is running)\)\{0,1\}? \[y\/N\].*/\1/p' | head -1)
         i=$((i + 1))
     done
     [ -n "$name" ] || { echo "  no cancel prompt naming the program"; screen $s | sed 's/^/  | /'; return 1; }
