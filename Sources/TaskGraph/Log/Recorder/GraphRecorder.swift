@@ -88,7 +88,8 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
     @exclusivity(unchecked) private var seq: UInt64 = 0
     @exclusivity(unchecked) private var eventsSinceSnapshot = 0
     private let snapshotEvery: Int
-    private let startTime: Double
+    /// The clock time that is `t = 0` in the log (a graph's clock when recording began).
+    public let startTime: Double
     @exclusivity(unchecked) private var lastT: Double = 0
     @exclusivity(unchecked) private var lastRootSettle: Double?
     @exclusivity(unchecked) private var finished = false
