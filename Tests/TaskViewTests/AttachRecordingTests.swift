@@ -90,4 +90,61 @@ import Testing
         #expect(json.contains("\"job a\""))
         #expect(json.contains("\"one (pid 1)"))
     }
+
+    /// Pumps `session` (at viewer time `now`) until `done` or 30 s.
+    func pump(_ session: AttachSession, _ tree: inout TreeModel, now: Double, until done: (TreeModel) -> Bool) -> Bool {
+        let deadline = AttachLines.monotonic() + 30
+        while AttachLines.monotonic() < deadline {
+            _ = session.pump(tree: &tree, now: now)
+            if done(tree) { return true }
+            session.wait(seconds: 0.05)
+        }
+        return false
+    }
+
+    func node(named name: String, in tree: TreeModel) -> Int? {
+        tree.nodes.ids.first { tree.nodes[$0].exists && tree.nodes[$0].name == name }
+    }
+
+    @Test func workBegunBeforeAttachingKeepsTheProgramsOwnStart() throws {
+        // The program: a served graph on a virtual clock; `hash` runs from 1 s to 10 s.
+        var template = Array("/tmp/taskview-start-XXXXXX".utf8CString)
+        let dir = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }.map { String(cString: $0) }!
+        defer { rmdir(dir) }
+        let clock = VirtualClock()
+        let graph = Graph(clock: clock)
+        let server = try graph.serve(at: dir + "/1.sock", name: "prog")
+        defer { server.stop() }
+        let hash = GraphTask.delay(seconds: 9, name: "hash", graph: graph)
+        clock.advance(by: 1)
+        hash.execute()
+        clock.advance(by: 7) // 8 s: the viewer attaches while `hash` has run for 7 s
+        // The viewer, recording; its clock starts at 0 when it attaches.
+        let path = temporaryLogPath("attach-start")
+        defer { unlink(path) }
+        let recorder = try GraphRecorder(path: path, producer: "taskview attach")
+        let session = AttachSession()
+        session.record(to: recorder)
+        try session.attach(path: server.path)
+        var tree = TreeModel()
+        #expect(
+            pump(session, &tree, now: 0) { t in node(named: "hash", in: t).map { t[$0].state == .executing } ?? false })
+        let live = try #require(node(named: "hash", in: tree))
+        #expect(abs(tree[live].startedAt - -7) < 0.5) // the row shows 7 s of work, not 0
+        clock.advance(by: 2) // `hash` ends at 10 s, 2 s after attaching
+        #expect(pump(session, &tree, now: 2) { t in t[live].state == .completed })
+        #expect(abs(tree[live].endedAt - tree[live].startedAt - 9) < 0.5)
+        session.stop()
+        recorder.finish()
+        // The recording gives the same duration: replayed, and exported.
+        let log = try LogReader.load(path: path)
+        var replayed = TreeModel()
+        for e in log.events { replayed.absorb(e) }
+        let r = try #require(node(named: "hash", in: replayed))
+        #expect(abs(replayed[r].endedAt - replayed[r].startedAt - 9) < 0.5)
+        let json = String(decoding: ChromeTrace.export(log), as: UTF8.self)
+        let entry = try #require(json.split(separator: "}").first { $0.contains("\"name\":\"hash") })
+        let dur = entry.split(separator: ",").first { $0.hasPrefix("\"dur\":") }.flatMap { Double($0.dropFirst(6)) }
+        #expect(abs((dur ?? 0) / 1e6 - 9) < 0.5, "\(entry)")
+    }
 }

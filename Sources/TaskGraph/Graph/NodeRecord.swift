@@ -157,6 +157,10 @@ struct NodeTable {
     var messages: [Int: String] = [:]
     /// `ref` node -> the shared node it stands for, kept aside because few nodes are refs.
     var refs: [Int: Int] = [:]
+    /// Executing node -> the clock time it began executing; kept only while the graph keeps
+    /// start times (`Graph.keepsStartTimes`: a served graph), so viewers that attach later
+    /// see how long work has run.
+    var starts: [Int: Double] = [:]
 
     init(pool: NodeChunkPool = .shared) { self.pool = pool }
 
@@ -217,6 +221,7 @@ struct NodeTable {
         pointer(id).pointee = NodeRecord(id: -1, kindIndex: 0, dropped: true, weight: 0, name: "")
         messages[id] = nil
         if !refs.isEmpty { refs[id] = nil }
+        if !starts.isEmpty { starts[id] = nil }
         let chunk = chunks.unsafelyUnwrapped + c
         chunk.pointee.live -= 1
         guard chunk.pointee.live == 0 && filled(c) == Self.chunkSize, let base = chunk.pointee.base else { return nil }

@@ -121,6 +121,19 @@ final class Stripe: @unchecked Sendable { // mutable state behind `lock`
         if slot >= 0 { own.refs[slot] = of } else { foreign.refs[~slot] = of }
     }
 
+    /// When an executing node began (kept while the graph keeps start times).
+    func start(_ slot: Int) -> Double? {
+        slot >= 0 ? own.starts[slot] : foreign.starts[~slot]
+    }
+
+    /// Sets or (nil) forgets when a node began executing.
+    func setStart(_ slot: Int, _ time: Double?) {
+        if slot >= 0 { own.starts[slot] = time } else { foreign.starts[~slot] = time }
+    }
+
+    /// Whether any node of the stripe has a start time kept.
+    var hasStarts: Bool { !own.starts.isEmpty || !foreign.starts.isEmpty }
+
     /// Forgets a record (retention, or a move to another stripe).
     func drop(_ slot: Int) {
         guard contains(slot) else { return }

@@ -64,11 +64,14 @@ public struct GraphNode: Sendable, Equatable {
     public let message: String?
     /// For a `ref` node: the shared node it stands for; nil for every other kind.
     public let refOf: NodeID?
+    /// For an executing node of a graph that keeps start times (a served graph, from
+    /// `serve()` on): the graph-clock time it began executing. Nil otherwise.
+    public let startTime: Double?
 
     public init(
         id: NodeID, kind: String, parent: NodeID?, children: [NodeID], name: String,
         weight: Double, state: TaskState, failed: Bool, progress: TaskProgress,
-        message: String?, refOf: NodeID? = nil
+        message: String?, refOf: NodeID? = nil, startTime: Double? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -81,6 +84,7 @@ public struct GraphNode: Sendable, Equatable {
         self.progress = progress
         self.message = message
         self.refOf = refOf
+        self.startTime = startTime
     }
 }
 

@@ -341,7 +341,14 @@ struct AttachTree {
         // The subtree is new here (first attach, or after the drop above): it goes into the
         // tree in one pass, as the events below would leave it; they are still written to
         // the recorder one by one, so the log is what it was.
-        let loaded = bulkNodes(nodes, order: order, parents: parents, localAt: localAt, keep: keep, time: t)
+        // An executing node's own start (the snapshot's `started`, on the program's clock) on
+        // the viewer's clock: work begun before attaching shows how long it has run.
+        let offset = programs[p].clockOffset ?? 0
+        func start(_ n: LogModel.Node) -> Double {
+            n.state == .executing ? min(t, (n.started ?? .infinity) - offset) : t
+        }
+        let loaded = bulkNodes(
+            nodes, order: order, parents: parents, localAt: localAt, keep: keep, time: t, start: start)
         let bulk = tree.canLoad(loaded, under: row)
         for (o, k) in order.enumerated() {
             let n = nodes[k]
@@ -357,7 +364,7 @@ struct AttachTree {
         for k in order where nodes[k].state == .executing || nodes[k].state == .completed {
             emit(
                 .stateChanged(id: NodeID(localAt[k]), state: .executing, failed: false, message: nil),
-                at: t, into: &tree, absorb: !bulk)
+                at: start(nodes[k]), into: &tree, absorb: !bulk)
         }
         for k in order.reversed() where nodes[k].state.isSettled {
             let n = nodes[k]
@@ -379,7 +386,7 @@ struct AttachTree {
     /// of `replace` leave them in the tree.
     private func bulkNodes(
         _ nodes: [LogModel.Node], order: [Int], parents: [Int], localAt: [Int],
-        keep: [Int: Int], time t: Double
+        keep: [Int: Int], time t: Double, start: (LogModel.Node) -> Double
     ) -> [TreeModel.Loaded] {
         var out: [TreeModel.Loaded] = []
         out.reserveCapacity(order.count)
@@ -393,7 +400,7 @@ struct AttachTree {
             if n.refOf >= 0, let of = keep[Int(n.refOf)] { node.refOf = Int32(of) }
             if n.state == .executing || n.state == .completed {
                 node.state = .executing
-                node.startedAt = t
+                node.startedAt = start(n)
             }
             if n.state.isSettled {
                 node.state = n.state

@@ -155,7 +155,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
                     spool.appendPair(first, second) { .item($0) }
                 })
             self.observation = observation
-            model = RecorderModel(snapshot)
+            model = RecorderModel(snapshot, startTime: startTime)
             writeSnapshotLocked(t: 0)
         }
         startWriter()
@@ -261,9 +261,19 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
         // Times never go backwards in a log, whatever the events' sources: an attach session
         // records several programs' streams (and its own rows) on one clock, each stream
         // translated with its own delay.
-        let t = max(event.time - startTime, lastT)
+        let own = event.time - startTime
+        let t = max(own, lastT)
         lastT = t
         seq += 1
+        if own < t, case .stateChanged(let id, .executing, _, _) = event.change {
+            // Begun before this line can say (before the log, or on a stream's earlier
+            // clock): the line keeps the node's own start, and so do later snapshots.
+            buffer.executing(id, seq: seq, t: t, started: own)
+            model.apply(event.change)
+            model.noteStart(id.rawValue, at: own)
+            eventsSinceSnapshot += 1
+            return
+        }
         buffer.event(event.change, seq: seq, t: t)
         if case .stateChanged(let id, let state, _, _) = event.change, state.isSettled,
             model.parentOf(id.rawValue) < 0, model.contains(id.rawValue)
