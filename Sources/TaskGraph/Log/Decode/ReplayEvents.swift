@@ -35,17 +35,20 @@ public struct ReplayEvents: RandomAccessCollection, Sendable {
 
     init() {}
 
+    /// The first event's index (0).
     @inlinable public var startIndex: Int { 0 }
+    /// One past the last event's index (the number of events).
     @inlinable public var endIndex: Int { records.count }
 
     /// The time of event `i` without building it.
     @inlinable
     public func time(at i: Int) -> Double { records[i].time }
 
-    /// Event `i`. Its time is the line's `t`, except for a node that began executing before
-    /// its line could say (a `state` line with `started`: before the log began, or on an
-    /// attached program's clock): then the node's own start, which may be earlier than the
-    /// events before it (and below 0). `time(at:)` is always the line's `t`.
+    /// Event `i` (0-based; its `sequence` is `i + 1`), built from the compact store. Its time
+    /// is the line's `t`, except for a node that began executing before its line could say (a
+    /// `state` line with `started`: before the log began, or on an attached program's clock):
+    /// then the node's own start, which may be earlier than the events before it (and below
+    /// 0). `time(at:)` is always the line's `t`.
     @inlinable
     public subscript(i: Int) -> GraphEvent {
         let r = records[i]
