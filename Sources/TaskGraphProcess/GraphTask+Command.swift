@@ -73,7 +73,7 @@ func makeCommandTask<S: Sendable, F: Error>(
     _ spec: CommandSpec, name: String?, graph: Graph, slots: CommandSlots? = nil,
     _ settle: @escaping @Sendable (Result<CommandOutput, CommandError>) -> Result<S, F>
 ) -> GraphTask<S, F> {
-    GraphTask<S, F>(name: name ?? spec.commandLine, graph: graph) { task, succeed, fail, progress in
+    GraphTask<S, F>(commandNamed: name ?? spec.commandLine, graph: graph) { task, succeed, fail, progress in
         let run = CommandRun(spec: spec, graph: task.graph, node: task.id, report: progress)
         CommandRegistry.shared.started(
             graph: task.graph, node: task.id,

@@ -20,6 +20,8 @@ import Testing
         #expect(out.stdout == "hi\nthere\n")
         #expect(out.stderr == "oops\n")
         #expect(t.name == "echo hi; echo oops >&2; echo there")
+        #expect(t.kind == NodeKind.command) // viewers show it as a command
+        #expect(g.snapshot()[t.id]?.kind == "command")
         let lines = events.output(t.id)
         #expect(lines.filter { $0.0 == .stdout }.map(\.1) == ["hi", "there"])
         #expect(lines.filter { $0.0 == .stderr }.map(\.1) == ["oops"])

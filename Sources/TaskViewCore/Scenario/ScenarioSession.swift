@@ -12,6 +12,10 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
     public let graph: Graph
     public let recorder: GraphRecorder?
     public let root: ScenarioTask
+    /// The clock time the session's times count from: the log's `t = 0` (when recording
+    /// began), else when the session was made. Headless lines print times from it, so a run
+    /// and the replay of its log print the same times.
+    public let origin: Double
 
     /// - Parameters:
     ///   - recordTo: log path (nil: no log).
@@ -26,11 +30,13 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
         let graph = Graph(clock: clock)
         self.clock = clock
         self.graph = graph
+        let made = clock.now
         recorder = try recordTo.map {
             try GraphRecorder(
                 graph: graph, path: $0, producer: producer, scenario: scenario.name, seed: seed,
                 scenarioFile: scenario.file)
         }
+        origin = recorder?.startTime ?? made
         root = ScenarioBuilder(graph: graph, seed: seed, slots: jobs.map { CommandSlots(limit: $0) }).build(scenario)
     }
 

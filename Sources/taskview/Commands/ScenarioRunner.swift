@@ -37,6 +37,7 @@ enum ScenarioRunner {
             recorder?.recordKey(key, node: node)
         })
         options.history = history
+        options.origin = session.origin // headless times as in the log
         let status = LiveRunner.run(
             graph: session.graph, clock: session.clock, root: session.rootID,
             title: scenario.name, options: options, start: { session.start() })
