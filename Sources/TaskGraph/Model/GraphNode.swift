@@ -55,7 +55,7 @@ public enum NodeKind {
     public static let and = "and"
     /// `validate`.
     public static let validate = "validate"
-    /// A later consumer's stand-in for a task another composite adopted (api.md "one node per
+    /// A later consumer's stand-in for a task another composite adopted (one node per
     /// task"): its state, progress and outcome follow that task (`GraphNode.refOf`).
     public static let ref = "ref"
     /// A real program run by a task (`GraphTask.command`, TaskGraphProcess).

@@ -6,7 +6,7 @@ import Dispatch
     import Darwin
 #endif
 
-/// Serves a graph to viewers on a Unix socket (attach.md); made by `Graph.serve(...)`.
+/// Serves a graph to viewers on a Unix socket; made by `Graph.serve(...)`.
 ///
 /// Each viewer gets the replay-log format live (docs/log-format.md, "Served streams"): the
 /// header (plus `pid` and `name`), a snapshot of the graph, then every event, each line with

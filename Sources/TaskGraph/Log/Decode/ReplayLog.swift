@@ -12,7 +12,7 @@ public struct LogHeader: Sendable, Equatable {
     public var file: String?
     /// The seed of a scenario run.
     public var seed: UInt64?
-    /// The serving program's pid and name (attach streams, attach.md).
+    /// The serving program's pid and name (attach streams).
     public var pid: Int?
     /// The name the serving program gave (`serve(at:name:allowCancel:)`).
     public var name: String?
