@@ -117,7 +117,7 @@ wait_for() {
 dash() {
     t new-session -d -s "$1" -x 120 -y 30 "env TERM=tmux-256color bash --norc --noprofile"
     sleep 0.3
-    t send-keys -t "$1" "cd '$WORK/$1' && '$BIN' run s.json --no-record; echo EXIT=\$?" Enter
+    t send-keys -t "$1" "cd '$WORK/$1' && '$BIN' run s.json --no-record -j 16; echo EXIT=\$?" Enter
 }
 
 exited() {   # exited NAME STATUS [SECONDS]
@@ -160,7 +160,7 @@ cancel_node_with_x() {
 timeout_node() {
     scenario $NAME '{"kind":"timeout","name":"limit","seconds":1,"children":[
       {"kind":"command","name":"one","run":["sh","CHILD","PIDS","one"]}]}'
-    (cd "$WORK/$NAME" && "$BIN" run s.json --no-record --headless > out.txt 2>&1)
+    (cd "$WORK/$NAME" && "$BIN" run s.json --no-record --headless -j 16 > out.txt 2>&1)
     [ $? -eq 1 ] || { echo "  exit status $? (want 1)"; return 1; }
     grep -q 'timed out\|timeout' "$WORK/$NAME/out.txt" || { sed 's/^/  | /' "$WORK/$NAME/out.txt"; return 1; }
     [ "$(ls "$WORK/$NAME/pids" | wc -l)" -eq 2 ] || { echo "  the command did not start"; return 1; }
@@ -198,7 +198,7 @@ quit_sighup() { quit_with HUP; }
 
 headless_sigterm() {
     scenario $NAME "$DAEMONS"
-    (cd "$WORK/$NAME" && exec "$BIN" run s.json --no-record --headless > out.txt 2>&1) &
+    (cd "$WORK/$NAME" && exec "$BIN" run s.json --no-record --headless -j 16 > out.txt 2>&1) &
     local pid=$!
     wait_pids $NAME 8 || return 1
     kill -TERM $pid
@@ -224,7 +224,7 @@ node_end() {
     scenario $NAME '{"kind":"sequential","name":"steps","children":[
       {"kind":"command","name":"start","run":"setsid -f sh -c '"'"'echo $$ > PIDS/d; exec sleep 300'"'"'; sleep 0.5"},
       {"kind":"command","name":"check","run":"i=0; while [ $i -lt 300 ]; do grep -q \"^State:.*[ZX]\" /proc/$(cat PIDS/d)/status 2>/dev/null || ! kill -0 $(cat PIDS/d) 2>/dev/null && exit 0; sleep 0.1; i=$((i+1)); done; echo daemon still runs >&2; exit 1"}]}'
-    (cd "$WORK/$NAME" && "$BIN" run s.json --no-record --headless > out.txt 2>&1)
+    (cd "$WORK/$NAME" && "$BIN" run s.json --no-record --headless -j 16 > out.txt 2>&1)
     local rc=$?
     [ $rc -eq 0 ] || { echo "  exit status $rc (want 0)"; sed 's/^/  | /' "$WORK/$NAME/out.txt"; return 1; }
     all_gone $NAME
