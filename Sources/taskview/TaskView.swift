@@ -1,4 +1,5 @@
 import ArgumentParser
+import TaskGraph
 import TaskViewTerminal
 
 #if canImport(Glibc)
@@ -18,6 +19,7 @@ struct TaskView: ParsableCommand {
             Exit status: 0 the root succeeded, 1 it failed, 130 it was cancelled (also by \
             quitting), 2 bad input, 3 a replayed log whose root never settled.
             """,
+        version: TaskGraphVersion.current,
         subcommands: TaskView.subcommandTypes
     )
 

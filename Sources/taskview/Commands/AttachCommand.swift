@@ -69,7 +69,7 @@ struct AttachCommand: ParsableCommand {
         var recorder: GraphRecorder?
         if let logPath {
             do {
-                recorder = try GraphRecorder(path: logPath, producer: "taskview attach")
+                recorder = try GraphRecorder(path: logPath, producer: Producer.line)
             } catch {
                 session.stop()
                 fail("cannot write the replay log: \(Sanitizer.clean(String(describing: error)))")

@@ -16,7 +16,8 @@ enum ScenarioRunner {
         let logPath = try common.recordPath(prefix: scenario.name)
         let session: ScenarioSession
         do {
-            session = try ScenarioSession(scenario: scenario, seed: common.seed, recordTo: logPath)
+            session = try ScenarioSession(
+                scenario: scenario, seed: common.seed, recordTo: logPath, producer: Producer.line)
         } catch {
             writeStderr("taskview: cannot write the replay log: \(Sanitizer.clean(String(describing: error)))\n")
             throw ExitCode(2)
