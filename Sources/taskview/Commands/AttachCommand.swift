@@ -25,8 +25,9 @@ struct AttachCommand: ParsableCommand {
             `NAME (pid N)`: connected, resynced (N skipped), exited or killed. x/X cancel the \
             selected subtree in the program; quitting cancels nothing. Remote: \
             `ssh -L /tmp/x.sock:REMOTE.sock host`, then `taskview attach /tmp/x.sock`. \
-            Exit status: 0 when every program ended or the person quit, 130 on Ctrl-C, \
-            SIGTERM or SIGHUP, 2 when nothing could be attached.
+            Exit status, once every program ended: their roots' outcome as for run (0, 1, 130; \
+            a killed program counts as failed); 130 when quitting before that or on Ctrl-C, \
+            SIGTERM or SIGHUP; 2 when nothing could be attached.
             """)
 
     @Argument(help: ArgumentHelp("Programs to attach: a pid or a socket path.", valueName: "PID|PATH"))
@@ -69,7 +70,7 @@ struct AttachCommand: ParsableCommand {
         var recorder: GraphRecorder?
         if let logPath {
             do {
-                recorder = try GraphRecorder(path: logPath, producer: "taskview attach")
+                recorder = try GraphRecorder(path: logPath, producer: Producer.line)
             } catch {
                 session.stop()
                 fail("cannot write the replay log: \(Sanitizer.clean(String(describing: error)))")
