@@ -52,7 +52,7 @@ struct AttachCommand: ParsableCommand {
     func run() throws {
         let dir = AttachDiscovery.directory()
         if list {
-            for info in live(in: dir) { print(info.line) }
+            for line in probe(dir).compactMap(\.line) { print(line) }
             return
         }
         let paths = try chooseTargets(dir: dir)
@@ -107,9 +107,36 @@ struct AttachCommand: ParsableCommand {
         }
     }
 
-    /// The live programs in `dir` (stale sockets skipped).
+    /// The sockets in `dir` probed at once (within a second): stale ones dropped, refused
+    /// ones named on stderr. A directory that breaks the server's rules is named on stderr
+    /// and never used.
+    private func probe(_ dir: String) -> [AttachDiscovery.Probe] {
+        guard checkedDirectory(dir) else { return [] }
+        return AttachDiscovery.probe(AttachDiscovery.sockets(in: dir)).filter { probe in
+            switch probe {
+            case .gone: return false
+            case .refused(_, let reason):
+                writeStderr("taskview: \(Sanitizer.clean(reason))\n")
+                return false
+            case .live, .notAnswering: return true
+            }
+        }
+    }
+
+    /// Whether `dir` may be used; when not, says why on stderr.
+    private func checkedDirectory(_ dir: String) -> Bool {
+        guard let why = AttachDiscovery.refusal(directory: dir) else { return true }
+        writeStderr("taskview: \(Sanitizer.clean(why))\n")
+        return false
+    }
+
+    /// The programs that answered; those that did not are named on stderr, skipped.
     private func live(in dir: String) -> [AttachDiscovery.ProgramInfo] {
-        AttachDiscovery.sockets(in: dir).compactMap { AttachDiscovery.probe($0) }
+        probe(dir).compactMap { probe in
+            if case .live(let info) = probe { return info }
+            if let line = probe.line { writeStderr("taskview: skipped: \(line)\n") }
+            return nil
+        }
     }
 
     /// The sockets to attach, from the arguments or by asking; exits 2 when there is none.
@@ -138,6 +165,7 @@ struct AttachCommand: ParsableCommand {
     /// A PID (its socket in `dir`: `PID.sock` or `PID-N.sock`) or a socket path.
     private func resolve(_ target: String, dir: String) throws -> String {
         if !target.isEmpty, target.allSatisfy(\.isASCII), target.allSatisfy(\.isNumber) {
+            guard checkedDirectory(dir) else { exitProcess(2) }
             let mine = AttachDiscovery.sockets(in: dir).filter {
                 let file = $0.split(separator: "/").last.map(String.init) ?? $0
                 return file == "\(target).sock" || file.hasPrefix("\(target)-")
