@@ -140,4 +140,16 @@ import Testing
         #expect(error?.message == "\(tmp)/200.sock: not answering (the program is stopped or busy)")
         #expect(error?.notAnswering == true)
     }
+
+    @Test func aProgramWhoseSnapshotHasNotAllComeIsListedUncounted() throws {
+        let server = FakeServer()
+        let t = TestThread { [server] in
+            server.accept()
+            server.send(AttachLines.header(pid: 31, name: "big") + "{\"seq\":1,\"t\":1,\"ev\":\"snapshot\",\"part\":1")
+        }
+        t.start()
+        let results = AttachDiscovery.probe([server.path], timeout: 0.5)
+        #expect(results.count == 1)
+        #expect(results.first?.line == "31  big  \(server.path)  started 2026-11-23T00:00:00Z  tasks not counted")
+    }
 }

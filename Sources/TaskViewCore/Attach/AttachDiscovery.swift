@@ -48,12 +48,17 @@ public enum AttachDiscovery {
         /// Nodes in the program's graph now, and how many of them execute.
         public var tasks: Int
         public var executing: Int
+        /// False when the program answered but its snapshot (a big graph) had not all come
+        /// within the probe's time: `tasks` and `executing` are unknown.
+        public var counted = true
 
         /// `PID  NAME  SOCKET  started STARTED  N tasks (M executing)`, sanitized.
         public var line: String {
             let p = pid.map(String.init) ?? "?"
+            let count =
+                counted ? "\(tasks) \(tasks == 1 ? "task" : "tasks") (\(executing) executing)" : "tasks not counted"
             return "\(p)  \(Sanitizer.clean(name))  \(Sanitizer.clean(socket))  started \(Sanitizer.clean(started))  "
-                + "\(tasks) \(tasks == 1 ? "task" : "tasks") (\(executing) executing)"
+                + count
         }
     }
 
@@ -158,7 +163,12 @@ public enum AttachDiscovery {
         }
         for p in probes {
             close(p.fd)
-            results[p.index] = .notAnswering(socket: paths[p.index], pid: p.info?.pid ?? pid(inName: paths[p.index]))
+            if var info = p.info { // it answered; its snapshot is big
+                info.counted = false
+                results[p.index] = .live(info)
+            } else {
+                results[p.index] = .notAnswering(socket: paths[p.index], pid: pid(inName: paths[p.index]))
+            }
         }
         return results.enumerated().map { $1 ?? .gone(socket: paths[$0]) }
     }
