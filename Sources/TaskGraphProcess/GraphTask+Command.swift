@@ -1,5 +1,6 @@
 import TaskGraph
 
+/// Commands as tasks: a process per node.
 extension GraphTask where Success == CommandOutput, Failure == CommandError {
     /// A task that runs `arguments` as a process when executed (argv[0] is looked up in
     /// `PATH` unless it contains a `/`). The process starts in its own session and process

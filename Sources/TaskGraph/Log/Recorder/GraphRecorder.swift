@@ -100,9 +100,12 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
     /// Opens `path` (created or truncated) and writes the header; events come from
     /// `record(_:)`. Use `init(graph:path:...)` to record a graph.
     /// - Parameters:
+    ///   - path: the log file to write.
     ///   - producer: the header's `producer` (default: this process's command line).
-    ///   - scenario, seed: header fields, written when given.
+    ///   - scenario: the header's `scenario`, written when given.
+    ///   - seed: the header's `seed`, written when given.
     ///   - startTime: clock time that becomes `t = 0`.
+    ///   - snapshotEvery: write a full snapshot after at least this many events (at least 1).
     public init(
         path: String, producer: String? = nil, scenario: String? = nil, seed: UInt64? = nil,
         startTime: Double = 0, snapshotEvery: Int = GraphRecorder.defaultSnapshotEvery
