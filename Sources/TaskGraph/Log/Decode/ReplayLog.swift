@@ -8,6 +8,8 @@ public struct LogHeader: Sendable, Equatable {
     public var producer: String?
     /// The scenario a taskview run played, when it played one.
     public var scenario: String?
+    /// The absolute path of the scenario file the session ran (`file`), or `demo:NAME`.
+    public var file: String?
     /// The seed of a scenario run.
     public var seed: UInt64?
     /// The serving program's pid and name (attach streams, attach.md).

@@ -125,9 +125,12 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
 
     /// Opens `path`, writes the header and a snapshot of what `graph` holds now, then
     /// records every event of `graph` until `finish()`/`cancel()`.
+    ///   - scenarioFile: the header's `file`: the absolute path of the scenario file the
+    ///     session ran (taskview finds earlier runs of the same file by it).
     public init(
         graph: Graph, path: String, producer: String? = nil, scenario: String? = nil,
-        seed: UInt64? = nil, snapshotEvery: Int = GraphRecorder.defaultSnapshotEvery
+        seed: UInt64? = nil, scenarioFile: String? = nil,
+        snapshotEvery: Int = GraphRecorder.defaultSnapshotEvery
     ) throws {
         self.path = path
         self.file = try LogFile(path: path)
@@ -139,7 +142,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
         buffer.header(
             created: iso8601Now(),
             producer: producer ?? CommandLine.arguments.joined(separator: " "),
-            scenario: scenario, seed: seed)
+            scenario: scenario, seed: seed, file: scenarioFile)
         // The graph holds the recorder (through the handler) until `finish()`: the observation
         // lives until cancelled, as `GraphObservation` promises, even when the caller drops
         // it. Events spooled meanwhile are encoded after the snapshot (the writer needs `lock`).
