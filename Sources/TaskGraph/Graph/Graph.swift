@@ -92,6 +92,11 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
     /// `pendingCancels.count`, readable without the lock (tasks check it when touched).
     @usableFromInline let pendingCancelCount = Atomic<Int>(0)
 
+    /// Whether a scope (`withGraphTask`, or the body of a `GraphTask.async`) ever ran in this
+    /// graph: only then does a root's `execute()` look for a current scope to join (a
+    /// task-local lookup), so a program that never makes one pays one relaxed load for it.
+    let scopesMade = Atomic<Bool>(false)
+
     /// Creates a graph that keeps every node (no retention limit).
     public convenience init(clock: any GraphClock = MonotonicClock()) {
         self.init(clock: clock, retention: nil)
@@ -409,7 +414,7 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
     private func descendLocked(from top: AnyGraphTask, along path: [Int]) -> AnyGraphTask? {
         var t = top
         for id in path.reversed() {
-            guard let d = t.driver, let child = d.children.first(where: { $0.rawID == id }) else { return nil }
+            guard let d = t.driver, let child = d.childLocked(rawID: id) else { return nil }
             t = child
         }
         return t

@@ -70,4 +70,6 @@ public enum CancelSource {
     public static let timeout = "timeout"
     public static let failFast = "failFast"
     public static let resolverReleased = "resolverReleased"
+    /// A scope's Swift task was cancelled by its own program (async.md "Outcome").
+    public static let task = "task"
 }

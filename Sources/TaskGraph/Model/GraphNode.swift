@@ -36,10 +36,14 @@ public enum NodeKind {
     /// A later consumer's stand-in for a task another composite adopted (api.md "one node per
     /// task"): its state, progress and outcome follow that task (`GraphNode.refOf`).
     public static let ref = "ref"
+    /// A piece of async code run by `withGraphTask` (async.md "Scopes").
+    public static let scope = "scope"
+    /// A swift-distributed-tracing span made by `GraphTracer` (module `TaskGraphTracing`).
+    public static let span = "span"
     /// Every kind above, in a fixed order (a node stores its kind as an index into it).
     public static let all = [
         task, pending, delay, sequential, concurrent, allSettled, then,
-        recover, chain, map, timeout, retry, race, and, validate, ref,
+        recover, chain, map, timeout, retry, race, and, validate, ref, scope, span,
     ]
 }
 
@@ -122,4 +126,6 @@ enum KindIndex {
     @usableFromInline static let and: UInt8 = 13
     @usableFromInline static let validate: UInt8 = 14
     @usableFromInline static let ref: UInt8 = 15
+    @usableFromInline static let scope: UInt8 = 16
+    @usableFromInline static let span: UInt8 = 17
 }
