@@ -394,6 +394,20 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
         }
     }
 
+    /// Records the attributes of node `id` (a span's: what `GraphTracer` calls when a span's
+    /// attributes change) as an `attributes` event, replacing its earlier ones: at most
+    /// `NodeAttribute.maxCount` (the first ones are kept), keys and values cut to
+    /// `NodeAttribute.maxBytes`. Unknown or dropped nodes are ignored.
+    public func setAttributes(_ id: NodeID, _ attributes: [NodeAttribute]) {
+        let raw = id.rawValue
+        guard raw >= 0 else { return }
+        let kept = Array(attributes.prefix(NodeAttribute.maxCount))
+        withAllStripes {
+            guard let (s, _) = locateLocked(raw) else { return }
+            emit(s, .attributes(id: id, attributes: kept))
+        }
+    }
+
     /// The node's task, if the graph can reach it: an executing task (the graph holds it), or
     /// a subtask of one, found through the drivers that hold their subtasks. A not-executed
     /// root held only by its owner cannot be reached (the graph holds no reference to it).

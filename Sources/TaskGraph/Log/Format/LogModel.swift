@@ -28,6 +28,8 @@ public struct LogModel: Sendable {
         public var children: [Int32] = []
         /// For a `ref` node: the shared node it stands for; -1 otherwise.
         public var refOf: Int32 = -1
+        /// A span's attributes (the last `attributes` event), empty for most nodes.
+        public var attributes: [NodeAttribute] = []
 
         /// A live, not yet executed node without parent or children.
         public init(id: Int32, kind: String, name: String, weight: Double) {
@@ -143,6 +145,9 @@ public struct LogModel: Sendable {
         case .ref(let id, let of):
             guard let s = slot(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
             nodes[s].refOf = Int32(of.rawValue)
+        case .attributes(let id, let attributes):
+            guard let s = slot(id.rawValue) else { return }
+            nodes[s].attributes = attributes
         case .cancelRequested, .output:
             break
         case .dropped(let ids):

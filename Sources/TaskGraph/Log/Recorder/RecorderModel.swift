@@ -69,6 +69,8 @@ struct RecorderModel {
     private var children: [Int32: [Int32]] = [:]
     /// The shared node each `ref` node stands for.
     private var refs: [Int32: Int32] = [:]
+    /// Spans' attributes (the last `attributes` event of each).
+    private var attributes: [Int32: [NodeAttribute]] = [:]
 
     init() {}
 
@@ -266,6 +268,9 @@ struct RecorderModel {
         case .ref(let id, let of):
             guard contains(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
             refs[Int32(id.rawValue)] = Int32(of.rawValue)
+        case .attributes(let id, let list):
+            guard contains(id.rawValue) else { return }
+            attributes[Int32(id.rawValue)] = list.isEmpty ? nil : list
         case .cancelRequested, .output:
             break
         case .dropped(let ids):
@@ -284,6 +289,7 @@ struct RecorderModel {
                 infos[i] = nil
                 messages[i] = nil
                 refs[i] = nil
+                attributes[i] = nil
                 extraKinds[i] = nil
                 liveCount -= 1
                 if c.live == 0, id.rawValue >> RecorderModel.shift < newest { free(chunkOf: id.rawValue) }
@@ -311,6 +317,7 @@ struct RecorderModel {
                 n.message = messages[i]
                 n.children = children[i] ?? []
                 n.refOf = refs[i] ?? -1
+                n.attributes = attributes[i] ?? []
                 out.append(n)
             }
         }
