@@ -12,7 +12,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.3.0"),  // 1.3: InMemoryTracing
 
         // TaskGraphProcess only (the core stays dependency-free); no Foundation trait.
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0", traits: []),
@@ -52,7 +52,10 @@ let package = Package(
         // Helpers the test targets share; only test targets depend on it, never a product.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "TaskGraphTests", dependencies: ["TaskGraph", "TestSupport"]),
-        .testTarget(name: "TaskGraphTracingTests", dependencies: ["TaskGraphTracing", "TaskGraph", "TestSupport"]),
+        .testTarget(name: "TaskGraphTracingTests", dependencies: [
+            "TaskGraphTracing", "TaskGraph", "TestSupport",
+            .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+        ]),
 
         .testTarget(name: "TaskGraphProcessTests", dependencies: ["TaskGraphProcess", "TaskGraph"]),
         .testTarget(name: "TaskViewTests", dependencies: ["TaskViewCore", "TaskViewTerminal", "TaskGraph", "TaskGraphProcess"]),

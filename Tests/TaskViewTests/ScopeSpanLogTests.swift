@@ -98,3 +98,40 @@ import Testing
         #expect(throws: LogLoadError.self) { try LogReader.load(path: path) }
     }
 }
+
+/// taskview's cancel prompt on a span names the scope a cancel reaches, or says read-only.
+@Suite struct SpanCancelPromptTests {
+    static func tree(_ changes: [GraphChange]) -> TreeModel {
+        var tree = TreeModel()
+        for (i, c) in changes.enumerated() { tree.absorb(GraphEvent(sequence: UInt64(i + 1), time: 0, change: c)) }
+        return tree
+    }
+
+    static func running(_ id: Int, _ kind: String, _ name: String, parent: Int?) -> [GraphChange] {
+        [
+            .added(id: NodeID(id), kind: kind, name: name, weight: 1, parent: parent.map { NodeID($0) }, index: nil),
+            .stateChanged(id: NodeID(id), state: .executing, failed: false, message: nil),
+        ]
+    }
+
+    @Test func aSpanUnderAScopeNamesTheScope() {
+        let tree = Self.tree(
+            Self.running(0, "task", "server", parent: nil) + Self.running(1, "scope", "handler", parent: 0)
+                + Self.running(2, "span", "GET /slow", parent: 1) + Self.running(3, "scope", "query", parent: 2))
+        let d = DisplayTree(tree: tree, view: ViewState(), mask: nil)
+        let p = CancelPreview(tree: tree, display: d, node: 2)
+        #expect(p.prompt == "Cancel handler, which runs span GET /slow, and its 2 running subtasks? [y/N]")
+        #expect(p.upwardNote == nil) // no upward rule for scopes
+        #expect(p.cancellable)
+    }
+
+    @Test func aSpanNoTaskOwnsIsReadOnly() {
+        let tree = Self.tree(Self.running(0, "span", "GET /", parent: nil))
+        var model = DashboardModel(title: "t")
+        model.tree = tree
+        model.view.selection = 0
+        _ = Reducer.reduce(&model, key: .char("x"), rows: 20)
+        #expect(model.view.message == "read-only: no task of this program owns this span")
+        #expect(model.view.mode == .normal)
+    }
+}

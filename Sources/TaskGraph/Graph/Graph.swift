@@ -360,11 +360,20 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
 
     /// Cancels that node's task by the cancellation rules (subtree down, and upward to
     /// parents that cannot finish without it). `source` is recorded with the cancel.
+    /// A span (`GraphTracer`) is not a task: cancelling one cancels its nearest ancestor that
+    /// is (a scope or a task), and does nothing when it has none.
     public func cancel(_ id: NodeID, source: String = CancelSource.graph) {
         let task: AnyGraphTask? = withAllStripes {
-            guard let (s, slot) = locateLocked(id.rawValue) else { return nil }
-            if let t = reachableTaskLocked(s, id.rawValue) { return t }
-            if s[slot].state == .notExecuted { pendingCancelLocked(s, id.rawValue, source: source) }
+            guard var (s, slot) = locateLocked(id.rawValue) else { return nil }
+            var target = id.rawValue
+            while s[slot].kindIndex == KindIndex.span {
+                let p = s[slot].parent
+                guard p >= 0, let found = locateLocked(p) else { return nil }
+                (s, slot) = found
+                target = p
+            }
+            if let t = reachableTaskLocked(s, target) { return t }
+            if s[slot].state == .notExecuted { pendingCancelLocked(s, target, source: source) }
             return nil
         }
         task?.cancel(source: source)

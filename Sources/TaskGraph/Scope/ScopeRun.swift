@@ -12,15 +12,16 @@ enum ScopeRun {
     /// Makes the scope's node, executing, as a child of `parent` when that is a running task of
     /// the same graph, else as a root; with the driver that keeps its children.
     static func makeNode(
-        name: String, weight: Double, graph: Graph, parent: AnyGraphTask?
+        name: String, weight: Double, graph: Graph, parent: AnyGraphTask?,
+        kindIndex: UInt8 = KindIndex.scope
     ) -> (GraphTask<Void, any Error>, ScopeDriver) {
         if !graph.scopesMade.load(ordering: .relaxed) { graph.scopesMade.store(true, ordering: .relaxed) }
-        let driver = ScopeDriver(derives: true)
+        let driver = ScopeDriver(derives: kindIndex == KindIndex.scope)
         if let parent, parent.graph === graph,
             let index = parent.withStripe({ _ in parent.scopeDriverLocked()?.reserveLocked() })
         {
             let node = GraphTask<Void, any Error>(
-                graph: graph, kindIndex: KindIndex.scope, name: name, body: nil, weight: weight,
+                graph: graph, kindIndex: kindIndex, name: name, body: nil, weight: weight,
                 parent: parent, index: index, executing: true)
             var orphan = false
             let report: ProgressReport? = node.withStripe { _ in
@@ -34,14 +35,25 @@ enum ScopeRun {
             }
             if let report { Trampoline.enter { report.deliver(parent) } }
             if orphan { Trampoline.enter { node.cancel(source: CancelSource.parent, byParent: true) } }
-            watch(node, driver)
+            if kindIndex == KindIndex.scope { watch(node, driver) }
             return (node, driver)
         }
         let node = GraphTask<Void, any Error>(
-            graph: graph, kindIndex: KindIndex.scope, name: name, body: nil, weight: weight, executing: true)
+            graph: graph, kindIndex: kindIndex, name: name, body: nil, weight: weight, executing: true)
         node.withStripe { _ in node.driver = driver }
-        watch(node, driver)
+        if kindIndex == KindIndex.scope { watch(node, driver) }
         return (node, driver)
+    }
+
+    /// The parent of a scope or span made now: the innermost of the current scope and the
+    /// span the current trace context names (when a `GraphTracer` is in use).
+    static func currentParent() -> AnyGraphTask? {
+        let scope = ScopeContext.node
+        guard SpanNodes.lookupInstalled.load(ordering: .relaxed), let span = SpanNodes.contextSpan() else {
+            return scope
+        }
+        guard let scope, scope !== span else { return span }
+        return SpanNodes.isAncestor(scope, of: span) ? span : scope
     }
 
     /// A cancel of the node (from the graph, or from its parent's) cancels the Swift task that

@@ -36,7 +36,7 @@ public func withGraphTask<T, Failure: Error>(
     precondition(
         weight.isFinite && weight >= 0,
         "withGraphTask '\(name)': weight must be finite and >= 0, got \(weight)")
-    let parent = ScopeContext.node
+    let parent = ScopeRun.currentParent()
     let (node, driver) = ScopeRun.makeNode(
         name: name, weight: weight, graph: graph ?? parent?.graph ?? .shared, parent: parent)
     let outcome: ScopeRun.Transfer<Result<T, Failure>> = await withoutActuallyEscaping(body) { body in
