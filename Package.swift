@@ -12,7 +12,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.3.0"),  // 1.3: InMemoryTracing
         // Documentation only: `swift package generate-documentation --target TaskGraph`.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
 
@@ -56,7 +56,10 @@ let package = Package(
         // Helpers the test targets share; only test targets depend on it, never a product.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "TaskGraphTests", dependencies: ["TaskGraph", "TestSupport"]),
-        .testTarget(name: "TaskGraphTracingTests", dependencies: ["TaskGraphTracing", "TaskGraph", "TestSupport"]),
+        .testTarget(name: "TaskGraphTracingTests", dependencies: [
+            "TaskGraphTracing", "TaskGraph", "TestSupport",
+            .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+        ]),
 
         .testTarget(name: "TaskGraphProcessTests", dependencies: ["TaskGraphProcess", "TaskGraph"]),
         .testTarget(name: "TaskViewTests", dependencies: ["TaskViewCore", "TaskViewTerminal", "TaskGraph", "TaskGraphProcess"]),

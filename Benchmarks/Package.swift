@@ -10,6 +10,7 @@ let package = Package(
     dependencies: [
         .package(name: "taskgraph", path: ".."),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.3.0"),
     ],
     targets: [
         // glibc's mallinfo2(), which Swift's Glibc module does not export.
@@ -31,6 +32,15 @@ let package = Package(
             dependencies: [
                 .product(name: "TaskGraph", package: "taskgraph"),
                 .product(name: "TaskGraphProcess", package: "taskgraph"),
+            ]),
+        // What async scopes cost (async.md targets), against async let, task groups and withSpan.
+        .executableTarget(
+            name: "scope-bench",
+            dependencies: [
+                .product(name: "TaskGraph", package: "taskgraph"),
+                .product(name: "TaskGraphTracing", package: "taskgraph"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]),
         .executableTarget(
             name: "attach-bench",

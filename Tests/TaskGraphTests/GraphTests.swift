@@ -207,8 +207,9 @@ import Testing
         let ref = after[after[other.id]!.children[0]]!
         #expect(ref.kind == "ref")
         #expect(ref.name == shared.name)
-        // `command`: TaskGraphProcess's commands (TaskGraphProcessTests checks it).
-        #expect(Set(kinds.map(\.1) + [ref.kind, NodeKind.command]) == Set(NodeKind.all))
+        // `command`: TaskGraphProcess's commands (TaskGraphProcessTests checks it); scopes
+        // (`withGraphTask`) and spans (`GraphTracer`) are made elsewhere (ScopeTests).
+        #expect(Set(kinds.map(\.1) + [ref.kind, NodeKind.command, NodeKind.scope, NodeKind.span]) == Set(NodeKind.all))
     }
 
     @Test func childrenFollowSubtaskOrder() {

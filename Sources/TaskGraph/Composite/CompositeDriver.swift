@@ -51,6 +51,11 @@ class CompositeDriver: @unchecked Sendable { // state guarded by the graph's loc
     }
     func weightsChanged(owner: AnyGraphTask) {}
 
+    /// The subtask whose node is `rawID`, if this driver holds it (lock held).
+    func childLocked(rawID: Int) -> AnyGraphTask? {
+        children.first { $0.rawID == rawID }
+    }
+
     /// The subtasks to cancel when the owner is cancelled (lock held).
     func executingChildrenLocked() -> [AnyGraphTask] {
         children.filter { $0._state == .executing }

@@ -131,6 +131,7 @@ extension Graph {
         case .cancelRequested(_, let source): _ = consume source
         case .dropped(let ids): _ = consume ids
         case .output(_, _, let text): _ = consume text
+        case .attributes(_, let attributes): _ = consume attributes
         case .parentSet, .weightChanged, .ref: break
         }
     }

@@ -97,6 +97,11 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
     /// `pendingCancels.count`, readable without the lock (tasks check it when touched).
     @usableFromInline let pendingCancelCount = Atomic<Int>(0)
 
+    /// Whether a scope (`withGraphTask`, or the body of a `GraphTask.async`) ever ran in this
+    /// graph: only then does a root's `execute()` look for a current scope to join (a
+    /// task-local lookup), so a program that never makes one pays one relaxed load for it.
+    let scopesMade = Atomic<Bool>(false)
+
     /// Creates a graph that keeps every node (no retention limit).
     public convenience init(clock: any GraphClock = MonotonicClock()) {
         self.init(clock: clock, retention: nil)
@@ -362,11 +367,20 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
 
     /// Cancels that node's task by the cancellation rules (subtree down, and upward to
     /// parents that cannot finish without it). `source` is recorded with the cancel.
+    /// A span (`GraphTracer`) is not a task: cancelling one cancels its nearest ancestor that
+    /// is (a scope or a task), and does nothing when it has none.
     public func cancel(_ id: NodeID, source: String = CancelSource.graph) {
         let task: AnyGraphTask? = withAllStripes {
-            guard let (s, slot) = locateLocked(id.rawValue) else { return nil }
-            if let t = reachableTaskLocked(s, id.rawValue) { return t }
-            if s[slot].state == .notExecuted { pendingCancelLocked(s, id.rawValue, source: source) }
+            guard var (s, slot) = locateLocked(id.rawValue) else { return nil }
+            var target = id.rawValue
+            while s[slot].kindIndex == KindIndex.span {
+                let p = s[slot].parent
+                guard p >= 0, let found = locateLocked(p) else { return nil }
+                (s, slot) = found
+                target = p
+            }
+            if let t = reachableTaskLocked(s, target) { return t }
+            if s[slot].state == .notExecuted { pendingCancelLocked(s, target, source: source) }
             return nil
         }
         task?.cancel(source: source)
@@ -396,6 +410,20 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
         }
     }
 
+    /// Records the attributes of node `id` (a span's: what `GraphTracer` calls when a span's
+    /// attributes change) as an `attributes` event, replacing its earlier ones: at most
+    /// `NodeAttribute.maxCount` (the first ones are kept), keys and values cut to
+    /// `NodeAttribute.maxBytes`. Unknown or dropped nodes are ignored.
+    public func setAttributes(_ id: NodeID, _ attributes: [NodeAttribute]) {
+        let raw = id.rawValue
+        guard raw >= 0 else { return }
+        let kept = Array(attributes.prefix(NodeAttribute.maxCount))
+        withAllStripes {
+            guard let (s, _) = locateLocked(raw) else { return }
+            emit(s, .attributes(id: id, attributes: kept))
+        }
+    }
+
     /// The node's task, if the graph can reach it: an executing task (the graph holds it), or
     /// a subtask of one, found through the drivers that hold their subtasks. A not-executed
     /// root held only by its owner cannot be reached (the graph holds no reference to it).
@@ -416,7 +444,7 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
     private func descendLocked(from top: AnyGraphTask, along path: [Int]) -> AnyGraphTask? {
         var t = top
         for id in path.reversed() {
-            guard let d = t.driver, let child = d.children.first(where: { $0.rawID == id }) else { return nil }
+            guard let d = t.driver, let child = d.childLocked(rawID: id) else { return nil }
             t = child
         }
         return t

@@ -42,17 +42,73 @@ public enum GraphChange: Sendable, Equatable {
     /// The node `id` (kind `ref`) stands for the shared node `of`: a later consumer of a task
     /// another composite adopted (one node per task). Follows the `added` of `id`.
     case ref(id: NodeID, of: NodeID)
+    /// The node's attributes (a span's, recorded by `GraphTracer`; see `Graph.setAttributes`):
+    /// the whole set, replacing any earlier one. It changes no state: replicas and snapshots
+    /// ignore it; logs, exports and views show it.
+    case attributes(id: NodeID, attributes: [NodeAttribute])
 
     /// The node the change is about (nil for `dropped`).
     public var nodeID: NodeID? {
         switch self {
         case .added(let id, _, _, _, _, _), .parentSet(let id, _, _), .weightChanged(let id, _),
             .stateChanged(let id, _, _, _), .progress(let id, _), .cancelRequested(let id, _),
-            .output(let id, _, _), .ref(let id, _):
+            .output(let id, _, _), .ref(let id, _), .attributes(let id, _):
             return id
         case .dropped:
             return nil
         }
+    }
+}
+
+/// One attribute of a node (a span's `key` and its value as text), as `Graph.setAttributes`
+/// records it: keys and values cut to `NodeAttribute.maxBytes` UTF-8 bytes.
+public struct NodeAttribute: Sendable, Equatable, Hashable {
+    /// At most this many attributes a node (the first ones are kept).
+    public static let maxCount = 32
+    /// Keys and values are cut to this many UTF-8 bytes (on a Unicode scalar boundary).
+    public static let maxBytes = 256
+
+    public var key: String
+    public var value: String
+
+    /// An attribute; `key` and `value` are cut to `maxBytes` UTF-8 bytes (a NUL in them
+    /// becomes U+FFFD).
+    public init(_ key: String, _ value: String) {
+        self.key = NodeAttribute.clean(key)
+        self.value = NodeAttribute.clean(value)
+    }
+
+    private static func clean(_ text: String) -> String {
+        let cut = cut(text)
+        return cut.utf8.contains(0) ? cut.replacingNUL() : cut
+    }
+
+    /// The attributes as one text (keys and values separated by NUL, which JSON-escaped
+    /// attributes never hold raw), for storage that keeps one text an event.
+    static func pack(_ list: [NodeAttribute]) -> String {
+        list.map { "\($0.key)\u{0}\($0.value)" }.joined(separator: "\u{0}")
+    }
+
+    /// The attributes `pack` made.
+    @usableFromInline static func unpack(_ text: String) -> [NodeAttribute] {
+        guard !text.isEmpty else { return [] }
+        let parts = text.split(separator: "\u{0}", omittingEmptySubsequences: false)
+        return stride(from: 0, to: parts.count - 1, by: 2).map {
+            NodeAttribute(String(parts[$0]), String(parts[$0 + 1]))
+        }
+    }
+
+    static func cut(_ text: String) -> String {
+        guard text.utf8.count > maxBytes else { return text }
+        var bytes = 0
+        var end = text.unicodeScalars.startIndex
+        for scalar in text.unicodeScalars {
+            let width = UTF8.width(scalar)
+            if bytes + width > maxBytes { break }
+            bytes += width
+            end = text.unicodeScalars.index(after: end)
+        }
+        return String(text.unicodeScalars[..<end])
     }
 }
 
@@ -81,4 +137,12 @@ public enum CancelSource {
     public static let failFast = "failFast"
     /// The last copy of a `pending` task's unsettled `Resolver` was released.
     public static let resolverReleased = "resolverReleased"
+    /// A scope's Swift task was cancelled by its own program (async.md "Outcome").
+    public static let task = "task"
+}
+
+extension String {
+    fileprivate func replacingNUL() -> String {
+        String(String.UnicodeScalarView(unicodeScalars.map { $0 == "\u{0}" ? "\u{FFFD}" : $0 }))
+    }
 }

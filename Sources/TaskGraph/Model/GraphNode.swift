@@ -60,10 +60,14 @@ public enum NodeKind {
     public static let ref = "ref"
     /// A real program run by a task (`GraphTask.command`, TaskGraphProcess).
     public static let command = "command"
+    /// A piece of async code run by `withGraphTask` (async.md "Scopes").
+    public static let scope = "scope"
+    /// A swift-distributed-tracing span made by `GraphTracer` (module `TaskGraphTracing`).
+    public static let span = "span"
     /// Every kind above, in a fixed order (a node stores its kind as an index into it).
     public static let all = [
         task, pending, delay, sequential, concurrent, allSettled, then,
-        recover, chain, map, timeout, retry, race, and, validate, ref, command,
+        recover, chain, map, timeout, retry, race, and, validate, ref, command, scope, span,
     ]
 }
 
@@ -160,4 +164,6 @@ enum KindIndex {
     @usableFromInline static let validate: UInt8 = 14
     @usableFromInline static let ref: UInt8 = 15
     @usableFromInline static let command: UInt8 = 16
+    @usableFromInline static let scope: UInt8 = 17
+    @usableFromInline static let span: UInt8 = 18
 }

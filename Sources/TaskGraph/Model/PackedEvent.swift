@@ -99,6 +99,10 @@ enum PackedItem {
                     byte: stream == .stdout ? 0 : 1))
         case .dropped(let ids):
             self = .boxed(PackedEvent.Box(GraphEvent(sequence: sequence, time: time, change: .dropped(ids: ids))))
+        case .attributes(let id, let attributes):
+            self = .boxed(
+                PackedEvent.Box(
+                    GraphEvent(sequence: sequence, time: time, change: .attributes(id: id, attributes: attributes))))
         }
     }
 

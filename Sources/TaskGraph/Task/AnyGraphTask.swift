@@ -431,6 +431,7 @@ public class AnyGraphTask: @unchecked Sendable {
     /// its body on the calling thread.
     @discardableResult
     public func execute() -> Self {
+        if _slowPath(graph.scopesMade.load(ordering: .relaxed)) { joinCurrentScope() }
         Trampoline.enter { startIfNeeded() }
         return self
     }
@@ -773,7 +774,7 @@ struct ParentLink {
 enum CommonCancelSource {
     static let table = [
         CancelSource.api, CancelSource.graph, CancelSource.parent, CancelSource.child,
-        CancelSource.timeout, CancelSource.failFast, CancelSource.resolverReleased,
+        CancelSource.timeout, CancelSource.failFast, CancelSource.resolverReleased, CancelSource.task,
     ]
 }
 

@@ -4,7 +4,9 @@ extension GraphTask {
     /// `concurrent`. The body reports progress through `progress`; its value or error settles
     /// the task. Cancelling the GraphTask cancels the Swift task (its `onCancel` handlers,
     /// `withTaskCancellationHandler` included, run); a body that ends by throwing
-    /// `CancellationError` cancels the GraphTask (source `api`). Recorded like any leaf.
+    /// `CancellationError` cancels the GraphTask (source `api`). Recorded like any leaf. The
+    /// body runs with the task's node as the current scope (`GraphScope.current`): scopes
+    /// made and roots executed inside it become its children.
     ///
     /// ```swift
     /// let page = GraphTask<Data, any Error>.async(name: "download") { progress in
@@ -21,15 +23,20 @@ extension GraphTask {
             graph: graph, kindIndex: KindIndex.task, name: name,
             body: { task in
                 let t = unsafeDowncast(task, to: GraphTask<Success, Failure>.self)
+                // Its body runs with its node as the current scope: scopes and roots executed
+                // inside it become its children (async.md).
+                if !graph.scopesMade.load(ordering: .relaxed) { graph.scopesMade.store(true, ordering: .relaxed) }
                 let work = Task(priority: priority) {
-                    do throws(Failure) {
-                        let value = try await body({ t.report($0) })
-                        t.settle(.success(value))
-                    } catch {
-                        if error is CancellationError {
-                            t.cancel(source: CancelSource.api)
-                        } else {
-                            t.settle(.failure(error))
+                    await ScopeContext.$node.withValue(t) {
+                        do throws(Failure) {
+                            let value = try await body({ t.report($0) })
+                            t.settle(.success(value))
+                        } catch {
+                            if error is CancellationError {
+                                t.cancel(source: CancelSource.api)
+                            } else {
+                                t.settle(.failure(error))
+                            }
                         }
                     }
                 }

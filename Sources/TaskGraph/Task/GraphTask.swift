@@ -43,12 +43,13 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
     @inlinable
     init(
         graph: Graph, kindIndex: UInt8, name: String?, body: (@Sendable (AnyGraphTask) -> Void)?,
-        work: Work? = nil, parent: AnyGraphTask? = nil, index: Int = 0, executing: Bool = false
+        work: Work? = nil, weight: Double = 1, parent: AnyGraphTask? = nil, index: Int = 0,
+        executing: Bool = false
     ) {
         // Set before the node is published: from then on a cancel from another thread may take it.
         _work = work
         super.init(
-            graph: graph, kindIndex: kindIndex, name: name, body: body, parent: parent,
+            graph: graph, kindIndex: kindIndex, name: name, body: body, weight: weight, parent: parent,
             index: index, executing: executing)
     }
 

@@ -267,6 +267,9 @@ struct AttachTree {
         case .ref(let id, let of):
             guard let i = mapped(id), let o = mapped(of) else { return }
             emit(.ref(id: i, of: o), at: t, into: &tree)
+        case .attributes(let id, let list):
+            guard let i = mapped(id) else { return }
+            emit(.attributes(id: i, attributes: list), at: t, into: &tree)
         case .dropped(let ids):
             var locals: [NodeID] = []
             for id in ids {

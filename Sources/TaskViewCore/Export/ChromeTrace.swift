@@ -22,6 +22,8 @@ public enum ChromeTrace {
         var cancelSource: String?
         /// For a `ref` node: the shared node it stands for (-1: none).
         var refOf = -1
+        /// A span's recorded attributes.
+        var attributes: [NodeAttribute] = []
     }
 
     /// The trace JSON (one document, newline-terminated).
@@ -37,6 +39,7 @@ public enum ChromeTrace {
                 s.failed = n.failed
                 s.message = n.message
                 s.refOf = Int(n.refOf)
+                s.attributes = n.attributes
                 spans[Int(n.id)] = s
             }
         }
@@ -61,6 +64,8 @@ public enum ChromeTrace {
                 if spans[id.rawValue]?.cancelSource == nil { spans[id.rawValue]?.cancelSource = source }
             case .ref(let id, let of):
                 spans[id.rawValue]?.refOf = of.rawValue
+            case .attributes(let id, let list):
+                spans[id.rawValue]?.attributes = list
             default:
                 break
             }
@@ -112,6 +117,14 @@ public enum ChromeTrace {
             if s.refOf >= 0 {
                 out.raw(",\"of\":")
                 out.int(s.refOf)
+            }
+            // A span's attributes, after the export's own fields (which win on a clash).
+            let own: Set<String> = ["id", "state", "message", "cancelSource", "parent", "of"]
+            for a in s.attributes where !own.contains(a.key) {
+                out.byte(44)
+                out.string(a.key)
+                out.byte(58)
+                out.string(a.value)
             }
             out.raw("}}")
         }

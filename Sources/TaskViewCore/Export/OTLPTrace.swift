@@ -31,6 +31,8 @@ public enum OTLPTrace {
         var info: String?
         var events: [(time: Double, name: String, fraction: Double)] = []
         var refOf = -1
+        /// A span's recorded attributes (`GraphTracer`), exported as string attributes.
+        var attributes: [NodeAttribute] = []
     }
 
     /// The most progress events one span carries.
@@ -59,6 +61,7 @@ public enum OTLPTrace {
                 s.message = n.message
                 s.cancelled = n.state == .cancelled
                 s.refOf = Int(n.refOf)
+                s.attributes = n.attributes
                 add(Int(n.id), s)
             }
         }
@@ -72,6 +75,8 @@ public enum OTLPTrace {
                 if let i = index[id.rawValue] { spans[i].weight = weight }
             case .ref(let id, let of):
                 if let i = index[id.rawValue] { spans[i].refOf = of.rawValue }
+            case .attributes(let id, let list):
+                if let i = index[id.rawValue] { spans[i].attributes = list }
             case .stateChanged(let id, let state, let failed, let message):
                 guard let i = index[id.rawValue], spans[i].end == nil else { continue }
                 if state == .executing, spans[i].start == nil { spans[i].start = e.time }
@@ -152,6 +157,13 @@ public enum OTLPTrace {
             if s.cancelled, let source = s.cancelSource {
                 out.byte(44)
                 stringAttribute(&out, "taskgraph.cancel.source", source)
+            }
+            for a in s.attributes where !a.key.hasPrefix("taskgraph.") {
+                out.raw(",{\"key\":")
+                out.string(a.key)
+                out.raw(",\"value\":{\"stringValue\":")
+                out.string(a.value)
+                out.raw("}}")
             }
             out.byte(93)
             if !s.events.isEmpty {

@@ -78,7 +78,7 @@ public enum Reducer {
             guard sel >= 0, model.tree.contains(sel) else { return [] }
             let preview = CancelPreview(tree: model.tree, display: model.displayTree(), node: sel)
             guard preview.cancellable else {
-                model.view.message = "\(preview.name) has finished: nothing to cancel"
+                model.view.message = preview.readOnly ?? "\(preview.name) has finished: nothing to cancel"
                 return []
             }
             if action == .cancelNow { return cancel(&model, sel) }

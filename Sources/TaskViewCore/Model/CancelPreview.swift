@@ -15,14 +15,32 @@ public struct CancelPreview: Sendable, Equatable {
     public let cancellable: Bool
     /// The attached program the node runs in (`NAME (pid N)`), nil outside `attach`.
     public let program: String?
+    /// For a span (async.md): its name; `name` is then the scope or task that owns it, the
+    /// one a cancel reaches.
+    public let span: String?
+    /// Why nothing can be cancelled although the node runs (a span no scope or task owns).
+    public let readOnly: String?
     /// The node has no subtasks; `leafRunning`: and it is executing.
     public let isLeaf: Bool
     public let leafRunning: Bool
 
-    public init(tree: TreeModel, display: DisplayTree, node: Int) {
-        self.node = node
+    public init(tree: TreeModel, display: DisplayTree, node selected: Int) {
+        self.node = selected
+        // A span is not a task: a cancel reaches its nearest scope or task.
+        var node = selected
+        var spanName: String?
+        if tree.nodes[selected].kind == NodeKind.span {
+            spanName = tree.nodes[selected].name
+            var p = Int(tree.nodes[selected].parent)
+            while p >= 0, tree.contains(p), tree.nodes[p].kind == NodeKind.span { p = Int(tree.nodes[p].parent) }
+            if p >= 0, tree.contains(p), tree.nodes[p].kind != TreeModel.programKind { node = p }
+        }
+        span = spanName
+        let owned = spanName == nil || node != selected
+        readOnly =
+            owned || tree.nodes[selected].display.isFinal ? nil : "read-only: no task of this program owns this span"
         name = tree.nodes[display.content(node)].name
-        cancellable = !tree.nodes[node].display.isFinal
+        cancellable = owned && !tree.nodes[node].display.isFinal
         var running = 0
         var stack: [Int32] = tree.nodes[node].children
         while let c = stack.popLast() {
@@ -41,14 +59,17 @@ public struct CancelPreview: Sendable, Equatable {
         while p >= 0 && tree.contains(p) {
             let n = tree.nodes[p]
             top = p
-            // A program row of `attach` is not a task: the upward rule stops below it.
-            if n.state.isSettled || n.kind == NodeKind.allSettled || n.kind == TreeModel.programKind {
+            // A program row of `attach` is not a task: the upward rule stops below it. Scopes
+            // have no upward rule (async.md), nor have the spans above them.
+            if n.state.isSettled || n.kind == NodeKind.allSettled || n.kind == TreeModel.programKind
+                || n.kind == NodeKind.scope || n.kind == NodeKind.span
+            {
                 absorbed = true
             }
             if !absorbed && !display.isFolded(p) { names.append(tree.nodes[display.content(p)].name) }
             p = Int(n.parent)
         }
-        ancestors = cancellable ? names : []
+        ancestors = cancellable && tree.nodes[node].kind != NodeKind.scope ? names : []
         program = top != node && tree.nodes[top].kind == TreeModel.programKind ? tree.nodes[top].name : nil
     }
 
@@ -56,9 +77,10 @@ public struct CancelPreview: Sendable, Equatable {
     /// "Cancel NAME (it is running)? [y/N]" (or just "Cancel NAME? [y/N]" before it runs).
     public var prompt: String {
         let place = program.map { " in " + $0 } ?? ""
-        if isLeaf { return "Cancel \(name)\(place)\(leafRunning ? " (it is running)" : "")? [y/N]" }
+        let runs = span.map { ", which runs span " + $0 + "," } ?? ""
+        if isLeaf { return "Cancel \(name)\(runs)\(place)\(leafRunning ? " (it is running)" : "")? [y/N]" }
         let noun = runningSubtasks == 1 ? "subtask" : "subtasks"
-        return "Cancel \(name)\(place) and its \(runningSubtasks) running \(noun)? [y/N]"
+        return "Cancel \(name)\(runs)\(place) and its \(runningSubtasks) running \(noun)? [y/N]"
     }
 
     /// The line about the upward rule (nil when no ancestor goes with it).

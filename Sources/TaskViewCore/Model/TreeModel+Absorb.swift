@@ -44,6 +44,9 @@ extension TreeModel {
             if contains(id.rawValue), of.rawValue >= 0, of.rawValue <= Int(Int32.max) {
                 nodes.update(id.rawValue) { $0.refOf = Int32(of.rawValue) }
             }
+        case .attributes(let id, let list):
+            guard contains(id.rawValue) else { return }
+            attributes[id.rawValue] = list.isEmpty ? nil : list
         case .dropped(let ids):
             drop(ids)
         }
@@ -68,6 +71,7 @@ extension TreeModel {
         // Most graphs run no commands: no hashing per added node then.
         if !outputs.isEmpty { outputs[i] = nil }
         if !commands.isEmpty { commands[i] = nil }
+        if !attributes.isEmpty { attributes[i] = nil }
         var node = Node()
         node.exists = true
         node.kind = kind
@@ -219,6 +223,7 @@ extension TreeModel {
             nodes[i] = Node()
             outputs[i] = nil
             commands[i] = nil
+            attributes[i] = nil
         }
         structureVersion &+= 1
         if rootTombstones > 0 && rootTombstones * 2 > rootSlots.count { compactRoots() }

@@ -62,6 +62,8 @@ public struct TreeModel: Sendable {
     /// What is known about nodes that run commands (command line, directory, pid, exit), by
     /// raw id. Filled by the live source from `CommandRegistry`; a replay has none.
     public internal(set) var commands: [Int: CommandInfo] = [:]
+    /// Spans' attributes (the last `attributes` event of each), by raw id.
+    public internal(set) var attributes: [Int: [NodeAttribute]] = [:]
     /// Ids that entered `executing`, in order; settled ones are dropped lazily.
     var executingOrder: [Int32] = []
 

@@ -40,6 +40,18 @@ extension Renderer {
             lines.append("  never executed: skipped")
         }
         if node.failed, let m = node.message { lines.append("Error: " + clean(m)) }
+        if node.kind == NodeKind.scope, node.display == .cancelled, let src = node.cancelSource {
+            lines.append(
+                src == CancelSource.task
+                    ? "Swift: cancelled by its own program (its task was cancelled)"
+                    : src == CancelSource.parent
+                        ? "Swift: cancelled with its parent; its Swift work was cancelled"
+                        : "Swift: cancelled from the graph (" + clean(src) + "); its Swift work was cancelled")
+        }
+        if let attributes = tree.attributes[c] {
+            lines.append("Attributes:")
+            for a in attributes { lines.append("  " + clean(a.key) + " = " + clean(a.value)) }
+        }
         if let cmd = tree.commands[c] {
             lines.append("Command: " + clean(cmd.commandLine))
             var location = "Directory: " + (cmd.workingDirectory.map(clean) ?? "(current)")

@@ -49,6 +49,8 @@ extension LogParser {
         case .ref:
             // The shared node may already be dropped by retention: only the ref must exist.
             change = .ref(id: NodeID(try existing(f.id)), of: NodeID(try need(f.of, "of")))
+        case .attrs:
+            change = .attributes(id: NodeID(try existing(f.id)), attributes: try need(f.attrs, "attrs"))
         case .drop:
             let ids = try need(f.ids, "ids")
             for id in ids where !model.contains(id) { throw LineError("node \(id) does not exist") }

@@ -6,7 +6,8 @@
 /// far and appends its event to the log.
 struct LogParser {
     enum Kind {
-        case add, parent, weight, state, progress, cancel, drop, output, ref, key, snapshot, end, resync, error,
+        case add, parent, weight, state, progress, cancel, drop, output, ref, attrs, key, snapshot, end, resync,
+            error,
             unknown, missing
     }
 
@@ -38,6 +39,7 @@ struct LogParser {
         var skipped: Int?
         var of: Int?
         var started: Double?
+        var attrs: [NodeAttribute]?
     }
 
     struct SnapshotNode {
@@ -248,6 +250,18 @@ struct LogParser {
                 throw LineError("unknown state \"\(String(decoding: v.prefix(40), as: UTF8.self))\"")
             }
         case 5 where key.equals("index"): f.index = try s.int("index", in: 0...LogModel.maxID)
+        case 5 where key.equals("attrs"):
+            var list: [NodeAttribute] = []
+            try s.object { s, k in
+                guard list.count < NodeAttribute.maxCount else { throw LineError("more than 32 attributes") }
+                let value = try s.string()
+                let key = String(decoding: k, as: UTF8.self)
+                guard key.utf8.count <= NodeAttribute.maxBytes, value.utf8.count <= NodeAttribute.maxBytes else {
+                    throw LineError("an attribute longer than 256 bytes")
+                }
+                list.append(NodeAttribute(key, value))
+            }
+            f.attrs = list
         case 5 where key.equals("parts"): f.parts = try s.int("parts", in: 1...1 << 20)
         case 5 where key.equals("nodes"): f.nodes = try snapshotNodes(&s)
         case 6 where key.equals("weight"):
@@ -292,6 +306,7 @@ struct LogParser {
                         ? .end
                         : v.equals("ref") ? .ref : .unknown
         case 4: return v.equals("drop") ? .drop : .unknown
+        case 5 where v.equals("attrs"): return .attrs
         case 5: return v.equals("state") ? .state : v.equals("error") ? .error : .unknown
         case 6:
             return v.equals("parent")
@@ -322,6 +337,7 @@ struct LogParser {
             n.message = n.failed ? f.message : nil
             if let of = f.of { n.refOf = Int32(of) }
             if n.state == .executing { n.started = f.started }
+            n.attributes = f.attrs ?? []
             out.append(SnapshotNode(node: n, parent: f.parent, index: f.index))
         }
         return out

@@ -125,6 +125,12 @@ extension LogBuffer {
             raw(stream == .stdout ? "\"stdout\"" : "\"stderr\"")
             nextKey("text")
             string(text)
+        case .attributes(let id, let attributes):
+            lineStart(seq: seq, t: t, ev: "attrs")
+            nextKey("id")
+            int(id.rawValue)
+            nextKey("attrs")
+            attributeObject(attributes)
         case .ref(let id, let of):
             lineStart(seq: seq, t: t, ev: "ref")
             nextKey("id")
@@ -206,6 +212,22 @@ extension LogBuffer {
         if n.refOf >= 0 {
             nextKey("of")
             int(Int(n.refOf))
+        }
+        if !n.attributes.isEmpty {
+            nextKey("attrs")
+            attributeObject(n.attributes)
+        }
+        byte(125)
+    }
+
+    /// A node's attributes as one JSON object, keys in their order (`{"http.method":"GET"}`).
+    mutating func attributeObject(_ attributes: [NodeAttribute]) {
+        byte(123)
+        for (i, a) in attributes.enumerated() {
+            if i > 0 { byte(44) }
+            string(a.key)
+            byte(58)
+            string(a.value)
         }
         byte(125)
     }

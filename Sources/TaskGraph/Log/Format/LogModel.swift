@@ -36,6 +36,8 @@ public struct LogModel: Sendable {
         /// For an executing node whose start a snapshot gives (`started`): when it began, in
         /// the log's time (earlier than the snapshot, possibly before the log began: < 0).
         public var started: Double?
+        /// A span's attributes (the last `attributes` event), empty for most nodes.
+        public var attributes: [NodeAttribute] = []
 
         /// A live, not yet executed node without parent or children.
         public init(id: Int32, kind: String, name: String, weight: Double) {
@@ -151,6 +153,9 @@ public struct LogModel: Sendable {
         case .ref(let id, let of):
             guard let s = slot(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
             nodes[s].refOf = Int32(of.rawValue)
+        case .attributes(let id, let attributes):
+            guard let s = slot(id.rawValue) else { return }
+            nodes[s].attributes = attributes
         case .cancelRequested, .output:
             break
         case .dropped(let ids):

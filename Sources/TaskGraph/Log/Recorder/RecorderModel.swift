@@ -72,6 +72,8 @@ struct RecorderModel {
     /// When executing nodes began, in the log's time: only those `noteStart` was told of (a
     /// server's model keeps every one; a recorder's, those that began before its log).
     private var starts: [Int32: Double] = [:]
+    /// Spans' attributes (the last `attributes` event of each).
+    private var attributes: [Int32: [NodeAttribute]] = [:]
 
     init() {}
 
@@ -280,6 +282,9 @@ struct RecorderModel {
         case .ref(let id, let of):
             guard contains(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
             refs[Int32(id.rawValue)] = Int32(of.rawValue)
+        case .attributes(let id, let list):
+            guard contains(id.rawValue) else { return }
+            attributes[Int32(id.rawValue)] = list.isEmpty ? nil : list
         case .cancelRequested, .output:
             break
         case .dropped(let ids):
@@ -299,6 +304,7 @@ struct RecorderModel {
                 messages[i] = nil
                 refs[i] = nil
                 if !starts.isEmpty { starts[i] = nil }
+                attributes[i] = nil
                 extraKinds[i] = nil
                 liveCount -= 1
                 if c.live == 0, id.rawValue >> RecorderModel.shift < newest { free(chunkOf: id.rawValue) }
@@ -327,6 +333,7 @@ struct RecorderModel {
                 n.children = children[i] ?? []
                 n.refOf = refs[i] ?? -1
                 if !starts.isEmpty { n.started = starts[i] }
+                n.attributes = attributes[i] ?? []
                 out.append(n)
             }
         }

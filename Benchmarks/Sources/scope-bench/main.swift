@@ -1,0 +1,105 @@
+import Foundation
+import InMemoryTracing
+import TaskGraph
+import TaskGraphTracing
+import Tracing
+
+// scope-bench: what `withGraphTask` costs (async.md "Cost"), side by side in one run, rounds
+// interleaved so that the machine's noise falls on every row alike; compare ratios.
+//
+//     swift run -c release --package-path Benchmarks scope-bench [--quick] [--runs N]
+
+let quick = CommandLine.arguments.contains("--quick")
+let runs: Int = {
+    if let i = CommandLine.arguments.firstIndex(of: "--runs"), i + 1 < CommandLine.arguments.count,
+        let n = Int(CommandLine.arguments[i + 1]), n >= 1
+    {
+        return n
+    }
+    return quick ? 3 : 7
+}()
+let loopN = quick ? 10_000 : 100_000
+let groupN = 10_000
+
+@inline(never) func empty() async {}
+
+/// Seconds per item of one timed run of `body` over `n` items.
+func timed(_ n: Int, _ body: () async -> Void) async -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    await body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / Double(n)
+}
+
+struct Row {
+    let name: String
+    let n: Int
+    let run: () async -> Void
+}
+
+let memory = InMemoryTracer()
+let rows: [Row] = [
+    Row(name: "async let of an empty body", n: loopN) {
+        for _ in 0..<loopN {
+            async let x: Void = empty()
+            await x
+        }
+    },
+    Row(name: "withGraphTask around an empty body", n: loopN) {
+        let g = Graph()
+        for _ in 0..<loopN { await withGraphTask("s", graph: g) { _ in } }
+    },
+    Row(name: "withSpan on InMemoryTracer", n: loopN) {
+        for i in 0..<loopN {
+            await memory.withSpan("s") { _ in await empty() }
+            if i % 1000 == 999 { memory.clearAll() }
+        }
+        memory.clearAll()
+    },
+    Row(name: "withGraphTask, recorded", n: loopN) {
+        let g = Graph()
+        let path = NSTemporaryDirectory() + "scope-bench-\(getpid()).jsonl"
+        let rec = try! g.record(to: path, producer: "scope-bench")
+        for _ in 0..<loopN { await withGraphTask("s", graph: g) { _ in } }
+        rec.cancel()
+        unlink(path)
+    },
+    Row(name: "withGraphTask, served (no viewer)", n: loopN) {
+        let g = Graph()
+        let server = try! g.serve(at: NSTemporaryDirectory() + "scope-bench-\(getpid()).sock", name: "bench")
+        for _ in 0..<loopN { await withGraphTask("s", graph: g) { _ in } }
+        server.stop()
+    },
+    Row(name: "task group of 10,000 empty children", n: groupN) {
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<groupN { group.addTask { await empty() } }
+        }
+    },
+    Row(name: "task group of 10,000 scopes", n: groupN) {
+        let g = Graph()
+        await withGraphTask("group", graph: g) { _ in
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<groupN { group.addTask { await withGraphTask("child") { _ in } } }
+            }
+        }
+    },
+]
+
+var samples = [[Double]](repeating: [], count: rows.count)
+for round in 0..<runs {
+    for (i, r) in rows.enumerated() { samples[i].append(await timed(r.n, r.run)) }
+    FileHandle.standardError.write("round \(round + 1)/\(runs)\n".data(using: .utf8)!)
+}
+func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+let med = samples.map(median)
+print("| row | median µs/item | min | max |")
+print("|---|---|---|---|")
+for (i, r) in rows.enumerated() {
+    let s = samples[i]
+    print(String(format: "| %@ | %.3f | %.3f | %.3f |", r.name, med[i] * 1e6, s.min()! * 1e6, s.max()! * 1e6))
+}
+print("")
+print(String(format: "scope ÷ async let: %.2f× (target ≤ 2×)", med[1] / med[0]))
+print(String(format: "scope ÷ withSpan(InMemoryTracer): %.2f× (target < 1)", med[1] / med[2]))
+print(String(format: "recorded ÷ unobserved: %.2f× (target ≤ 1.5×)", med[3] / med[1]))
+print(String(format: "served ÷ unobserved: %.2f× (target ≤ 1.5×)", med[4] / med[1]))
+print(String(format: "group of scopes ÷ bare group: %.2f× (target ≤ 1.5×)", med[6] / med[5]))

@@ -1,0 +1,49 @@
+import Hummingbird
+import InMemoryTracing
+import TaskGraph
+import TaskGraphTracing
+import Tracing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+// A Hummingbird 2 server whose request handler runs its steps in graph scopes. Every request
+// span (Hummingbird's TracingMiddleware) becomes a span node through GraphTracer, which passes
+// the spans on to an InMemoryTracer (a real server would give it swift-otel's tracer); the
+// handler's scopes are that span's children. `taskview attach` shows the requests live, and
+// `x` `y` on a request's scope cancels that request's work: it ends with an error status,
+// the other requests and the server go on.
+//
+//     swift run --package-path Examples/async-server async-server [PORT]
+//     curl 127.0.0.1:8080/work/200          # a request that takes 200 ms
+//     taskview attach
+
+let port = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 8080
+InstrumentationSystem.bootstrap(GraphTracer(forwardingTo: InMemoryTracer()))
+let served = try Graph.shared.serve(name: "async-server")
+
+let router = Router()
+router.middlewares.add(TracingMiddleware())
+router.get("/work/:ms") { _, context -> String in
+    let ms = try context.parameters.require("ms", as: Int.self)
+    return try await withGraphTask("handle \(ms) ms") { _ in
+        async let audit: Void = withGraphTask("audit") { _ in try await Task.sleep(for: .milliseconds(5)) }
+        let rows = try await withGraphTask("load") { scope in
+            for step in 1...10 {
+                try await Task.sleep(for: .milliseconds(ms / 10))
+                scope.progress(Double(step) / 10, info: "step \(step)/10")
+            }
+            return 10
+        }
+        try await audit
+        return try await withGraphTask("render") { _ in "done \(ms) ms, \(rows) rows\n" }
+    }
+}
+
+let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
+print("async-server: listening on 127.0.0.1:\(port), serving its graph at \(served.path)")
+fflush(nil) // all streams: the line above reaches a pipe or file at once
+try await app.runService()

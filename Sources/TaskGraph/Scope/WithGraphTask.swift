@@ -1,0 +1,49 @@
+/// Runs `body` as a node of the graph (kind `scope`) and returns what it returns.
+///
+/// The node's parent is the scope current when this is called (`GraphScope.current`, which
+/// Swift's task-local inheritance carries into `async let`, task-group children and
+/// `Task {}`), else it is a root. `body` runs with the caller's isolation, in a child task of
+/// the caller: cancelling the node from the graph (`Graph.cancel`, `x` in taskview) cancels
+/// that child task and everything it made in structured concurrency, never the caller.
+///
+/// - `body` returns: the node completes and this returns the value.
+/// - `body` throws: the node fails with the error's description, and this rethrows the very
+///   error (it throws nothing of its own).
+/// - `body` throws `CancellationError`, or throws while its task is cancelled: the node is
+///   cancelled (source: the graph's cancel source when the graph asked first, else `task`).
+///
+/// ```swift
+/// let page = try await withGraphTask("fetch \(url)") { scope in
+///     try await client.get(url)
+/// }
+/// ```
+///
+/// - Parameters:
+///   - name: The node's name (cut to 4 KiB; views sanitize it like any name).
+///   - weight: How much the node counts in its parent's progress: finite and >= 0 (a
+///     precondition, which names the scope when it fails).
+///   - graph: The graph to record the node in; nil: the current scope's graph, else
+///     `Graph.shared`.
+///   - isolation: Where `body` runs: the caller's actor by default.
+///   - body: The work; it gets the scope, to report progress or read its id.
+public func withGraphTask<T, Failure: Error>(
+    _ name: String,
+    weight: Double = 1,
+    graph: Graph? = nil,
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (GraphScope) async throws(Failure) -> T
+) async throws(Failure) -> T {
+    precondition(
+        weight.isFinite && weight >= 0,
+        "withGraphTask '\(name)': weight must be finite and >= 0, got \(weight)")
+    let parent = ScopeRun.currentParent()
+    let (node, driver) = ScopeRun.makeNode(
+        name: name, weight: weight, graph: graph ?? parent?.graph ?? .shared, parent: parent)
+    let outcome: ScopeRun.Transfer<Result<T, Failure>> = await withoutActuallyEscaping(body) { body in
+        _ = isolation // the closure runs where the caller runs
+        let transfer = ScopeRun.Transfer(body)
+        async let result = ScopeRun.run(transfer, node: node, driver: driver)
+        return await result
+    }
+    return try outcome.value.get()
+}
