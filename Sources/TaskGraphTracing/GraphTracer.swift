@@ -62,13 +62,12 @@ public struct GraphTracer: Tracer {
             operationName, context: context, ofKind: kind, at: instant, function: function, file: file, line: line)
     }
 
-    /// Passes the flush on to `downstream`.
-    public func forceFlush() {
-        if let downstream { Self.flush(downstream) }
-    }
-
+    /// Passes the flush on to `downstream` (deprecated as the protocol's requirement is:
+    /// forwarding it is then no use of a deprecated API).
     @available(*, deprecated)
-    private static func flush(_ tracer: any Tracer) { tracer.forceFlush() }
+    public func forceFlush() {
+        downstream?.forceFlush()
+    }
 
     public func extract<Carrier, Extract: Extractor>(
         _ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract

@@ -38,7 +38,8 @@ for lang, body in re.findall(r"```(\w*)\n(.*?)```", readme, re.S):
     if lang == "swift":
         if body.startswith("// Package.swift"):
             continue
-        found = any(body in s for s in sources)
+        norm = lambda t: "\n".join(line.strip() for line in t.splitlines())  # indentation aside
+        found = any(norm(body) in norm(s) for s in sources)
         print(("ok" if found else "FAIL") + ": swift block '" + body.splitlines()[0] + "' is in Examples/readme or Tests")
         if not found:
             sys.exit(1)
