@@ -70,4 +70,6 @@ public enum CancelSource {
     public static let timeout = "timeout"
     public static let failFast = "failFast"
     public static let resolverReleased = "resolverReleased"
+    /// A task skipped by `after(_:)`: a prerequisite failed, was cancelled or never ran.
+    public static let needs = "needs"
 }

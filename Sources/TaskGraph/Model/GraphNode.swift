@@ -36,10 +36,13 @@ public enum NodeKind {
     /// A later consumer's stand-in for a task another composite adopted (api.md "one node per
     /// task"): its state, progress and outcome follow that task (`GraphNode.refOf`).
     public static let ref = "ref"
+    /// A task that runs only after its prerequisites succeeded (`GraphTask.after(_:)`): the
+    /// composite is the parent of the task it guards, so a view folds it into that row.
+    public static let after = "after"
     /// Every kind above, in a fixed order (a node stores its kind as an index into it).
     public static let all = [
         task, pending, delay, sequential, concurrent, allSettled, then,
-        recover, chain, map, timeout, retry, race, and, validate, ref,
+        recover, chain, map, timeout, retry, race, and, validate, ref, after,
     ]
 }
 
@@ -122,4 +125,5 @@ enum KindIndex {
     @usableFromInline static let and: UInt8 = 13
     @usableFromInline static let validate: UInt8 = 14
     @usableFromInline static let ref: UInt8 = 15
+    @usableFromInline static let after: UInt8 = 16
 }
