@@ -1,6 +1,6 @@
 import TaskGraph
 
-/// The tree as rows are drawn: `map` adapters folded into their child's row, collapsed
+/// The tree as rows are drawn: `map` and `after` adapters folded into their child's row, collapsed
 /// nodes' children hidden, and a filter applied. Every walk is local (O(depth) or
 /// O(siblings)), never a pass over the whole tree, so a 100,000-node graph stays fast:
 /// the renderer starts at the top row's node and steps `next` once per row.
@@ -20,7 +20,7 @@ public struct DisplayTree {
 
     /// A `map` adapter whose single child is drawn in its row.
     public func isFoldingMap(_ i: Int) -> Bool {
-        view.foldMaps && tree.nodes[i].kind == NodeKind.map && tree.nodes[i].children.count == 1
+        view.foldMaps && tree.nodes[i].foldsIntoChild
     }
 
     /// A node drawn inside its adapter's row, not on a row of its own.

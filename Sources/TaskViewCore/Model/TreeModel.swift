@@ -38,8 +38,18 @@ public struct TreeModel: Sendable {
             case .notExecuted: skipped ? .skipped : .notExecuted
             case .executing: .executing
             case .completed: failed ? .failed : .succeeded
-            case .cancelled: .cancelled
+            case .cancelled: skippedByNeeds ? .skipped : .cancelled
             }
+        }
+
+        /// An `after` node cancelled because a node it needs failed, was cancelled or
+        /// skipped: its task never ran, so the row shows it skipped (with the reason as info).
+        public var skippedByNeeds: Bool { cancelSource == CancelSource.needs && kind == NodeKind.after }
+
+        /// An adapter drawn in its only child's row (`map`, and `after`, whose row is the task
+        /// it guards), so the tree shows the nodes as written.
+        public var foldsIntoChild: Bool {
+            children.count == 1 && (kind == NodeKind.map || kind == NodeKind.after)
         }
     }
 

@@ -21,6 +21,8 @@ public typealias ScenarioTask = GraphTask<Void, any Error>
 public struct ScenarioBuilder {
     public let graph: Graph
     public let seed: UInt64
+    /// What `needs` resolves to while building (see `ScenarioBuild`).
+    let made = ScenarioBuild()
 
     public init(graph: Graph, seed: UInt64) {
         self.graph = graph
@@ -29,13 +31,18 @@ public struct ScenarioBuilder {
 
     /// The root task (not executed).
     public func build(_ scenario: Scenario) -> ScenarioTask {
-        build(scenario.root, path: "0")
+        made.start(scenario)
+        return build(scenario.root, path: "0")
     }
+
+    /// The nodes made for the scenario's `id`s and `needs` by the last `build`.
+    public var needs: ScenarioNeedsMap { made.map }
 
     /// `path` is the node's position ("0.2.1"), which seeds its random draws. The first
     /// attempt of a `retry` of N > 1 attempts (`firstAttemptOf` N), leaf or composite, is
     /// named "NAME (attempt 1/N)", as the library names the later ones.
     func build(_ node: ScenarioNode, path: String, firstAttemptOf attempts: Int? = nil) -> ScenarioTask {
+        if let done = made.task(at: path) { return done }
         let kids = { node.children.enumerated().map { build($1, path: "\(path).\($0)") } }
         let name = attempts.flatMap { $0 > 1 ? "\(node.name) (attempt 1/\($0))" : nil } ?? node.name
         let task: ScenarioTask
@@ -62,8 +69,7 @@ public struct ScenarioBuilder {
         case .command:
             task = command(node, name: name)
         }
-        if let w = node.weight { task.weight = w }
-        return task
+        return made.finish(node, path: path, task: task, builder: self)
     }
 
     /// A real command (TaskGraphProcess), one node. Every command gets `TASKVIEW_SEED` in

@@ -12,6 +12,8 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
     public let graph: Graph
     public let recorder: GraphRecorder?
     public let root: ScenarioTask
+    /// The nodes the scenario's `id`s and `needs` became (empty without needs).
+    public let needs: ScenarioNeedsMap
 
     /// - Parameters:
     ///   - recordTo: log path (nil: no log).
@@ -26,7 +28,9 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
         recorder = try recordTo.map {
             try GraphRecorder(graph: graph, path: $0, producer: producer, scenario: scenario.name, seed: seed)
         }
-        root = ScenarioBuilder(graph: graph, seed: seed).build(scenario)
+        let builder = ScenarioBuilder(graph: graph, seed: seed)
+        root = builder.build(scenario)
+        needs = builder.needs
     }
 
     /// The root's node.

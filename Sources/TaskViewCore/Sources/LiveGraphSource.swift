@@ -101,9 +101,7 @@ public final class LiveGraphSource: DashboardSource {
             var sel = model.view.selection
             var steps = 0
             ids.append(sel)
-            while model.tree.contains(sel), model.tree.nodes[sel].kind == NodeKind.map,
-                model.tree.nodes[sel].children.count == 1, steps < 64
-            {
+            while model.tree.contains(sel), model.tree.nodes[sel].foldsIntoChild, steps < 64 {
                 steps += 1
                 sel = Int(model.tree.nodes[sel].children[0])
                 ids.append(sel)

@@ -91,7 +91,7 @@ extension Renderer {
         switch state {
         case .failed: return (node.message ?? "failed", CellStyle(.failed))
         case .cancelled: return (node.cancelSource.map { "cancelled (\($0))" } ?? "cancelled", CellStyle(.cancelled))
-        case .skipped: return ("skipped", CellStyle(.dim))
+        case .skipped: return (node.skippedByNeeds ? node.info ?? "skipped" : "skipped", CellStyle(.dim))
         default: return (node.info ?? "", CellStyle(.dim))
         }
     }
