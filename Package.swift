@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "TaskViewCore", dependencies: ["TaskGraph", "TaskGraphProcess"],
                 resources: [.embedInCode("Scenario/Demos/build.json"), .embedInCode("Scenario/Demos/pipeline.json"),
                             .embedInCode("Scenario/Demos/flaky.json"), .embedInCode("Scenario/Demos/stress.json"),
-                            .embedInCode("Scenario/Demos/commands.json")]),
+                            .embedInCode("Scenario/Demos/commands.json"), .embedInCode("Scenario/Demos/ci.json")]),
         // The thin layer that talks to ncurses.
         .target(name: "TaskViewTerminal", dependencies: ["TaskGraph", "TaskViewCore", "CNcurses"]),
         .executableTarget(

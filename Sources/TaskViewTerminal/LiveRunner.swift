@@ -18,6 +18,8 @@ public struct LiveOptions: Sendable {
     public var exitWhenDone = false
     /// Headless: also print commands' output lines (`--output`).
     public var output = false
+    /// What a scenario's `id`s and `needs` became (the detail pane lists them).
+    public var needs = ScenarioNeedsMap()
     /// Called for every key that cancelled something: the key's name and the node.
     public var onKey: (@Sendable (_ key: String, _ selection: NodeID?) -> Void)?
 
@@ -51,6 +53,7 @@ public enum LiveRunner {
         let source = LiveGraphSource(
             graph: graph, clock: clock, root: root, title: title,
             speed: options.speed, onKey: options.onKey, start: start)
+        source.needs = options.needs
         let loopOptions = DashboardLoop.Options(
             ascii: ascii, noColor: TerminalEnvironment.noColor(),
             exitWhenDone: options.exitWhenDone)

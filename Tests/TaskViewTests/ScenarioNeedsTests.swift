@@ -103,6 +103,42 @@ import Testing
         #expect(tree.counts[DisplayState.skipped.rawValue] == 4) // two after nodes, two tasks
     }
 
+    @Test func rowsDetailPaneAndHeadlessLinesShowNeeds() throws {
+        let s = try session(
+            """
+            {"kind": "allSettled", "name": "ci", "children": [
+              {"kind": "work", "name": "core", "id": "core", "duration": 1, "steps": 0, "fail": true},
+              {"kind": "work", "name": "docs", "id": "docs", "duration": 1, "steps": 0},
+              {"kind": "work", "name": "test", "duration": 1, "steps": 0, "needs": ["core", "docs"]}
+            ]}
+            """)
+        let events = Events()
+        _ = run(s, events: events)
+        var m = DashboardModel(title: "ci")
+        m.tree = TreeModel(snapshot: events.snapshot)
+        var printer = HeadlessPrinter(snapshot: events.snapshot)
+        let lines = events.list.withLock { $0 }.compactMap { printer.absorb($0) }
+        m.tree.absorb(events.list.withLock { $0 })
+        m.tree.needsMap = s.needs
+        m.root = s.rootID.rawValue
+        m.view.selection = s.rootID.rawValue
+        #expect(lines.last { $0.contains("test") } == "[1.000] #3 test: skipped (needs core, which failed)")
+        #expect(!lines.contains { $0.contains("#3 test: executing") })
+        let grid = Renderer(ascii: true).render(m, width: 100, height: 8).grid.lines
+        #expect(
+            grid.contains { $0.hasPrefix("`- - test") && $0.trimmingSuffix().hasSuffix("needs core, which failed") })
+        let d = DisplayTree(tree: m.tree, view: ViewState(), mask: nil)
+        let test = node(s, "test").id.rawValue
+        let detail = Renderer(ascii: true).detailLines(m.tree, d, node: test)
+        #expect(detail.contains("Needs: core (failed), docs (succeeded)"))
+        #expect(detail.contains("State: skipped"))
+        let core = Renderer(ascii: true).detailLines(m.tree, d, node: node(s, "core").id.rawValue)
+        #expect(core.contains("Needed by: test (skipped)"))
+        #expect(
+            HeadlessSummary(tree: m.tree).lines(root: s.rootID.rawValue).last
+                == "`- #3 test: skipped (needs core, which failed)")
+    }
+
     @Test func waitingNodesSayForWhat() throws {
         let s = try session(
             """
@@ -178,5 +214,13 @@ import Testing
             #"{"kind": "concurrent", "name": "ci", "children": [{"kind": "retry", "name": "r", "children": [{"kind": "work", "name": "w", "id": "w"}]}, {"kind": "work", "name": "t", "needs": ["w"]}]}"#
         )
         #expect(e?.contains(#""needs" names "w", which is inside a retry"#) == true)
+    }
+}
+
+extension String {
+    fileprivate func trimmingSuffix() -> String {
+        var s = self
+        while s.last == " " { s.removeLast() }
+        return s
     }
 }

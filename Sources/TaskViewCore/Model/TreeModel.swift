@@ -72,6 +72,8 @@ public struct TreeModel: Sendable {
     /// What is known about nodes that run commands (command line, directory, pid, exit), by
     /// raw id. Filled by the live source from `CommandRegistry`; a replay has none.
     public internal(set) var commands: [Int: CommandInfo] = [:]
+    /// What a scenario's `id`s and `needs` became (live runs of scenarios; empty otherwise).
+    public var needsMap = ScenarioNeedsMap()
     /// Ids that entered `executing`, in order; settled ones are dropped lazily.
     var executingOrder: [Int32] = []
 

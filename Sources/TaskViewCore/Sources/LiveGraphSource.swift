@@ -20,6 +20,8 @@ public final class LiveGraphSource: DashboardSource {
     var clockOrigin: Double = 0
     /// Called for keys that cancelled something (for the replay log's `key` events).
     let onKey: ((String, NodeID?) -> Void)?
+    /// What a scenario's `id`s and `needs` became, for the detail pane.
+    public var needs = ScenarioNeedsMap()
 
     /// `start` executes the root; it runs after observation begins, in `start(model:)`.
     public init(
@@ -44,6 +46,7 @@ public final class LiveGraphSource: DashboardSource {
         let (snapshot, obs) = graph.snapshotAndObserve { inbox.receive($0) }
         observation = obs
         model.tree = TreeModel(snapshot: snapshot)
+        model.tree.needsMap = needs
         model.title = title
         model.root = root.rawValue
         clockOrigin = clock.now

@@ -40,6 +40,7 @@ extension Renderer {
             lines.append("  never executed: skipped")
         }
         if node.failed, let m = node.message { lines.append("Error: " + clean(m)) }
+        lines += needsLines(tree, node: n)
         if let cmd = tree.commands[c] {
             lines.append("Command: " + clean(cmd.commandLine))
             var location = "Directory: " + (cmd.workingDirectory.map(clean) ?? "(inherited)")
@@ -127,5 +128,25 @@ extension Renderer {
         var text = KeyTable.footer(replay: model.isReplay, ascii: glyphs.isASCII)
         if !model.view.filter.isEmpty { text = "filter: " + clean(model.view.filter) + " (Esc clears)  " + text }
         grid.writeFitted(clean(text), x: 0, y: y, style: CellStyle(.dim), limit: grid.width, ellipsis: glyphs.ellipsis)
+    }
+}
+
+extension Renderer {
+    /// `Needs: core (succeeded), docs (executing)` and `Needed by: test (not executed)` for a
+    /// scenario node with `needs` or one that others need (by id where it has one).
+    func needsLines(_ tree: TreeModel, node n: Int) -> [String] {
+        let map = tree.needsMap
+        guard !map.needs.isEmpty else { return [] }
+        func list(_ ids: [Int]) -> String {
+            ids.map { i in
+                guard tree.contains(i) else { return map.ids[i] ?? "#\(i)" }
+                return clean(map.ids[i] ?? tree.nodes[i].name) + " (" + tree.nodes[i].display.word + ")"
+            }.joined(separator: ", ")
+        }
+        var out: [String] = []
+        if let needs = map.needs[n] { out.append("Needs: " + list(needs)) }
+        let dependents = map.dependents(of: n)
+        if !dependents.isEmpty { out.append("Needed by: " + list(dependents)) }
+        return out
     }
 }

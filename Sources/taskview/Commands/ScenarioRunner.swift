@@ -22,9 +22,10 @@ enum ScenarioRunner {
             throw ExitCode(2)
         }
         let recorder = session.recorder
-        let options = common.liveOptions(onKey: { key, node in
+        var options = common.liveOptions(onKey: { key, node in
             recorder?.recordKey(key, node: node)
         })
+        options.needs = session.needs
         let status = LiveRunner.run(
             graph: session.graph, clock: session.clock, root: session.rootID,
             title: scenario.name, options: options, start: { session.start() })
