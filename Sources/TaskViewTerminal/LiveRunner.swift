@@ -20,6 +20,8 @@ public struct LiveOptions: Sendable {
     public var output = false
     /// What a scenario's `id`s and `needs` became (the detail pane lists them).
     public var needs = ScenarioNeedsMap()
+    /// Restarts nodes of a scenario run (`r`/`R` in the dashboard); nil: no restarts.
+    public var restarter: ScenarioRestarter?
     /// Called for every key that cancelled something: the key's name and the node.
     public var onKey: (@Sendable (_ key: String, _ selection: NodeID?) -> Void)?
 
@@ -54,6 +56,7 @@ public enum LiveRunner {
             graph: graph, clock: clock, root: root, title: title,
             speed: options.speed, onKey: options.onKey, start: start)
         source.needs = options.needs
+        source.restarter = options.restarter
         let loopOptions = DashboardLoop.Options(
             ascii: ascii, noColor: TerminalEnvironment.noColor(),
             exitWhenDone: options.exitWhenDone)

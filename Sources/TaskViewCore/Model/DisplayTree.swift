@@ -47,6 +47,11 @@ public struct DisplayTree {
         return p >= 0 && tree.contains(p) ? p : -1
     }
 
+    /// A root drawn as a row: passes the filter and holds no restart's attempts.
+    func rootShown(_ r: Int) -> Bool {
+        passes(r) && (tree.hiddenRoots.isEmpty || !tree.hiddenRoots.contains(r))
+    }
+
     func passes(_ i: Int) -> Bool {
         guard let mask else { return true }
         return mask[i]
@@ -97,7 +102,7 @@ public struct DisplayTree {
         var k = start
         while k < slots.count {
             let c = Int(slots[k])
-            if tree.isRootSlot(c) && Int(tree.nodes[c].index) == k && passes(c) { return c }
+            if tree.isRootSlot(c) && Int(tree.nodes[c].index) == k && rootShown(c) { return c }
             k += 1
         }
         return nil
@@ -118,7 +123,7 @@ public struct DisplayTree {
         let slots = tree.rootSlots
         while k >= 0 {
             let c = Int(slots[k])
-            if tree.isRootSlot(c) && Int(tree.nodes[c].index) == k && passes(c) { return c }
+            if tree.isRootSlot(c) && Int(tree.nodes[c].index) == k && rootShown(c) { return c }
             k -= 1
         }
         return nil
@@ -128,7 +133,7 @@ public struct DisplayTree {
     public func first() -> Int? {
         var found: Int?
         tree.forEachRoot { r in
-            if passes(r) {
+            if rootShown(r) {
                 found = r
                 return false
             }
@@ -141,7 +146,7 @@ public struct DisplayTree {
     public func last() -> Int? {
         var lastRoot: Int?
         tree.forEachRoot { r in
-            if passes(r) { lastRoot = r }
+            if rootShown(r) { lastRoot = r }
             return true
         }
         guard let r = lastRoot else { return nil }

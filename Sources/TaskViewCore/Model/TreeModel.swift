@@ -74,6 +74,16 @@ public struct TreeModel: Sendable {
     public internal(set) var commands: [Int: CommandInfo] = [:]
     /// What a scenario's `id`s and `needs` became (live runs of scenarios; empty otherwise).
     public var needsMap = ScenarioNeedsMap()
+    /// Restarts: each row's later attempts (nodes drawn in its place, newest last).
+    public internal(set) var attempts: [Int: [Int]] = [:]
+    /// Roots that hold restarts' attempts: not drawn as rows.
+    public internal(set) var hiddenRoots: Set<Int> = []
+
+    /// The node drawn in row `n`: its newest attempt (itself unless restarted).
+    @inline(__always)
+    public func shownNode(_ n: Int) -> Int {
+        attempts.isEmpty ? n : attempts[n]?.last ?? n
+    }
     /// Ids that entered `executing`, in order; settled ones are dropped lazily.
     var executingOrder: [Int32] = []
 

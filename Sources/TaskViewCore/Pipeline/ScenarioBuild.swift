@@ -25,6 +25,15 @@ final class ScenarioBuild: @unchecked Sendable { // used by one build on one thr
     private var byID: [String: (node: ScenarioNode, path: String)] = [:]
     private var built: [String: ScenarioTask] = [:]
     private(set) var map = ScenarioNeedsMap()
+    /// The task made for each node with an `id` or `needs`, by path (what a restart starts from).
+    private(set) var tracked: [String: ScenarioTask] = [:]
+    /// Added to the attempt number of `work` leaves (a restart's leaves draw new numbers).
+    var attemptBase = 0
+
+    /// Before a restart's build: nodes not rebuilt are found as they are (`built`).
+    func prefill(_ tasks: [String: ScenarioTask]) {
+        for (p, t) in tasks { built[p] = t }
+    }
 
     func start(_ scenario: Scenario) {
         byID = [:]
@@ -59,6 +68,7 @@ final class ScenarioBuild: @unchecked Sendable { // used by one build on one thr
             built[path] = task
             map.ids[task.id.rawValue] = id
         }
+        if node.id != nil || !node.needs.isEmpty { tracked[path] = task }
         return task
     }
 }

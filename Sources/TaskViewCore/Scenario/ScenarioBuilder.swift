@@ -95,7 +95,7 @@ public struct ScenarioBuilder {
     /// copy) is one attempt, with its own generator.
     func work(_ node: ScenarioNode, path: String, name: String? = nil) -> ScenarioTask {
         let spec = WorkSpec(node)
-        let attempts = AttemptCounter()
+        let attempts = AttemptCounter(first: made.attemptBase)
         let seed = self.seed
         let clock = graph.clock
         return ScenarioTask(name: name ?? node.name, graph: graph) { task, succeed, fail, progress in
@@ -149,7 +149,8 @@ struct WorkSpec: Sendable {
 
 /// Counts the runs of one leaf's closure.
 final class AttemptCounter: Sendable {
-    private let count = Mutex(0)
+    private let count: Mutex<Int>
+    init(first: Int = 0) { count = Mutex(first) }
     func next() -> Int {
         count.withLock { n in
             defer { n += 1 }

@@ -14,6 +14,8 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
     public let root: ScenarioTask
     /// The nodes the scenario's `id`s and `needs` became (empty without needs).
     public let needs: ScenarioNeedsMap
+    /// The task of each node with an `id` or `needs`, by path (where restarts start).
+    let tracked: [String: ScenarioTask]
 
     /// - Parameters:
     ///   - recordTo: log path (nil: no log).
@@ -31,6 +33,7 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
         let builder = ScenarioBuilder(graph: graph, seed: seed)
         root = builder.build(scenario)
         needs = builder.needs
+        tracked = builder.made.tracked
     }
 
     /// The root's node.

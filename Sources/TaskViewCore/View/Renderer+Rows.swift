@@ -29,7 +29,7 @@ extension Renderer {
         into grid: inout CellGrid
     ) {
         let tree = d.tree
-        let node = tree.nodes[n]
+        let node = tree.nodes[tree.shownNode(n)]
         let state = node.display
         let role = Renderer.role(state)
         let nameCols = layout.nameColumns
@@ -41,6 +41,7 @@ extension Renderer {
         }
         var name = rowName(tree, d.content(n))
         if node.weight != 1 { name += "  " + Format.weightLabel(node.weight) }
+        if let later = tree.attempts[n] { name += "  attempt \(later.count + 1)" }
         let nameStyle = CellStyle(
             state == .notExecuted || state == .skipped ? .dim : .normal,
             underline: state == .cancelled && glyphs.isASCII)

@@ -26,6 +26,7 @@ enum ScenarioRunner {
             recorder?.recordKey(key, node: node)
         })
         options.needs = session.needs
+        options.restarter = ScenarioRestarter(session: session)
         let status = LiveRunner.run(
             graph: session.graph, clock: session.clock, root: session.rootID,
             title: scenario.name, options: options, start: { session.start() })
