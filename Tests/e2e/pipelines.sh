@@ -3,8 +3,9 @@
 # terminal (tmux): a node waiting for its needs says so, a failed need skips its dependent
 # with the reason in the row and the detail pane (the root is an allSettled: it succeeds,
 # exit 0), no command process is left behind;
+# `r` `y` restarts a failed step (it fails the first time, succeeds the second: a marker
+# file) and its skipped dependent runs, the run then succeeds, no process left behind;
 # cycles are refused before anything starts (exit 2); the `ci` demo's headless lines.
-# Restart (`r`/`R`) is not implemented yet: no test of it here.
 # Usage: bash Tests/e2e/pipelines.sh PATH-TO-TASKVIEW
 set -u
 
@@ -106,11 +107,53 @@ test_cycle_refused() {
 test_ci_demo_headless() {
     local out
     out=$("$BIN" demo ci --headless --no-record 2>/dev/null)
-    echo "$out" | grep -qF '[9.000] #11 package: skipped (needs tests, which failed)' || { echo "$out" | tail -5; return 1; }
-    echo "$out" | grep -qF '[5.000] #5 unit tests: executing' || { echo "  unit tests did not wait for core"; return 1; }
+    echo "$out" | grep -qF '[10.000] #10 package: skipped (needs integration, which failed)' || { echo "$out" | tail -5; return 1; }
+    echo "$out" | grep -qF '[5.000] #7 unit tests: executing' || { echo "  unit tests did not wait for core"; return 1; }
 }
 
 run_test "needs: waiting info, skip reason in row, detail pane and summary, no orphans" test_skip_reason_in_the_dashboard
+# flaky fails the first time (no marker yet) and succeeds the second; ship needs it.
+cat > "$WORK/restart.json" <<JSON
+{"kind": "allSettled", "name": "ci", "children": [
+  {"kind": "command", "name": "flaky", "id": "flaky",
+   "run": "if [ -e '$WORK/marker' ]; then echo \$\$ > '$WORK/pids/flaky2'; exit 0; fi; echo \$\$ > '$WORK/pids/flaky1'; touch '$WORK/marker'; echo failing >&2; exit 1"},
+  {"kind": "command", "name": "ship", "needs": ["flaky"],
+   "run": "echo \$\$ > '$WORK/pids/ship'; touch '$WORK/shipped'; sleep 0.5"}
+]}
+JSON
+
+test_restart_a_failed_step() {
+    local s=restart
+    t new-session -d -s $s -x 120 -y 30 "env TERM=tmux-256color bash --norc --noprofile"
+    t send-keys -t $s "cd '$WORK' && '$BIN' run --no-record restart.json; echo EXIT=\$?" Enter
+    wait_for $s 'ship .*needs flaky, which failed' 30 || return 1
+    [ ! -e "$WORK/shipped" ] || { echo "  ship ran although flaky failed"; return 1; }
+    t send-keys -t $s g j r
+    wait_for $s 'Restart flaky \(and 1 node that needs it\)\? \[y/N\]' 10 || return 1
+    t send-keys -t $s y
+    wait_for $s 'flaky  attempt 2' 10 || return 1
+    wait_for $s 'ship  attempt 2' 10 || return 1
+    local i=0
+    while [ ! -e "$WORK/shipped" ]; do
+        [ $i -ge 600 ] && { echo "  ship did not run after the restart"; return 1; }
+        sleep 0.05; i=$((i + 1))
+    done
+    # The detail pane lists both attempts of flaky.
+    t send-keys -t $s g j Enter
+    wait_for $s 'Attempts: 1 failed [0-9.]+s, 2 succeeded' 10 || return 1
+    t send-keys -t $s Escape
+    # Once ship's new attempt ended the run counts as succeeded: exit 0.
+    i=0
+    while ! screen $s | grep -qE 'ship  attempt 2 .*100%'; do
+        [ $i -ge 600 ] && { echo "  ship's attempt did not finish"; screen $s | sed 's/^/  | /'; return 1; }
+        sleep 0.05; i=$((i + 1))
+    done
+    t send-keys -t $s q
+    wait_for $s '^EXIT=0' 30 || return 1
+    gone
+}
+
+run_test "restart: r y re-runs a failed step, its skipped dependent runs, exit 0, no orphans" test_restart_a_failed_step
 run_test "needs: a cycle is refused before anything runs (exit 2, named in order)" test_cycle_refused
 run_test "needs: demo ci headless" test_ci_demo_headless
 
