@@ -13,6 +13,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.0.0"),
+        // Documentation only: `swift package generate-documentation --target TaskGraph`.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
 
         // TaskGraphProcess only (the core stays dependency-free); no Foundation trait.
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0", traits: []),
@@ -30,8 +32,10 @@ let package = Package(
 
         // Real commands as graph nodes (commands.md).
         .target(name: "TaskGraphProcess", dependencies: [
-            "TaskGraph", .product(name: "Subprocess", package: "swift-subprocess"),
+            "TaskGraph", "CTaskGraphProcess", .product(name: "Subprocess", package: "swift-subprocess"),
         ]),
+        // The subreaper call and the watchdog (fork, then only system calls), in C.
+        .target(name: "CTaskGraphProcess"),
         // ncursesw with a shim header for what Swift cannot import.
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
         // taskview's pure parts: model, reducer, renderer, scenarios, replay, headless output.

@@ -8,7 +8,8 @@ public enum ExitSummary {
     public static func lines(model: DashboardModel) -> [String] {
         let summary = HeadlessSummary(tree: model.tree)
         var out: [String] = []
-        let outcome = model.outcome.map { "finished: " + $0.word } ?? "not finished"
+        var outcome = model.outcome.map { "finished: " + $0.word } ?? "not finished"
+        if model.outcome != nil, let detail = model.outcomeDetail { outcome += " (" + Sanitizer.clean(detail) + ")" }
         out.append(
             "taskview: " + Sanitizer.clean(model.title) + " " + outcome + " after "
                 + Format.seconds3(summary.duration(root: model.rootID)) + "s")
@@ -23,6 +24,7 @@ public enum ExitSummary {
             for i in failed.prefix(10) { out.append("  " + summary.describe(i)) }
             if failed.count > 10 { out.append("  ...") }
         }
+        if model.outcome != nil { out += RunReport(tree: model.tree).lines }
         return out
     }
 }

@@ -22,6 +22,11 @@ public struct LiveOptions: Sendable {
     public var needs = ScenarioNeedsMap()
     /// Restarts nodes of a scenario run (`r`/`R` in the dashboard); nil: no restarts.
     public var restarter: ScenarioRestarter?
+    /// Earlier runs of the same scenario file: time-based progress and the ETA.
+    public var history: RunHistory?
+    /// Headless: the clock time the lines' times count from (the log's `t = 0`); nil: when
+    /// the run starts (0 on a virtual clock).
+    public var origin: Double?
     /// Called for every key that cancelled something: the key's name and the node.
     public var onKey: (@Sendable (_ key: String, _ selection: NodeID?) -> Void)?
 
@@ -49,7 +54,9 @@ public enum LiveRunner {
         options: LiveOptions, start: @escaping () -> Void
     ) -> Int32 {
         if options.headless || isatty(1) == 0 {
-            return runHeadless(graph: graph, clock: clock, root: root, output: options.output, start: start)
+            return runHeadless(
+                graph: graph, clock: clock, root: root, output: options.output, origin: options.origin,
+                history: options.history, start: start)
         }
         let ascii = options.ascii || !TerminalEnvironment.isUTF8()
         let source = LiveGraphSource(
@@ -57,6 +64,7 @@ public enum LiveRunner {
             speed: options.speed, onKey: options.onKey, start: start)
         source.needs = options.needs
         source.restarter = options.restarter
+        source.history = options.history
         let loopOptions = DashboardLoop.Options(
             ascii: ascii, noColor: TerminalEnvironment.noColor(),
             exitWhenDone: options.exitWhenDone)
@@ -65,20 +73,23 @@ public enum LiveRunner {
             model = try DashboardLoop.run(source: source, title: title, options: loopOptions)
         } catch {
             writeStderr("taskview: \(error); showing plain output instead\n")
-            return runHeadless(graph: graph, clock: clock, root: root, output: options.output, start: start)
+            return runHeadless(
+                graph: graph, clock: clock, root: root, output: options.output, origin: options.origin,
+                history: options.history, start: start)
         }
         for line in ExitSummary.lines(model: model) { print(line) }
         return (model.outcome ?? HeadlessRunner.outcome(model.tree, root)).exitStatus
     }
 
     static func runHeadless(
-        graph: Graph, clock: any GraphClock, root: NodeID, output: Bool,
+        graph: Graph, clock: any GraphClock, root: NodeID, output: Bool, origin: Double? = nil,
+        history: RunHistory? = nil,
         start: @escaping () -> Void
     ) -> Int32 {
         Signals.install()
         let outcome = HeadlessRunner.run(
             graph: graph, clock: clock, root: root,
-            interrupted: { Signals.pending != 0 }, output: output,
+            interrupted: { Signals.pending != 0 }, output: output, origin: origin, history: history,
             print: { print($0) }, start: start)
         return outcome.exitStatus
     }

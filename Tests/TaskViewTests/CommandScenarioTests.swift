@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import TaskGraph
 import Testing
 
@@ -45,6 +46,11 @@ final class Lines: @unchecked Sendable { // written by one thread, read after it
         #expect(
             regex?.hasPrefix(
                 "s.json:1:96: $.children[0] (command \"c\"): \"progress\": invalid progress pattern \"(\\d+\"") == true)
+        // A pattern that cannot be matched in linear time is refused before anything runs.
+        #expect(
+            decodeError(wrap(#"{"kind":"command","name":"c","run":"ls","progress":"(a)\\1"}"#))
+                == "s.json:1:96: $.children[0] (command \"c\"): \"progress\": invalid progress pattern \"(a)\\1\": backreferences are not supported"
+        )
         #expect(
             decodeError(wrap(#"{"kind":"command","name":"c","run":"ls","progress":"\\d+"}"#))?
                 .hasSuffix("needs one capture group (percent) or two (N of M), has 0") == true)
@@ -84,6 +90,29 @@ final class Lines: @unchecked Sendable { // written by one thread, read after it
         #expect(throws: ScenarioError.self) { try ScenarioDecoder.decode(Array(text.utf8), file: "x.json", name: "x") }
     }
 
+    @Test func aCommandWithoutCwdRunsInTheScenarioFilesDirectory() throws {
+        let dir = "/tmp/taskview-cmd-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        #expect(mkdir(dir, 0o755) == 0 && mkdir(dir + "/ci", 0o755) == 0)
+        defer { _ = system("rm -rf '\(dir)'") }
+        let text =
+            #"{"kind":"sequential","name":"p","children":[{"kind":"command","name":"a","run":"pwd"},"#
+            + #"{"kind":"command","name":"b","run":"pwd","cwd":"/"}]}"#
+        let f = fopen(dir + "/ci/pipeline.json", "w")
+        fputs(text, f)
+        fclose(f)
+        // Named by a relative path from elsewhere: still the file's own directory, absolute.
+        let saved = getcwd(nil, 0)!
+        defer {
+            chdir(saved)
+            free(saved)
+        }
+        #expect(chdir(dir) == 0)
+        let s = try ScenarioLoader.file("ci/pipeline.json")
+        #expect(s.root.children.map(\.cwd) == [dir + "/ci", "/"])
+        // A demo keeps the current directory.
+        #expect(try ScenarioLoader.demo("commands").root.children[0].cwd == nil)
+    }
+
     @Test func scenarioWithCommandsRunsOnRealTimeAndRecordsOutput() async throws {
         let text = #"""
             {"kind":"sequential","name":"p","children":[
@@ -107,6 +136,31 @@ final class Lines: @unchecked Sendable { // written by one thread, read after it
             if case .progress(let id, let p) = e.change, id.rawValue == 1 { return p } else { return nil }
         }
         #expect(progress.contains(TaskProgress(0.5, info: "[2/4]")))
+    }
+
+    @Test func jobsLimitHowManyCommandsRunAtOnce() async throws {
+        let dir = "/tmp/taskview-jobs-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        #expect(mkdir(dir, 0o755) == 0)
+        defer { _ = system("rm -rf '\(dir)'") }
+        // Each command counts the commands running beside it (itself included).
+        let step = #"touch run.$$; ls run.* | wc -l >> counts; sleep 0.3; rm run.$$"#
+        let kids = (1...6).map { #"{"kind":"command","name":"c\#($0)","run":"\#(step)","cwd":"\#(dir)"}"# }
+        let text = #"{"kind":"concurrent","name":"all","children":["# + kids.joined(separator: ",") + "]}"
+        let scenario = try ScenarioDecoder.decode(Array(text.utf8), file: "s.json", name: "s")
+        let session = try ScenarioSession(scenario: scenario, seed: 0, jobs: 2)
+        let events = EventLog()
+        let obs = session.graph.observe { events.append($0) }
+        defer { obs.cancel() }
+        await offPool { session.runToEnd() }
+        #expect(session.root.state == .completed)
+        let counts = try String(contentsOfFile: dir + "/counts", encoding: .utf8)
+            .split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        #expect(counts.count == 6)
+        #expect(counts.max() == 2)
+        let queued = events.all.filter { e in
+            if case .progress(_, let p) = e.change { return p.info == "queued" } else { return false }
+        }
+        #expect(queued.count == 4)
     }
 
     @Test func headlessPrintsOutputLinesOnlyWhenAsked() async throws {
@@ -135,5 +189,29 @@ final class Lines: @unchecked Sendable { // written by one thread, read after it
             }
             #expect(lines.contains { $0.hasSuffix("#0 say ?[31m: failed: exit status 3: oops") })
         }
+    }
+
+    @Test func aRecordedRunWithCommandsReplaysWithTheLiveStateLineTimes() async throws {
+        // Commands run on the real clock: the log counts from when recording began, and so
+        // do the live lines (`origin`), so stdout is the same for the run and its replay.
+        let text =
+            #"{"kind":"sequential","name":"ci","children":[{"kind":"command","name":"one","run":"echo hi"},"#
+            + #"{"kind":"command","name":"two","run":"sleep 0.05; echo done"}]}"#
+        let scenario = try ScenarioDecoder.decode(Array(text.utf8), file: "s.json", name: "s")
+        let path = temporaryLogPath("command-times")
+        defer { unlink(path) }
+        let session = try ScenarioSession(scenario: scenario, seed: 0, recordTo: path)
+        let out = Lines()
+        await offPool {
+            _ = HeadlessRunner.run(
+                graph: session.graph, clock: session.clock, root: session.rootID, origin: session.origin,
+                print: { out.all.append($0) }, start: { session.start() })
+            session.waitForCommands()
+            session.finishRecording()
+        }
+        let live = out.all.filter { $0.hasPrefix("[") }
+        let replayed = ReplaySource.headlessLines(try LogReader.load(path: path)).filter { $0.hasPrefix("[") }
+        #expect(live.count == 6)
+        #expect(live == replayed)
     }
 }

@@ -1,4 +1,5 @@
 import TaskGraph
+import TaskGraphProcess
 
 /// Restart for scenario runs (pipelines.md "Restart"): a settled node's subtree is built again
 /// from its `ScenarioNode` (its remake) and run as a new attempt, together with every node
@@ -10,6 +11,7 @@ public final class ScenarioRestarter: @unchecked Sendable { // used from the das
     let scenario: Scenario
     let graph: Graph
     let seed: UInt64
+    let slots: CommandSlots?
     /// The scenario root's node.
     let rootRow: Int
     /// Newest task of each node with an `id` or `needs`, by path.
@@ -40,6 +42,7 @@ public final class ScenarioRestarter: @unchecked Sendable { // used from the das
         scenario = session.scenario
         graph = session.graph
         seed = session.seed
+        slots = session.slots
         rootRow = session.rootID.rawValue
         newest = session.tracked
         var rows: [String: Int] = [:]
@@ -121,7 +124,7 @@ public final class ScenarioRestarter: @unchecked Sendable { // used from the das
     public func restart(_ row: Int, in tree: TreeModel) -> Restart? {
         guard let (node, path) = locate(row, in: tree) else { return nil }
         let deps = dependents(of: node, at: path)
-        let builder = ScenarioBuilder(graph: graph, seed: seed)
+        let builder = ScenarioBuilder(graph: graph, seed: seed, slots: slots)
         builder.made.start(scenario)
         builder.made.attemptBase = 1000 * (groups.count + 1)
         // Nodes not rebuilt are waited for as they are (their newest attempt).

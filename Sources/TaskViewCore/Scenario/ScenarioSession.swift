@@ -16,21 +16,36 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
     public let needs: ScenarioNeedsMap
     /// The task of each node with an `id` or `needs`, by path (where restarts start).
     let tracked: [String: ScenarioTask]
+    /// Job slots of the scenario's commands (`--jobs`); restarts take theirs too.
+    let slots: CommandSlots?
+    /// The clock time the session's times count from: the log's `t = 0` (when recording
+    /// began), else when the session was made. Headless lines print times from it, so a run
+    /// and the replay of its log print the same times.
+    public let origin: Double
 
     /// - Parameters:
     ///   - recordTo: log path (nil: no log).
     ///   - producer: the log header's producer (default: the command line).
-    public init(scenario: Scenario, seed: UInt64, recordTo: String? = nil, producer: String? = nil) throws {
+    ///   - jobs: at most this many commands at once in the whole scenario (nil: no limit).
+    public init(
+        scenario: Scenario, seed: UInt64, recordTo: String? = nil, producer: String? = nil, jobs: Int? = nil
+    ) throws {
         self.scenario = scenario
         self.seed = seed
         let clock: any GraphClock = scenario.runsCommands ? MonotonicClock() : VirtualClock()
         let graph = Graph(clock: clock)
         self.clock = clock
         self.graph = graph
+        let made = clock.now
         recorder = try recordTo.map {
-            try GraphRecorder(graph: graph, path: $0, producer: producer, scenario: scenario.name, seed: seed)
+            try GraphRecorder(
+                graph: graph, path: $0, producer: producer, scenario: scenario.name, seed: seed,
+                scenarioFile: scenario.file)
         }
-        let builder = ScenarioBuilder(graph: graph, seed: seed)
+        origin = recorder?.startTime ?? made
+        let slots = jobs.map { CommandSlots(limit: $0) }
+        self.slots = slots
+        let builder = ScenarioBuilder(graph: graph, seed: seed, slots: slots)
         root = builder.build(scenario)
         needs = builder.needs
         tracked = builder.made.tracked
@@ -70,6 +85,25 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
     public func waitForCommands() -> Bool {
         guard scenario.runsCommands else { return true }
         return CommandRegistry.shared.waitUntilAllReaped(timeout: maxGrace + 10)
+    }
+
+    /// For a program that owns its whole process tree (taskview, not a test process): makes it
+    /// a child subreaper, so daemons that `setsid` stay its descendants, and starts the
+    /// watchdog that ends every command's processes when the program is gone, `kill -9`
+    /// included (`ProcessTeardown`). Does nothing for a scenario without commands.
+    public func guardProcesses() {
+        guard scenario.runsCommands else { return }
+        ProcessTeardown.adoptOrphans()
+        ProcessTeardown.startWatchdog(grace: 1)
+    }
+
+    /// After `waitForCommands`, for the program that called `guardProcesses`: ends every
+    /// process still left (descendants that cleared their environment and left their group),
+    /// SIGTERM then SIGKILL after the scenario's longest grace. Returns how many there were.
+    @discardableResult
+    public func terminateLeftovers() -> Int {
+        guard scenario.runsCommands else { return 0 }
+        return ProcessTeardown.terminateLeftovers(grace: maxGrace)
     }
 
     /// Ends the log: final snapshot and `end`.

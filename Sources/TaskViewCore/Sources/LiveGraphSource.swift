@@ -28,6 +28,8 @@ public final class LiveGraphSource: DashboardSource {
     var pacingOrigin: Double?
     /// Restarts nodes of a scenario run (`r`/`R`); nil: the graph has no remakes.
     public var restarter: ScenarioRestarter?
+    /// Earlier runs of the same scenario file, for the ETA.
+    public var history: RunHistory?
 
     /// `start` executes the root; it runs after observation begins, in `start(model:)`.
     public init(
@@ -56,6 +58,7 @@ public final class LiveGraphSource: DashboardSource {
         model.canRestart = restarter != nil
         model.title = title
         model.root = root.rawValue
+        model.history = history
         clockOrigin = clock.now
         if !started {
             started = true

@@ -19,17 +19,23 @@ extension Renderer {
             guard let n = node else { break }
             drawRow(
                 n, d, layout, y: layout.treeTop + r, now: now,
-                selected: n == model.view.selection, into: &grid)
+                selected: n == model.view.selection, history: model.history, into: &grid)
             node = d.next(n)
         }
     }
 
     func drawRow(
         _ n: Int, _ d: DisplayTree, _ layout: Layout, y: Int, now: Double, selected: Bool,
-        into grid: inout CellGrid
+        history: RunHistory? = nil, into grid: inout CellGrid
     ) {
         let tree = d.tree
-        let node = tree.nodes[tree.shownNode(n)]
+        let shown = tree.shownNode(n) // a restarted row shows its newest attempt
+        var node = tree.nodes[shown]
+        // A step without progress of its own, with a history: elapsed over expected.
+        if let history, shown == n, let (fraction, left) = history.timeProgress(n, in: tree, now: now) {
+            node.fraction = fraction
+            node.info = "~" + Format.duration(left) + " left" + (node.info.map { "  " + $0 } ?? "")
+        }
         let state = node.display
         let role = Renderer.role(state)
         let nameCols = layout.nameColumns

@@ -2,7 +2,7 @@
 /// included.
 extension LogBuffer {
     /// Line 1: `{"format":"taskgraph-log","version":1,"created":...,"producer":...}`.
-    mutating func header(created: String, producer: String, scenario: String?, seed: UInt64?) {
+    mutating func header(created: String, producer: String, scenario: String?, seed: UInt64?, file: String? = nil) {
         raw("{\"format\":\"taskgraph-log\",\"version\":1")
         nextKey("created")
         string(created)
@@ -15,6 +15,10 @@ extension LogBuffer {
         if let seed {
             nextKey("seed")
             uint(seed)
+        }
+        if let file {
+            nextKey("file")
+            string(file)
         }
         raw("}\n")
     }
@@ -35,6 +39,19 @@ extension LogBuffer {
     /// One graph event as a log line with the log's own `seq`.
     mutating func event(_ change: GraphChange, seq: UInt64, t: Double) {
         holdingUnique { $0.eventLine(change, seq: seq, t: t) }
+    }
+
+    /// A `state` line for a node that began executing at `started`, earlier than the line's
+    /// `t` (before the log began, or in a stream merged onto a later clock): the field
+    /// `started` follows the state.
+    mutating func executing(_ id: NodeID, seq: UInt64, t: Double, started: Double) {
+        lineStart(seq: seq, t: t, ev: "state")
+        nextKey("id")
+        int(id.rawValue)
+        raw(",\"state\":\"executing\"")
+        nextKey("started")
+        time(started)
+        lineEnd()
     }
 
     private mutating func eventLine(_ change: GraphChange, seq: UInt64, t: Double) {
@@ -174,6 +191,10 @@ extension LogBuffer {
         raw(n.failed ? "true" : "false")
         nextKey("fraction")
         double(n.fraction)
+        if let started = n.started {
+            nextKey("started")
+            time(started)
+        }
         if let info = n.info {
             nextKey("info")
             string(info)

@@ -11,16 +11,21 @@ public struct LogModel: Sendable {
         public var id: Int32
         /// The parent's id, -1 for a root.
         public var parent: Int32 = -1
+        /// The node's state.
         public var state: TaskState = .notExecuted
         /// Set with `state == .completed` when the node failed.
         public var failed = false
         /// False once the node was dropped.
         public var live = true
+        /// What the node is (see ``NodeKind``).
         public var kind: String
+        /// The node's name.
         public var name: String
+        /// The node's weight in its parent's progress.
         public var weight: Double
         /// Last reported progress (0...1) and its text.
         public var fraction: Double = 0
+        /// The text of the last progress report, if it had one.
         public var info: String?
         /// The failure or cancellation message.
         public var message: String?
@@ -28,6 +33,9 @@ public struct LogModel: Sendable {
         public var children: [Int32] = []
         /// For a `ref` node: the shared node it stands for; -1 otherwise.
         public var refOf: Int32 = -1
+        /// For an executing node whose start a snapshot gives (`started`): when it began, in
+        /// the log's time (earlier than the snapshot, possibly before the log began: < 0).
+        public var started: Double?
 
         /// A live, not yet executed node without parent or children.
         public init(id: Int32, kind: String, name: String, weight: Double) {

@@ -88,7 +88,8 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
     @exclusivity(unchecked) private var seq: UInt64 = 0
     @exclusivity(unchecked) private var eventsSinceSnapshot = 0
     private let snapshotEvery: Int
-    private let startTime: Double
+    /// The clock time that is `t = 0` in the log (a graph's clock when recording began).
+    public let startTime: Double
     @exclusivity(unchecked) private var lastT: Double = 0
     @exclusivity(unchecked) private var lastRootSettle: Double?
     @exclusivity(unchecked) private var finished = false
@@ -100,9 +101,12 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
     /// Opens `path` (created or truncated) and writes the header; events come from
     /// `record(_:)`. Use `init(graph:path:...)` to record a graph.
     /// - Parameters:
+    ///   - path: the log file to write.
     ///   - producer: the header's `producer` (default: this process's command line).
-    ///   - scenario, seed: header fields, written when given.
+    ///   - scenario: the header's `scenario`, written when given.
+    ///   - seed: the header's `seed`, written when given.
     ///   - startTime: clock time that becomes `t = 0`.
+    ///   - snapshotEvery: write a full snapshot after at least this many events (at least 1).
     public init(
         path: String, producer: String? = nil, scenario: String? = nil, seed: UInt64? = nil,
         startTime: Double = 0, snapshotEvery: Int = GraphRecorder.defaultSnapshotEvery
@@ -122,9 +126,12 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
 
     /// Opens `path`, writes the header and a snapshot of what `graph` holds now, then
     /// records every event of `graph` until `finish()`/`cancel()`.
+    ///   - scenarioFile: the header's `file`: the absolute path of the scenario file the
+    ///     session ran (taskview finds earlier runs of the same file by it).
     public init(
         graph: Graph, path: String, producer: String? = nil, scenario: String? = nil,
-        seed: UInt64? = nil, snapshotEvery: Int = GraphRecorder.defaultSnapshotEvery
+        seed: UInt64? = nil, scenarioFile: String? = nil,
+        snapshotEvery: Int = GraphRecorder.defaultSnapshotEvery
     ) throws {
         self.path = path
         self.file = try LogFile(path: path)
@@ -136,7 +143,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
         buffer.header(
             created: iso8601Now(),
             producer: producer ?? CommandLine.arguments.joined(separator: " "),
-            scenario: scenario, seed: seed)
+            scenario: scenario, seed: seed, file: scenarioFile)
         // The graph holds the recorder (through the handler) until `finish()`: the observation
         // lives until cancelled, as `GraphObservation` promises, even when the caller drops
         // it. Events spooled meanwhile are encoded after the snapshot (the writer needs `lock`).
@@ -154,7 +161,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
                     spool.appendPair(first, second) { .item($0) }
                 })
             self.observation = observation
-            model = RecorderModel(snapshot)
+            model = RecorderModel(snapshot, startTime: startTime)
             writeSnapshotLocked(t: 0)
         }
         startWriter()
@@ -257,9 +264,22 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
     }
 
     private func encodeLocked(_ event: GraphEvent) {
-        let t = event.time - startTime
+        // Times never go backwards in a log, whatever the events' sources: an attach session
+        // records several programs' streams (and its own rows) on one clock, each stream
+        // translated with its own delay.
+        let own = event.time - startTime
+        let t = max(own, lastT)
         lastT = t
         seq += 1
+        if own < t, case .stateChanged(let id, .executing, _, _) = event.change {
+            // Begun before this line can say (before the log, or on a stream's earlier
+            // clock): the line keeps the node's own start, and so do later snapshots.
+            buffer.executing(id, seq: seq, t: t, started: own)
+            model.apply(event.change)
+            model.noteStart(id.rawValue, at: own)
+            eventsSinceSnapshot += 1
+            return
+        }
         buffer.event(event.change, seq: seq, t: t)
         if case .stateChanged(let id, let state, _, _) = event.change, state.isSettled,
             model.parentOf(id.rawValue) < 0, model.contains(id.rawValue)
