@@ -6,7 +6,7 @@ extension GraphTask {
     /// cancelled with source `needs` (`CancelSource.needs`), its info saying why
     /// (`needs build, which failed`). Otherwise it settles as this task does.
     ///
-    /// Prerequisites run once however many tasks need them (api.md's `ref` rules): one that
+    /// Prerequisites run once however many tasks need them (as a shared task does): one that
     /// another composite has adopted (it has its place in the tree) is waited for, never
     /// run again, and runs in its adopter's order; one that nobody has adopted when the
     /// returned task starts is adopted then, as a subtask after this one, and started. So a

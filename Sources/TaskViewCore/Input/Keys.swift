@@ -34,7 +34,7 @@ public enum Action: Hashable, Sendable {
     /// Scroll the detail pane's output toward older / newer lines.
     case detailScrollUp, detailScrollDown
     case cancelAsk, cancelNow
-    /// Restart a settled node (pipelines.md "Restart"): asking first, or not.
+    /// Restart a settled node and what was skipped because of it: asking first, or not.
     case restartAsk, restartNow
     case pause, filter, follow, help, quit
     // Replay only (implemented by a replay `DashboardSource`).

@@ -1,6 +1,6 @@
 import TaskGraph
 
-/// Restarts in the model (pipelines.md "Restart"): a restarted node's new attempt is drawn in
+/// Restarts in the model: a restarted node's new attempt is drawn in
 /// the rows of the node it replaces, descendant by descendant (an attempt is built from the
 /// same definition, so it has the same shape).
 extension TreeModel {

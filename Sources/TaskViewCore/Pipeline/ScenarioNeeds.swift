@@ -1,4 +1,4 @@
-/// `id` and `needs` in scenario files (pipelines.md "Dependencies"): the field checks, and
+/// `id` and `needs` in scenario files: the field checks, and
 /// the whole-file check run before anything starts: unknown ids, duplicates, and cycles,
 /// the cycle named in order (`cycle: a -> b -> c -> a`).
 ///

@@ -1,7 +1,7 @@
 import TaskGraph
 import TaskGraphProcess
 
-/// Restart for scenario runs (pipelines.md "Restart"): a settled node's subtree is built again
+/// Restart for scenario runs: a settled node's subtree is built again
 /// from its `ScenarioNode` (its remake) and run as a new attempt, together with every node
 /// skipped because of it (`needs`, transitively), each rebuilt with `after` on the newest
 /// attempts of what it needs. States only move forward in a graph, so the new attempts are
