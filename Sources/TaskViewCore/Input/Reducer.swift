@@ -145,7 +145,8 @@ public enum Reducer {
         return restartDependents(tree, row).count
     }
 
-    /// The rows skipped because of `row` (by `needs`, transitively), in row order.
+    /// The rows skipped because of `row` (by `needs`, transitively) that can run once it ran
+    /// again (each of their needs is in it, is such a row, or succeeded), in row order.
     public static func restartDependents(_ tree: TreeModel, _ row: Int) -> [Int] {
         let map = tree.needsMap
         guard !map.needs.isEmpty else { return [] }
@@ -164,7 +165,9 @@ public enum Reducer {
             changed = false
             for (n, needs) in map.needs.sorted(by: { $0.key < $1.key })
             where !out.contains(n) && !inside(n) && needs.contains(where: reached.contains) {
-                guard tree.contains(n), tree.nodes[tree.shownNode(n)].skippedByNeeds else { continue }
+                guard tree.contains(n), tree.nodes[tree.shownNode(n)].skippedByNeeds,
+                    needs.allSatisfy({ reached.contains($0) || tree.nodes[tree.shownNode($0)].display == .succeeded })
+                else { continue }
                 out.append(n)
                 reached.insert(n)
                 changed = true

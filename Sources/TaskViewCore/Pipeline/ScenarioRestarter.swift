@@ -16,6 +16,8 @@ public final class ScenarioRestarter: @unchecked Sendable { // used from the das
     let rootRow: Int
     /// Newest task of each node with an `id` or `needs`, by path.
     private var newest: [String: ScenarioTask]
+    /// The path of each id.
+    private let idPaths: [String: String]
     /// The original node (row) of each of those paths.
     private let rows: [String: Int]
     /// The restart groups made so far.
@@ -48,6 +50,7 @@ public final class ScenarioRestarter: @unchecked Sendable { // used from the das
         var rows: [String: Int] = [:]
         for (p, t) in session.tracked { rows[p] = t.id.rawValue }
         self.rows = rows
+        idPaths = ScenarioNeeds.paths(session.scenario)
     }
 
     /// Whether a restart's attempts still run.
@@ -88,8 +91,9 @@ public final class ScenarioRestarter: @unchecked Sendable { // used from the das
         return (node, path)
     }
 
-    /// The paths of the nodes skipped because of the node at `path`: they need it (or a node
-    /// inside it), or need such a node, and were skipped by their needs.
+    /// The paths of the nodes skipped because of the node at `path`: they were skipped by
+    /// their needs, and each of their needs is it (or a node inside it), such a node, or a
+    /// node that succeeded: once those run again they can run.
     public func dependents(of node: ScenarioNode, at path: String) -> [String] {
         var reached = Set<String>()
         for f in ScenarioNeeds.flatten(node) { if let id = f.node.id { reached.insert(id) } }
@@ -100,7 +104,8 @@ public final class ScenarioRestarter: @unchecked Sendable { // used from the das
             changed = false
             for p in candidates where !out.contains(p) {
                 guard let n = nodeAt(p), n.needs.contains(where: reached.contains), let t = newest[p],
-                    t.kind == NodeKind.after, t.cancelSource == CancelSource.needs
+                    t.kind == NodeKind.after, t.cancelSource == CancelSource.needs,
+                    n.needs.allSatisfy({ reached.contains($0) || succeeded($0) })
                 else { continue }
                 out.append(p)
                 if let id = n.id { reached.insert(id) }
@@ -108,6 +113,12 @@ public final class ScenarioRestarter: @unchecked Sendable { // used from the das
             }
         }
         return out
+    }
+
+    /// Whether the newest attempt of the node with id `id` succeeded.
+    func succeeded(_ id: String) -> Bool {
+        guard let p = idPaths[id], let t = newest[p], case .success? = t.outcome else { return false }
+        return true
     }
 
     func nodeAt(_ path: String) -> ScenarioNode? {

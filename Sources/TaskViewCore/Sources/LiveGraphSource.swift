@@ -178,7 +178,8 @@ public final class LiveGraphSource: DashboardSource {
         model.outcome = nil
         model.restartsRunning = true
         let k = done.tops.count - 1
-        model.view.message = "Restarted \(name)" + (k == 0 ? "" : " and \(k) node\(k == 1 ? "" : "s") that need it")
+        model.view.message =
+            "Restarted \(name)" + (k == 0 ? "" : " and \(k) node\(k == 1 ? " that needs" : "s that need") it")
         absorb(&model)
     }
 
