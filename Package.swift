@@ -6,7 +6,7 @@ let package = Package(
     products: [
         .library(name: "TaskGraph", targets: ["TaskGraph"]),
         .library(name: "TaskGraphProcess", targets: ["TaskGraphProcess"]),
-        .library(name: "TaskViewCore", targets: ["TaskViewCore"]),   // for Benchmarks/
+        .library(name: "TaskViewCore", targets: ["TaskViewCore"]), // for Benchmarks/
         .library(name: "TaskGraphTracing", targets: ["TaskGraphTracing"]),
         .executable(name: "taskview", targets: ["taskview"]),
     ],
@@ -31,19 +31,24 @@ let package = Package(
         ),
 
         // Real commands as graph nodes (commands.md).
-        .target(name: "TaskGraphProcess", dependencies: [
-            "TaskGraph", "CTaskGraphProcess", .product(name: "Subprocess", package: "swift-subprocess"),
-        ]),
+        .target(
+            name: "TaskGraphProcess",
+            dependencies: [
+                "TaskGraph", "CTaskGraphProcess", .product(name: "Subprocess", package: "swift-subprocess"),
+            ]),
         // The subreaper call and the watchdog (fork, then only system calls), in C.
         .target(name: "CTaskGraphProcess"),
         // ncursesw with a shim header for what Swift cannot import.
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
         // taskview's pure parts: model, reducer, renderer, scenarios, replay, headless output.
         // The shipped demos are demos/*.json, compiled in (Scenario/Demos links to demos/).
-        .target(name: "TaskViewCore", dependencies: ["TaskGraph", "TaskGraphProcess"],
-                resources: [.embedInCode("Scenario/Demos/build.json"), .embedInCode("Scenario/Demos/pipeline.json"),
-                            .embedInCode("Scenario/Demos/flaky.json"), .embedInCode("Scenario/Demos/stress.json"),
-                            .embedInCode("Scenario/Demos/commands.json")]),
+        .target(
+            name: "TaskViewCore", dependencies: ["TaskGraph", "TaskGraphProcess"],
+            resources: [
+                .embedInCode("Scenario/Demos/build.json"), .embedInCode("Scenario/Demos/pipeline.json"),
+                .embedInCode("Scenario/Demos/flaky.json"), .embedInCode("Scenario/Demos/stress.json"),
+                .embedInCode("Scenario/Demos/commands.json"), .embedInCode("Scenario/Demos/ci.json"),
+            ]),
         // The thin layer that talks to ncurses.
         .target(name: "TaskViewTerminal", dependencies: ["TaskGraph", "TaskViewCore", "CNcurses"]),
         .executableTarget(
@@ -62,7 +67,8 @@ let package = Package(
         ]),
 
         .testTarget(name: "TaskGraphProcessTests", dependencies: ["TaskGraphProcess", "TaskGraph"]),
-        .testTarget(name: "TaskViewTests", dependencies: ["TaskViewCore", "TaskViewTerminal", "TaskGraph", "TaskGraphProcess"]),
+        .testTarget(
+            name: "TaskViewTests", dependencies: ["TaskViewCore", "TaskViewTerminal", "TaskGraph", "TaskGraphProcess"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -18,6 +18,10 @@ public struct LiveOptions: Sendable {
     public var exitWhenDone = false
     /// Headless: also print commands' output lines (`--output`).
     public var output = false
+    /// What a scenario's `id`s and `needs` became (the detail pane lists them).
+    public var needs = ScenarioNeedsMap()
+    /// Restarts nodes of a scenario run (`r`/`R` in the dashboard); nil: no restarts.
+    public var restarter: ScenarioRestarter?
     /// Earlier runs of the same scenario file: time-based progress and the ETA.
     public var history: RunHistory?
     /// Headless: the clock time the lines' times count from (the log's `t = 0`); nil: when
@@ -58,6 +62,8 @@ public enum LiveRunner {
         let source = LiveGraphSource(
             graph: graph, clock: clock, root: root, title: title,
             speed: options.speed, onKey: options.onKey, start: start)
+        source.needs = options.needs
+        source.restarter = options.restarter
         source.history = options.history
         let loopOptions = DashboardLoop.Options(
             ascii: ascii, noColor: TerminalEnvironment.noColor(),

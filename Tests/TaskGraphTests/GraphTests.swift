@@ -192,6 +192,8 @@ import Testing
             (GraphTask.race([leaf()]), "race"),
             (leaf().and(leaf()), "and"),
             (leaf().validate { _ in true }, "validate"),
+            // Named after its receiver by default; named here so that the check below holds.
+            (leaf().after([leaf()], name: "after"), "after"),
         ]
         let snap = g.snapshot()
         for (task, kind) in kinds {

@@ -91,7 +91,7 @@ import Testing
                 .replay(.replaySlower), .replay(.replayFaster), .replay(.replayStepForward), .replay(.replayStepBack),
             ])
         #expect(press(&m, .char("x")).isEmpty)
-        #expect(m.view.message == "A replay is read-only: nothing can be cancelled")
+        #expect(m.view.message == "A replay is read-only: nothing can be cancelled or restarted")
         #expect(press(&m, .char("X")).isEmpty)
         #expect(!m.view.paused)
         press(&m, .down, .char("h"))

@@ -21,7 +21,7 @@ func decodeError(_ text: String) -> String? {
     @Test func embeddedDemosMatchTheFiles() throws {
         // #filePath: Tests/TaskViewTests/ScenarioTests.swift -> package root.
         let root = String(#filePath).split(separator: "/").dropLast(3).joined(separator: "/")
-        #expect(ScenarioLoader.demoNames == ["build", "pipeline", "flaky", "stress", "commands"])
+        #expect(ScenarioLoader.demoNames == ["build", "pipeline", "flaky", "stress", "commands", "ci"])
         // Every file in demos/ is shipped (SwiftPM warns about one not declared as a resource).
         let dir = opendir("/\(root)/demos")
         defer { if let dir { closedir(dir) } }

@@ -139,6 +139,8 @@ public enum CancelSource {
     public static let resolverReleased = "resolverReleased"
     /// A scope's Swift task was cancelled by its own program (async.md "Outcome").
     public static let task = "task"
+    /// A task skipped by `after(_:)`: a prerequisite failed, was cancelled or never ran.
+    public static let needs = "needs"
 }
 
 extension String {

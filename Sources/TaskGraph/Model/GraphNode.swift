@@ -64,10 +64,13 @@ public enum NodeKind {
     public static let scope = "scope"
     /// A swift-distributed-tracing span made by `GraphTracer` (module `TaskGraphTracing`).
     public static let span = "span"
+    /// A task that runs only after its prerequisites succeeded (`GraphTask.after(_:)`): the
+    /// composite is the parent of the task it guards, so a view folds it into that row.
+    public static let after = "after"
     /// Every kind above, in a fixed order (a node stores its kind as an index into it).
     public static let all = [
         task, pending, delay, sequential, concurrent, allSettled, then,
-        recover, chain, map, timeout, retry, race, and, validate, ref, command, scope, span,
+        recover, chain, map, timeout, retry, race, and, validate, ref, command, scope, span, after,
     ]
 }
 
@@ -166,4 +169,5 @@ enum KindIndex {
     @usableFromInline static let command: UInt8 = 16
     @usableFromInline static let scope: UInt8 = 17
     @usableFromInline static let span: UInt8 = 18
+    @usableFromInline static let after: UInt8 = 19
 }

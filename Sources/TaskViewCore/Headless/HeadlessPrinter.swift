@@ -3,7 +3,8 @@ import TaskGraph
 /// The headless output: one line per state change, then a summary. It is fed by
 /// `GraphEvent`s only, so a live run and the replay of its log print the same bytes.
 ///
-/// Lines: `[T] #ID NAME: executing` / `succeeded` / `failed: MESSAGE` / `cancelled (SOURCE)`,
+/// Lines: `[T] #ID NAME: executing` / `succeeded` / `failed: MESSAGE` / `cancelled (SOURCE)`
+/// / `skipped (needs core, which failed)` (a node skipped by `needs`),
 /// T in seconds on the graph clock with three decimals, names and messages sanitized.
 public struct HeadlessPrinter: Sendable {
     /// Everything absorbed so far (names, states, counts) for the summary.
@@ -41,6 +42,9 @@ public struct HeadlessPrinter: Sendable {
         guard case .stateChanged(let id, let state, let failed, let message) = event.change,
             tree.contains(id.rawValue)
         else { return nil }
+        // A node with `needs` is its `after` node and the task inside: the task's lines say
+        // when it runs; the `after` node's only when it ends without running it.
+        if tree[id.rawValue].kind == NodeKind.after, state != .cancelled { return nil }
         let head = "[" + Format.seconds3(event.time) + "] #\(id.rawValue) " + tree[id.rawValue].name + ": "
         switch state {
         case .notExecuted:
@@ -51,6 +55,9 @@ public struct HeadlessPrinter: Sendable {
             guard failed else { return head + "succeeded" }
             return head + "failed: " + Sanitizer.clean(message ?? "error")
         case .cancelled:
+            if tree[id.rawValue].skippedByNeeds {
+                return head + "skipped (" + Sanitizer.clean(tree[id.rawValue].info ?? "needs") + ")"
+            }
             let source = tree[id.rawValue].cancelSource.map { Sanitizer.clean($0) } ?? "unknown"
             return head + "cancelled (" + source + ")"
         }

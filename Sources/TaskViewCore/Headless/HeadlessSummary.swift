@@ -43,6 +43,7 @@ public struct HeadlessSummary: Sendable {
         var s = "#\(i) " + name(i) + ": " + n.display.word
         if n.display == .failed { s += ": " + Sanitizer.clean(n.message ?? "error") }
         if n.display == .cancelled, let src = n.cancelSource { s += " (" + Sanitizer.clean(src) + ")" }
+        if n.skippedByNeeds, let why = n.info { s += " (" + Sanitizer.clean(why) + ")" }
         return s
     }
 
@@ -90,7 +91,12 @@ public struct HeadlessSummary: Sendable {
                 lastFlags.removeAll()
                 out.append(describe(id))
             }
-            let kids = tree[id].children.filter { tree.contains(Int($0)) }
+            // An `after` node is drawn with the task it guards (as the dashboard's row).
+            var shown = id
+            if tree[id].kind == NodeKind.after, tree[id].foldsIntoChild, tree.contains(Int(tree[id].children[0])) {
+                shown = Int(tree[id].children[0])
+            }
+            let kids = tree[shown].children.filter { tree.contains(Int($0)) }
             for (k, c) in kids.enumerated().reversed() {
                 stack.append((Int(c), depth + 1, k == kids.count - 1))
             }

@@ -3,6 +3,8 @@
 public enum DashboardEffect: Sendable, Equatable {
     /// Cancel this node through `Graph.cancel(_:source:)`.
     case cancel(node: Int, source: String)
+    /// Restart this settled node and the nodes skipped because of it (a live scenario run).
+    case restart(node: Int)
     /// A replay-only control (see `DashboardSource`).
     case replay(Action)
 }

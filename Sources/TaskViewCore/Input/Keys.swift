@@ -34,6 +34,8 @@ public enum Action: Hashable, Sendable {
     /// Scroll the detail pane's output toward older / newer lines.
     case detailScrollUp, detailScrollDown
     case cancelAsk, cancelNow
+    /// Restart a settled node and what was skipped because of it: asking first, or not.
+    case restartAsk, restartNow
     case pause, filter, follow, help, quit
     // Replay only (implemented by a replay `DashboardSource`).
     case replayPlayPause, replayStepForward, replayStepBack, replaySeekBack, replaySeekForward
@@ -108,6 +110,13 @@ public enum KeyTable {
                 action: .cancelNow, keys: [.char("X")], label: "X", help: "cancel without asking", scope: .liveOnly,
                 footer: nil),
             .init(
+                action: .restartAsk, keys: [.char("r")], label: "r",
+                help: "restart a settled node and what was skipped because of it (asks)", scope: .liveOnly,
+                footer: nil),
+            .init(
+                action: .restartNow, keys: [.char("R")], label: "R", help: "restart without asking", scope: .liveOnly,
+                footer: nil),
+            .init(
                 action: .pause, keys: [.char(" ")], label: "space", help: "pause the display (events keep flowing)",
                 scope: .liveOnly, footer: "space pause"),
             .init(
@@ -142,7 +151,8 @@ public enum KeyTable {
                 action: .replayFaster, keys: [.char(">")], label: ">", help: "double speed (up to 64)",
                 scope: .replayOnly, footer: nil),
             .init(
-                action: .replayReadOnly, keys: [.char("x"), .char("X")], label: "x/X", help: "(a replay is read-only)",
+                action: .replayReadOnly, keys: [.char("x"), .char("X"), .char("r"), .char("R")], label: "x/X/r/R",
+                help: "(a replay is read-only)",
                 scope: .replayOnly, footer: nil),
         ]
         let digits: [Key] = (0...9).map { .char(Character(String($0))) }

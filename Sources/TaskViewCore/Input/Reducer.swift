@@ -18,6 +18,15 @@ public enum Reducer {
             }
             model.view.message = "Not cancelled"
             return []
+        case .confirmRestart(let node, _):
+            model.view.mode = .normal
+            if key == .ctrlC {
+                model.view.quitRequested = true
+                return []
+            }
+            if key == .char("y") || key == .char("Y") { return [.restart(node: node)] }
+            model.view.message = "Not restarted"
+            return []
         case .filterInput:
             editFilter(&model, key)
             return []
@@ -83,6 +92,12 @@ public enum Reducer {
             }
             if action == .cancelNow { return cancel(&model, sel) }
             model.view.mode = .confirmCancel(node: sel)
+        case .restartAsk, .restartNow:
+            let sel = model.view.selection
+            guard sel >= 0, model.tree.contains(sel) else { return [] }
+            guard let k = restartable(&model, sel) else { return [] }
+            if action == .restartNow { return [.restart(node: sel)] }
+            model.view.mode = .confirmRestart(node: sel, dependents: k)
         case .pause:
             model.view.paused.toggle()
             model.frozen = model.view.paused ? model.tree : nil
@@ -98,12 +113,67 @@ public enum Reducer {
         case .quit:
             model.view.quitRequested = true
         case .replayReadOnly:
-            model.view.message = "A replay is read-only: nothing can be cancelled"
+            model.view.message = "A replay is read-only: nothing can be cancelled or restarted"
         case .replayPlayPause, .replayStepForward, .replayStepBack, .replaySeekBack,
             .replaySeekForward, .replayJump, .replaySlower, .replayFaster:
             return [.replay(action)]
         }
         return []
+    }
+
+    /// How many skipped nodes would run again with row `row` (nil, with the footer saying
+    /// why, when it cannot be restarted).
+    static func restartable(_ model: inout DashboardModel, _ row: Int) -> Int? {
+        let tree = model.tree
+        let shown = tree.nodes[tree.shownNode(row)]
+        let name = tree.nodes[model.displayTree().content(row)].name
+        let waiting =
+            shown.kind == NodeKind.after && shown.children.count == 1 && tree.contains(Int(shown.children[0]))
+            && tree.nodes[Int(shown.children[0])].state == .notExecuted
+        if shown.display == .notExecuted || (shown.state == .executing && waiting) {
+            model.view.message = "\(name) has not run yet: nothing to restart"
+            return nil
+        }
+        if shown.state == .executing {
+            model.view.message = "\(name) is running: it cannot be restarted (cancel it first with x)"
+            return nil
+        }
+        guard model.canRestart else {
+            model.view.message = "cannot restart: \(name) was not made restartable"
+            return nil
+        }
+        return restartDependents(tree, row).count
+    }
+
+    /// The rows skipped because of `row` (by `needs`, transitively) that can run once it ran
+    /// again (each of their needs is in it, is such a row, or succeeded), in row order.
+    public static func restartDependents(_ tree: TreeModel, _ row: Int) -> [Int] {
+        let map = tree.needsMap
+        guard !map.needs.isEmpty else { return [] }
+        func inside(_ n: Int) -> Bool {
+            var p = n
+            while p >= 0, tree.contains(p) {
+                if p == row { return true }
+                p = Int(tree.nodes[p].parent)
+            }
+            return false
+        }
+        var reached = Set(map.needs.values.joined().filter(inside))
+        var out: [Int] = []
+        var changed = true
+        while changed {
+            changed = false
+            for (n, needs) in map.needs.sorted(by: { $0.key < $1.key })
+            where !out.contains(n) && !inside(n) && needs.contains(where: reached.contains) {
+                guard tree.contains(n), tree.nodes[tree.shownNode(n)].skippedByNeeds,
+                    needs.allSatisfy({ reached.contains($0) || tree.nodes[tree.shownNode($0)].display == .succeeded })
+                else { continue }
+                out.append(n)
+                reached.insert(n)
+                changed = true
+            }
+        }
+        return out
     }
 
     static func cancel(_ model: inout DashboardModel, _ node: Int) -> [DashboardEffect] {

@@ -34,6 +34,11 @@ public struct DashboardModel: Sendable {
     /// Cached filter visibility (see `Filter`).
     var filterCache = FilterCache()
 
+    /// Whether the source can restart nodes (`r`/`R`): a live scenario run.
+    public var canRestart = false
+    /// A restart's attempts are running: the run is live again, no outcome yet.
+    public var restartsRunning = false
+
     public init(title: String) {
         self.title = title
     }
@@ -60,7 +65,11 @@ public struct DashboardModel: Sendable {
     /// Updates `outcome` from the live tree; returns true when it changed.
     @discardableResult
     public mutating func updateOutcome() -> Bool {
-        guard outcome == nil, let r = rootID else { return false }
+        guard outcome == nil, !restartsRunning, let r = rootID else { return false }
+        if !tree.attempts.isEmpty {
+            outcome = tree.outcomeWithAttempts(root: r)
+            return true
+        }
         let node = tree[r]
         switch node.state {
         case .completed: outcome = node.failed ? .failed : .succeeded

@@ -1,6 +1,6 @@
 import TaskGraph
 
-/// The tree as rows are drawn: `map` adapters folded into their child's row, collapsed
+/// The tree as rows are drawn: `map` and `after` adapters folded into their child's row, collapsed
 /// nodes' children hidden, and a filter applied. Every walk is local (O(depth) or
 /// O(siblings)), never a pass over the whole tree, so a 100,000-node graph stays fast:
 /// the renderer starts at the top row's node and steps `next` once per row.
@@ -20,7 +20,7 @@ public struct DisplayTree {
 
     /// A `map` adapter whose single child is drawn in its row.
     public func isFoldingMap(_ i: Int) -> Bool {
-        view.foldMaps && tree.nodes[i].kind == NodeKind.map && tree.nodes[i].children.count == 1
+        view.foldMaps && tree.nodes[i].foldsIntoChild
     }
 
     /// A node drawn inside its adapter's row, not on a row of its own.
@@ -45,6 +45,11 @@ public struct DisplayTree {
         var p = Int(tree.nodes[i].parent)
         while p >= 0 && tree.contains(p) && isFolded(p) { p = Int(tree.nodes[p].parent) }
         return p >= 0 && tree.contains(p) ? p : -1
+    }
+
+    /// A root drawn as a row: passes the filter and holds no restart's attempts.
+    func rootShown(_ r: Int) -> Bool {
+        passes(r) && (tree.hiddenRoots.isEmpty || !tree.hiddenRoots.contains(r))
     }
 
     func passes(_ i: Int) -> Bool {
@@ -97,7 +102,7 @@ public struct DisplayTree {
         var k = start
         while k < slots.count {
             let c = Int(slots[k])
-            if tree.isRootSlot(c) && Int(tree.nodes[c].index) == k && passes(c) { return c }
+            if tree.isRootSlot(c) && Int(tree.nodes[c].index) == k && rootShown(c) { return c }
             k += 1
         }
         return nil
@@ -118,7 +123,7 @@ public struct DisplayTree {
         let slots = tree.rootSlots
         while k >= 0 {
             let c = Int(slots[k])
-            if tree.isRootSlot(c) && Int(tree.nodes[c].index) == k && passes(c) { return c }
+            if tree.isRootSlot(c) && Int(tree.nodes[c].index) == k && rootShown(c) { return c }
             k -= 1
         }
         return nil
@@ -128,7 +133,7 @@ public struct DisplayTree {
     public func first() -> Int? {
         var found: Int?
         tree.forEachRoot { r in
-            if passes(r) {
+            if rootShown(r) {
                 found = r
                 return false
             }
@@ -141,7 +146,7 @@ public struct DisplayTree {
     public func last() -> Int? {
         var lastRoot: Int?
         tree.forEachRoot { r in
-            if passes(r) { lastRoot = r }
+            if rootShown(r) { lastRoot = r }
             return true
         }
         guard let r = lastRoot else { return nil }

@@ -36,7 +36,16 @@ extension TreeModel {
                 $0.info = progress.info
             }
         case .cancelRequested(let id, let source):
-            if contains(id.rawValue) { nodes.update(id.rawValue) { $0.cancelSource = source } }
+            guard contains(id.rawValue) else { return }
+            let (before, after) = nodes.update(id.rawValue) { n in
+                let before = n.display
+                n.cancelSource = source
+                return (before, n.display)
+            }
+            if before != after {
+                counts[before.rawValue] -= 1
+                counts[after.rawValue] += 1
+            }
         case .output(let id, let stream, let text):
             guard contains(id.rawValue) else { return }
             outputs[id.rawValue, default: OutputRing()].append(.init(stream: stream, text: text))

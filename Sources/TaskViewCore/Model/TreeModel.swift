@@ -38,8 +38,18 @@ public struct TreeModel: Sendable {
             case .notExecuted: skipped ? .skipped : .notExecuted
             case .executing: .executing
             case .completed: failed ? .failed : .succeeded
-            case .cancelled: .cancelled
+            case .cancelled: skippedByNeeds ? .skipped : .cancelled
             }
+        }
+
+        /// An `after` node cancelled because a node it needs failed, was cancelled or
+        /// skipped: its task never ran, so the row shows it skipped (with the reason as info).
+        public var skippedByNeeds: Bool { cancelSource == CancelSource.needs && kind == NodeKind.after }
+
+        /// An adapter drawn in its only child's row (`map`, and `after`, whose row is the task
+        /// it guards), so the tree shows the nodes as written.
+        public var foldsIntoChild: Bool {
+            children.count == 1 && (kind == NodeKind.map || kind == NodeKind.after)
         }
     }
 
@@ -64,6 +74,18 @@ public struct TreeModel: Sendable {
     public internal(set) var commands: [Int: CommandInfo] = [:]
     /// Spans' attributes (the last `attributes` event of each), by raw id.
     public internal(set) var attributes: [Int: [NodeAttribute]] = [:]
+    /// What a scenario's `id`s and `needs` became (live runs of scenarios; empty otherwise).
+    public var needsMap = ScenarioNeedsMap()
+    /// Restarts: each row's later attempts (nodes drawn in its place, newest last).
+    public internal(set) var attempts: [Int: [Int]] = [:]
+    /// Roots that hold restarts' attempts: not drawn as rows.
+    public internal(set) var hiddenRoots: Set<Int> = []
+
+    /// The node drawn in row `n`: its newest attempt (itself unless restarted).
+    @inline(__always)
+    public func shownNode(_ n: Int) -> Int {
+        attempts.isEmpty ? n : attempts[n]?.last ?? n
+    }
     /// Ids that entered `executing`, in order; settled ones are dropped lazily.
     var executingOrder: [Int32] = []
 

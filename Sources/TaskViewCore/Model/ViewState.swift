@@ -6,6 +6,8 @@ public struct ViewState: Sendable, Equatable {
         case normal
         /// `x` asked to cancel this node; waiting for y/N.
         case confirmCancel(node: Int)
+        /// `r` asked to restart this node (and `dependents` skipped nodes); waiting for y/N.
+        case confirmRestart(node: Int, dependents: Int)
         /// Typing a filter after `/`.
         case filterInput
         /// The help overlay.

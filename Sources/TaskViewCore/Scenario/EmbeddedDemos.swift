@@ -10,6 +10,7 @@ enum EmbeddedDemos {
         ("flaky", text(PackageResources.flaky_json)),
         ("stress", text(PackageResources.stress_json)),
         ("commands", text(PackageResources.commands_json)),
+        ("ci", text(PackageResources.ci_json)),
     ]
 
     private static func text(_ bytes: [UInt8]) -> String {

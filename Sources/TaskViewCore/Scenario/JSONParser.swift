@@ -38,6 +38,22 @@ public struct JSONParser {
         return JSONPosition(line: line, column: col)
     }
 
+    /// `position`, counting on from the last position asked for: values come in order, so a
+    /// long line (a generated one-line file) is scanned once, not once per value.
+    private var colAt = -1
+    private var colCount = 1
+    private mutating func here() -> JSONPosition {
+        if colAt < lineStart || colAt > i {
+            colAt = lineStart
+            colCount = 1
+        }
+        while colAt < i && colAt < bytes.count {
+            if bytes[colAt] & 0xC0 != 0x80 { colCount += 1 }
+            colAt += 1
+        }
+        return JSONPosition(line: line, column: colCount)
+    }
+
     private func error(_ message: String) -> JSONSyntaxError {
         JSONSyntaxError(position: position, message: message)
     }
@@ -59,7 +75,7 @@ public struct JSONParser {
 
     private mutating func value(depth: Int) throws(JSONSyntaxError) -> JSONNode {
         guard depth < JSONParser.maxDepth else { throw error("nesting deeper than \(JSONParser.maxDepth)") }
-        let pos = position
+        let pos = here()
         guard let c = peek else { throw error("unexpected end of file, expected a value") }
         switch c {
         case UInt8(ascii: "{"): return JSONNode(value: try object(depth: depth), position: pos)
@@ -103,7 +119,7 @@ public struct JSONParser {
         }
         while true {
             skipWS()
-            let keyPos = position
+            let keyPos = here()
             guard peek == UInt8(ascii: "\"") else {
                 if peek == UInt8(ascii: "}") { throw error("trailing comma before '}'") }
                 throw error("expected a field name in double quotes")

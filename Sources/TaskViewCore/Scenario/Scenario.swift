@@ -31,6 +31,13 @@ public struct ScenarioNode: Sendable, Equatable {
     public var kind: Kind
     public var name: String
     public var weight: Double?
+    /// `id`: names the node for `needs` (unique in the file; letters, digits, `-`, `_`, `.`).
+    public var id: String?
+    /// `needs`: the ids of the nodes that must succeed before this one starts.
+    public var needs: [String] = []
+    /// Where `id` and each of `needs` stand in the file (for messages).
+    var idPosition: JSONPosition?
+    var needsPositions: [JSONPosition] = []
     public var children: [ScenarioNode] = []
     // work
     public var duration: Double = 1

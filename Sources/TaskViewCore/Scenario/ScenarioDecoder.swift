@@ -16,7 +16,7 @@ public enum ScenarioDecoder {
 
     static let nulInRun = "\"run\" cannot contain a NUL character (\\u0000)"
 
-    static let common: Set<String> = ["kind", "name", "weight", "repeat"]
+    static let common: Set<String> = ["kind", "name", "weight", "repeat", "id", "needs"]
     static let fields: [ScenarioNode.Kind: Set<String>] = [
         .work: common.union(["duration", "steps", "phases", "fail", "failAt", "failProbability", "message"]),
         .sequential: common.union(["children"]), .concurrent: common.union(["children"]),
@@ -62,6 +62,7 @@ public enum ScenarioDecoder {
         let nodes = try d.node(JSONNode(value: .object(rootMembers), position: json.position), path: "$")
         let scenario = Scenario(name: name, description: description, root: nodes[0])
         try ScenarioBudget.check(scenario, file: file)
+        try ScenarioNeeds.check(scenario, file: file)
         return scenario
     }
 
@@ -185,6 +186,11 @@ public enum ScenarioDecoder {
                     }
                     node.progress = pattern
                 case "grace": node.grace = try number(min: 0, max: ScenarioDecoder.maxGrace)
+                case "id":
+                    node.id = try ScenarioNeeds.id(try string(), at: pos, label: label, file: file)
+                    node.idPosition = pos
+                case "needs":
+                    (node.needs, node.needsPositions) = try ScenarioNeeds.needs(m.value, label: label, file: file)
                 default: break // kind, name, children
                 }
             }

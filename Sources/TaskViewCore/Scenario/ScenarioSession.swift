@@ -12,6 +12,12 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
     public let graph: Graph
     public let recorder: GraphRecorder?
     public let root: ScenarioTask
+    /// The nodes the scenario's `id`s and `needs` became (empty without needs).
+    public let needs: ScenarioNeedsMap
+    /// The task of each node with an `id` or `needs`, by path (where restarts start).
+    let tracked: [String: ScenarioTask]
+    /// Job slots of the scenario's commands (`--jobs`); restarts take theirs too.
+    let slots: CommandSlots?
     /// The clock time the session's times count from: the log's `t = 0` (when recording
     /// began), else when the session was made. Headless lines print times from it, so a run
     /// and the replay of its log print the same times.
@@ -37,7 +43,12 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
                 scenarioFile: scenario.file)
         }
         origin = recorder?.startTime ?? made
-        root = ScenarioBuilder(graph: graph, seed: seed, slots: jobs.map { CommandSlots(limit: $0) }).build(scenario)
+        let slots = jobs.map { CommandSlots(limit: $0) }
+        self.slots = slots
+        let builder = ScenarioBuilder(graph: graph, seed: seed, slots: slots)
+        root = builder.build(scenario)
+        needs = builder.needs
+        tracked = builder.made.tracked
     }
 
     /// The root's node.

@@ -20,6 +20,14 @@ public final class LiveGraphSource: DashboardSource {
     var clockOrigin: Double = 0
     /// Called for keys that cancelled something (for the replay log's `key` events).
     let onKey: ((String, NodeID?) -> Void)?
+    /// What a scenario's `id`s and `needs` became, for the detail pane.
+    public var needs = ScenarioNeedsMap()
+    /// The real time of the last tick, and where graph time is paced from after a restart
+    /// (the clock stood still meanwhile: a restart's attempts take their own time).
+    var lastRealElapsed = 0.0
+    var pacingOrigin: Double?
+    /// Restarts nodes of a scenario run (`r`/`R`); nil: the graph has no remakes.
+    public var restarter: ScenarioRestarter?
     /// Earlier runs of the same scenario file, for the ETA.
     public var history: RunHistory?
 
@@ -46,6 +54,8 @@ public final class LiveGraphSource: DashboardSource {
         let (snapshot, obs) = graph.snapshotAndObserve { inbox.receive($0) }
         observation = obs
         model.tree = TreeModel(snapshot: snapshot)
+        model.tree.needsMap = needs
+        model.canRestart = restarter != nil
         model.title = title
         model.root = root.rawValue
         model.history = history
@@ -57,11 +67,13 @@ public final class LiveGraphSource: DashboardSource {
         absorb(&model)
     }
 
-    var rootSettled: Bool { inbox.rootSettled }
+    /// The root settled and no restart's attempts still run.
+    var rootSettled: Bool { inbox.rootSettled && !(restarter?.running ?? false) }
 
     public func tick(realElapsed: Double, model: inout DashboardModel) -> Bool {
+        lastRealElapsed = realElapsed
         if !rootSettled, let clock = virtualClock {
-            let target = clockOrigin + realElapsed * speed
+            let target = (pacingOrigin ?? clockOrigin) + realElapsed * speed
             while !rootSettled, let due = clock.nextDue, due <= target {
                 clock.runNext()
             }
@@ -81,6 +93,7 @@ public final class LiveGraphSource: DashboardSource {
         model.tree.absorb(events)
         let commandsChanged = refreshCommands(events, &model)
         model.clockNow = clock.now - clockOrigin
+        if model.restartsRunning, !(restarter?.running ?? false) { model.restartsRunning = false }
         let settled = model.updateOutcome()
         Reducer.applyFollow(&model)
         return !events.isEmpty || settled || commandsChanged
@@ -101,12 +114,10 @@ public final class LiveGraphSource: DashboardSource {
         for (id, info) in model.tree.commands where info.exit == nil { ids.append(id) }
         if model.view.detailOpen, model.view.selection >= 0 {
             // The selected row, and the node a folded `map` adapter shows.
-            var sel = model.view.selection
+            var sel = model.tree.shownNode(model.view.selection)
             var steps = 0
             ids.append(sel)
-            while model.tree.contains(sel), model.tree.nodes[sel].kind == NodeKind.map,
-                model.tree.nodes[sel].children.count == 1, steps < 64
-            {
+            while model.tree.contains(sel), model.tree.nodes[sel].foldsIntoChild, steps < 64 {
                 steps += 1
                 sel = Int(model.tree.nodes[sel].children[0])
                 ids.append(sel)
@@ -141,14 +152,40 @@ public final class LiveGraphSource: DashboardSource {
     public var wakeDescriptors: [Int32] { inbox.wakeDescriptor.map { [$0] } ?? [] }
 
     public func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {
+        if case .restart(let node) = effect {
+            restart(node, key: key, model: &model)
+            return
+        }
         guard case .cancel(let node, let source) = effect else { return }
         graph.cancel(NodeID(node), source: source)
         onKey?(key.name, NodeID(node))
         absorb(&model)
     }
 
+    /// Restarts row `node` as a new attempt (and what was skipped because of it): the run is
+    /// live again until the attempts settle.
+    func restart(_ node: Int, key: Key, model: inout DashboardModel) {
+        let name = model.tree.nodes[model.displayTree().content(node)].name
+        guard let restarter, let done = restarter.restart(node, in: model.tree) else {
+            model.view.message = "cannot restart: \(name) was not made restartable"
+            return
+        }
+        onKey?(key.name, NodeID(node))
+        if let clock = virtualClock { pacingOrigin = clock.now - lastRealElapsed * speed }
+        absorb(&model)
+        model.tree.hideRoot(done.group)
+        for t in done.tops { model.tree.addAttempt(row: t.row, node: t.node) }
+        model.outcome = nil
+        model.restartsRunning = true
+        let k = done.tops.count - 1
+        model.view.message =
+            "Restarted \(name)" + (k == 0 ? "" : " and \(k) node\(k == 1 ? " that needs" : "s that need") it")
+        absorb(&model)
+    }
+
     public func finish(source: String, model: inout DashboardModel) {
-        if !rootSettled { graph.cancel(root, source: source) }
+        restarter?.cancelAll(source: source)
+        if !inbox.rootSettled { graph.cancel(root, source: source) }
         absorb(&model)
     }
 }

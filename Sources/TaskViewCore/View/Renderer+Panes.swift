@@ -6,6 +6,8 @@ extension Renderer {
     /// line, working directory, pid while running or exit status, and its last output lines.
     public func detailLines(_ tree: TreeModel, _ d: DisplayTree, node n: Int) -> [String] {
         guard tree.contains(n) else { return [] }
+        let row = n
+        let n = tree.shownNode(row) // a restarted row shows its newest attempt
         let node = tree.nodes[n]
         let c = d.content(n)
         var lines: [String] = []
@@ -13,7 +15,7 @@ extension Renderer {
         var kind = "Kind: " + clean(node.kind)
         if c != n { kind += " (adapter of #\(c) " + clean(tree.nodes[c].kind) + ")" }
         kind += "   Id: #\(n)"
-        let p = Int(node.parent)
+        let p = Int(tree.nodes[row].parent)
         if p >= 0 && tree.contains(p) {
             kind += "   Parent: #\(p) " + clean(tree.nodes[d.content(p)].name)
         } else {
@@ -52,6 +54,17 @@ extension Renderer {
             lines.append("Attributes:")
             for a in attributes { lines.append("  " + clean(a.key) + " = " + clean(a.value)) }
         }
+        lines += needsLines(tree, node: row)
+        if let later = tree.attempts[row] {
+            let all = [row] + later
+            let list = all.enumerated().map { k, a -> String in
+                let x = tree.nodes[d.content(a)] // the task itself: not the wait for its needs
+                var s = "\(k + 1) " + tree.nodes[a].display.word
+                if !x.startedAt.isNaN, !x.endedAt.isNaN { s += " " + Format.duration(x.endedAt - x.startedAt) }
+                return s
+            }
+            lines.append("Attempts: " + list.joined(separator: ", "))
+        }
         if let cmd = tree.commands[c] {
             lines.append("Command: " + clean(cmd.commandLine))
             var location = "Directory: " + (cmd.workingDirectory.map(clean) ?? "(current)")
@@ -79,7 +92,7 @@ extension Renderer {
         let rows = layout.detailRows - 1
         // A command's output follows its newest lines (or stays where `[`/`]` scrolled it):
         // keep the facts, then a window of the output.
-        if let ring = tree.outputs[d.content(model.view.selection)],
+        if let ring = tree.outputs[d.content(tree.shownNode(model.view.selection))],
             let head = lines.firstIndex(where: { $0.hasPrefix("Output (last ") }), head < rows
         {
             let avail = rows - head - 1
@@ -126,6 +139,14 @@ extension Renderer {
                 clean(preview.prompt), x: 0, y: y, style: style, limit: grid.width, ellipsis: glyphs.ellipsis)
             return
         }
+        if case .confirmRestart(let node, let k) = model.view.mode, model.tree.contains(node) {
+            let name = model.tree.nodes[model.displayTree().content(node)].name
+            let more = k == 0 ? "" : " (and \(k) node\(k == 1 ? "" : "s") that need\(k == 1 ? "s" : "") it)"
+            grid.writeFitted(
+                clean("Restart \(name)\(more)? [y/N]"), x: 0, y: y, style: style, limit: grid.width,
+                ellipsis: glyphs.ellipsis)
+            return
+        }
         if model.view.mode == .filterInput {
             grid.writeFitted(
                 "/" + clean(model.view.filter) + "_", x: 0, y: y, style: style,
@@ -139,5 +160,26 @@ extension Renderer {
         var text = KeyTable.footer(replay: model.isReplay, ascii: glyphs.isASCII)
         if !model.view.filter.isEmpty { text = "filter: " + clean(model.view.filter) + " (Esc clears)  " + text }
         grid.writeFitted(clean(text), x: 0, y: y, style: CellStyle(.dim), limit: grid.width, ellipsis: glyphs.ellipsis)
+    }
+}
+
+extension Renderer {
+    /// `Needs: core (succeeded), docs (executing)` and `Needed by: test (not executed)` for a
+    /// scenario node with `needs` or one that others need (by id where it has one).
+    func needsLines(_ tree: TreeModel, node n: Int) -> [String] {
+        let map = tree.needsMap
+        guard !map.needs.isEmpty else { return [] }
+        func list(_ ids: [Int]) -> String {
+            ids.map { i in
+                guard tree.contains(i) else { return map.ids[i] ?? "#\(i)" }
+                let state = tree.nodes[tree.shownNode(i)].display.word
+                return clean(map.ids[i] ?? tree.nodes[i].name) + " (" + state + ")"
+            }.joined(separator: ", ")
+        }
+        var out: [String] = []
+        if let needs = map.needs[n] { out.append("Needs: " + list(needs)) }
+        let dependents = map.dependents(of: n)
+        if !dependents.isEmpty { out.append("Needed by: " + list(dependents)) }
+        return out
     }
 }

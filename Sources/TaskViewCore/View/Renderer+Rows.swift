@@ -29,9 +29,10 @@ extension Renderer {
         history: RunHistory? = nil, into grid: inout CellGrid
     ) {
         let tree = d.tree
-        var node = tree.nodes[n]
+        let shown = tree.shownNode(n) // a restarted row shows its newest attempt
+        var node = tree.nodes[shown]
         // A step without progress of its own, with a history: elapsed over expected.
-        if let history, let (fraction, left) = history.timeProgress(n, in: tree, now: now) {
+        if let history, shown == n, let (fraction, left) = history.timeProgress(n, in: tree, now: now) {
             node.fraction = fraction
             node.info = "~" + Format.duration(left) + " left" + (node.info.map { "  " + $0 } ?? "")
         }
@@ -46,6 +47,7 @@ extension Renderer {
         }
         var name = rowName(tree, d.content(n))
         if node.weight != 1 { name += "  " + Format.weightLabel(node.weight) }
+        if let later = tree.attempts[n] { name += "  attempt \(later.count + 1)" }
         let nameStyle = CellStyle(
             state == .notExecuted || state == .skipped ? .dim : .normal,
             underline: state == .cancelled && glyphs.isASCII)
@@ -96,7 +98,7 @@ extension Renderer {
         switch state {
         case .failed: return (node.message ?? "failed", CellStyle(.failed))
         case .cancelled: return (node.cancelSource.map { "cancelled (\($0))" } ?? "cancelled", CellStyle(.cancelled))
-        case .skipped: return ("skipped", CellStyle(.dim))
+        case .skipped: return (node.skippedByNeeds ? node.info ?? "skipped" : "skipped", CellStyle(.dim))
         default: return (node.info ?? "", CellStyle(.dim))
         }
     }

@@ -44,7 +44,7 @@ public struct Renderer {
     func detailShowsCommand(_ model: DashboardModel, _ d: DisplayTree) -> Bool {
         let sel = model.view.selection
         guard model.view.detailOpen, model.shown.contains(sel) else { return false }
-        let c = d.content(sel)
+        let c = d.content(model.shown.shownNode(sel))
         return model.shown.outputs[c] != nil || model.shown.commands[c] != nil
     }
 

@@ -37,6 +37,8 @@ enum ScenarioRunner {
         var options = common.liveOptions(onKey: { key, node in
             recorder?.recordKey(key, node: node)
         })
+        options.needs = session.needs
+        options.restarter = ScenarioRestarter(session: session)
         options.history = history
         options.origin = session.origin // headless times as in the log
         let status = LiveRunner.run(

@@ -1,0 +1,74 @@
+import TaskGraph
+
+/// Which graph nodes a scenario's `id`s and `needs` became, for the dashboard's detail
+/// pane (`Needs:`, `Needed by:`): by raw node id, the node a row shows (the `after` node of a
+/// node with needs, else the node's own task).
+public struct ScenarioNeedsMap: Sendable, Equatable {
+    /// Node -> the nodes it needs, in the file's order.
+    public var needs: [Int: [Int]] = [:]
+    /// Node -> its `id`.
+    public var ids: [Int: String] = [:]
+
+    public init() {}
+
+    /// The nodes that need `node`, in node order.
+    public func dependents(of node: Int) -> [Int] {
+        needs.compactMap { $0.value.contains(node) ? $0.key : nil }.sorted()
+    }
+}
+
+/// The state of one `ScenarioBuilder.build` with needs: a node that another needs is built
+/// when first needed (before its place in the tree comes up) and found again there, so each
+/// scenario node is one task; a node with needs is wrapped in `after(_:)` (named by ids).
+/// The decoder has refused cycles, so needing a node never comes back to itself.
+final class ScenarioBuild: @unchecked Sendable { // used by one build on one thread
+    private var byID: [String: (node: ScenarioNode, path: String)] = [:]
+    private var built: [String: ScenarioTask] = [:]
+    private(set) var map = ScenarioNeedsMap()
+    /// The task made for each node with an `id` or `needs`, by path (what a restart starts from).
+    private(set) var tracked: [String: ScenarioTask] = [:]
+    /// Added to the attempt number of `work` leaves (a restart's leaves draw new numbers).
+    var attemptBase = 0
+
+    /// Before a restart's build: nodes not rebuilt are found as they are (`built`).
+    func prefill(_ tasks: [String: ScenarioTask]) {
+        for (p, t) in tasks { built[p] = t }
+    }
+
+    func start(_ scenario: Scenario) {
+        byID = [:]
+        built = [:]
+        map = ScenarioNeedsMap()
+        let paths = ScenarioNeeds.paths(scenario)
+        guard !paths.isEmpty else { return }
+        for f in ScenarioNeeds.flatten(scenario.root) {
+            if let id = f.node.id, paths[id] == f.key { byID[id] = (f.node, f.key) }
+        }
+    }
+
+    /// The task already made for the node at `path` (one that another node needed).
+    func task(at path: String) -> ScenarioTask? {
+        built.isEmpty ? nil : built[path]
+    }
+
+    /// Weight, then `after` for needs; remembered when the node has an id.
+    func finish(_ node: ScenarioNode, path: String, task inner: ScenarioTask, builder: ScenarioBuilder) -> ScenarioTask
+    {
+        var task = inner
+        if !node.needs.isEmpty {
+            let prerequisites: [AnyGraphTask] = node.needs.compactMap { id in
+                guard let (n, p) = byID[id] else { return nil }
+                return built[p] ?? builder.build(n, path: p)
+            }
+            task = inner.after(prerequisites, labels: node.needs, name: nil)
+            map.needs[task.id.rawValue] = prerequisites.map(\.id.rawValue)
+        }
+        if let w = node.weight { task.weight = w }
+        if let id = node.id {
+            built[path] = task
+            map.ids[task.id.rawValue] = id
+        }
+        if node.id != nil || !node.needs.isEmpty { tracked[path] = task }
+        return task
+    }
+}

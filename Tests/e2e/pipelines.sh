@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# End-to-end: `id` and `needs` in scenario files (pipelines.md "Dependencies") in a real
+# terminal (tmux): a node waiting for its needs says so, a failed need skips its dependent
+# with the reason in the row and the detail pane (the root is an allSettled: it succeeds,
+# exit 0), no command process is left behind;
+# `r` `y` restarts a failed step (it fails the first time, succeeds the second: a marker
+# file) and its skipped dependent runs, the run then succeeds, no process left behind;
+# cycles are refused before anything starts (exit 2); the `ci` demo's headless lines.
+# Usage: bash Tests/e2e/pipelines.sh PATH-TO-TASKVIEW
+set -u
+
+BIN=${1:?usage: pipelines.sh PATH-TO-TASKVIEW}
+case "$BIN" in /*) ;; *) BIN="$PWD/$BIN" ;; esac
+[ -x "$BIN" ] || { echo "pipelines-e2e: not executable: $BIN"; exit 1; }
+command -v tmux >/dev/null || { echo "pipelines-e2e: tmux is not installed"; exit 1; }
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/taskview-pipe-e2e.XXXXXX")
+SOCK="$WORK/sock"
+PASSED=0
+FAILED=0
+export LC_ALL=C.UTF-8
+t() { tmux -S "$SOCK" -f /dev/null "$@"; }
+cleanup() {
+    t kill-server >/dev/null 2>&1
+    for f in "$WORK"/pids/*; do [ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null; done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+t new-session -d -s keep -x 80 -y 10 "sleep 100000"
+mkdir -p "$WORK/pids"
+
+screen() { t capture-pane -t "$1" -p; }
+
+# wait_for SESSION REGEX [SECONDS]: polls the screen every 50 ms.
+wait_for() {
+    local s=$1 re=$2 limit=${3:-30} i=0
+    while [ $i -lt $((limit * 20)) ]; do
+        if screen "$s" | grep -qE -- "$re"; then return 0; fi
+        sleep 0.05
+        i=$((i + 1))
+    done
+    echo "  timed out after ${limit}s waiting for /$re/ on screen:"
+    screen "$s" | sed 's/^/  | /'
+    return 1
+}
+
+run_test() {
+    local name=$1; shift
+    if "$@"; then
+        echo "ok   $name"; PASSED=$((PASSED + 1))
+    else
+        echo "FAIL $name"; FAILED=$((FAILED + 1))
+    fi
+}
+
+# core waits for the file "go", then fails; docs succeeds at once; test needs both.
+cat > "$WORK/needs.json" <<JSON
+{"kind": "allSettled", "name": "ci", "children": [
+  {"kind": "command", "name": "core", "id": "core",
+   "run": "echo \$\$ > '$WORK/pids/core'; while [ ! -e '$WORK/go' ]; do sleep 0.05; done; echo broken >&2; exit 3"},
+  {"kind": "command", "name": "docs", "id": "docs", "run": "echo \$\$ > '$WORK/pids/docs'"},
+  {"kind": "command", "name": "test", "needs": ["core", "docs"], "run": "echo \$\$ > '$WORK/pids/test'"}
+]}
+JSON
+
+gone() {
+    local i=0
+    for f in "$WORK"/pids/*; do
+        [ -f "$f" ] || continue
+        while kill -0 "$(cat "$f")" 2>/dev/null; do
+            [ $i -ge 600 ] && { echo "  process $(basename "$f") still alive"; return 1; }
+            sleep 0.05; i=$((i + 1))
+        done
+    done
+}
+
+test_skip_reason_in_the_dashboard() {
+    local s=needs
+    t new-session -d -s $s -x 120 -y 30 "env TERM=tmux-256color bash --norc --noprofile"
+    t send-keys -t $s "cd '$WORK' && '$BIN' run --no-record needs.json; echo EXIT=\$?" Enter
+    wait_for $s 'test .*waiting for core' 30 || return 1
+    touch "$WORK/go"
+    wait_for $s 'test .*needs core, which failed' 30 || return 1
+    [ ! -e "$WORK/pids/test" ] || { echo "  test ran although core failed"; return 1; }
+    # The detail pane of test lists its needs with their states.
+    t send-keys -t $s G Enter
+    wait_for $s 'Needs: core \(failed\), docs \(succeeded\)' 10 || return 1
+    t send-keys -t $s q
+    wait_for $s '^EXIT=0' 30 || return 1
+    screen $s | grep -qE "^taskview: needs finished: succeeded" || { echo "  no exit summary:"; screen $s | sed "s/^/  | /"; return 1; }
+    gone
+}
+
+test_cycle_refused() {
+    printf '%s\n' '{"kind": "concurrent", "name": "ci", "children": [' \
+        '{"kind": "command", "name": "A", "id": "a", "needs": ["b"], "run": "touch ran"},' \
+        '{"kind": "command", "name": "B", "id": "b", "needs": ["a"], "run": "touch ran"}]}' > "$WORK/cycle.json"
+    local err status
+    err=$(cd "$WORK" && "$BIN" run --no-record --headless cycle.json 2>&1 >/dev/null)
+    status=$?
+    [ $status -eq 2 ] || { echo "  exit $status, want 2"; return 1; }
+    echo "$err" | grep -qF 'cycle.json:2:55: $.children[0] (command "A"): "needs" makes a cycle: a -> b -> a' \
+        || { echo "  stderr: $err"; return 1; }
+    [ ! -e "$WORK/ran" ] || { echo "  a command ran"; return 1; }
+}
+
+test_ci_demo_headless() {
+    local out
+    out=$("$BIN" demo ci --headless --no-record 2>/dev/null)
+    echo "$out" | grep -qF '[10.000] #10 package: skipped (needs integration, which failed)' || { echo "$out" | tail -5; return 1; }
+    echo "$out" | grep -qF '[5.000] #7 unit tests: executing' || { echo "  unit tests did not wait for core"; return 1; }
+}
+
+run_test "needs: waiting info, skip reason in row, detail pane and summary, no orphans" test_skip_reason_in_the_dashboard
+# flaky fails the first time (no marker yet) and succeeds the second; ship needs it.
+cat > "$WORK/restart.json" <<JSON
+{"kind": "allSettled", "name": "ci", "children": [
+  {"kind": "command", "name": "flaky", "id": "flaky",
+   "run": "if [ -e '$WORK/marker' ]; then echo \$\$ > '$WORK/pids/flaky2'; exit 0; fi; echo \$\$ > '$WORK/pids/flaky1'; touch '$WORK/marker'; echo failing >&2; exit 1"},
+  {"kind": "command", "name": "ship", "needs": ["flaky"],
+   "run": "echo \$\$ > '$WORK/pids/ship'; touch '$WORK/shipped'; sleep 0.5"}
+]}
+JSON
+
+test_restart_a_failed_step() {
+    local s=restart
+    t new-session -d -s $s -x 120 -y 30 "env TERM=tmux-256color bash --norc --noprofile"
+    t send-keys -t $s "cd '$WORK' && '$BIN' run --no-record restart.json; echo EXIT=\$?" Enter
+    wait_for $s 'ship .*needs flaky, which failed' 30 || return 1
+    [ ! -e "$WORK/shipped" ] || { echo "  ship ran although flaky failed"; return 1; }
+    t send-keys -t $s g j r
+    wait_for $s 'Restart flaky \(and 1 node that needs it\)\? \[y/N\]' 10 || return 1
+    t send-keys -t $s y
+    wait_for $s 'flaky  attempt 2' 10 || return 1
+    wait_for $s 'ship  attempt 2' 10 || return 1
+    local i=0
+    while [ ! -e "$WORK/shipped" ]; do
+        [ $i -ge 600 ] && { echo "  ship did not run after the restart"; return 1; }
+        sleep 0.05; i=$((i + 1))
+    done
+    # The detail pane lists both attempts of flaky.
+    t send-keys -t $s g j Enter
+    wait_for $s 'Attempts: 1 failed [0-9.]+s, 2 succeeded' 10 || return 1
+    t send-keys -t $s Escape
+    # Once ship's new attempt ended the run counts as succeeded: exit 0.
+    i=0
+    while ! screen $s | grep -qE 'ship  attempt 2 .*100%'; do
+        [ $i -ge 600 ] && { echo "  ship's attempt did not finish"; screen $s | sed 's/^/  | /'; return 1; }
+        sleep 0.05; i=$((i + 1))
+    done
+    t send-keys -t $s q
+    wait_for $s '^EXIT=0' 30 || return 1
+    gone
+}
+
+run_test "restart: r y re-runs a failed step, its skipped dependent runs, exit 0, no orphans" test_restart_a_failed_step
+run_test "needs: a cycle is refused before anything runs (exit 2, named in order)" test_cycle_refused
+run_test "needs: demo ci headless" test_ci_demo_headless
+
+echo "pipelines-e2e: $PASSED passed, $FAILED failed"
+[ $FAILED -eq 0 ]
