@@ -20,6 +20,11 @@ public struct LiveOptions: Sendable {
     public var output = false
     /// Earlier runs of the same scenario file: time-based progress and the ETA.
     public var history: RunHistory?
+    /// Where the dashboard keeps every command's whole output (`o`); nil: a temporary
+    /// directory removed at exit.
+    public var outputDirectory: String?
+    /// Bytes of output kept per command (`--output-limit`).
+    public var outputLimit = OutputFiles.defaultLimit
     /// Called for every key that cancelled something: the key's name and the node.
     public var onKey: (@Sendable (_ key: String, _ selection: NodeID?) -> Void)?
 
@@ -55,6 +60,12 @@ public enum LiveRunner {
             graph: graph, clock: clock, root: root, title: title,
             speed: options.speed, onKey: options.onKey, start: start)
         source.history = options.history
+        do {
+            source.outputFiles = try OutputFiles(directory: options.outputDirectory, limit: options.outputLimit)
+        } catch {
+            writeStderr("taskview: \(error); o cannot show whole outputs\n")
+        }
+        defer { source.outputFiles?.close() }
         let loopOptions = DashboardLoop.Options(
             ascii: ascii, noColor: TerminalEnvironment.noColor(),
             exitWhenDone: options.exitWhenDone)

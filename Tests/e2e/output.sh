@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end: output as people read it (pipelines.md): `/` searches a command's output in the
-# detail pane, n/N go through the matches; no process is left after quitting.
+# detail pane, n/N go through the matches; `o` shows the whole output in $PAGER and q comes
+# back (a missing $PAGER is said in the footer); no process is left after quitting.
 # Usage: bash Tests/e2e/output.sh PATH-TO-TASKVIEW
 set -u
 
@@ -64,7 +65,7 @@ dash() {
     local name=$1; shift
     t new-session -d -s "$name" -x 100 -y 30 "env TERM=tmux-256color $* bash --norc --noprofile"
     sleep 0.3
-    t send-keys -t "$name" "cd '$WORK/$name' && '$BIN' run s.json --no-record; echo EXIT=\$?" Enter
+    t send-keys -t "$name" "cd '$WORK/$name' && '$BIN' run s.json ${RECORD:---no-record}; echo EXIT=\$?" Enter
 }
 
 # all_gone NAME: every recorded pid ends within 30 s.
@@ -118,7 +119,56 @@ search_in_detail_pane() {
     quit $NAME
 }
 
+# `o`: the whole output in less; q returns to the dashboard, which kept running.
+pager_less() {
+    open_detail $NAME PAGER=less LESS= || return 1
+    t send-keys -t $NAME o
+    wait_for $NAME '^line 1$' 10 || return 1
+    wait_gone $NAME 'detail' 5 || return 1
+    t send-keys -t $NAME G
+    wait_for $NAME '^line 60$' 10 || return 1
+    wait_for $NAME '^NEEDLE 42$' 5 || return 1
+    wait_for $NAME '^! warning 50$' 5 || return 1
+    t send-keys -t $NAME q
+    wait_for $NAME 'detail \(Esc closes\)' 10 || return 1
+    wait_gone $NAME '^line 1$' 5 || return 1
+    quit $NAME
+}
+
+# A $PAGER that does not exist: the footer says so and the dashboard stays.
+pager_missing() {
+    open_detail $NAME PAGER=/nonexistent || return 1
+    t send-keys -t $NAME o
+    wait_for $NAME 'Cannot open the output: \$PAGER "/nonexistent" does not exist' 10 || return 1
+    wait_for $NAME 'detail \(Esc closes\)' 5 || return 1
+    quit $NAME
+}
+
+# Recorded: the whole output is kept beside the log (LOG.output/ID.log), and stays.
+output_beside_log() {
+    RECORD=--record=log.jsonl open_detail $NAME || return 1
+    quit $NAME || return 1
+    local f
+    f=$(ls "$WORK/$NAME"/log.output/*.log 2>/dev/null | head -1)
+    [ -n "$f" ] || { echo "  no output file in log.output/"; return 1; }
+    [ "$(wc -l < "$f")" -eq 60 ] || { echo "  $(wc -l < "$f") lines in $f (want 60)"; return 1; }
+    grep -qx 'NEEDLE 42' "$f" && grep -qx '! warning 50' "$f" || { echo "  $f lacks lines"; return 1; }
+}
+
+# Not recorded: the files live in a temporary directory removed at exit.
+no_record_leaves_nothing() {
+    mkdir -p "$WORK/$NAME/tmp"
+    open_detail $NAME TMPDIR="$WORK/$NAME/tmp" || return 1
+    [ -n "$(ls "$WORK/$NAME/tmp")" ] || { echo "  no temporary directory while running"; return 1; }
+    quit $NAME || return 1
+    [ -z "$(ls "$WORK/$NAME/tmp")" ] || { echo "  left behind: $(ls "$WORK/$NAME/tmp")"; return 1; }
+}
+
 run_test search_in_detail_pane
+run_test output_beside_log
+run_test no_record_leaves_nothing
+run_test pager_less
+run_test pager_missing
 
 echo "output-e2e: $PASSED passed, $FAILED failed"
 [ $FAILED -eq 0 ]

@@ -5,6 +5,8 @@ public enum DashboardEffect: Sendable, Equatable {
     case cancel(node: Int, source: String)
     /// A replay-only control (see `DashboardSource`).
     case replay(Action)
+    /// Show command `node`'s whole output in the pager (the terminal layer does it).
+    case openOutput(node: Int)
 }
 
 /// taskview's own cancel labels (the `source` of a cancel it asks for; the library's own

@@ -37,6 +37,8 @@ public enum Action: Hashable, Sendable {
     case pause, filter, follow, help, quit
     /// In a command's detail pane: search its output (`/`), go to the next / previous match.
     case searchOutput, searchNext, searchPrevious
+    /// Open the selected command's whole output in `$PAGER`.
+    case openOutput
     // Replay only (implemented by a replay `DashboardSource`).
     case replayPlayPause, replayStepForward, replayStepBack, replaySeekBack, replaySeekForward
     case replayJump(tenths: Int)
@@ -136,6 +138,10 @@ public enum KeyTable {
             .init(
                 action: .searchPrevious, keys: [.char("N")], label: "N", help: "previous output match",
                 scope: .always, footer: nil, context: .outputSearch),
+            .init(
+                action: .openOutput, keys: [.char("o")], label: "o",
+                help: "the selected command's whole output in $PAGER (default less -R)", scope: .always,
+                footer: nil),
             .init(
                 action: .follow, keys: [.char("f")], label: "f", help: "follow the newest active node", scope: .always,
                 footer: "f follow"),

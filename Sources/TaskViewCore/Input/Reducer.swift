@@ -105,6 +105,8 @@ public enum Reducer {
             model.view.mode = .searchInput
         case .searchNext, .searchPrevious:
             stepSearch(&model, forward: action == .searchNext)
+        case .openOutput:
+            return openOutput(&model)
         case .follow:
             model.view.follow.toggle()
             if model.view.follow { applyFollow(&model) }

@@ -22,6 +22,8 @@ public final class LiveGraphSource: DashboardSource {
     let onKey: ((String, NodeID?) -> Void)?
     /// Earlier runs of the same scenario file, for the ETA.
     public var history: RunHistory?
+    /// Where every command's whole output is kept (what `o` opens); nil: nowhere.
+    public var outputFiles: OutputFiles?
 
     /// `start` executes the root; it runs after observation begins, in `start(model:)`.
     public init(
@@ -79,6 +81,7 @@ public final class LiveGraphSource: DashboardSource {
             for i in events.indices { events[i].time -= clockOrigin }
         }
         model.tree.absorb(events)
+        outputFiles?.record(events)
         let commandsChanged = refreshCommands(events, &model)
         model.clockNow = clock.now - clockOrigin
         let settled = model.updateOutcome()
@@ -121,6 +124,10 @@ public final class LiveGraphSource: DashboardSource {
             changed = true
         }
         return changed
+    }
+
+    public func outputFile(node: Int, model: DashboardModel) -> String? {
+        outputFiles?.flushedPath(node: node)
     }
 
     public func secondsUntilNextTick(realElapsed: Double, model: DashboardModel) -> Double? {

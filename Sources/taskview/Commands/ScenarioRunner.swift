@@ -36,6 +36,11 @@ enum ScenarioRunner {
             recorder?.recordKey(key, node: node)
         })
         options.history = history
+        // The whole output of each command, beside the log (`o`); without a log, in a
+        // temporary directory removed at exit.
+        options.outputDirectory = logPath.map { p in
+            (p.hasSuffix(".jsonl") ? String(p.dropLast(6)) : p) + ".output"
+        }
         let status = LiveRunner.run(
             graph: session.graph, clock: session.clock, root: session.rootID,
             title: scenario.name, options: options, start: { session.start() })

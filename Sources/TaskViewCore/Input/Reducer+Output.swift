@@ -1,4 +1,4 @@
-/// The detail pane's output search: `/` typed query, `n` / `N` through the matches.
+/// The detail pane's output search (`/` typed query, `n` / `N` through the matches) and `o`.
 extension Reducer {
     /// Lines shown below a match the pane scrolled to (when there are that many).
     static let searchContextLines = 2
@@ -56,6 +56,22 @@ extension Reducer {
             target = forward ? matches[0] : matches[matches.count - 1]
         }
         show(&model, line: target, ring: ring)
+    }
+
+    /// `o`: the selected command's whole output, or why not.
+    static func openOutput(_ model: inout DashboardModel) -> [DashboardEffect] {
+        let sel = model.view.selection
+        guard sel >= 0, model.shown.contains(sel) else { return [] }
+        let c = model.displayTree().content(sel)
+        guard model.shown.outputs[c] != nil || model.shown.commands[c] != nil else {
+            model.view.message = model.shown.nodes[c].name + " is not a command: no output to open"
+            return []
+        }
+        guard model.shown.outputs[c] != nil else {
+            model.view.message = model.shown.nodes[c].name + " has printed nothing"
+            return []
+        }
+        return [.openOutput(node: c)]
     }
 
     /// Makes `line` the current match and scrolls the pane so it shows.
