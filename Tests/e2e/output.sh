@@ -144,7 +144,8 @@ pager_missing() {
     quit $NAME
 }
 
-# Recorded: the whole output is kept beside the log (LOG.output/ID.log), and stays.
+# Recorded: the whole output is kept beside the log (LOG.output/ID.log), and stays; a
+# replay of the log opens what it recorded.
 output_beside_log() {
     RECORD=--record=log.jsonl open_detail $NAME || return 1
     quit $NAME || return 1
@@ -153,6 +154,19 @@ output_beside_log() {
     [ -n "$f" ] || { echo "  no output file in log.output/"; return 1; }
     [ "$(wc -l < "$f")" -eq 60 ] || { echo "  $(wc -l < "$f") lines in $f (want 60)"; return 1; }
     grep -qx 'NEEDLE 42' "$f" && grep -qx '! warning 50' "$f" || { echo "  $f lacks lines"; return 1; }
+    # The replay's o shows what the log recorded for the node.
+    t send-keys -t $NAME "clear; PAGER=less LESS= '$BIN' replay log.jsonl; echo EXIT=\$?" Enter
+    wait_for $NAME 'talk' 10 || return 1
+    t send-keys -t $NAME 9
+    sleep 0.5
+    t send-keys -t $NAME o
+    wait_for $NAME '^line 1$' 10 || return 1
+    t send-keys -t $NAME G
+    wait_for $NAME '^! warning 50$' 10 || return 1
+    t send-keys -t $NAME q
+    wait_gone $NAME '^line 1$' 5 || return 1
+    t send-keys -t $NAME q
+    wait_for $NAME '^EXIT=' 20
 }
 
 # Not recorded: the files live in a temporary directory removed at exit.
