@@ -70,6 +70,8 @@ public enum DashboardLoop {
                     for e in effects {
                         if case .openOutput(let node) = e {
                             openOutput(node, source: source, terminal: terminal, model: &model, t0: t0)
+                        } else if e == .plainMode {
+                            plainMode(source: source, terminal: terminal, model: &model, t0: t0)
                         } else {
                             source.perform(e, key: key, model: &model)
                         }
@@ -97,6 +99,20 @@ public enum DashboardLoop {
         }
         model = m
         model.view.message = message
+    }
+
+    /// `p`: plain lines in the terminal's own screen until a key; the source keeps ticking.
+    static func plainMode(source: any DashboardSource, terminal: Terminal, model: inout DashboardModel, t0: Double) {
+        guard let feed = source.plainFeed else {
+            model.view.message = "Plain mode is for live runs"
+            return
+        }
+        var m = model
+        PlainMode.run(feed: feed, terminal: terminal, wake: source.wakeDescriptors) {
+            _ = source.tick(realElapsed: monotonicSeconds() - t0, model: &m)
+            return m
+        }
+        model = m
     }
 
     /// A key curses already holds, else waits up to `milliseconds` for the terminal or a

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end: output as people read it (pipelines.md): `/` searches a command's output in the
 # detail pane, n/N go through the matches; `o` shows the whole output in $PAGER and q comes
-# back (a missing $PAGER is said in the footer); no process is left after quitting.
+# back (a missing $PAGER is said in the footer); `p` prints plain lines until a key; no process
+# is left after quitting.
 # Usage: bash Tests/e2e/output.sh PATH-TO-TASKVIEW
 set -u
 
@@ -33,6 +34,9 @@ while [ $i -le 60 ]; do
     if [ $i -eq 42 ]; then echo "NEEDLE $i"; elif [ $i -eq 50 ]; then echo "warning $i" >&2; else echo "line $i"; fi
     i=$((i + 1))
 done
+# Then, once the test touches ../go, one more line.
+while [ ! -f "$1/../go" ]; do sleep 0.1; done
+echo "LATE line"
 exec sleep 1000
 SH
 
@@ -43,6 +47,16 @@ scenario() {
 }
 
 screen() { t capture-pane -t "$1" -p; }
+# scrollback NAME: the screen and the 500 lines above it.
+scrollback() { t capture-pane -t "$1" -p -S -500; }
+in_scrollback() {
+    local i=0
+    while [ $i -lt $(( ${3:-30} * 20 )) ]; do
+        scrollback "$1" | grep -qE -- "$2" && return 0
+        sleep 0.05; i=$((i + 1))
+    done
+    echo "  timed out waiting for /$2/ in the scrollback:"; scrollback "$1" | tail -40 | sed 's/^/  | /'; return 1
+}
 wait_for() {
     local i=0
     while [ $i -lt $(( ${3:-30} * 20 )) ]; do
@@ -125,10 +139,12 @@ pager_less() {
     t send-keys -t $NAME o
     wait_for $NAME '^line 1$' 10 || return 1
     wait_gone $NAME 'detail' 5 || return 1
+    # (stdout and stderr are separate pipes: the stderr line's place is not fixed)
+    t send-keys -t $NAME / w a r n i n g Enter
+    wait_for $NAME '^! warning 50$' 10 || return 1
     t send-keys -t $NAME G
     wait_for $NAME '^line 60$' 10 || return 1
     wait_for $NAME '^NEEDLE 42$' 5 || return 1
-    wait_for $NAME '^! warning 50$' 5 || return 1
     t send-keys -t $NAME q
     wait_for $NAME 'detail \(Esc closes\)' 10 || return 1
     wait_gone $NAME '^line 1$' 5 || return 1
@@ -161,8 +177,11 @@ output_beside_log() {
     sleep 0.5
     t send-keys -t $NAME o
     wait_for $NAME '^line 1$' 10 || return 1
-    t send-keys -t $NAME G
+    # (stdout and stderr are separate pipes: the stderr line's place is not fixed)
+    t send-keys -t $NAME / w a r n i n g Enter
     wait_for $NAME '^! warning 50$' 10 || return 1
+    t send-keys -t $NAME G
+    wait_for $NAME '^line 60$' 10 || return 1
     t send-keys -t $NAME q
     wait_gone $NAME '^line 1$' 5 || return 1
     t send-keys -t $NAME q
@@ -178,11 +197,37 @@ no_record_leaves_nothing() {
     [ -z "$(ls "$WORK/$NAME/tmp")" ] || { echo "  left behind: $(ls "$WORK/$NAME/tmp")"; return 1; }
 }
 
+# `p`: plain lines in the terminal's own screen (missed ones first, then live ones); any key
+# returns to the dashboard, and the key does nothing else.
+plain_mode() {
+    open_detail $NAME || return 1
+    t send-keys -t $NAME p
+    wait_for $NAME '^\[[0-9.]+\] #[0-9]+ talk \| line 60$' 10 || return 1
+    in_scrollback $NAME 'plain mode \(p or any key returns to the dashboard\)' 5 || return 1
+    in_scrollback $NAME '^\[[0-9.]+\] #[0-9]+ talk: executing$' 5 || return 1
+    in_scrollback $NAME '^\[[0-9.]+\] #[0-9]+ talk \| line 1$' 5 || return 1
+    in_scrollback $NAME '^\[[0-9.]+\] #[0-9]+ talk \| ! warning 50$' 5 || return 1
+    wait_gone $NAME 'detail' 5 || return 1
+    touch "$WORK/$NAME/go"
+    wait_for $NAME '^\[[0-9.]+\] #[0-9]+ talk \| LATE line$' 10 || return 1
+    t send-keys -t $NAME x
+    wait_for $NAME 'detail \(Esc closes\)' 10 || return 1
+    wait_for $NAME 'LATE line' 5 || return 1
+    screen $NAME | grep -q 'Cancel' && { echo "  the key went to the dashboard too"; return 1; }
+    # p again: plain, then p returns.
+    t send-keys -t $NAME p
+    wait_gone $NAME 'detail' 10 || return 1
+    t send-keys -t $NAME p
+    wait_for $NAME 'detail \(Esc closes\)' 10 || return 1
+    quit $NAME
+}
+
 run_test search_in_detail_pane
 run_test output_beside_log
 run_test no_record_leaves_nothing
 run_test pager_less
 run_test pager_missing
+run_test plain_mode
 
 echo "output-e2e: $PASSED passed, $FAILED failed"
 [ $FAILED -eq 0 ]

@@ -39,6 +39,8 @@ public enum Action: Hashable, Sendable {
     case searchOutput, searchNext, searchPrevious
     /// Open the selected command's whole output in `$PAGER`.
     case openOutput
+    /// Plain mode: leave the dashboard for plain lines as they come (any key returns).
+    case plainMode
     // Replay only (implemented by a replay `DashboardSource`).
     case replayPlayPause, replayStepForward, replayStepBack, replaySeekBack, replaySeekForward
     case replayJump(tenths: Int)
@@ -142,6 +144,10 @@ public enum KeyTable {
                 action: .openOutput, keys: [.char("o")], label: "o",
                 help: "the selected command's whole output in $PAGER (default less -R)", scope: .always,
                 footer: nil),
+            .init(
+                action: .plainMode, keys: [.char("p")], label: "p",
+                help: "plain mode: lines as they come in the terminal's own scrollback (any key returns)",
+                scope: .liveOnly, footer: nil),
             .init(
                 action: .follow, keys: [.char("f")], label: "f", help: "follow the newest active node", scope: .always,
                 footer: "f follow"),

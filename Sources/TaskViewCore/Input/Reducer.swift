@@ -107,6 +107,8 @@ public enum Reducer {
             stepSearch(&model, forward: action == .searchNext)
         case .openOutput:
             return openOutput(&model)
+        case .plainMode:
+            return [.plainMode]
         case .follow:
             model.view.follow.toggle()
             if model.view.follow { applyFollow(&model) }

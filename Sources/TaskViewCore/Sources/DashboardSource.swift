@@ -37,6 +37,8 @@ public protocol DashboardSource: AnyObject {
     /// The file holding the whole output of command `node` (what `o` opens in the pager),
     /// nil when none is kept. Default: none.
     func outputFile(node: Int, model: DashboardModel) -> String?
+    /// The run's recent state changes and output lines, for plain mode (`p`); nil: none.
+    var plainFeed: PlainFeed? { get }
 }
 
 extension DashboardSource {
@@ -44,4 +46,6 @@ extension DashboardSource {
     public var wakeDescriptors: [Int32] { [] }
 
     public func outputFile(node: Int, model: DashboardModel) -> String? { nil }
+
+    public var plainFeed: PlainFeed? { nil }
 }

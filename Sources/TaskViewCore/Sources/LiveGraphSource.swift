@@ -24,6 +24,8 @@ public final class LiveGraphSource: DashboardSource {
     public var history: RunHistory?
     /// Where every command's whole output is kept (what `o` opens); nil: nowhere.
     public var outputFiles: OutputFiles?
+    /// The last state changes and output lines, for plain mode.
+    public let plainFeed: PlainFeed? = PlainFeed()
 
     /// `start` executes the root; it runs after observation begins, in `start(model:)`.
     public init(
@@ -82,6 +84,7 @@ public final class LiveGraphSource: DashboardSource {
         }
         model.tree.absorb(events)
         outputFiles?.record(events)
+        plainFeed?.record(events)
         let commandsChanged = refreshCommands(events, &model)
         model.clockNow = clock.now - clockOrigin
         let settled = model.updateOutcome()
