@@ -51,6 +51,9 @@ import Testing
         #expect(KeyTable.action(for: .char("p"), replay: false) == .plainMode)
         #expect(KeyTable.action(for: .char("p"), replay: true) == nil)
         #expect(press(&m, .char("p")) == [.plainMode])
-        #expect(KeyTable.helpLines(replay: false).contains { $0.hasPrefix("p ") && $0.contains("plain mode") })
+        #expect(
+            KeyTable.helpLines(replay: false).contains {
+                $0.hasPrefix("p ") && $0.contains("plain mode: lines in the terminal (any key returns)")
+            })
     }
 }

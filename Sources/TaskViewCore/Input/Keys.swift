@@ -142,11 +142,11 @@ public enum KeyTable {
                 scope: .always, footer: nil, context: .outputSearch),
             .init(
                 action: .openOutput, keys: [.char("o")], label: "o",
-                help: "the selected command's whole output in $PAGER (default less -R)", scope: .always,
+                help: "whole output in $PAGER (default less -R)", scope: .always,
                 footer: nil),
             .init(
                 action: .plainMode, keys: [.char("p")], label: "p",
-                help: "plain mode: lines as they come in the terminal's own scrollback (any key returns)",
+                help: "plain mode: lines in the terminal (any key returns)",
                 scope: .liveOnly, footer: nil),
             .init(
                 action: .follow, keys: [.char("f")], label: "f", help: "follow the newest active node", scope: .always,
