@@ -16,7 +16,7 @@ extension GraphTask {
     /// Runs `tasks` one after another; fails at once with the first failure (the rest never
     /// run). Succeeds with the results in order; an empty list succeeds with `[]`.
     ///
-    /// `maxConcurrent` is taken by every group alike (api.md): a `sequential` runs one subtask
+    /// `maxConcurrent` is taken by every group alike: a `sequential` runs one subtask
     /// at a time whatever it says; it must be at least 1 when given.
     @inlinable
     public static func sequential(

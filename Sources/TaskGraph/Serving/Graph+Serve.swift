@@ -20,6 +20,8 @@ extension Graph {
         at path: String? = nil, name: String? = nil,
         allowCancel: Bool = true
     ) throws -> GraphServer {
-        try GraphServer(graph: self, path: path, name: name, allowCancel: allowCancel)
+        // From now on executing nodes keep their start, for viewers that attach later.
+        withAllStripes { keepsStartTimes = true }
+        return try GraphServer(graph: self, path: path, name: name, allowCancel: allowCancel)
     }
 }

@@ -6,7 +6,7 @@ import Dispatch
     import Darwin
 #endif
 
-/// Serves a graph to viewers on a Unix socket (attach.md); made by `Graph.serve(...)`.
+/// Serves a graph to viewers on a Unix socket; made by `Graph.serve(...)`.
 ///
 /// Each viewer gets the replay-log format live (docs/log-format.md, "Served streams"): the
 /// header (plus `pid` and `name`), a snapshot of the graph, then every event, each line with
@@ -226,7 +226,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
         if spool.isOverflowed {
             let lost = spool.discard() + spool.resume()
             let snapshot = graph.snapshot()
-            model = RecorderModel(snapshot)
+            model = RecorderModel(snapshot, startTime: startTime)
             joinSequence = snapshot.sequence
             lastSequence = snapshot.sequence
             for c in connections where !c.overflowed {
@@ -294,7 +294,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
             let missed = Int(clamping: snapshot.sequence - lastSequence)
             for c in connections where c.overflowed { c.skipped += missed }
         }
-        model = RecorderModel(snapshot)
+        model = RecorderModel(snapshot, startTime: startTime)
         joinSequence = snapshot.sequence
         lastSequence = snapshot.sequence
     }
@@ -308,6 +308,9 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
             lastRootSettle = t
         }
         model.apply(event.change)
+        if case .stateChanged(let id, .executing, _, _) = event.change {
+            model.noteStart(id.rawValue, at: t) // for the snapshots of viewers that attach later
+        }
         if !connectionRefs.contains(where: { $0._withUnsafeGuaranteedRef { !$0.overflowed } }) {
             // Nobody can take it (stalled viewers): count it, skip the encoding.
             for c in connections { c.skipped += 1 }

@@ -49,6 +49,21 @@ public final class AttachSession {
     /// Whether every attached program has ended (exited, killed or disconnected).
     public var allEnded: Bool { programs.allOver }
 
+    /// The programs' own outcome once every one has ended, as `run` gives a root's: failed
+    /// when a root failed or a program ended without `end` (killed), else cancelled when a
+    /// root was cancelled, else succeeded. Nil while a program is still attached.
+    public var outcome: RootOutcome? { programs.outcome }
+
+    /// Which program ended how, for the header: `NAME (pid N) cancelled, ...`.
+    public var endings: String {
+        programs.programs.map { $0.label + " " + ($0.status.outcome?.word ?? $0.status.word) }
+            .joined(separator: ", ")
+    }
+
+    /// The exit status of the session: the programs' outcome (0, 1, 130) once every one has
+    /// ended, 130 when the viewer stopped before that (interrupted).
+    public var exitStatus: Int32 { outcome?.exitStatus ?? 130 }
+
     /// `NAME (pid N): STATUS` for every program.
     public var statusLines: [String] {
         programs.programs.map { $0.label + ": " + $0.status.word }

@@ -99,7 +99,7 @@ struct AttachCommand: ParsableCommand {
             let model = try DashboardLoop.run(source: source, title: source.title, options: options)
             for line in ExitSummary.lines(model: model) { print(line) }
             for line in session.statusLines { print(line) }
-            return source.endedBySignal ? 130 : 0
+            return source.exitStatus
         } catch {
             writeStderr("taskview: \(error); showing plain output instead\n")
             let printer = AttachHeadless(session: session, print: { print($0) })

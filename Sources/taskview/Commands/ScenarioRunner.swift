@@ -31,6 +31,7 @@ enum ScenarioRunner {
             writeStderr("taskview: cannot write the replay log: \(Sanitizer.clean(String(describing: error)))\n")
             throw ExitCode(2)
         }
+        session.guardProcesses()
         let recorder = session.recorder
         var options = common.liveOptions(onKey: { key, node in
             recorder?.recordKey(key, node: node)
@@ -41,6 +42,7 @@ enum ScenarioRunner {
         options.outputDirectory = logPath.map { p in
             (p.hasSuffix(".jsonl") ? String(p.dropLast(6)) : p) + ".output"
         }
+        options.origin = session.origin // headless times as in the log
         let status = LiveRunner.run(
             graph: session.graph, clock: session.clock, root: session.rootID,
             title: scenario.name, options: options, start: { session.start() })
@@ -48,6 +50,7 @@ enum ScenarioRunner {
         if !session.waitForCommands() {
             writeStderr("taskview: some command processes did not end in time\n")
         }
+        session.terminateLeftovers()
         session.finishRecording()
         if let logPath { writeStderr("Log written to \(Sanitizer.clean(logPath))\n") }
         return status
