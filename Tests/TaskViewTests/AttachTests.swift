@@ -368,7 +368,7 @@ import Testing
         let server = FakeServer()
         let path = server.dir + "/gone.sock"
         #expect(throws: AttachError.self) { try AttachSession().attach(path: path) }
-        #expect(AttachDiscovery.probe(path) == nil)
+        #expect(AttachDiscovery.probe([path]) == [.gone(socket: path)])
     }
 
     @Test func theDefaultDirectoryFollowsTheRules() {

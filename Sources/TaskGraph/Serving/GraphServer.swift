@@ -49,6 +49,8 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
     static let batchMicroseconds: UInt32 = 2000
     /// How long `stop()` lets viewers take the final snapshot and `end` (seconds).
     static let finalFlushSeconds = 1.0
+    /// The error line a viewer of another user gets before its connection is closed.
+    package static let otherUserRefusal = "refused: the program runs as another user"
 
     /// The socket's path.
     public let path: String
@@ -159,7 +161,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
                 let final = model.logModel()
                 let allSettled = final.rootIDs.allSatisfy { final[$0]?.state.isSettled ?? true }
                 let summary = final.summary(duration: allSettled ? (lastRootSettle ?? t) : t)
-                for c in connections {
+                for c in connections where !c.closeAfterSending { // that one ends with its error line
                     if c.overflowed { // the final snapshot below is its fresh snapshot
                         c.seq += 1
                         c.pending.resync(skipped: c.skipped, seq: c.seq, t: t)

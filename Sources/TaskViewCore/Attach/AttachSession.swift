@@ -30,7 +30,9 @@ public final class AttachSession {
     public func attach(path: String) throws(AttachError) {
         switch UnixSocket.connect(path: path) {
         case .failure(let f):
-            throw AttachError(message: f.isStale ? "\(path): no program serves there (stale socket)" : f.description)
+            throw AttachError(
+                message: f.isStale ? "\(path): no program serves there (stale socket)" : f.description,
+                notAnswering: f.isNotAnswering)
         case .success(let fd):
             paths.insert(path)
             let p = programs.addProgram(name: path, pid: nil)
@@ -122,10 +124,18 @@ public final class AttachSession {
     func rescan(now: Double) -> Bool {
         guard let dir = watchDirectory, now - lastScan >= 1 else { return false }
         lastScan = now
+        // The directory as checked at the start, still: never use one that broke the rules.
+        guard AttachDiscovery.refusal(directory: dir) == nil else { return false }
         var changed = false
         for path in AttachDiscovery.sockets(in: dir) where !paths.contains(path) {
             paths.insert(path) // tried once; a stale socket is not retried
-            if (try? attach(path: path)) != nil { changed = true }
+            do {
+                try attach(path: path)
+                changed = true
+            } catch {
+                // A program not answering yet (stopped, its queue full) is tried again.
+                if error.notAnswering { paths.remove(path) }
+            }
         }
         return changed
     }
@@ -144,5 +154,8 @@ public final class AttachSession {
 /// A program that cannot be attached (the message names it).
 public struct AttachError: Error, CustomStringConvertible, Sendable {
     public let message: String
+    /// The program did not answer (stopped, or its queue of connections full): worth
+    /// trying again later.
+    public var notAnswering = false
     public var description: String { message }
 }

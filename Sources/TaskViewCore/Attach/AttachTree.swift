@@ -18,6 +18,9 @@ struct AttachTree {
         case exited(RootOutcome?)
         case killed
         case broken(String)
+        /// The program refused the connection and said why (its error line before any
+        /// header): e.g. `refused: the program runs as another user`.
+        case refused(String)
 
         var word: String {
             switch self {
@@ -27,15 +30,17 @@ struct AttachTree {
             case .exited(let o): "exited: " + (o?.word ?? "unfinished")
             case .killed: "killed"
             case .broken(let why): "disconnected: " + why
+            case .refused(let why): why.hasPrefix("refused") ? why : "refused: " + why
             }
         }
 
         /// The program's own outcome once its connection is over, as `run` reports a root's:
-        /// a failed or unsettled root, a kill or a broken stream are failures. Nil before.
+        /// a failed or unsettled root, a kill, a refusal or a broken stream are failures. Nil
+        /// before.
         var outcome: RootOutcome? {
             switch self {
             case .exited(let o): o ?? .failed
-            case .killed, .broken: .failed
+            case .killed, .broken, .refused: .failed
             default: nil
             }
         }
@@ -43,7 +48,7 @@ struct AttachTree {
         /// The connection is over (the subtree stays on screen).
         var isOver: Bool {
             switch self {
-            case .exited, .killed, .broken: true
+            case .exited, .killed, .broken, .refused: true
             default: false
             }
         }
@@ -58,6 +63,8 @@ struct AttachTree {
         /// Program clock minus viewer clock, from the first timed line.
         var clockOffset: Double?
         var awaitingSnapshot = false
+        /// An error line received before the header: why the program refused us.
+        var refusal: String?
 
         /// `NAME (pid N)`, sanitized.
         var label: String {
@@ -146,8 +153,10 @@ struct AttachTree {
             setStatus(p, .resynced(skipped: skipped), tree: &tree, now: now)
         case .end:
             setStatus(p, .exited(rootsOutcome(p, tree: tree)), tree: &tree, now: now)
-        case .error:
-            break // shown as the dashboard's message by the source
+        case .error(let message):
+            // Before the header: the program refuses us (the connection closes next).
+            if programs[p].status == .connecting { programs[p].refusal = String(message.prefix(300)) }
+        // Otherwise shown as the dashboard's message by the source.
         }
     }
 
@@ -155,7 +164,9 @@ struct AttachTree {
     mutating func closed(program p: Int, error: String?, tree: inout TreeModel, now: Double) {
         guard p >= 0, p < programs.count, !programs[p].status.isOver else { return }
         ensureRow(p, tree: &tree, now: now)
-        setStatus(p, error.map { .broken($0) } ?? .killed, tree: &tree, now: now)
+        let status: Status =
+            if let refusal = programs[p].refusal { .refused(refusal) } else { error.map { .broken($0) } ?? .killed }
+        setStatus(p, status, tree: &tree, now: now)
     }
 
     /// Whether every program's connection is over.
@@ -443,6 +454,10 @@ struct AttachTree {
                     message: "killed: the connection dropped without end"), at: now, into: &tree)
         case .broken(let why):
             emit(.stateChanged(id: NodeID(row), state: .completed, failed: true, message: why), at: now, into: &tree)
+        case .refused:
+            emit(
+                .stateChanged(id: NodeID(row), state: .completed, failed: true, message: status.word), at: now,
+                into: &tree)
         default:
             break
         }

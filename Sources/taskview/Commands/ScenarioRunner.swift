@@ -26,7 +26,8 @@ enum ScenarioRunner {
         let session: ScenarioSession
         do {
             session = try ScenarioSession(
-                scenario: scenario, seed: common.seed, recordTo: logPath, jobs: common.jobSlots)
+                scenario: scenario, seed: common.seed, recordTo: logPath, producer: Producer.line,
+                jobs: common.jobSlots)
         } catch {
             writeStderr("taskview: cannot write the replay log: \(Sanitizer.clean(String(describing: error)))\n")
             throw ExitCode(2)
