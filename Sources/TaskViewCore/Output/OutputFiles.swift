@@ -64,16 +64,18 @@ public final class OutputFiles {
         let used = written[node] ?? 0
         guard used <= limit else { return }
         guard let f = file(node) else { return }
-        var line = stream == .stderr ? "! " + text : text
-        line += "\n"
-        let size = line.utf8.count
+        let marked = stream == .stderr
+        let size = text.utf8.count + (marked ? 3 : 1)
         if used + size > limit {
-            line = "[taskview: output cut: more than \(limit) bytes (--output-limit)]\n"
             written[node] = limit + 1
-        } else {
-            written[node] = used + size
+            _ = fputs("[taskview: output cut: more than \(limit) bytes (--output-limit)]\n", f)
+            return
         }
-        _ = line.withCString { fputs($0, f) }
+        written[node] = used + size
+        // No line is built: the mark, the text and the newline go to the buffer as they are.
+        if marked { _ = fputs("! ", f) }
+        _ = text.withCString { fputs($0, f) }
+        _ = fputc(10, f)
     }
 
     private func file(_ node: Int) -> UnsafeMutablePointer<FILE>? {
