@@ -67,7 +67,15 @@ public enum DashboardLoop {
                     terminal.handleResize()
                 } else {
                     let effects = Reducer.reduce(&model, key: key, rows: treeRows)
-                    for e in effects { source.perform(e, key: key, model: &model) }
+                    for e in effects {
+                        if case .openOutput(let node) = e {
+                            openOutput(node, source: source, terminal: terminal, model: &model, t0: t0)
+                        } else if e == .plainMode {
+                            plainMode(source: source, terminal: terminal, model: &model, t0: t0)
+                        } else {
+                            source.perform(e, key: key, model: &model)
+                        }
+                    }
                 }
                 dirty = true
                 lastDraw = -1 // answer keys at once
@@ -75,6 +83,36 @@ public enum DashboardLoop {
             if source.tick(realElapsed: monotonicSeconds() - t0, model: &model) { dirty = true }
         }
         return model
+    }
+
+    /// `o`: the command's whole output in the pager, the source still ticking meanwhile.
+    static func openOutput(
+        _ node: Int, source: any DashboardSource, terminal: Terminal, model: inout DashboardModel, t0: Double
+    ) {
+        guard let path = source.outputFile(node: node, model: model) else {
+            model.view.message = "No output kept for " + model.shown.nodes[node].name
+            return
+        }
+        var m = model
+        let message = Pager.show(path: path, terminal: terminal, wake: source.wakeDescriptors) {
+            _ = source.tick(realElapsed: monotonicSeconds() - t0, model: &m)
+        }
+        model = m
+        model.view.message = message
+    }
+
+    /// `p`: plain lines in the terminal's own screen until a key; the source keeps ticking.
+    static func plainMode(source: any DashboardSource, terminal: Terminal, model: inout DashboardModel, t0: Double) {
+        guard let feed = source.plainFeed else {
+            model.view.message = "Plain mode is for live runs"
+            return
+        }
+        var m = model
+        PlainMode.run(feed: feed, terminal: terminal, wake: source.wakeDescriptors) {
+            _ = source.tick(realElapsed: monotonicSeconds() - t0, model: &m)
+            return m
+        }
+        model = m
     }
 
     /// A key curses already holds, else waits up to `milliseconds` for the terminal or a

@@ -24,6 +24,11 @@ public struct LiveOptions: Sendable {
     public var restarter: ScenarioRestarter?
     /// Earlier runs of the same scenario file: time-based progress and the ETA.
     public var history: RunHistory?
+    /// Where the dashboard keeps every command's whole output (`o`); nil: a temporary
+    /// directory removed at exit.
+    public var outputDirectory: String?
+    /// Bytes of output kept per command (`--output-limit`).
+    public var outputLimit = OutputFiles.defaultLimit
     /// Headless: the clock time the lines' times count from (the log's `t = 0`); nil: when
     /// the run starts (0 on a virtual clock).
     public var origin: Double?
@@ -65,6 +70,12 @@ public enum LiveRunner {
         source.needs = options.needs
         source.restarter = options.restarter
         source.history = options.history
+        do {
+            source.outputFiles = try OutputFiles(directory: options.outputDirectory, limit: options.outputLimit)
+        } catch {
+            writeStderr("taskview: \(error); o cannot show whole outputs\n")
+        }
+        defer { source.outputFiles?.close() }
         let loopOptions = DashboardLoop.Options(
             ascii: ascii, noColor: TerminalEnvironment.noColor(),
             exitWhenDone: options.exitWhenDone)

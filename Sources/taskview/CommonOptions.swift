@@ -1,5 +1,6 @@
 import ArgumentParser
 import TaskGraph
+import TaskViewCore
 import TaskViewTerminal
 
 #if canImport(Glibc)
@@ -48,6 +49,12 @@ struct CommonOptions: ParsableArguments {
             valueName: "N"))
     var jobs: Int?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Output kept per command for o (the pager): bytes, or with K, M or G (default 64M).", valueName: "SIZE"))
+    var outputLimit: String?
+
     @Flag(name: .long, help: "No ETA from the logs of earlier runs of the same scenario file.")
     var noHistory = false
 
@@ -63,9 +70,26 @@ struct CommonOptions: ParsableArguments {
         if let jobs, jobs < 1 {
             throw ValidationError("--jobs must be at least 1 (got \(jobs))")
         }
+        if outputLimit != nil && outputLimitBytes == nil {
+            throw ValidationError("--output-limit must be a size such as 1000, 64K, 64M or 1G (got \(outputLimit!))")
+        }
         if noRecord && record != nil {
             throw ValidationError("--record and --no-record cannot be used together")
         }
+    }
+
+    /// `--output-limit` in bytes (nil: not a size).
+    var outputLimitBytes: Int? {
+        guard let text = outputLimit, !text.isEmpty else { return outputLimit == nil ? OutputFiles.defaultLimit : nil }
+        let shifts: [Character: Int] = ["K": 10, "M": 20, "G": 30]
+        var digits = Substring(text)
+        var shift = 0
+        if let last = text.last?.uppercased().first, let s = shifts[last] {
+            shift = s
+            digits = digits.dropLast()
+        }
+        guard let n = Int(digits), n >= 0, n <= Int.max >> (shift + 1) else { return nil }
+        return n << shift
     }
 
     /// The log to write, nil with `--no-record`. The default is
@@ -100,6 +124,7 @@ struct CommonOptions: ParsableArguments {
             speed: speed, headless: headless, ascii: ascii, exitWhenDone: exitWhenDone,
             onKey: onKey)
         options.output = output
+        options.outputLimit = outputLimitBytes ?? OutputFiles.defaultLimit
         return options
     }
 }

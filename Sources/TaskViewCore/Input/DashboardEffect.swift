@@ -7,6 +7,10 @@ public enum DashboardEffect: Sendable, Equatable {
     case restart(node: Int)
     /// A replay-only control (see `DashboardSource`).
     case replay(Action)
+    /// Show command `node`'s whole output in the pager (the terminal layer does it).
+    case openOutput(node: Int)
+    /// Plain mode: the terminal's own screen, lines as they come, until a key.
+    case plainMode
 }
 
 /// taskview's own cancel labels (the `source` of a cancel it asks for; the library's own

@@ -37,6 +37,12 @@ public enum Action: Hashable, Sendable {
     /// Restart a settled node and what was skipped because of it: asking first, or not.
     case restartAsk, restartNow
     case pause, filter, follow, help, quit
+    /// In a command's detail pane: search its output (`/`), go to the next / previous match.
+    case searchOutput, searchNext, searchPrevious
+    /// Open the selected command's whole output in `$PAGER`.
+    case openOutput
+    /// Plain mode: leave the dashboard for plain lines as they come (any key returns).
+    case plainMode
     // Replay only (implemented by a replay `DashboardSource`).
     case replayPlayPause, replayStepForward, replayStepBack, replaySeekBack, replaySeekForward
     case replayJump(tenths: Int)
@@ -46,6 +52,15 @@ public enum Action: Hashable, Sendable {
 /// Where a binding applies.
 public enum KeyScope: Sendable, Equatable {
     case always, liveOnly, replayOnly
+}
+
+/// Where in the dashboard a binding applies: anywhere, or only with the detail pane of a
+/// command open (and, for match keys, an output search active). A binding for a narrower
+/// context wins over one for anywhere with the same key.
+public enum KeyContext: Int, Sendable, Comparable {
+    case anywhere, commandDetail, outputSearch
+
+    public static func < (a: KeyContext, b: KeyContext) -> Bool { a.rawValue < b.rawValue }
 }
 
 /// One row of the key table: the keys, what they do, and how help and footer show them.
@@ -58,6 +73,8 @@ public struct KeyBinding: Sendable {
     public let scope: KeyScope
     /// Shown in the footer (the most useful keys).
     public let footer: String?
+    /// Where it applies (see `KeyContext`).
+    public var context: KeyContext = .anywhere
 }
 
 /// The one key table: it dispatches keys and generates the help overlay and the footer,
@@ -123,6 +140,24 @@ public enum KeyTable {
                 action: .filter, keys: [.char("/")], label: "/", help: "filter by name (Esc clears)", scope: .always,
                 footer: "/ filter"),
             .init(
+                action: .searchOutput, keys: [.char("/")], label: "/",
+                help: "in a command's detail pane: search its output", scope: .always, footer: "/ search",
+                context: .commandDetail),
+            .init(
+                action: .searchNext, keys: [.char("n")], label: "n", help: "next output match (while searching)",
+                scope: .always, footer: "n/N match", context: .outputSearch),
+            .init(
+                action: .searchPrevious, keys: [.char("N")], label: "N", help: "previous output match",
+                scope: .always, footer: nil, context: .outputSearch),
+            .init(
+                action: .openOutput, keys: [.char("o")], label: "o",
+                help: "whole output in $PAGER (default less -R)", scope: .always,
+                footer: nil),
+            .init(
+                action: .plainMode, keys: [.char("p")], label: "p",
+                help: "plain mode: lines in the terminal (any key returns)",
+                scope: .liveOnly, footer: nil),
+            .init(
                 action: .follow, keys: [.char("f")], label: "f", help: "follow the newest active node", scope: .always,
                 footer: "f follow"),
             .init(action: .help, keys: [.char("?")], label: "?", help: "help", scope: .always, footer: "? help"),
@@ -169,9 +204,24 @@ public enum KeyTable {
         bindings.filter { $0.scope == .always || $0.scope == (replay ? .replayOnly : .liveOnly) }
     }
 
-    /// The action for a key, if any.
-    public static func action(for key: Key, replay: Bool) -> Action? {
-        for b in bindings(replay: replay) where b.keys.contains(key) {
+    /// The bindings in force in `context`: its own, and those for anywhere whose keys it
+    /// does not take over.
+    public static func bindings(replay: Bool, context: KeyContext) -> [KeyBinding] {
+        let rows = bindings(replay: replay)
+        let own = rows.filter { $0.context != .anywhere && $0.context <= context }
+        let taken = Set(own.flatMap(\.keys))
+        return rows.filter { b in
+            b.context == .anywhere ? !b.keys.contains(where: taken.contains) : b.context <= context
+        }
+    }
+
+    /// The action for a key, if any (`context`: where the keyboard is, see `KeyContext`).
+    public static func action(for key: Key, replay: Bool, context: KeyContext = .anywhere) -> Action? {
+        let rows = bindings(replay: replay)
+        for b in rows where b.context != .anywhere && b.context <= context && b.keys.contains(key) {
+            return b.action
+        }
+        for b in rows where b.context == .anywhere && b.keys.contains(key) {
             if case .replayJump = b.action, case .char(let c) = key, let d = c.wholeNumberValue {
                 return .replayJump(tenths: d)
             }
@@ -191,8 +241,8 @@ public enum KeyTable {
     }
 
     /// The footer's key hints.
-    public static func footer(replay: Bool, ascii: Bool = false) -> String {
-        let text = bindings(replay: replay).compactMap(\.footer).joined(separator: "  ")
+    public static func footer(replay: Bool, ascii: Bool = false, context: KeyContext = .anywhere) -> String {
+        let text = bindings(replay: replay, context: context).compactMap(\.footer).joined(separator: "  ")
         return ascii ? asciiLabel(text) : text
     }
 

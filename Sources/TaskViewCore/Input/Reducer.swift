@@ -30,6 +30,9 @@ public enum Reducer {
         case .filterInput:
             editFilter(&model, key)
             return []
+        case .searchInput:
+            editSearch(&model, key)
+            return []
         case .help:
             if key == .ctrlC || key == .char("q") { model.view.quitRequested = true }
             model.view.mode = .normal
@@ -38,7 +41,9 @@ public enum Reducer {
             break
         }
         if key == .resize { return [] }
-        guard let action = KeyTable.action(for: key, replay: model.isReplay) else { return [] }
+        guard let action = KeyTable.action(for: key, replay: model.isReplay, context: model.keyContext) else {
+            return []
+        }
         model.view.message = nil
         return apply(&model, action, rows: max(1, rows))
     }
@@ -49,6 +54,7 @@ public enum Reducer {
         case .moveUp, .moveDown, .pageUp, .pageDown, .moveTop, .moveBottom:
             model.view.follow = false
             model.view.detailOutputEnd = nil
+            clearSearch(&model)
             move(&model, action, rows: rows)
         case .collapseOrParent:
             model.view.follow = false
@@ -72,10 +78,14 @@ public enum Reducer {
             if jumpToShared(&model) { return [] }
             model.view.detailOpen = model.view.selection >= 0
             model.view.detailOutputEnd = nil
+            clearSearch(&model)
         case .detailScrollUp, .detailScrollDown:
             scrollDetail(&model, up: action == .detailScrollUp)
         case .close:
-            if model.view.detailOpen {
+            if model.view.detailOpen && !model.view.search.isEmpty {
+                clearSearch(&model)
+                model.view.detailOutputEnd = nil
+            } else if model.view.detailOpen {
                 model.view.detailOpen = false
                 model.view.detailOutputEnd = nil
             } else if !model.view.filter.isEmpty {
@@ -105,6 +115,15 @@ public enum Reducer {
             model.fixSelection()
         case .filter:
             model.view.mode = .filterInput
+        case .searchOutput:
+            clearSearch(&model)
+            model.view.mode = .searchInput
+        case .searchNext, .searchPrevious:
+            stepSearch(&model, forward: action == .searchNext)
+        case .openOutput:
+            return openOutput(&model)
+        case .plainMode:
+            return [.plainMode]
         case .follow:
             model.view.follow.toggle()
             if model.view.follow { applyFollow(&model) }

@@ -10,6 +10,8 @@ public struct ViewState: Sendable, Equatable {
         case confirmRestart(node: Int, dependents: Int)
         /// Typing a filter after `/`.
         case filterInput
+        /// Typing an output search after `/` in a command's detail pane.
+        case searchInput
         /// The help overlay.
         case help
     }
@@ -25,6 +27,11 @@ public struct ViewState: Sendable, Equatable {
     /// Where the detail pane's output is scrolled to: the number of output lines seen before
     /// the last one shown (counted like `OutputRing.total`). nil: it follows the newest line.
     public var detailOutputEnd: Int?
+    /// The detail pane's output search (empty: none).
+    public var search: String = ""
+    /// The current match: the output line it is on, counted like `OutputRing.total` from 0
+    /// (nil: none yet).
+    public var searchLine: Int?
     /// The name filter (empty: none).
     public var filter: String = ""
     public var paused = false

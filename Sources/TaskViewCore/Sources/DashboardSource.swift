@@ -34,9 +34,18 @@ public protocol DashboardSource: AnyObject {
     /// The session ends (quit key or signal) while the model may still run: a live source
     /// cancels its root with `source` (`quit` or `signal`) and absorbs the result.
     func finish(source: String, model: inout DashboardModel)
+    /// The file holding the whole output of command `node` (what `o` opens in the pager),
+    /// nil when none is kept. Default: none.
+    func outputFile(node: Int, model: DashboardModel) -> String?
+    /// The run's recent state changes and output lines, for plain mode (`p`); nil: none.
+    var plainFeed: PlainFeed? { get }
 }
 
 extension DashboardSource {
     /// No descriptors: the source's time moves only by `secondsUntilNextTick`.
     public var wakeDescriptors: [Int32] { [] }
+
+    public func outputFile(node: Int, model: DashboardModel) -> String? { nil }
+
+    public var plainFeed: PlainFeed? { nil }
 }

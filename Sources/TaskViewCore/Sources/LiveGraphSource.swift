@@ -30,6 +30,10 @@ public final class LiveGraphSource: DashboardSource {
     public var restarter: ScenarioRestarter?
     /// Earlier runs of the same scenario file, for the ETA.
     public var history: RunHistory?
+    /// Where every command's whole output is kept (what `o` opens); nil: nowhere.
+    public var outputFiles: OutputFiles?
+    /// The last state changes and output lines, for plain mode.
+    public let plainFeed: PlainFeed? = PlainFeed()
 
     /// `start` executes the root; it runs after observation begins, in `start(model:)`.
     public init(
@@ -91,6 +95,8 @@ public final class LiveGraphSource: DashboardSource {
             for i in events.indices { events[i].time -= clockOrigin }
         }
         model.tree.absorb(events)
+        outputFiles?.record(events)
+        plainFeed?.record(events)
         let commandsChanged = refreshCommands(events, &model)
         model.clockNow = clock.now - clockOrigin
         if model.restartsRunning, !(restarter?.running ?? false) { model.restartsRunning = false }
@@ -132,6 +138,10 @@ public final class LiveGraphSource: DashboardSource {
             changed = true
         }
         return changed
+    }
+
+    public func outputFile(node: Int, model: DashboardModel) -> String? {
+        outputFiles?.flushedPath(node: node)
     }
 
     public func secondsUntilNextTick(realElapsed: Double, model: DashboardModel) -> Double? {

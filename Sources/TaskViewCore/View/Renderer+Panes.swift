@@ -86,15 +86,23 @@ extension Renderer {
         let y0 = layout.treeTop + layout.treeRows
         let rule = String(repeating: glyphs.isASCII ? "-" : "─", count: grid.width)
         grid.write(rule, x: 0, y: y0, style: CellStyle(.dim))
-        grid.write(" detail (Esc closes) ", x: 2, y: y0, style: CellStyle(.accent))
         let tree = model.shown
+        let ring = tree.outputs[d.content(tree.shownNode(model.view.selection))]
+        let query = model.view.search
+        var title = " detail (Esc closes) "
+        var matches: [Int] = []
+        if let ring, !query.isEmpty {
+            matches = OutputSearch.matches(ring, query)
+            let status = OutputSearch.status(query: query, matches: matches, current: model.view.searchLine)
+            title = " detail: " + clean(status) + (matches.isEmpty ? "" : " (n/N)") + " (Esc clears) "
+        }
+        grid.write(title, x: 2, y: y0, style: CellStyle(.accent))
         var lines = detailLines(tree, d, node: model.view.selection)
         let rows = layout.detailRows - 1
-        // A command's output follows its newest lines (or stays where `[`/`]` scrolled it):
-        // keep the facts, then a window of the output.
-        if let ring = tree.outputs[d.content(tree.shownNode(model.view.selection))],
-            let head = lines.firstIndex(where: { $0.hasPrefix("Output (last ") }), head < rows
-        {
+        // A command's output follows its newest lines (or stays where `[`/`]` or a search
+        // scrolled it): keep the facts, then a window of the output.
+        var window: (row: Int, first: Int)?
+        if let ring, let head = lines.firstIndex(where: { $0.hasPrefix("Output (last ") }), head < rows {
             let avail = rows - head - 1
             let oldest = ring.total - ring.count
             let wanted = model.view.detailOutputEnd ?? ring.total
@@ -107,9 +115,40 @@ extension Renderer {
             let body = lines[(head + 1)...]
             let first = body.startIndex + (start - oldest)
             lines = Array(lines[..<head]) + [header] + Array(body[first..<(first + end - start)])
+            window = (head + 1, start)
         }
         for (i, line) in lines.prefix(rows).enumerated() {
             grid.writeFitted(" " + line, x: 0, y: y0 + 1 + i, limit: grid.width, ellipsis: glyphs.ellipsis)
+        }
+        if let window, !matches.isEmpty {
+            highlight(
+                lines, from: window.row, firstLine: window.first, rows: rows, query: query,
+                current: model.view.searchLine, y0: y0 + 1, into: &grid)
+        }
+    }
+
+    /// Marks the search's matches in the drawn output lines (reverse video), and the current
+    /// match's line with `>` in the first column and bold matches.
+    func highlight(
+        _ lines: [String], from row: Int, firstLine: Int, rows: Int, query: String, current: Int?, y0: Int,
+        into grid: inout CellGrid
+    ) {
+        guard row < min(rows, lines.count) else { return }
+        for i in row..<min(rows, lines.count) {
+            // Drawn as " " + marker ("! " or "  ") + clean text.
+            let text = String(lines[i].dropFirst(2))
+            let found = OutputSearch.occurrences(in: text, of: query)
+            guard !found.isEmpty else { continue }
+            let isCurrent = current == firstLine + (i - row)
+            if isCurrent { grid.set(0, y0 + i, Cell(">", CellStyle(.accent, bold: true))) }
+            for f in found {
+                let x = 3 + Sanitizer.columns(String(text.prefix(f.start)))
+                let w = Sanitizer.columns(String(text.dropFirst(f.start).prefix(f.length)))
+                grid.restyle(y: y0 + i, from: x, count: w) { style in
+                    style.reverse = true
+                    if isCurrent { style.bold = true }
+                }
+            }
         }
     }
 
@@ -153,11 +192,17 @@ extension Renderer {
                 limit: grid.width, ellipsis: glyphs.ellipsis)
             return
         }
+        if model.view.mode == .searchInput {
+            grid.writeFitted(
+                "search output: " + clean(model.view.search) + "_", x: 0, y: y, style: style,
+                limit: grid.width, ellipsis: glyphs.ellipsis)
+            return
+        }
         if let message = model.view.message {
             grid.writeFitted(clean(message), x: 0, y: y, style: style, limit: grid.width, ellipsis: glyphs.ellipsis)
             return
         }
-        var text = KeyTable.footer(replay: model.isReplay, ascii: glyphs.isASCII)
+        var text = KeyTable.footer(replay: model.isReplay, ascii: glyphs.isASCII, context: model.keyContext)
         if !model.view.filter.isEmpty { text = "filter: " + clean(model.view.filter) + " (Esc clears)  " + text }
         grid.writeFitted(clean(text), x: 0, y: y, style: CellStyle(.dim), limit: grid.width, ellipsis: glyphs.ellipsis)
     }

@@ -40,6 +40,11 @@ enum ScenarioRunner {
         options.needs = session.needs
         options.restarter = ScenarioRestarter(session: session)
         options.history = history
+        // The whole output of each command, beside the log (`o`); without a log, in a
+        // temporary directory removed at exit.
+        options.outputDirectory = logPath.map { p in
+            (p.hasSuffix(".jsonl") ? String(p.dropLast(6)) : p) + ".output"
+        }
         options.origin = session.origin // headless times as in the log
         let status = LiveRunner.run(
             graph: session.graph, clock: session.clock, root: session.rootID,
