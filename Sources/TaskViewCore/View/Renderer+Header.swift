@@ -16,6 +16,7 @@ extension Renderer {
         if model.isReplay {
             var r = "  replay " + Format.duration(model.replayPosition) + "/" + Format.duration(model.replayDuration)
             r += " x" + Format.speed(model.replaySpeed)
+            if !model.replayMarks.isEmpty { r += "  marker \(model.replayMarker)/\(model.replayMarks.count)" }
             x = grid.write(r, x: x, y: 0, style: base)
         }
         // Live: the display is frozen. Replay: playback is paused.

@@ -100,6 +100,19 @@ extension Renderer {
         }
     }
 
+    /// The footer while a prompt waits for text (filter, seek, find) or a digit (`z`).
+    func promptLine(_ view: ViewState) -> String? {
+        switch view.mode {
+        case .filterInput:
+            let scope = view.filterWide ? "  (names, info, errors; Tab: names only)" : "  (Tab: also info and errors)"
+            return "/" + clean(view.filter) + "_" + scope
+        case .seekInput: return "seek to (1:30, 90s, 45%): " + clean(view.prompt) + "_"
+        case .findInput: return "find: " + clean(view.prompt) + "_"
+        case .foldPrefix: return "fold to depth: 1-9"
+        default: return nil
+        }
+    }
+
     func drawFooter(_ model: DashboardModel, _ layout: Layout, _ preview: CancelPreview?, into grid: inout CellGrid) {
         guard layout.footerRows > 0 else { return }
         let y = layout.height - 1
@@ -114,10 +127,8 @@ extension Renderer {
                 clean(preview.prompt), x: 0, y: y, style: style, limit: grid.width, ellipsis: glyphs.ellipsis)
             return
         }
-        if model.view.mode == .filterInput {
-            grid.writeFitted(
-                "/" + clean(model.view.filter) + "_", x: 0, y: y, style: style,
-                limit: grid.width, ellipsis: glyphs.ellipsis)
+        if let prompt = promptLine(model.view) {
+            grid.writeFitted(prompt, x: 0, y: y, style: style, limit: grid.width, ellipsis: glyphs.ellipsis)
             return
         }
         if let message = model.view.message {
