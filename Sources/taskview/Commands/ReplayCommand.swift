@@ -48,19 +48,19 @@ struct ReplayCommand: ParsableCommand {
     func run() throws {
         if follow {
             let status = try FollowRun.run(
-                log, headless: common.headless, ascii: common.ascii,
+                log, headless: common.headless || common.isPlain, ascii: common.ascii,
                 exitWhenDone: common.exitWhenDone)
             if status != 0 { throw ExitCode(status) }
             return
         }
         let replay = try loadLogForCommand(log, skipBadLines: skipBadLines)
-        if common.headless || isatty(1) == 0 {
+        if common.headless || common.isPlain || isatty(1) == 0 {
             for line in ReplaySource.headlessLines(replay) { print(line) }
         } else {
             let source = ReplaySource(log: replay, title: Self.title(replay, path: log), speed: common.speed)
             let options = DashboardLoop.Options(
                 ascii: common.ascii || !Self.utf8Locale(), noColor: Self.noColor(),
-                exitWhenDone: common.exitWhenDone)
+                exitWhenDone: common.exitWhenDone, mouse: !common.noMouse, theme: common.resolvedTheme)
             do {
                 let model = try DashboardLoop.run(source: source, title: source.title, options: options)
                 for line in ExitSummary.lines(model: model) { print(line) }
