@@ -56,17 +56,18 @@ static inline int tv_read(WINDOW *w, int y, int x, wchar_t *ch, attr_t *attrs, s
     return OK;
 }
 
-// Mouse: clicks, double clicks and the wheel (on), or nothing (off). Returns whether the
-// terminal reports any of them.
+// Mouse: presses and the wheel (on), or nothing (off); no click resolution (interval 0):
+// the caller tells double clicks by time, which does not depend on how the reports arrive.
+// Returns whether the terminal reports any of them.
 static inline int tv_mouse(int on) {
     mmask_t want = 0, got = 0;
     if (on) {
-        want = BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON1_PRESSED | BUTTON4_PRESSED;
+        want = BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON4_PRESSED;
 #ifdef BUTTON5_PRESSED
         want |= BUTTON5_PRESSED;
 #endif
     }
-    mouseinterval(on ? 250 : 0);
+    mouseinterval(0);
     got = mousemask(want, NULL);
     return got != 0;
 }

@@ -48,6 +48,7 @@ public enum DashboardLoop {
         let frame = 1.0 / 30
         var treeRows = max(1, terminal.size.height - 2)
         var lastFrame: (treeTop: Int, treeRows: Int, height: Int) = (1, treeRows, terminal.size.height)
+        var lastClick: (time: Double, row: Int)?
 
         while true {
             let now = monotonicSeconds() - t0
@@ -75,7 +76,19 @@ public enum DashboardLoop {
             var wait = source.secondsUntilNextTick(realElapsed: now, model: model) ?? 0.25
             if dirty { wait = min(wait, max(0, lastDraw + frame - now)) }
             if var key = nextKey(terminal, source: source, milliseconds: Int((wait * 1000).rounded(.up))) {
-                if case .mouse(let e) = key { key = .mouse(place(e, lastFrame)) }
+                if case .mouse(var e) = key {
+                    // Two presses on one row within 0.4 s: a double click.
+                    let at = monotonicSeconds()
+                    if e.kind == .click {
+                        if let (t, row) = lastClick, row == e.row, at - t < 0.4 {
+                            e.kind = .doubleClick
+                            lastClick = nil
+                        } else {
+                            lastClick = (at, e.row)
+                        }
+                    }
+                    key = .mouse(place(e, lastFrame))
+                }
                 if key == .resize {
                     terminal.handleResize()
                 } else {

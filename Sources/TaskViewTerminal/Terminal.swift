@@ -121,7 +121,8 @@ public final class Terminal {
             if n == OK, let s = Unicode.Scalar(UInt32(next)), ("1"..."9").contains(Character(s)) {
                 return .alt(Character(s))
             }
-            if n != ERR { unget_wch(wchar_t(bitPattern: UInt32(next))) }
+            if n == OK { unget_wch(wchar_t(bitPattern: UInt32(next))) }
+            if n == KEY_CODE_YES { ungetch(Int32(next)) }
         }
         return key
     }
