@@ -13,6 +13,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.0.0"),
+        // Documentation only: `swift package generate-documentation --target TaskGraph`.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
 
         // TaskGraphProcess only (the core stays dependency-free); no Foundation trait.
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0", traits: []),

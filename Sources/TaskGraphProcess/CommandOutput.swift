@@ -17,6 +17,7 @@ public struct CommandOutput: Sendable, Equatable {
     /// How much of each stream the tails keep.
     public static let tailBytes = 64 * 1024
 
+    /// An output with these fields.
     public init(status: Int32, stdout: String, stderr: String) {
         self.status = status
         self.stdout = stdout
@@ -33,6 +34,7 @@ public struct CommandError: Error, Sendable, Equatable, CustomStringConvertible 
     /// `exit status 2: <last stderr line>`, `killed by SIGKILL`, `cannot run: <reason>`.
     public let message: String
 
+    /// An error with these fields (see also `exited`, `killed(by:)`, `cannotRun`).
     public init(status: Int32?, signal: Int32?, message: String) {
         self.status = status
         self.signal = signal
@@ -56,6 +58,7 @@ public struct CommandError: Error, Sendable, Equatable, CustomStringConvertible 
         CommandError(status: nil, signal: nil, message: "cannot run: " + reason)
     }
 
+    /// The message.
     public var description: String { message }
 }
 

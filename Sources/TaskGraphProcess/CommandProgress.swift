@@ -32,8 +32,11 @@ public struct CommandProgress: Sendable {
 
     /// Why a progress pattern cannot be used.
     public struct InvalidPattern: Error, Sendable, CustomStringConvertible {
+        /// The pattern given.
         public let pattern: String
+        /// Why it cannot be used.
         public let reason: String
+        /// `invalid progress pattern "P": REASON`.
         public var description: String { "invalid progress pattern \"\(pattern)\": \(reason)" }
     }
 }

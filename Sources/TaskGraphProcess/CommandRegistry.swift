@@ -14,6 +14,7 @@ public struct CommandInfo: Sendable, Equatable {
     /// nil while running.
     public var exit: String?
 
+    /// A command's details.
     public init(commandLine: String, workingDirectory: String? = nil, pid: Int32? = nil, exit: String? = nil) {
         self.commandLine = commandLine
         self.workingDirectory = workingDirectory

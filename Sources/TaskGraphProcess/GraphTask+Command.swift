@@ -1,5 +1,6 @@
 import TaskGraph
 
+/// Commands as tasks: a process per node.
 extension GraphTask where Success == CommandOutput, Failure == CommandError {
     /// A task that runs `arguments` as a process when executed (argv[0] is looked up in
     /// `PATH` unless it contains a `/`). The process starts in its own session and process
@@ -14,27 +15,28 @@ extension GraphTask where Success == CommandOutput, Failure == CommandError {
     /// the whole process group, then SIGKILL after `grace` seconds; the processes are
     /// reaped. Processes the command leaves behind in its group when it exits get the same.
     /// `environment` is added to this process's environment; `workingDirectory` must exist.
+    /// With `slots`, the command waits for a free slot before it starts (info `queued`).
     public static func command(
         _ arguments: [String], name: String? = nil, graph: Graph = .shared,
         workingDirectory: String? = nil, environment: [String: String] = [:],
-        progress: CommandProgress? = nil, grace: Double = 5
+        progress: CommandProgress? = nil, grace: Double = 5, slots: CommandSlots? = nil
     ) -> GraphTask {
         let spec = CommandSpec(
             arguments: arguments, shell: nil, workingDirectory: workingDirectory,
             environment: environment, progress: progress, grace: sanitizedGrace(grace))
-        return makeCommandTask(spec, name: name, graph: graph) { $0 }
+        return makeCommandTask(spec, name: name, graph: graph, slots: slots) { $0 }
     }
 
     /// Like `command(_:...)`, running `shell` with `/bin/sh -c`.
     public static func command(
         shell: String, name: String? = nil, graph: Graph = .shared,
         workingDirectory: String? = nil, environment: [String: String] = [:],
-        progress: CommandProgress? = nil, grace: Double = 5
+        progress: CommandProgress? = nil, grace: Double = 5, slots: CommandSlots? = nil
     ) -> GraphTask {
         let spec = CommandSpec(
             arguments: ["/bin/sh", "-c", shell], shell: shell, workingDirectory: workingDirectory,
             environment: environment, progress: progress, grace: sanitizedGrace(grace))
-        return makeCommandTask(spec, name: name, graph: graph) { $0 }
+        return makeCommandTask(spec, name: name, graph: graph, slots: slots) { $0 }
     }
 
 }
@@ -48,13 +50,15 @@ extension GraphTask where Success == Void, Failure == any Error {
         _ arguments: [String] = [], shell: String? = nil, name: String? = nil,
         graph: Graph = .shared, workingDirectory: String? = nil,
         environment: [String: String] = [:], progress: CommandProgress? = nil,
-        grace: Double = 5
+        grace: Double = 5, slots: CommandSlots? = nil
     ) -> GraphTask {
         let spec = CommandSpec(
             arguments: shell.map { ["/bin/sh", "-c", $0] } ?? arguments, shell: shell,
             workingDirectory: workingDirectory, environment: environment, progress: progress,
             grace: sanitizedGrace(grace))
-        return makeCommandTask(spec, name: name, graph: graph) { r in r.map { _ in () }.mapError { $0 } }
+        return makeCommandTask(spec, name: name, graph: graph, slots: slots) { r in
+            r.map { _ in () }.mapError { $0 }
+        }
     }
 }
 
@@ -64,7 +68,7 @@ func sanitizedGrace(_ g: Double) -> Double {
 
 /// A leaf task running `spec`, its outcome turned into the task's types by `settle`.
 func makeCommandTask<S: Sendable, F: Error>(
-    _ spec: CommandSpec, name: String?, graph: Graph,
+    _ spec: CommandSpec, name: String?, graph: Graph, slots: CommandSlots? = nil,
     _ settle: @escaping @Sendable (Result<CommandOutput, CommandError>) -> Result<S, F>
 ) -> GraphTask<S, F> {
     GraphTask<S, F>(name: name ?? spec.commandLine, graph: graph) { task, succeed, fail, progress in
@@ -72,14 +76,26 @@ func makeCommandTask<S: Sendable, F: Error>(
         CommandRegistry.shared.started(
             graph: task.graph, node: task.id,
             info: CommandInfo(commandLine: spec.commandLine, workingDirectory: spec.workingDirectory))
-        task.onCancel { run.cancel() }
+        let token = slots?.token()
+        task.onCancel {
+            if let slots, let token { slots.cancel(token) }
+            run.cancel()
+        }
         Task.detached {
+            if let slots, let token {
+                guard await slots.acquire(token, queued: { progress(TaskProgress(0, info: "queued")) }) else {
+                    CommandRegistry.shared.ended(graph: task.graph, node: task.id) // cancelled in line
+                    return
+                }
+                slots.forget(token)
+            }
             await run.run { outcome in
                 switch settle(outcome) {
                 case .success(let v): succeed(v)
                 case .failure(let e): fail(e)
                 }
             }
+            slots?.release()
         }
     }
 }

@@ -1,6 +1,7 @@
 import TaskGraph
 import Tracing
 
+/// Tracing a graph: its nodes as spans of a swift-distributed-tracing `Tracer`.
 extension Graph {
     /// Reports every node of this graph that executes from now on as a span to `tracer`
     /// (default: the bootstrapped `InstrumentationSystem.tracer`), until `cancel()`.

@@ -23,6 +23,7 @@ public enum ExitSummary {
             for i in failed.prefix(10) { out.append("  " + summary.describe(i)) }
             if failed.count > 10 { out.append("  ...") }
         }
+        if model.outcome != nil { out += RunReport(tree: model.tree).lines }
         return out
     }
 }

@@ -24,6 +24,8 @@ public struct LiveOptions: Sendable {
     public var mouse = true
     /// The colours (`--theme`, `TASKVIEW_THEME`).
     public var theme: Theme = .ansi
+    /// Earlier runs of the same scenario file: time-based progress and the ETA.
+    public var history: RunHistory?
     /// Called for every key that cancelled something: the key's name and the node.
     public var onKey: (@Sendable (_ key: String, _ selection: NodeID?) -> Void)?
 
@@ -51,7 +53,8 @@ public enum LiveRunner {
         options: LiveOptions, start: @escaping () -> Void
     ) -> Int32 {
         if options.headless || isatty(1) == 0 {
-            return runHeadless(graph: graph, clock: clock, root: root, output: options.output, start: start)
+            return runHeadless(
+                graph: graph, clock: clock, root: root, output: options.output, history: options.history, start: start)
         }
         if options.plain {
             let pacing = PlainPacing(
@@ -61,12 +64,14 @@ public enum LiveRunner {
                     nanosleep(&ts, nil)
                 }, realNow: { DashboardLoop.monotonicSeconds() })
             return runHeadless(
-                graph: graph, clock: clock, root: root, output: options.output, plain: pacing, start: start)
+                graph: graph, clock: clock, root: root, output: options.output, history: options.history,
+                plain: pacing, start: start)
         }
         let ascii = options.ascii || !TerminalEnvironment.isUTF8()
         let source = LiveGraphSource(
             graph: graph, clock: clock, root: root, title: title,
             speed: options.speed, onKey: options.onKey, start: start)
+        source.history = options.history
         let loopOptions = DashboardLoop.Options(
             ascii: ascii, noColor: TerminalEnvironment.noColor(),
             exitWhenDone: options.exitWhenDone, mouse: options.mouse, theme: options.theme)
@@ -75,20 +80,22 @@ public enum LiveRunner {
             model = try DashboardLoop.run(source: source, title: title, options: loopOptions)
         } catch {
             writeStderr("taskview: \(error); showing plain output instead\n")
-            return runHeadless(graph: graph, clock: clock, root: root, output: options.output, start: start)
+            return runHeadless(
+                graph: graph, clock: clock, root: root, output: options.output, history: options.history, start: start)
         }
         for line in ExitSummary.lines(model: model) { print(line) }
         return (model.outcome ?? HeadlessRunner.outcome(model.tree, root)).exitStatus
     }
 
     static func runHeadless(
-        graph: Graph, clock: any GraphClock, root: NodeID, output: Bool, plain: PlainPacing? = nil,
+        graph: Graph, clock: any GraphClock, root: NodeID, output: Bool, history: RunHistory? = nil,
+        plain: PlainPacing? = nil,
         start: @escaping () -> Void
     ) -> Int32 {
         Signals.install()
         let outcome = HeadlessRunner.run(
             graph: graph, clock: clock, root: root,
-            interrupted: { Signals.pending != 0 }, output: output, plain: plain,
+            interrupted: { Signals.pending != 0 }, output: output, history: history, plain: plain,
             print: { line in
                 print(line)
                 if plain != nil { fflush(nil) } // live: each line as it happens

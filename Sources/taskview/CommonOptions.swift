@@ -68,12 +68,30 @@ struct CommonOptions: ParsableArguments {
     /// Plain output: `--plain`, or a terminal that cannot do curses (`TERM=dumb`).
     var isPlain: Bool { plain || TerminalEnvironment.isDumb() }
 
+    @Option(
+        name: [.customShort("j"), .long],
+        help: ArgumentHelp(
+            "At most N commands at once in the whole scenario, as make -j (default: the number of cores).",
+            valueName: "N"))
+    var jobs: Int?
+
+    @Flag(name: .long, help: "No ETA from the logs of earlier runs of the same scenario file.")
+    var noHistory = false
+
+    /// `--jobs`, or the number of cores.
+    var jobSlots: Int {
+        jobs ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+
     func validate() throws {
         if let theme, Theme(name: theme) == nil {
             throw ValidationError("--theme must be dark, light, mono or ansi (got \(theme))")
         }
         guard speed > 0, speed.isFinite else {
             throw ValidationError("--speed must be a number greater than 0 (got \(speed))")
+        }
+        if let jobs, jobs < 1 {
+            throw ValidationError("--jobs must be at least 1 (got \(jobs))")
         }
         if noRecord && record != nil {
             throw ValidationError("--record and --no-record cannot be used together")

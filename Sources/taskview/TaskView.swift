@@ -23,7 +23,7 @@ struct TaskView: ParsableCommand {
 
     /// The subcommands (`Commands/*.swift`); `Main` dispatches them before parsing the root.
     static var subcommandTypes: [any ParsableCommand.Type] {
-        [DemoCommand.self, RunCommand.self, ReplayCommand.self, AttachCommand.self, ExportCommand.self]
+        [DemoCommand.self, RunCommand.self, ReplayCommand.self, AttachCommand.self, ExportCommand.self, ReportCommand.self]
     }
 
     @OptionGroup var common: CommonOptions

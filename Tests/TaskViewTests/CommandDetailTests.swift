@@ -51,7 +51,7 @@ import Testing
         press(&m, .enter)
         let p = pane(&m)
         #expect(p.contains(" Command: false"))
-        #expect(p.contains(" Directory: (inherited)   Exit: exit status 1"))
+        #expect(p.contains(" Directory: (current)   Exit: exit status 1"))
         #expect(!p.contains { $0.contains("Pid") })
     }
 

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import TaskGraph
 import Testing
 
@@ -84,6 +85,29 @@ final class Lines: @unchecked Sendable { // written by one thread, read after it
         #expect(throws: ScenarioError.self) { try ScenarioDecoder.decode(Array(text.utf8), file: "x.json", name: "x") }
     }
 
+    @Test func aCommandWithoutCwdRunsInTheScenarioFilesDirectory() throws {
+        let dir = "/tmp/taskview-cmd-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        #expect(mkdir(dir, 0o755) == 0 && mkdir(dir + "/ci", 0o755) == 0)
+        defer { _ = system("rm -rf '\(dir)'") }
+        let text =
+            #"{"kind":"sequential","name":"p","children":[{"kind":"command","name":"a","run":"pwd"},"#
+            + #"{"kind":"command","name":"b","run":"pwd","cwd":"/"}]}"#
+        let f = fopen(dir + "/ci/pipeline.json", "w")
+        fputs(text, f)
+        fclose(f)
+        // Named by a relative path from elsewhere: still the file's own directory, absolute.
+        let saved = getcwd(nil, 0)!
+        defer {
+            chdir(saved)
+            free(saved)
+        }
+        #expect(chdir(dir) == 0)
+        let s = try ScenarioLoader.file("ci/pipeline.json")
+        #expect(s.root.children.map(\.cwd) == [dir + "/ci", "/"])
+        // A demo keeps the current directory.
+        #expect(try ScenarioLoader.demo("commands").root.children[0].cwd == nil)
+    }
+
     @Test func scenarioWithCommandsRunsOnRealTimeAndRecordsOutput() async throws {
         let text = #"""
             {"kind":"sequential","name":"p","children":[
@@ -107,6 +131,31 @@ final class Lines: @unchecked Sendable { // written by one thread, read after it
             if case .progress(let id, let p) = e.change, id.rawValue == 1 { return p } else { return nil }
         }
         #expect(progress.contains(TaskProgress(0.5, info: "[2/4]")))
+    }
+
+    @Test func jobsLimitHowManyCommandsRunAtOnce() async throws {
+        let dir = "/tmp/taskview-jobs-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        #expect(mkdir(dir, 0o755) == 0)
+        defer { _ = system("rm -rf '\(dir)'") }
+        // Each command counts the commands running beside it (itself included).
+        let step = #"touch run.$$; ls run.* | wc -l >> counts; sleep 0.3; rm run.$$"#
+        let kids = (1...6).map { #"{"kind":"command","name":"c\#($0)","run":"\#(step)","cwd":"\#(dir)"}"# }
+        let text = #"{"kind":"concurrent","name":"all","children":["# + kids.joined(separator: ",") + "]}"
+        let scenario = try ScenarioDecoder.decode(Array(text.utf8), file: "s.json", name: "s")
+        let session = try ScenarioSession(scenario: scenario, seed: 0, jobs: 2)
+        let events = EventLog()
+        let obs = session.graph.observe { events.append($0) }
+        defer { obs.cancel() }
+        await offPool { session.runToEnd() }
+        #expect(session.root.state == .completed)
+        let counts = try String(contentsOfFile: dir + "/counts", encoding: .utf8)
+            .split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        #expect(counts.count == 6)
+        #expect(counts.max() == 2)
+        let queued = events.all.filter { e in
+            if case .progress(_, let p) = e.change { return p.info == "queued" } else { return false }
+        }
+        #expect(queued.count == 4)
     }
 
     @Test func headlessPrintsOutputLinesOnlyWhenAsked() async throws {

@@ -148,7 +148,7 @@ failed_sibling() {
       {"kind":"command","name":"one","run":["sh","CHILD","PIDS","one"]},
       {"kind":"command","name":"two","run":["sh","STUBBORN","PIDS","two"],"grace":1},
       {"kind":"command","name":"bad","run":"sleep 1; echo broken >&2; exit 3"}]}'
-    (cd "$WORK/$NAME" && "$BIN" run s.json --no-record --headless > out.txt 2>&1)
+    (cd "$WORK/$NAME" && "$BIN" run s.json --no-record --headless -j 3 > out.txt 2>&1)
     [ $? -eq 1 ] || { echo "  exit status (want 1)"; return 1; }
     grep -q 'bad: failed: exit status 3: broken' "$WORK/$NAME/out.txt" || { sed 's/^/  | /' "$WORK/$NAME/out.txt"; return 1; }
     grep -q 'one: cancelled (failFast)' "$WORK/$NAME/out.txt" || { sed 's/^/  | /' "$WORK/$NAME/out.txt"; return 1; }

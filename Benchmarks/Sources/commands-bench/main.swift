@@ -8,6 +8,11 @@
 // 2. Output throughput: one command printing 1,000,000 lines (`seq`), read line by line into
 //    progress info and `output` events, with an observer that counts every event (what a
 //    dashboard or recorder attaches): lines per second.
+// 3. A whole `taskview run --headless -j 8` process running a scenario of 1,000 `true`
+//    commands, against `make -j8` running the same 1,000 recipes and `xargs -P8`
+//    (pipelines.md targets: at most 1.5× make, 3× xargs). The taskview binary is
+//    $TASKVIEW_BIN, else .build/release/taskview of the project (`swift build -c release
+//    --product taskview`); without one, C3 is skipped.
 import Foundation
 import TaskGraph
 import TaskGraphProcess
@@ -66,6 +71,30 @@ func throughput(_ n: Int) -> (seconds: Double, outputs: Int) {
     return (seconds, counter.outputs)
 }
 
+/// The project's taskview binary for C3, nil when there is none.
+func taskviewBinary() -> String? {
+    if let env = ProcessInfo.processInfo.environment["TASKVIEW_BIN"] { return env }
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+    let path = root + "/.build/release/taskview"
+    return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+}
+
+/// C3's files: a scenario and a Makefile of `n` commands each, in a new directory.
+func pipelineFiles(_ n: Int) -> String {
+    let dir = NSTemporaryDirectory() + "commands-bench-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    let kids = (0..<n).map { #"{"kind":"command","name":"t\#($0)","run":["true"]}"# }
+    let scenario = #"{"kind":"concurrent","name":"all","children":["# + kids.joined(separator: ",") + "]}"
+    try? scenario.write(toFile: dir + "/s.json", atomically: true, encoding: .utf8)
+    var make = ".PHONY: all " + (0..<n).map { "t\($0)" }.joined(separator: " ") + "\nall:"
+    for i in 0..<n { make += " t\(i)" }
+    make += "\n"
+    for i in 0..<n { make += "t\(i):\n\t@true\n" }
+    try? make.write(toFile: dir + "/Makefile", atomically: true, encoding: .utf8)
+    return dir
+}
+
 print("commands-bench: \(commands) commands, \(lines) lines, \(rounds) rounds")
 var g: [Double] = []
 var loop: [Double] = []
@@ -83,6 +112,22 @@ for _ in 1...rounds {
     tp.append(Double(lines) / s)
     seen = outputs
 }
+var viaTaskview: [Double] = []
+var viaMake: [Double] = []
+var viaXargs: [Double] = []
+let binary = taskviewBinary()
+if let binary {
+    let dir = pipelineFiles(commands)
+    for _ in 1...rounds {
+        viaTaskview.append(
+            shell("cd '\(dir)' && '\(binary)' run s.json --headless --no-record --no-history -j 8 >/dev/null"))
+        viaMake.append(shell("make -s -j8 -C '\(dir)' all >/dev/null"))
+        viaXargs.append(shell("seq \(commands) | xargs -P8 -n1 true"))
+    }
+    try? FileManager.default.removeItem(atPath: dir)
+} else {
+    print("C3 skipped: no taskview binary (set TASKVIEW_BIN or run swift build -c release --product taskview)")
+}
 let per = { (xs: [Double]) in median(xs) / Double(commands) * 1e6 }
 print(
     """
@@ -97,3 +142,16 @@ print(
     |---|---:|---|
     | C2 output of one command, \(lines) lines, observed (\(seen) output events) | \(String(format: "%.0f", median(tp) / 1000))k lines/s | >= 500k lines/s: \(median(tp) >= 500_000 ? "PASS" : "MISS") |
     """)
+if binary != nil {
+    let vsMake = median(viaTaskview) / median(viaMake)
+    let vsXargs = median(viaTaskview) / median(viaXargs)
+    print(
+        """
+
+        | C3 \(commands) × true, 8 at a time, whole process | median | taskview ÷ this | target |
+        |---|---:|---:|---|
+        | taskview run --headless -j 8 | \(String(format: "%.3f", median(viaTaskview))) s | | |
+        | make -j8 | \(String(format: "%.3f", median(viaMake))) s | \(String(format: "%.2f", vsMake))× | ≤ 1.5×: \(vsMake <= 1.5 ? "PASS" : "MISS") |
+        | xargs -P8 | \(String(format: "%.3f", median(viaXargs))) s | \(String(format: "%.2f", vsXargs))× | ≤ 3×: \(vsXargs <= 3 ? "PASS" : "MISS") |
+        """)
+}

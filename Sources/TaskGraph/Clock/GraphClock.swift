@@ -21,14 +21,17 @@ public protocol GraphTimer: Sendable {
 
 /// Real, monotonic time. Timers fire on a global dispatch queue.
 public struct MonotonicClock: GraphClock {
+    /// The system's monotonic clock.
     public init() {}
 
+    /// Seconds of `CLOCK_MONOTONIC`.
     public var now: Double {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
+    /// Runs `action` on a global dispatch queue after `seconds` (at once for 0 or less).
     @discardableResult
     public func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any GraphTimer {
         let item = DispatchWorkItem(block: action)

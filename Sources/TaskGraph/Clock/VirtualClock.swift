@@ -14,8 +14,10 @@ public final class VirtualClock: GraphClock, @unchecked Sendable { // state behi
     private var counter: UInt64 = 0
     private var heap: [Entry] = []
 
+    /// A clock at time 0 with no timers.
     public init() {}
 
+    /// The current virtual time in seconds (moves only with `advance(by:)`, `runNext()` or `runUntilIdle()`).
     public var now: Double { lock.withLock { Double(nowNanos) / 1e9 } }
 
     /// The due time of the next timer (nil when none is pending).
@@ -26,6 +28,7 @@ public final class VirtualClock: GraphClock, @unchecked Sendable { // state behi
         }
     }
 
+    /// Schedules `action` at `now + seconds`; it runs when the clock is moved past that time.
     @discardableResult
     public func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any GraphTimer {
         let timer = VirtualTimer(action)

@@ -149,8 +149,11 @@ extension GraphTask {
 
 /// What `validate` fails with when its predicate rejects the value.
 public struct TaskValidationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The message given to `validate`.
     public let message: String
+    /// A validation error with `message`.
     public init(message: String) { self.message = message }
+    /// The message.
     public var description: String { message }
 }
 
@@ -161,6 +164,7 @@ public struct TimeoutError: Error, Sendable, Equatable, CustomStringConvertible 
     public let seconds: Double
     /// The name of the task that did not complete in time.
     public let taskName: String
+    /// A timeout of `seconds` for the task named `taskName`.
     public init(seconds: Double, taskName: String = "task") {
         self.seconds = seconds
         self.taskName = taskName

@@ -1,7 +1,10 @@
 /// The outcome of one subtask of `allSettled`.
 public enum Settled<Success, Failure: Error> {
+    /// The subtask succeeded with this value.
     case success(Success)
+    /// The subtask failed with this error.
     case failure(Failure)
+    /// The subtask was cancelled.
     case cancelled
 }
 

@@ -444,6 +444,7 @@ public struct Retention: Sendable, Equatable {
     /// Finished roots older than this many seconds (graph clock) are dropped too; nil: no age limit.
     public var maxAge: Double?
 
+    /// Keeps at most `maxFinishedRoots` finished roots (negative counts as 0), and none older than `maxAge` seconds when given.
     public init(maxFinishedRoots: Int, maxAge: Double? = nil) {
         self.maxFinishedRoots = max(0, maxFinishedRoots)
         self.maxAge = maxAge

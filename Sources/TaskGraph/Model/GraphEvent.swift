@@ -8,6 +8,7 @@ public struct GraphEvent: Sendable, Equatable {
     /// What changed.
     public var change: GraphChange
 
+    /// An event of `change` with its sequence number and time.
     public init(sequence: UInt64, time: Double, change: GraphChange) {
         self.sequence = sequence
         self.time = time
@@ -57,17 +58,27 @@ public enum GraphChange: Sendable, Equatable {
 
 /// Which stream of a process an `output` line came from.
 public enum OutputStreamName: String, Sendable, Equatable, CaseIterable {
-    case stdout, stderr
+    /// Standard output.
+    case stdout
+    /// Standard error.
+    case stderr
 }
 
 /// Where a cancel came from (`GraphChange.cancelRequested`'s `source`): the library's own
 /// labels. Callers pass their own (taskview: `keyboard`, `quit`, `signal`).
 public enum CancelSource {
+    /// `cancel()` on the task, or a Swift task that awaited it and was cancelled.
     public static let api = "api"
+    /// `Graph.cancel(_:source:)` without a source of its own.
     public static let graph = "graph"
+    /// The task's parent cancelled it (downward).
     public static let parent = "parent"
+    /// A subtask was cancelled by something other than its parent (upward).
     public static let child = "child"
+    /// `timeout(seconds:)` ran out.
     public static let timeout = "timeout"
+    /// A sibling failed: the group cancelled the subtasks still executing (fail fast).
     public static let failFast = "failFast"
+    /// The last copy of a `pending` task's unsettled `Resolver` was released.
     public static let resolverReleased = "resolverReleased"
 }

@@ -1,15 +1,22 @@
 /// The identity of a node (a task) within one graph. Stable for the graph's life; ids are
 /// handed out in creation order starting at 0.
 public struct NodeID: Hashable, Sendable, Codable, Comparable, CustomStringConvertible {
+    /// The id as a number (>= 0).
     public let rawValue: Int
+    /// The id with raw value `rawValue`.
     @inlinable public init(rawValue: Int) { self.rawValue = rawValue }
+    /// The id with raw value `rawValue`.
     @inlinable public init(_ rawValue: Int) { self.rawValue = rawValue }
+    /// Ids order by creation.
     public static func < (a: NodeID, b: NodeID) -> Bool { a.rawValue < b.rawValue }
+    /// `#12`.
     public var description: String { "#\(rawValue)" }
 
+    /// Decodes the id from a bare integer.
     public init(from decoder: any Decoder) throws {
         rawValue = try decoder.singleValueContainer().decode(Int.self)
     }
+    /// Encodes the id as a bare integer.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode(rawValue)
@@ -18,20 +25,35 @@ public struct NodeID: Hashable, Sendable, Codable, Comparable, CustomStringConve
 
 /// The kinds of node the library creates (`GraphNode.kind`).
 public enum NodeKind {
+    /// A leaf made with a closure, `succeed`, `fail` or `async`.
     public static let task = "task"
+    /// A task settled from outside (`pending`).
     public static let pending = "pending"
+    /// `delay(seconds:)`.
     public static let delay = "delay"
+    /// `sequential`.
     public static let sequential = "sequential"
+    /// `concurrent`.
     public static let concurrent = "concurrent"
+    /// `allSettled`.
     public static let allSettled = "allSettled"
+    /// `then`.
     public static let then = "then"
+    /// `recover`.
     public static let recover = "recover"
+    /// `chain`.
     public static let chain = "chain"
+    /// The `map*` adapters (`mapResult`, `mapError`, `mapOutcome`, `mapProgress`).
     public static let map = "map"
+    /// `timeout(seconds:)`.
     public static let timeout = "timeout"
+    /// `retry(_:)`.
     public static let retry = "retry"
+    /// `race`.
     public static let race = "race"
+    /// `and`.
     public static let and = "and"
+    /// `validate`.
     public static let validate = "validate"
     /// A later consumer's stand-in for a task another composite adopted (api.md "one node per
     /// task"): its state, progress and outcome follow that task (`GraphNode.refOf`).
@@ -45,14 +67,19 @@ public enum NodeKind {
 
 /// One node as found in a snapshot.
 public struct GraphNode: Sendable, Equatable {
+    /// The node's id.
     public let id: NodeID
     /// What the node is (see `NodeKind`), so a view can fold `map` adapters into their child.
     public let kind: String
+    /// The parent's id; nil for a root.
     public let parent: NodeID?
     /// Children in subtask order.
     public let children: [NodeID]
+    /// The task's name, as a view shows it.
     public let name: String
+    /// The node's weight in its parent's progress (default 1).
     public let weight: Double
+    /// The node's state.
     public let state: TaskState
     /// Completed with a failure.
     public let failed: Bool
@@ -63,6 +90,7 @@ public struct GraphNode: Sendable, Equatable {
     /// For a `ref` node: the shared node it stands for; nil for every other kind.
     public let refOf: NodeID?
 
+    /// A node with these fields (a view's tests build snapshots with it).
     public init(
         id: NodeID, kind: String, parent: NodeID?, children: [NodeID], name: String,
         weight: Double, state: TaskState, failed: Bool, progress: TaskProgress,
@@ -84,6 +112,7 @@ public struct GraphNode: Sendable, Equatable {
 
 /// A consistent copy of every node of a graph at one point of its event sequence.
 public struct GraphSnapshot: Sendable, Equatable {
+    /// Every node of the graph (retention may have dropped finished roots), by id.
     public let nodes: [NodeID: GraphNode]
     /// Nodes without a parent, in creation order.
     public let roots: [NodeID]
@@ -91,12 +120,14 @@ public struct GraphSnapshot: Sendable, Equatable {
     /// greater sequence number to stay in step.
     public let sequence: UInt64
 
+    /// A snapshot with these nodes.
     public init(nodes: [NodeID: GraphNode], roots: [NodeID], sequence: UInt64) {
         self.nodes = nodes
         self.roots = roots
         self.sequence = sequence
     }
 
+    /// The node `id`, or nil when the graph has no such node.
     public subscript(id: NodeID) -> GraphNode? { nodes[id] }
 
     /// An empty snapshot (no nodes, sequence 0).

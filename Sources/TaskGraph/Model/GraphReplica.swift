@@ -22,6 +22,7 @@ public struct GraphReplica: Sendable {
     /// The time of the last event applied.
     public private(set) var time: Double = 0
 
+    /// An empty replica (no nodes, sequence 0): apply a graph's events from the first.
     public init() {}
 
     /// Starts from a snapshot.

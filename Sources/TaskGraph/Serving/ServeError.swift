@@ -4,5 +4,6 @@ public struct ServeError: Error, CustomStringConvertible, Sendable {
     public let path: String
     /// What is wrong with it.
     public let reason: String
+    /// `cannot serve at PATH: REASON`.
     public var description: String { "cannot serve at \(path): \(reason)" }
 }

@@ -20,6 +20,7 @@ extension GraphTask where Success == Void, Failure == Never {
     }
 }
 
+/// Dispatch deadlines as tasks.
 extension DispatchQueue {
     /// A task (on `Graph.shared`) that succeeds on this queue at `deadline` once executed.
     public func asyncAfter(deadline: DispatchTime) -> GraphTask<Void, Never> {

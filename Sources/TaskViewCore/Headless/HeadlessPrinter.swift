@@ -10,6 +10,8 @@ public struct HeadlessPrinter: Sendable {
     public private(set) var tree: TreeModel
     /// Also print commands' output lines: `[T] #ID NAME | TEXT` (`--output`).
     public var showOutput = false
+    /// Earlier runs' durations: state lines end with the run's ETA when one is known.
+    public var history: RunHistory?
 
     /// Starts empty, or from the snapshot the events continue.
     public init(snapshot: GraphSnapshot? = nil) {
@@ -20,7 +22,11 @@ public struct HeadlessPrinter: Sendable {
     public mutating func absorb(_ event: GraphEvent) -> String? {
         tree.absorb(event)
         if showOutput, let line = Self.outputLine(for: event, in: tree) { return line }
-        return Self.line(for: event, in: tree)
+        guard let line = Self.line(for: event, in: tree) else { return nil }
+        guard let history, let left = history.remaining(in: tree, now: event.time), left.seconds > 0 else {
+            return line
+        }
+        return line + "  (ETA " + Format.duration(left.seconds) + ")"
     }
 
     /// `[T] #ID NAME | TEXT` for a command's output line (`--output`), sanitized.
@@ -52,8 +58,9 @@ public struct HeadlessPrinter: Sendable {
 
     /// The summary block: `Summary:` with the counts, the duration (graph clock until
     /// `root` settled; the last event's time if it never did), then the tree in ASCII with
-    /// each node's final state.
+    /// each node's final state, then the run's report (`RunReport`: first failure, critical
+    /// path, slowest commands).
     public func summary(root: NodeID? = nil) -> [String] {
-        HeadlessSummary(tree: tree).lines(root: root?.rawValue)
+        HeadlessSummary(tree: tree).lines(root: root?.rawValue) + RunReport(tree: tree).lines
     }
 }

@@ -13,6 +13,7 @@ public enum HeadlessRunner {
         graph: Graph, clock: any GraphClock, root: NodeID,
         interrupted: () -> Bool = { false },
         output: Bool = false,
+        history: RunHistory? = nil,
         plain: PlainPacing? = nil,
         print: (String) -> Void,
         start: () -> Void
@@ -22,6 +23,7 @@ public enum HeadlessRunner {
         defer { observation.cancel() }
         var printer = HeadlessPrinter(snapshot: snapshot)
         printer.showOutput = output
+        printer.history = history
         let virtual = clock as? VirtualClock
         // Real time is shown from the start, as in the log.
         let origin = virtual == nil ? clock.now : 0

@@ -20,6 +20,8 @@ public struct DashboardModel: Sendable {
     public var outcome: RootOutcome?
     /// Replay-only fields, set by a replay source (see `DashboardSource`).
     public var isReplay = false
+    /// Earlier runs' durations (`taskview run`): time-based progress and the header's ETA.
+    public var history: RunHistory?
     public var replayPosition: Double = 0
     public var replayDuration: Double = 0
     public var replaySpeed: Double = 1

@@ -5,6 +5,9 @@ public struct Scenario: Sendable {
     public var name: String
     /// The root's `description` (shown by `demo --list`).
     public var description: String?
+    /// The absolute path of the scenario file (`demo:NAME` for a shipped demo): recorded in
+    /// the log's header, it finds the earlier runs of the same file (`RunHistory`).
+    public var file: String?
     public var root: ScenarioNode
 
     /// A scenario with `command` nodes runs real processes, so it runs on real time.
@@ -57,6 +60,12 @@ public struct ScenarioNode: Sendable, Equatable {
 
     /// Nodes in the tree (the scenario's own, not the adapters the builder adds).
     public var count: Int { 1 + children.reduce(0) { $0 + $1.count } }
+
+    /// Gives every `command` node without a `cwd` in this subtree the directory `path`.
+    mutating func defaultCommandDirectory(_ path: String) {
+        if kind == .command && cwd == nil { cwd = path }
+        for i in children.indices { children[i].defaultCommandDirectory(path) }
+    }
 
     /// Whether this node or a descendant runs a real command.
     public var hasCommands: Bool { kind == .command || children.contains { $0.hasCommands } }

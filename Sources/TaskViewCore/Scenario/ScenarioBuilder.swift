@@ -21,10 +21,13 @@ public typealias ScenarioTask = GraphTask<Void, any Error>
 public struct ScenarioBuilder {
     public let graph: Graph
     public let seed: UInt64
+    /// Job slots every `command` node takes one of while it runs (`--jobs`); nil: no limit.
+    public let slots: CommandSlots?
 
-    public init(graph: Graph, seed: UInt64) {
+    public init(graph: Graph, seed: UInt64, slots: CommandSlots? = nil) {
         self.graph = graph
         self.seed = seed
+        self.slots = slots
     }
 
     /// The root task (not executed).
@@ -82,7 +85,7 @@ public struct ScenarioBuilder {
         return ScenarioTask.commandIgnoringOutput(
             argv, shell: shell, name: name, graph: graph,
             workingDirectory: node.cwd, environment: env,
-            progress: progress, grace: node.grace ?? 5)
+            progress: progress, grace: node.grace ?? 5, slots: slots)
     }
 
     /// A simulated leaf. Each run of its closure (the first attempt, then each `retry`

@@ -24,7 +24,9 @@ public enum ScenarioLoader {
                 file: name, position: nil,
                 message: "no demo named \"\(name)\" (try: \(demoNames.joined(separator: ", ")))")
         }
-        return try ScenarioDecoder.decode(Array(text.utf8), file: "demos/\(name).json", name: name)
+        var scenario = try ScenarioDecoder.decode(Array(text.utf8), file: "demos/\(name).json", name: name)
+        scenario.file = "demo:" + name // earlier runs of the demo give its ETA
+        return scenario
     }
 
     /// `(name, description)` of every shipped demo.
@@ -46,7 +48,22 @@ public enum ScenarioLoader {
         var base = path.split(separator: "/").last.map(String.init) ?? path
         if let dot = base.lastIndex(of: "."), dot != base.startIndex { base = String(base[..<dot]) }
         let dir = path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 }
-        return try ScenarioDecoder.decode(bytes, file: path, name: base, baseDirectory: dir)
+        var scenario = try ScenarioDecoder.decode(bytes, file: path, name: base, baseDirectory: dir)
+        // A command without `cwd` runs in the file's directory (as go-task runs a
+        // Taskfile's tasks), so a pipeline file works the same from any directory.
+        if let home = absoluteDirectory(dir ?? ".") {
+            scenario.root.defaultCommandDirectory(home)
+            let fileName = path.split(separator: "/").last.map(String.init) ?? path
+            scenario.file = home == "/" ? "/" + fileName : home + "/" + fileName
+        }
+        return scenario
+    }
+
+    /// `path` as an absolute path without symlinks (nil if it cannot be resolved).
+    static func absoluteDirectory(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     struct ReadError: Error { let message: String }

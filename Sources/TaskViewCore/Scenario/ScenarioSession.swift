@@ -16,7 +16,10 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
     /// - Parameters:
     ///   - recordTo: log path (nil: no log).
     ///   - producer: the log header's producer (default: the command line).
-    public init(scenario: Scenario, seed: UInt64, recordTo: String? = nil, producer: String? = nil) throws {
+    ///   - jobs: at most this many commands at once in the whole scenario (nil: no limit).
+    public init(
+        scenario: Scenario, seed: UInt64, recordTo: String? = nil, producer: String? = nil, jobs: Int? = nil
+    ) throws {
         self.scenario = scenario
         self.seed = seed
         let clock: any GraphClock = scenario.runsCommands ? MonotonicClock() : VirtualClock()
@@ -24,9 +27,11 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
         self.clock = clock
         self.graph = graph
         recorder = try recordTo.map {
-            try GraphRecorder(graph: graph, path: $0, producer: producer, scenario: scenario.name, seed: seed)
+            try GraphRecorder(
+                graph: graph, path: $0, producer: producer, scenario: scenario.name, seed: seed,
+                scenarioFile: scenario.file)
         }
-        root = ScenarioBuilder(graph: graph, seed: seed).build(scenario)
+        root = ScenarioBuilder(graph: graph, seed: seed, slots: jobs.map { CommandSlots(limit: $0) }).build(scenario)
     }
 
     /// The root's node.

@@ -20,6 +20,8 @@ public final class LiveGraphSource: DashboardSource {
     var clockOrigin: Double = 0
     /// Called for keys that cancelled something (for the replay log's `key` events).
     let onKey: ((String, NodeID?) -> Void)?
+    /// Earlier runs of the same scenario file, for the ETA.
+    public var history: RunHistory?
 
     /// `start` executes the root; it runs after observation begins, in `start(model:)`.
     public init(
@@ -46,6 +48,7 @@ public final class LiveGraphSource: DashboardSource {
         model.tree = TreeModel(snapshot: snapshot)
         model.title = title
         model.root = root.rawValue
+        model.history = history
         clockOrigin = clock.now
         if !started {
             started = true

@@ -8,6 +8,11 @@ extension Renderer {
         var x = grid.write(" " + clean(model.title), x: 0, y: 0, style: CellStyle(.header, bold: true))
         let now = model.pausedClock ?? model.clockNow
         x = grid.write("  " + Format.duration(now), x: x, y: 0, style: base)
+        if model.outcome == nil, let history = model.history, let eta = history.remaining(in: model.shown, now: now) {
+            var text = "  ETA " + Format.duration(eta.seconds)
+            if eta.unknown > 0 { text += " (\(eta.unknown) without history)" }
+            x = grid.write(text, x: x, y: 0, style: base)
+        }
         if let outcome = model.outcome {
             let role: StyleRole = outcome == .succeeded ? .succeeded : outcome == .failed ? .failed : .cancelled
             x = grid.write("  ", x: x, y: 0, style: base)

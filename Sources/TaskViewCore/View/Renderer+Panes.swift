@@ -42,7 +42,7 @@ extension Renderer {
         if node.failed, let m = node.message { lines.append("Error: " + clean(m)) }
         if let cmd = tree.commands[c] {
             lines.append("Command: " + clean(cmd.commandLine))
-            var location = "Directory: " + (cmd.workingDirectory.map(clean) ?? "(inherited)")
+            var location = "Directory: " + (cmd.workingDirectory.map(clean) ?? "(current)")
             if let exit = cmd.exit {
                 location += "   Exit: " + clean(exit)
             } else if let pid = cmd.pid {

@@ -19,17 +19,22 @@ extension Renderer {
             guard let n = node else { break }
             drawRow(
                 n, d, layout, y: layout.treeTop + r, now: now,
-                selected: n == model.view.selection, into: &grid)
+                selected: n == model.view.selection, history: model.history, into: &grid)
             node = d.next(n)
         }
     }
 
     func drawRow(
         _ n: Int, _ d: DisplayTree, _ layout: Layout, y: Int, now: Double, selected: Bool,
-        into grid: inout CellGrid
+        history: RunHistory? = nil, into grid: inout CellGrid
     ) {
         let tree = d.tree
-        let node = tree.nodes[n]
+        var node = tree.nodes[n]
+        // A step without progress of its own, with a history: elapsed over expected.
+        if let history, let (fraction, left) = history.timeProgress(n, in: tree, now: now) {
+            node.fraction = fraction
+            node.info = "~" + Format.duration(left) + " left" + (node.info.map { "  " + $0 } ?? "")
+        }
         let state = node.display
         let role = Renderer.role(state)
         let nameCols = layout.nameColumns

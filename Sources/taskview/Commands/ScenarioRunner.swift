@@ -14,17 +14,28 @@ enum ScenarioRunner {
             throw ExitCode(2)
         }
         let logPath = try common.recordPath(prefix: scenario.name)
+        // Earlier runs of the same file, read before this run's log exists.
+        var history: RunHistory?
+        if !common.noHistory, let file = scenario.file {
+            let dir = logPath.map { p in p.lastIndex(of: "/").map { String(p[..<$0]) } ?? "." } ?? "taskview-logs"
+            let h = RunHistory.load(file: file, directory: dir.isEmpty ? "/" : dir) { notice in
+                writeStderr("taskview: \(Sanitizer.clean(notice))\n")
+            }
+            if h.runCount > 0 { history = h }
+        }
         let session: ScenarioSession
         do {
-            session = try ScenarioSession(scenario: scenario, seed: common.seed, recordTo: logPath)
+            session = try ScenarioSession(
+                scenario: scenario, seed: common.seed, recordTo: logPath, jobs: common.jobSlots)
         } catch {
             writeStderr("taskview: cannot write the replay log: \(Sanitizer.clean(String(describing: error)))\n")
             throw ExitCode(2)
         }
         let recorder = session.recorder
-        let options = common.liveOptions(onKey: { key, node in
+        var options = common.liveOptions(onKey: { key, node in
             recorder?.recordKey(key, node: node)
         })
+        options.history = history
         let status = LiveRunner.run(
             graph: session.graph, clock: session.clock, root: session.rootID,
             title: scenario.name, options: options, start: { session.start() })

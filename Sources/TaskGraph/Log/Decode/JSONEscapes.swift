@@ -4,6 +4,7 @@
 public enum JSONEscapes {
     /// Why a string's body cannot be decoded, at `offset` bytes into the body.
     public struct Failure: Error, Sendable, Equatable {
+        /// What is wrong with the string's body.
         public enum Kind: Sendable, Equatable {
             /// A `\u` without four hex digits (`offset`: the first byte that is not one).
             case badUnicode
@@ -12,7 +13,9 @@ public enum JSONEscapes {
             /// A backslash as the body's last byte (`offset`: the end).
             case truncated
         }
+        /// What is wrong.
         public let kind: Kind
+        /// Bytes into the body where the problem is.
         public let offset: Int
     }
 

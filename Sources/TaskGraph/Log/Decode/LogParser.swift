@@ -139,6 +139,8 @@ struct LogParser {
                     h.producer = try Self.text(&s)
                 } else if key.equals("scenario") {
                     h.scenario = try Self.text(&s)
+                } else if key.equals("file") {
+                    h.file = try Self.text(&s)
                 } else if key.equals("pid") {
                     h.pid = try s.int("pid", in: 0...Int(Int32.max))
                 } else if key.equals("name") {

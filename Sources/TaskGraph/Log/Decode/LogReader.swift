@@ -4,8 +4,11 @@
 
 /// A log that cannot be replayed: the file, the line (when one is to blame) and the problem.
 public struct LogLoadError: Error, CustomStringConvertible, Sendable {
+    /// The file that cannot be replayed.
     public let path: String
+    /// The 1-based line to blame, when there is one.
     public let line: Int?
+    /// What is wrong.
     public let message: String
 
     /// A problem with `path` (at `line` when one is to blame).
@@ -15,6 +18,7 @@ public struct LogLoadError: Error, CustomStringConvertible, Sendable {
         self.message = message
     }
 
+    /// `PATH: line N: MESSAGE`, or `PATH: MESSAGE` without a line.
     public var description: String {
         if let line { return "\(path): line \(line): \(message)" }
         return "\(path): \(message)"

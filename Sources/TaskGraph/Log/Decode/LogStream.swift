@@ -22,8 +22,11 @@ public enum StreamItem: Sendable {
 
 /// A stream that cannot be read on: the line and the problem.
 public struct StreamError: Error, CustomStringConvertible, Sendable {
+    /// The 1-based line of the stream that cannot be read.
     public let line: Int
+    /// What is wrong with it.
     public let message: String
+    /// `line N: MESSAGE`.
     public var description: String { "line \(line): \(message)" }
 }
 

@@ -35,13 +35,16 @@ public struct ReplayEvents: RandomAccessCollection, Sendable {
 
     init() {}
 
+    /// The first event's index (0).
     @inlinable public var startIndex: Int { 0 }
+    /// One past the last event's index (the number of events).
     @inlinable public var endIndex: Int { records.count }
 
     /// The time of event `i` without building it.
     @inlinable
     public func time(at i: Int) -> Double { records[i].time }
 
+    /// Event `i` (0-based; its `sequence` is `i + 1`), built from the compact store.
     @inlinable
     public subscript(i: Int) -> GraphEvent {
         let r = records[i]

@@ -1,29 +1,56 @@
 /// The header of a replay log (line 1).
 public struct LogHeader: Sendable, Equatable {
+    /// The format version (1); the reader refuses any other.
     public var version: Double = 1
+    /// When recording began (ISO 8601, UTC): exported times are `created` plus each event's `t`.
     public var created: String?
+    /// The program that wrote the log (`taskview 0.1.0`, `my-tool`).
     public var producer: String?
+    /// The scenario a taskview run played, when it played one.
     public var scenario: String?
+    /// The absolute path of the scenario file the session ran (`file`), or `demo:NAME`.
+    public var file: String?
+    /// The seed of a scenario run.
     public var seed: UInt64?
     /// The serving program's pid and name (attach streams, attach.md).
     public var pid: Int?
+    /// The name the serving program gave (`serve(at:name:allowCancel:)`).
     public var name: String?
+    /// An empty header (version 1, no fields).
     public init() {}
 }
 
 /// A `key` line: a key that changed something, after `eventCount` events.
 public struct ReplayKey: Sendable, Equatable {
+    /// How many graph events came before the key.
     public var eventCount: Int
+    /// When it was pressed (seconds on the recorded graph's clock).
     public var time: Double
+    /// The key's name (`x`, `y`, `space`, ...).
     public var key: String
+    /// The node it acted on, if any.
     public var node: NodeID?
 }
 
 /// The figures of an `end` line.
 public struct ReplaySummary: Sendable, Equatable {
-    public var succeeded = 0, failed = 0, cancelled = 0, skipped = 0, notExecuted = 0, executing = 0
+    /// Live nodes that succeeded.
+    public var succeeded = 0
+    /// Live nodes that failed.
+    public var failed = 0
+    /// Live nodes that were cancelled.
+    public var cancelled = 0
+    /// Nodes never executed under a parent that has settled.
+    public var skipped = 0
+    /// The other never-executed nodes.
+    public var notExecuted = 0
+    /// Nodes still executing when the log ended.
+    public var executing = 0
+    /// When the last root settled (seconds on the graph's clock), else the end time.
     public var duration = 0.0
+    /// How the session ended: `succeeded`, `failed`, `cancelled` or `unfinished`.
     public var outcome = ""
+    /// An empty summary (every count 0).
     public init() {}
 }
 
@@ -43,11 +70,13 @@ public struct ReplayLog: Sendable {
 
     /// The file name, for messages and the dashboard header.
     public let name: String
+    /// The log's header (line 1).
     public internal(set) var header = LogHeader()
     /// Every graph event (not snapshots, keys or `end`), in log order, built on demand
     /// from a compact store.
     public internal(set) var events = ReplayEvents()
     var checkpoints: [Checkpoint] = []
+    /// The `key` lines: what a person pressed while it was recorded.
     public internal(set) var keys: [ReplayKey] = []
     /// The `end` line's summary; nil for a log of a crashed or killed session.
     public internal(set) var end: ReplaySummary?

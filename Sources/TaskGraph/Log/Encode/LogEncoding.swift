@@ -2,7 +2,7 @@
 /// included.
 extension LogBuffer {
     /// Line 1: `{"format":"taskgraph-log","version":1,"created":...,"producer":...}`.
-    mutating func header(created: String, producer: String, scenario: String?, seed: UInt64?) {
+    mutating func header(created: String, producer: String, scenario: String?, seed: UInt64?, file: String? = nil) {
         raw("{\"format\":\"taskgraph-log\",\"version\":1")
         nextKey("created")
         string(created)
@@ -15,6 +15,10 @@ extension LogBuffer {
         if let seed {
             nextKey("seed")
             uint(seed)
+        }
+        if let file {
+            nextKey("file")
+            string(file)
         }
         raw("}\n")
     }

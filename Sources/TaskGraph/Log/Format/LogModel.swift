@@ -11,16 +11,21 @@ public struct LogModel: Sendable {
         public var id: Int32
         /// The parent's id, -1 for a root.
         public var parent: Int32 = -1
+        /// The node's state.
         public var state: TaskState = .notExecuted
         /// Set with `state == .completed` when the node failed.
         public var failed = false
         /// False once the node was dropped.
         public var live = true
+        /// What the node is (see ``NodeKind``).
         public var kind: String
+        /// The node's name.
         public var name: String
+        /// The node's weight in its parent's progress.
         public var weight: Double
         /// Last reported progress (0...1) and its text.
         public var fraction: Double = 0
+        /// The text of the last progress report, if it had one.
         public var info: String?
         /// The failure or cancellation message.
         public var message: String?

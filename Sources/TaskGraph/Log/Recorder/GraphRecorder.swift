@@ -100,9 +100,12 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
     /// Opens `path` (created or truncated) and writes the header; events come from
     /// `record(_:)`. Use `init(graph:path:...)` to record a graph.
     /// - Parameters:
+    ///   - path: the log file to write.
     ///   - producer: the header's `producer` (default: this process's command line).
-    ///   - scenario, seed: header fields, written when given.
+    ///   - scenario: the header's `scenario`, written when given.
+    ///   - seed: the header's `seed`, written when given.
     ///   - startTime: clock time that becomes `t = 0`.
+    ///   - snapshotEvery: write a full snapshot after at least this many events (at least 1).
     public init(
         path: String, producer: String? = nil, scenario: String? = nil, seed: UInt64? = nil,
         startTime: Double = 0, snapshotEvery: Int = GraphRecorder.defaultSnapshotEvery
@@ -122,9 +125,12 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
 
     /// Opens `path`, writes the header and a snapshot of what `graph` holds now, then
     /// records every event of `graph` until `finish()`/`cancel()`.
+    ///   - scenarioFile: the header's `file`: the absolute path of the scenario file the
+    ///     session ran (taskview finds earlier runs of the same file by it).
     public init(
         graph: Graph, path: String, producer: String? = nil, scenario: String? = nil,
-        seed: UInt64? = nil, snapshotEvery: Int = GraphRecorder.defaultSnapshotEvery
+        seed: UInt64? = nil, scenarioFile: String? = nil,
+        snapshotEvery: Int = GraphRecorder.defaultSnapshotEvery
     ) throws {
         self.path = path
         self.file = try LogFile(path: path)
@@ -136,7 +142,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
         buffer.header(
             created: iso8601Now(),
             producer: producer ?? CommandLine.arguments.joined(separator: " "),
-            scenario: scenario, seed: seed)
+            scenario: scenario, seed: seed, file: scenarioFile)
         // The graph holds the recorder (through the handler) until `finish()`: the observation
         // lives until cancelled, as `GraphObservation` promises, even when the caller drops
         // it. Events spooled meanwhile are encoded after the snapshot (the writer needs `lock`).

@@ -8,8 +8,11 @@
 
 /// Why a log could not be opened or written.
 public struct RecordingError: Error, CustomStringConvertible, Sendable {
+    /// The log file's path.
     public let path: String
+    /// What went wrong (the system's error text).
     public let message: String
+    /// `PATH: MESSAGE`.
     public var description: String { "\(path): \(message)" }
 }
 

@@ -1,0 +1,203 @@
+import TaskGraph
+
+/// What a run comes down to (pipelines.md, "After the run"): the first failure with the end
+/// of its stderr, the critical path (the chain of steps that decided the total time), the
+/// slowest commands, and the counts. Built from a `TreeModel`, so a live run, a headless
+/// run and any replay log (`taskview report LOG`) give the same report.
+public struct RunReport: Sendable, Equatable {
+    /// The failure that happened first.
+    public struct Failure: Sendable, Equatable {
+        public var id: Int
+        /// The node's name (raw; sanitized when printed).
+        public var name: String
+        /// The failure message (`exit status 2: ...` for a command).
+        public var message: String
+        /// When it failed (seconds on the run's clock).
+        public var time: Double
+        /// Its last stderr lines (at most `RunReport.stderrLines`), oldest first.
+        public var stderr: [String]
+    }
+
+    /// A step of the critical path, or one of the slowest commands.
+    public struct Step: Sendable, Equatable {
+        public var id: Int
+        public var name: String
+        public var start: Double
+        public var duration: Double
+    }
+
+    /// Lines of stderr kept for the first failure.
+    public static let stderrLines = 10
+    /// How many of the slowest commands are listed.
+    public static let slowestCount = 5
+
+    public var firstFailure: Failure?
+    /// The steps whose ends decided when the run ended, first to last.
+    public var criticalPath: [Step]
+    /// The slowest commands (leaves when the run has no command), slowest first.
+    public var slowest: [Step]
+    /// Nodes per state: `succeeded`, `failed`, `cancelled`, `skipped`, `notExecuted`,
+    /// `executing`.
+    public var counts: [String: Int]
+    /// Seconds from the first start to the last end.
+    public var duration: Double
+
+    /// The report of `tree` as it stands.
+    public init(tree: TreeModel) {
+        var leaves: [Step] = []
+        var commandIDs: Set<Int> = []
+        var first: Failure?
+        var firstIsLeaf = false
+        var runStart = Double.infinity
+        var runEnd = 0.0
+        for id in tree.nodes.ids where tree.contains(id) {
+            let n = tree[id]
+            if !n.startedAt.isNaN { runStart = min(runStart, n.startedAt) }
+            if !n.endedAt.isNaN { runEnd = max(runEnd, n.endedAt) }
+            let isLeaf = n.children.isEmpty && n.kind != NodeKind.ref
+            if isLeaf, !n.startedAt.isNaN, !n.endedAt.isNaN {
+                leaves.append(Step(id: id, name: n.name, start: n.startedAt, duration: n.endedAt - n.startedAt))
+                if tree.commands[id] != nil || tree.outputs[id] != nil || n.kind == "command" { commandIDs.insert(id) }
+            }
+            if n.display == .failed, !n.endedAt.isNaN {
+                // The earliest failure; at the same instant the innermost (a failing step
+                // fails its group at once).
+                let earlier =
+                    first.map { n.endedAt < $0.time || (n.endedAt == $0.time && isLeaf && !firstIsLeaf) } ?? true
+                if earlier {
+                    let err = tree.outputs[id]?.lines.filter { $0.stream == .stderr }.map(\.text) ?? []
+                    first = Failure(
+                        id: id, name: n.name, message: n.message ?? "failed", time: n.endedAt,
+                        stderr: Array(err.suffix(Self.stderrLines)))
+                    firstIsLeaf = isLeaf
+                }
+            }
+        }
+        firstFailure = first
+        duration = runStart.isFinite ? max(0, runEnd - runStart) : 0
+        criticalPath = Self.criticalPath(leaves, runStart: runStart)
+        let timed = commandIDs.isEmpty ? leaves : leaves.filter { commandIDs.contains($0.id) }
+        slowest = Array(
+            timed.sorted { $0.duration != $1.duration ? $0.duration > $1.duration : $0.id < $1.id }
+                .prefix(Self.slowestCount))
+        var c: [String: Int] = [:]
+        for s in DisplayState.allCases { c[s.reportKey] = tree.counts[s.rawValue] }
+        counts = c
+    }
+
+    /// Backwards from the step that ended last: each step's predecessor is the step that
+    /// ended last before it started (what it waited for), until a step started with the run.
+    static func criticalPath(_ leaves: [Step], runStart: Double) -> [Step] {
+        guard var current = leaves.max(by: { ($0.start + $0.duration, $1.id) < ($1.start + $1.duration, $0.id) })
+        else { return [] }
+        let slack = 1e-3
+        var path = [current]
+        var used: Set<Int> = [current.id]
+        while current.start - runStart > slack {
+            let before = leaves.filter { !used.contains($0.id) && $0.start + $0.duration <= current.start + slack }
+            guard let previous = before.max(by: { ($0.start + $0.duration, $1.id) < ($1.start + $1.duration, $0.id) })
+            else { break }
+            path.append(previous)
+            used.insert(previous.id)
+            current = previous
+        }
+        return path.reversed()
+    }
+
+    /// The report as text lines (sanitized), for the end of a run and `taskview report`.
+    public var lines: [String] {
+        var out: [String] = []
+        if let f = firstFailure {
+            out.append(
+                "First failure: \(Sanitizer.clean(f.name)) at \(Format.seconds3(f.time))s: \(Sanitizer.clean(f.message))"
+            )
+            for line in f.stderr { out.append("  ! " + Sanitizer.clean(line)) }
+        } else {
+            out.append("First failure: none")
+        }
+        let width = min(40, (criticalPath + slowest).map { Sanitizer.clean($0.name).count }.max() ?? 0)
+        func row(_ s: Step) -> String {
+            let name = Sanitizer.clean(s.name)
+            let pad = String(repeating: " ", count: max(0, width - name.count))
+            return "  " + name + pad + "  " + Format.seconds3(s.duration) + "s"
+        }
+        let pathTime = criticalPath.reduce(0) { $0 + $1.duration }
+        out.append("Critical path (\(Format.seconds3(pathTime))s of \(Format.seconds3(duration))s):")
+        out += criticalPath.map(row)
+        out.append("Slowest:")
+        out += slowest.map(row)
+        return out
+    }
+
+    /// The report as one JSON object with the keys `firstFailure`, `criticalPath`,
+    /// `slowest` and `counts` (pipelines.md), plus `duration`; times in seconds.
+    public var json: String {
+        var w = JSONWriter(capacity: 4096)
+        func step(_ s: Step) {
+            w.raw("{\"id\":")
+            w.int(s.id)
+            w.raw(",\"name\":")
+            w.string(s.name)
+            w.raw(",\"start\":")
+            w.double(s.start)
+            w.raw(",\"duration\":")
+            w.double(s.duration)
+            w.raw("}")
+        }
+        func steps(_ key: StaticString, _ list: [Step]) {
+            w.raw(key)
+            w.raw("[")
+            for (i, s) in list.enumerated() {
+                if i > 0 { w.raw(",") }
+                step(s)
+            }
+            w.raw("]")
+        }
+        w.raw("{\"firstFailure\":")
+        if let f = firstFailure {
+            w.raw("{\"id\":")
+            w.int(f.id)
+            w.raw(",\"name\":")
+            w.string(f.name)
+            w.raw(",\"message\":")
+            w.string(f.message)
+            w.raw(",\"time\":")
+            w.double(f.time)
+            w.raw(",\"stderr\":[")
+            for (i, l) in f.stderr.enumerated() {
+                if i > 0 { w.raw(",") }
+                w.string(l)
+            }
+            w.raw("]}")
+        } else {
+            w.raw("null")
+        }
+        steps(",\"criticalPath\":", criticalPath)
+        steps(",\"slowest\":", slowest)
+        w.raw(",\"counts\":{")
+        for (i, s) in DisplayState.allCases.enumerated() {
+            if i > 0 { w.raw(",") }
+            w.string(s.reportKey)
+            w.raw(":")
+            w.int(counts[s.reportKey] ?? 0)
+        }
+        w.raw("},\"duration\":")
+        w.double(duration)
+        w.raw("}")
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+}
+
+extension DisplayState {
+    /// The state's key in a report's `counts`.
+    var reportKey: String {
+        switch self {
+        case .succeeded: "succeeded"
+        case .failed: "failed"
+        case .cancelled: "cancelled"
+        case .skipped: "skipped"
+        case .notExecuted: "notExecuted"
+        case .executing: "executing"
+        }
+    }
+}

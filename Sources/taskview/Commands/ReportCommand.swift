@@ -1,0 +1,44 @@
+import ArgumentParser
+import TaskViewCore
+import TaskViewTerminal
+
+/// `taskview report LOG [--format text|json]` (pipelines.md, "After the run").
+struct ReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract:
+            "Print a replay log's report: the first failure, the critical path, the slowest commands, the counts.",
+        discussion: """
+            The same report a run prints when it ends. --format json writes one JSON object \
+            with the keys firstFailure, criticalPath, slowest, counts and duration.
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text
+        case json
+    }
+
+    @Argument(help: ArgumentHelp("The replay log (.jsonl).", valueName: "LOG"))
+    var log: String
+
+    @Option(name: .long, help: "text (default) or json.")
+    var format: Format = .text
+
+    @Flag(name: .long, help: "Read past corrupt lines, counting them.")
+    var skipBadLines = false
+
+    func run() throws {
+        let replay = try loadLogForCommand(log, skipBadLines: skipBadLines)
+        var tree = TreeModel()
+        tree.absorb(replay.events)
+        let report = RunReport(tree: tree)
+        switch format {
+        case .json:
+            print(report.json)
+        case .text:
+            print(HeadlessSummary.countsLine(tree.counts))
+            for line in report.lines { print(line) }
+        }
+    }
+}
