@@ -67,3 +67,21 @@ func bigGroup() -> EventScript {
         #expect(g.lines == ["* 3"])
     }
 }
+
+@Suite struct HelpOverlayTests {
+    @Test func helpListsTheNewKeysInTwoColumnsWhenTall() {
+        var m = model(twoGroups())
+        m.isReplay = true
+        press(&m, .char("?"))
+        let rows = frame(&m, 140, 24, ascii: false)
+        let text = rows.joined(separator: "\n")
+        for key in ["n/N  ", "c/C  ", "z 1-9", "Alt-1-9", "s  ", "[  ", "]  ", "t  ", "F  "] {
+            #expect(text.contains("  " + key), "help lacks \(key)")
+        }
+        #expect(KeyTable.helpLines(replay: true).count > 20)
+        #expect(rows[3].hasPrefix("   ↑/k"))
+        var live = model(twoGroups())
+        press(&live, .char("?"))
+        #expect(frame(&live, 140, 40).joined().contains("1-9"))
+    }
+}

@@ -196,17 +196,18 @@ public enum KeyTable {
                 scope: .always, footer: nil),
             .init(
                 action: .replayPrevMarker, keys: [.char("[")], label: "[",
-                help: "previous marker: a failure, cancel or root settling (detail pane: scroll)",
+                help: "previous marker: failure, cancel, root settled",
                 scope: .replayOnly, footer: nil),
             .init(
-                action: .replayNextMarker, keys: [.char("]")], label: "]", help: "next marker (detail pane: scroll)",
+                action: .replayNextMarker, keys: [.char("]")], label: "]",
+                help: "next marker (in the detail pane [ ] scroll)",
                 scope: .replayOnly, footer: nil),
             .init(
                 action: .replaySeekPrompt, keys: [.char("t")], label: "t", help: "seek to a time (1:30, 90s, 45%)",
                 scope: .replayOnly, footer: nil),
             .init(
                 action: .replayFindPrompt, keys: [.char("F")], label: "F",
-                help: "find: seek to when a node with that name or info appeared", scope: .replayOnly, footer: nil),
+                help: "find: seek to when a name or info appears", scope: .replayOnly, footer: nil),
         ]
         return b
     }()
