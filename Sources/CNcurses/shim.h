@@ -72,14 +72,17 @@ static inline int tv_mouse(int on) {
     return got != 0;
 }
 
-// One mouse event after KEY_MOUSE: 1 click, 2 double click, 3 wheel up, 4 wheel down, 0 other.
+// One mouse event after KEY_MOUSE: 1 press, 5 release, 6 a whole click (press and release
+// reported as one), 2 double click, 3 wheel up, 4 wheel down, 0 other.
 static inline int tv_read_mouse(int *y, int *x) {
     MEVENT e;
     if (getmouse(&e) != OK) return 0;
     *y = e.y;
     *x = e.x;
     if (e.bstate & BUTTON1_DOUBLE_CLICKED) return 2;
-    if (e.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED)) return 1;
+    if ((e.bstate & BUTTON1_CLICKED) || ((e.bstate & BUTTON1_PRESSED) && (e.bstate & BUTTON1_RELEASED))) return 6;
+    if (e.bstate & BUTTON1_PRESSED) return 1;
+    if (e.bstate & BUTTON1_RELEASED) return 5;
     if (e.bstate & BUTTON4_PRESSED) return 3;
 #ifdef BUTTON5_PRESSED
     if (e.bstate & BUTTON5_PRESSED) return 4;

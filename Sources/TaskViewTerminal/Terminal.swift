@@ -24,6 +24,8 @@ public final class Terminal {
     let ownsFiles: Bool
     let colors: Bool
     private var previous: CellGrid?
+    /// A button press was reported and its release not yet.
+    private var pressed = false
     private var closed = false
 
     /// Starts curses on the real terminal (stdout/stdin) with `TERM`.
@@ -140,7 +142,18 @@ public final class Terminal {
         var x: Int32 = 0
         let kind: MouseEvent.Kind
         switch tv_read_mouse(&y, &x) {
-        case 1: kind = .click
+        case 1:
+            kind = .click
+            pressed = true
+        case 5:
+            // A release ends the press that was reported; a lone one means the press was
+            // merged away (both in one read): it is the click.
+            if pressed {
+                pressed = false
+                return nil
+            }
+            kind = .click
+        case 6: kind = .click
         case 2: kind = .doubleClick
         case 3: kind = .wheelUp
         case 4: kind = .wheelDown

@@ -100,16 +100,23 @@ test_bracket_seeks_to_a_marker() {
     wait_for $s '^EXIT=' 20
 }
 
-# click SESSION FORMAT X Y: a left click at 0-based column X, row Y as the terminal sends it.
+# click SESSION FORMAT X Y [COUNT]: COUNT left clicks (press and release) at 0-based column X,
+# row Y, as the terminal reports them, sent in one write.
 click() {
-    local s=$1 fmt=$2 x=$3 y=$4
+    local s=$1 fmt=$2 x=$3 y=$4 count=${5:-1} k
     if [ "$fmt" = x10 ]; then
-        # ESC [ M b x y, each byte 32 + value (coordinates 1-based): press, then release (b=3).
-        t send-keys -t "$s" -H 1b 5b 4d 20 "$(printf '%x' $((33 + x)))" "$(printf '%x' $((33 + y)))"
-        t send-keys -t "$s" -H 1b 5b 4d 23 "$(printf '%x' $((33 + x)))" "$(printf '%x' $((33 + y)))"
+        # ESC [ M b x y, each byte 32 + value (coordinates 1-based); release is b=3.
+        local cx cy bytes=()
+        cx=$(printf '%x' $((33 + x)))
+        cy=$(printf '%x' $((33 + y)))
+        for ((k = 0; k < count; k++)); do bytes+=(1b 5b 4d 20 "$cx" "$cy" 1b 5b 4d 23 "$cx" "$cy"); done
+        t send-keys -t "$s" -H "${bytes[@]}"
     else
-        t send-keys -t "$s" -l $'\e'"[<0;$((x + 1));$((y + 1))M"
-        t send-keys -t "$s" -l $'\e'"[<0;$((x + 1));$((y + 1))m"
+        local seq=""
+        for ((k = 0; k < count; k++)); do
+            seq+=$'\e'"[<0;$((x + 1));$((y + 1))M"$'\e'"[<0;$((x + 1));$((y + 1))m"
+        done
+        t send-keys -t "$s" -l "$seq"
     fi
 }
 
@@ -164,8 +171,9 @@ test_term_dumb_prints_plain_lines() {
     alt=$(t display-message -p -t $s '#{alternate_on}')
     [ "$alt" = 0 ] || { echo "  curses took the screen (alternate_on=$alt)"; return 1; }
     wait_for $s '^\[10\.000\] running: ' 30 || return 1
-    wait_for $s '^Summary: ' 60 || return 1
-    wait_for $s '^EXIT=0' 10
+    wait_for $s '^EXIT=0' 60 || return 1
+    # The summary (and the report after it) may have scrolled off the pane.
+    t capture-pane -t $s -p -S -300 | grep -qE '^Summary: ' || { echo "  no summary"; return 1; }
 }
 
 test_plain_flag() {
@@ -173,7 +181,8 @@ test_plain_flag() {
     start $s tmux-256color "'$BIN' demo flaky --no-record --plain --speed 4 --seed 1"
     wait_for $s '^\[[0-9]+\.[0-9]{3}\] #[0-9]+ flaky service: executing$' 20 || return 1
     [ "$(t display-message -p -t $s '#{alternate_on}')" = 0 ] || { echo "  curses took the screen"; return 1; }
-    wait_for $s '^Summary: ' 60
+    wait_for $s '^EXIT=0' 60 || return 1
+    t capture-pane -t $s -p -S -300 | grep -qE '^Summary: ' || { echo "  no summary"; return 1; }
 }
 
 test_theme_option() {
