@@ -32,8 +32,10 @@ let package = Package(
 
         // Real commands as graph nodes (commands.md).
         .target(name: "TaskGraphProcess", dependencies: [
-            "TaskGraph", .product(name: "Subprocess", package: "swift-subprocess"),
+            "TaskGraph", "CTaskGraphProcess", .product(name: "Subprocess", package: "swift-subprocess"),
         ]),
+        // The subreaper call and the watchdog (fork, then only system calls), in C.
+        .target(name: "CTaskGraphProcess"),
         // ncursesw with a shim header for what Swift cannot import.
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
         // taskview's pure parts: model, reducer, renderer, scenarios, replay, headless output.

@@ -8,7 +8,8 @@
 /// CommandProgress(pattern: #"\[(\d+)/(\d+)\]"#)    // "[3/8] cc a.c" -> 0.375
 /// ```
 public struct CommandProgress: Sendable {
-    /// The regular expression (Swift `Regex` syntax).
+    /// The regular expression: the part of Swift `Regex` syntax that can be matched in time
+    /// linear in the line (see `init(validating:)`).
     public let pattern: String
 
     /// A pattern used as given; an invalid one makes the command fail with
@@ -19,7 +20,13 @@ public struct CommandProgress: Sendable {
     }
 
     /// A pattern checked now: throws `CommandProgress.InvalidPattern` when it is not a valid
-    /// regular expression or has no capture group or more than two.
+    /// regular expression or has no capture group or more than two, or uses what cannot be
+    /// matched in linear time: backreferences, lookaround, atomic groups, possessive
+    /// quantifiers, inline options, `\p{...}`, nested classes, repetition counts above 1000.
+    /// Everything else of Swift `Regex` syntax works as there: literals and escapes, `.`,
+    /// `[...]` with ranges, `\d \w \s` and `[:digit:]`-style names, `\d \D \w \W \s \S`,
+    /// `^ $ \A \z \b \B`, `(...)`, `(?:...)`, `(?<name>...)`, `|`, and `* + ? {n,m}` greedy or
+    /// lazy. The first match counts, as with `Regex.firstMatch`.
     public init(validating pattern: String) throws(InvalidPattern) {
         try CommandProgress.validate(pattern)
         self.pattern = pattern
@@ -27,7 +34,7 @@ public struct CommandProgress: Sendable {
 
     /// Throws when `pattern` is not a valid regular expression with one or two capture groups.
     public static func validate(_ pattern: String) throws(InvalidPattern) {
-        _ = try ProgressMatcher(pattern)
+        _ = try ProgressMatcher.compile(pattern)
     }
 
     /// Why a progress pattern cannot be used.
@@ -41,47 +48,56 @@ public struct CommandProgress: Sendable {
     }
 }
 
-/// A compiled `CommandProgress` (one per running command: `Regex` is not shared across tasks).
-struct ProgressMatcher {
-    private let regex: Regex<AnyRegexOutput>
+/// A compiled `CommandProgress`, matched in time linear in the line (`PikeVM`): one per
+/// stream reader (it keeps its buffers between lines).
+final class ProgressMatcher {
+    private var vm: PikeVM
     private let groups: Int
 
-    init(_ pattern: String) throws(CommandProgress.InvalidPattern) {
-        let r: Regex<AnyRegexOutput>
-        do {
-            r = try Regex(pattern)
-        } catch {
-            throw CommandProgress.InvalidPattern(pattern: pattern, reason: "\(error)")
-        }
-        let count = Self.captureCount(pattern)
-        guard count == 1 || count == 2 else {
-            throw CommandProgress.InvalidPattern(
-                pattern: pattern, reason: "needs one capture group (percent) or two (N of M), has \(count)")
-        }
-        regex = r
-        groups = count
+    convenience init(_ pattern: String) throws(CommandProgress.InvalidPattern) {
+        self.init(try Self.compile(pattern))
     }
 
-    /// The number of capture groups: the pattern with an empty alternative matches "", and
-    /// the match's output has one element per group plus the whole match.
-    private static func captureCount(_ pattern: String) -> Int {
-        guard let r = try? Regex("(?:" + pattern + ")|"), let m = try? r.firstMatch(in: "") else { return 0 }
-        return m.output.count - 1
+    init(_ program: PatternProgram) {
+        vm = PikeVM(program)
+        groups = program.groups
+    }
+
+    /// The compiled pattern, checked: one or two capture groups.
+    static func compile(_ pattern: String) throws(CommandProgress.InvalidPattern) -> PatternProgram {
+        let program: PatternProgram
+        do {
+            program = try PatternProgram(pattern)
+        } catch {
+            throw CommandProgress.InvalidPattern(pattern: pattern, reason: error.reason)
+        }
+        guard program.groups == 1 || program.groups == 2 else {
+            throw CommandProgress.InvalidPattern(
+                pattern: pattern, reason: "needs one capture group (percent) or two (N of M), has \(program.groups)")
+        }
+        return program
     }
 
     /// The fraction a line reports, if it matches.
     func fraction(of line: Substring) -> Double? {
-        guard let m = try? regex.firstMatch(in: line) else { return nil }
-        func number(_ i: Int) -> Double? {
-            guard i < m.output.count, let s = m.output[i].substring else { return nil }
-            return Double(s.trimmingSpaces)
+        var text = line
+        return text.withUTF8 { bytes -> Double? in
+            guard vm.firstMatch(in: bytes) else { return nil }
+            let caps = vm.captures
+            func number(_ g: Int) -> Double? {
+                let start = caps[2 * g]
+                let end = caps[2 * g + 1]
+                guard start >= 0, end >= start else { return nil }
+                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+                return Double(text[...].trimmingSpaces)
+            }
+            if groups == 1 {
+                guard let p = number(1), p.isFinite else { return nil }
+                return min(1, max(0, p / 100))
+            }
+            guard let n = number(1), let total = number(2), n.isFinite, total.isFinite, total > 0 else { return nil }
+            return min(1, max(0, n / total))
         }
-        if groups == 1 {
-            guard let p = number(1), p.isFinite else { return nil }
-            return min(1, max(0, p / 100))
-        }
-        guard let n = number(1), let total = number(2), n.isFinite, total.isFinite, total > 0 else { return nil }
-        return min(1, max(0, n / total))
     }
 }
 

@@ -21,6 +21,8 @@ final class CommandRun: Sendable {
     let spec: CommandSpec
     let graph: Graph
     let node: NodeID
+    /// This run's mark (`CommandMarker`): its processes carry it in their environment.
+    let marker = CommandMarker.newRun()
     private let report: @Sendable (TaskProgress) -> Void
 
     private struct State {
@@ -51,6 +53,12 @@ final class CommandRun: Sendable {
             return s.gone ? 0 : s.pid
         }
         if pid > 0 { terminate(pid) }
+        // Processes that left the group (setsid) get the same SIGTERM now; `reapGroup`
+        // finishes them once the command itself has ended.
+        let marker = self.marker
+        Task.detached {
+            for e in ProcessTeardown.marked(marker) where e.pid != pid { _ = kill(e.pid, SIGTERM) }
+        }
     }
 
     private func terminate(_ pid: pid_t) {
@@ -100,10 +108,13 @@ final class CommandRun: Sendable {
         guard let first = spec.arguments.first, !first.isEmpty else {
             return .failure(.cannotRun("empty command"))
         }
-        var matcher: ProgressMatcher?
+        var compiled: PatternProgram?
         if let p = spec.progress {
-            do { matcher = try ProgressMatcher(p.pattern) } catch { return .failure(.cannotRun(error.description)) }
+            do { compiled = try ProgressMatcher.compile(p.pattern) } catch {
+                return .failure(.cannotRun(error.description))
+            }
         }
+        let program = compiled
         if let cwd = spec.workingDirectory, let problem = Self.directoryProblem(cwd) {
             return .failure(.cannotRun("working directory \(cwd): \(problem)"))
         }
@@ -114,6 +125,10 @@ final class CommandRun: Sendable {
             }
             env[key] = v
         }
+        let markKey = Environment.Key(rawValue: CommandMarker.variable)!
+        let inherited =
+            spec.environment[CommandMarker.variable] ?? getenv(CommandMarker.variable).map { String(cString: $0) }
+        env[markKey] = CommandMarker.value(for: marker, inherited: inherited)
         let executable: Executable = first.contains("/") ? .path(FilePath(first)) : .name(first)
         var options = PlatformOptions()
         // A new session makes the child lead a new process group: signals to the group
@@ -121,11 +136,10 @@ final class CommandRun: Sendable {
         options.createSession = true
         options.processGroupID = 0
         let tails = Tails()
-        let matcherBox = matcher.map { UnsafeSendable($0) }
         do {
             let result = try await Subprocess.run(
                 executable, arguments: Arguments(Array(spec.arguments.dropFirst())),
-                environment: env.isEmpty ? .inherit : .inherit.updating(env),
+                environment: .inherit.updating(env),
                 workingDirectory: spec.workingDirectory.map { FilePath($0) },
                 platformOptions: options, input: .none, output: .sequence, error: .sequence
             ) { execution in
@@ -133,8 +147,8 @@ final class CommandRun: Sendable {
                 let out = execution.standardOutput
                 let err = execution.standardError
                 await withTaskGroup(of: Void.self) { group in
-                    group.addTask { await self.drain(out, .stdout, matcher: matcherBox?.value, tails: tails) }
-                    group.addTask { await self.drain(err, .stderr, matcher: matcherBox?.value, tails: tails) }
+                    group.addTask { await self.drain(out, .stdout, program: program, tails: tails) }
+                    group.addTask { await self.drain(err, .stderr, program: program, tails: tails) }
                 }
             }
             let (out, err, lastErr) = tails.state.withLock { ($0.out.text, $0.err.text, $0.err.last) }
@@ -146,7 +160,8 @@ final class CommandRun: Sendable {
                 return .failure(.killed(by: signal))
             }
         } catch let error as SubprocessError {
-            return .failure(.cannotRun(Self.reason(error, executable: first)))
+            let path = spec.environment["PATH"] ?? getenv("PATH").map { String(cString: $0) }
+            return .failure(.cannotRun(Self.reason(error, executable: first, path: path)))
         } catch {
             return .failure(.cannotRun("\(error)"))
         }
@@ -158,15 +173,17 @@ final class CommandRun: Sendable {
             return s.cancelled
         }
         CommandRegistry.shared.update(graph: graph, node: node) { $0.pid = pid }
+        ProcessTeardown.noteGroup(pid, started: true)
         if cancelled { terminate(pid) }
     }
 
     /// Reads one stream to its end, line by line.
     private func drain(
         _ sequence: SubprocessOutputSequence, _ stream: OutputStreamName,
-        matcher: ProgressMatcher?, tails: Tails
+        program: PatternProgram?, tails: Tails
     ) async {
         var splitter = LineSplitter()
+        let matcher = program.map { ProgressMatcher($0) } // one per reader: it has buffers
         var reader = StreamReader(run: self, stream: stream, matcher: matcher, tails: tails)
         do {
             for try await buffer in sequence {
@@ -221,25 +238,62 @@ final class CommandRun: Sendable {
     }
 
     /// After the leader exited: processes it left in its group get SIGTERM (and SIGKILL after
-    /// `grace`); returns when the group is empty (or, for zombies nobody reaps, soon after).
+    /// `grace`); so do processes that left the group but carry this run's mark (daemons that
+    /// `setsid`). Returns when all are gone (or, for zombies nobody reaps, soon after).
     private func reapGroup() async {
         let pid = state.withLock { $0.pid }
-        guard pid > 0 else {
-            state.withLock { $0.gone = true }
-            return
-        }
-        if ProcessGroup.hasMembers(pid) {
+        let marker = self.marker
+        var strays = Sweep(grace: spec.grace) { ProcessTeardown.marked(marker) }
+        var straysDone = strays.step()
+        if pid > 0 && ProcessGroup.hasMembers(pid) {
             let alreadyCancelled = state.withLock { $0.cancelled }
             if !alreadyCancelled { terminate(pid) }
             let deadline = monotonicSeconds() + max(0, spec.grace) + 2
+            var round = 0
             while ProcessGroup.hasMembers(pid) && monotonicSeconds() < deadline {
                 try? await Task.sleep(for: .milliseconds(10))
+                round += 1
+                if round % 5 == 0 {
+                    // Members whose parent ended first are ours to collect (we may be a
+                    // subreaper): a zombie stays in the group until it is collected.
+                    ProcessTeardown.reapAdopted(group: pid)
+                    if !straysDone { straysDone = strays.step() }
+                }
             }
         }
+        while !straysDone {
+            try? await Task.sleep(for: .milliseconds(50))
+            straysDone = strays.step()
+        }
         state.withLock { $0.gone = true }
+        if pid > 0 { ProcessTeardown.noteGroup(pid, started: false) }
     }
 
     // MARK: - Errors
+
+    /// Why `executable` was not found: a path that does not exist, is a directory or is not
+    /// executable says so; a name found in `path` only as files that are not executable says
+    /// that, with the first; otherwise `command not found`.
+    static func notFound(_ executable: String, path: String?) -> String {
+        func problem(_ file: String) -> String? {
+            var st = stat()
+            guard stat(file, &st) == 0 else { return String(cString: strerror(errno)) }
+            if st.st_mode & S_IFMT == S_IFDIR { return "is a directory" }
+            if access(file, X_OK) != 0 { return "not executable (permission denied)" }
+            return nil
+        }
+        if executable.contains("/") {
+            return "\(executable): " + (problem(executable) ?? "cannot be run")
+        }
+        for dir in (path ?? "").split(separator: ":", omittingEmptySubsequences: false) {
+            let file = (dir.isEmpty ? "." : String(dir)) + "/" + executable
+            var st = stat()
+            if stat(file, &st) == 0, st.st_mode & S_IFMT == S_IFREG, access(file, X_OK) != 0 {
+                return "\(executable): not executable (permission denied): \(file)"
+            }
+        }
+        return "\(executable): command not found"
+    }
 
     static func directoryProblem(_ path: String) -> String? {
         var st = stat()
@@ -248,10 +302,10 @@ final class CommandRun: Sendable {
         return nil
     }
 
-    static func reason(_ error: SubprocessError, executable: String) -> String {
+    static func reason(_ error: SubprocessError, executable: String, path: String?) -> String {
         switch error.code {
         case .executableNotFound:
-            return "\(executable): command not found"
+            return notFound(executable, path: path)
         case .failedToChangeWorkingDirectory:
             return "cannot change directory" + (error.underlyingError.map { ": \($0.description)" } ?? "")
         case .spawnFailed:
@@ -273,10 +327,4 @@ final class Tails: Sendable {
     func append(_ line: String, _ stream: OutputStreamName) {
         state.withLock { if stream == .stdout { $0.out.append(line) } else { $0.err.append(line) } }
     }
-}
-
-/// A value handed to child tasks that only read it (a compiled `Regex` is immutable).
-struct UnsafeSendable<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// At most `limit` commands running at once across every command made with these slots,
-/// as `make -j N` limits its recipes (pipelines.md, "How many at once"). A command that
+/// as `make -j N` limits its recipes. A command that
 /// waits for a slot is executing, with progress info `queued`; it starts in the order it
 /// began waiting. Cancelling a queued command takes it out of the queue: it never runs.
 public final class CommandSlots: Sendable {

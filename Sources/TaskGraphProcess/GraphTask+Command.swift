@@ -13,7 +13,9 @@ extension GraphTask where Success == CommandOutput, Failure == CommandError {
     /// (`exit status N: LAST STDERR LINE`, `killed by SIGNAL`, `cannot run: REASON`).
     /// Cancelling the task (from any source) cancels the node at once and sends SIGTERM to
     /// the whole process group, then SIGKILL after `grace` seconds; the processes are
-    /// reaped. Processes the command leaves behind in its group when it exits get the same.
+    /// reaped. Processes the command leaves behind in its group when it exits get the same, and
+    /// so do processes that left the group (daemons that `setsid`): they carry the command's
+    /// mark, `TASKGRAPH_COMMAND`, in their environment (see `ProcessTeardown`).
     /// `environment` is added to this process's environment; `workingDirectory` must exist.
     /// With `slots`, the command waits for a free slot before it starts (info `queued`).
     public static func command(
@@ -71,7 +73,7 @@ func makeCommandTask<S: Sendable, F: Error>(
     _ spec: CommandSpec, name: String?, graph: Graph, slots: CommandSlots? = nil,
     _ settle: @escaping @Sendable (Result<CommandOutput, CommandError>) -> Result<S, F>
 ) -> GraphTask<S, F> {
-    GraphTask<S, F>(name: name ?? spec.commandLine, graph: graph) { task, succeed, fail, progress in
+    GraphTask<S, F>(commandNamed: name ?? spec.commandLine, graph: graph) { task, succeed, fail, progress in
         let run = CommandRun(spec: spec, graph: task.graph, node: task.id, report: progress)
         CommandRegistry.shared.started(
             graph: task.graph, node: task.id,

@@ -8,7 +8,8 @@ public enum ExitSummary {
     public static func lines(model: DashboardModel) -> [String] {
         let summary = HeadlessSummary(tree: model.tree)
         var out: [String] = []
-        let outcome = model.outcome.map { "finished: " + $0.word } ?? "not finished"
+        var outcome = model.outcome.map { "finished: " + $0.word } ?? "not finished"
+        if model.outcome != nil, let detail = model.outcomeDetail { outcome += " (" + Sanitizer.clean(detail) + ")" }
         out.append(
             "taskview: " + Sanitizer.clean(model.title) + " " + outcome + " after "
                 + Format.seconds3(summary.duration(root: model.rootID)) + "s")

@@ -26,6 +26,9 @@ public struct LiveOptions: Sendable {
     public var theme: Theme = .ansi
     /// Earlier runs of the same scenario file: time-based progress and the ETA.
     public var history: RunHistory?
+    /// Headless: the clock time the lines' times count from (the log's `t = 0`); nil: when
+    /// the run starts (0 on a virtual clock).
+    public var origin: Double?
     /// Called for every key that cancelled something: the key's name and the node.
     public var onKey: (@Sendable (_ key: String, _ selection: NodeID?) -> Void)?
 
@@ -54,7 +57,8 @@ public enum LiveRunner {
     ) -> Int32 {
         if options.headless || isatty(1) == 0 {
             return runHeadless(
-                graph: graph, clock: clock, root: root, output: options.output, history: options.history, start: start)
+                graph: graph, clock: clock, root: root, output: options.output, origin: options.origin,
+                history: options.history, start: start)
         }
         if options.plain {
             let pacing = PlainPacing(
@@ -64,8 +68,8 @@ public enum LiveRunner {
                     nanosleep(&ts, nil)
                 }, realNow: { DashboardLoop.monotonicSeconds() })
             return runHeadless(
-                graph: graph, clock: clock, root: root, output: options.output, history: options.history,
-                plain: pacing, start: start)
+                graph: graph, clock: clock, root: root, output: options.output, origin: options.origin,
+                history: options.history, plain: pacing, start: start)
         }
         let ascii = options.ascii || !TerminalEnvironment.isUTF8()
         let source = LiveGraphSource(
@@ -81,21 +85,22 @@ public enum LiveRunner {
         } catch {
             writeStderr("taskview: \(error); showing plain output instead\n")
             return runHeadless(
-                graph: graph, clock: clock, root: root, output: options.output, history: options.history, start: start)
+                graph: graph, clock: clock, root: root, output: options.output, origin: options.origin,
+                history: options.history, start: start)
         }
         for line in ExitSummary.lines(model: model) { print(line) }
         return (model.outcome ?? HeadlessRunner.outcome(model.tree, root)).exitStatus
     }
 
     static func runHeadless(
-        graph: Graph, clock: any GraphClock, root: NodeID, output: Bool, history: RunHistory? = nil,
-        plain: PlainPacing? = nil,
+        graph: Graph, clock: any GraphClock, root: NodeID, output: Bool, origin: Double? = nil,
+        history: RunHistory? = nil, plain: PlainPacing? = nil,
         start: @escaping () -> Void
     ) -> Int32 {
         Signals.install()
         let outcome = HeadlessRunner.run(
             graph: graph, clock: clock, root: root,
-            interrupted: { Signals.pending != 0 }, output: output, history: history, plain: plain,
+            interrupted: { Signals.pending != 0 }, output: output, origin: origin, history: history, plain: plain,
             print: { line in
                 print(line)
                 if plain != nil { fflush(nil) } // live: each line as it happens

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TaskGraph
 import TaskViewTerminal
 
 #if canImport(Glibc)
@@ -18,12 +19,16 @@ struct TaskView: ParsableCommand {
             Exit status: 0 the root succeeded, 1 it failed, 130 it was cancelled (also by \
             quitting), 2 bad input, 3 a replayed log whose root never settled.
             """,
+        version: TaskGraphVersion.current,
         subcommands: TaskView.subcommandTypes
     )
 
     /// The subcommands (`Commands/*.swift`); `Main` dispatches them before parsing the root.
     static var subcommandTypes: [any ParsableCommand.Type] {
-        [DemoCommand.self, RunCommand.self, ReplayCommand.self, AttachCommand.self, ExportCommand.self, ReportCommand.self]
+        [
+            DemoCommand.self, RunCommand.self, ReplayCommand.self, AttachCommand.self, ExportCommand.self,
+            ReportCommand.self,
+        ]
     }
 
     @OptionGroup var common: CommonOptions

@@ -96,3 +96,45 @@ import Testing
         #expect(await waitGone(p))
     }
 }
+
+/// Daemons leave the process group (`setsid`): they carry the command's mark in their
+/// environment, and end with their node.
+@Suite(.timeLimit(.minutes(5))) struct DaemonTests {
+    typealias Cmd = GraphTask<CommandOutput, CommandError>
+
+    @Test func aDaemonEndsWhenItsCommandEnds() async throws {
+        let dir = temporaryDirectory()
+        defer { removeDirectory(dir) }
+        let t = Cmd.command(
+            shell: "setsid -f sh -c 'echo $$ > \(dir)/d; exec sleep 300'; sleep 0.2", graph: Graph(), grace: 1)
+        t.execute()
+        let d = try #require(await pid(in: "\(dir)/d"))
+        let result = await outcome(t)
+        #expect((try? result?.get())?.status == 0)
+        #expect(await waitGone(d))
+    }
+
+    @Test func aDaemonEndsWhenItsCommandIsCancelled() async throws {
+        let dir = temporaryDirectory()
+        defer { removeDirectory(dir) }
+        let t = Cmd.command(
+            shell: "setsid sh -c 'echo $$ > \(dir)/d; exec sleep 300' & echo $$ > \(dir)/p; sleep 1000; wait",
+            graph: Graph(), grace: 1)
+        t.execute()
+        let d = try #require(await pid(in: "\(dir)/d"))
+        let p = try #require(await pid(in: "\(dir)/p"))
+        t.cancel()
+        #expect(await waitGone(p))
+        #expect(await waitGone(d))
+    }
+
+    @Test func theMarkIsAppendedToAnInheritedOne() async throws {
+        let t = Cmd.command(
+            shell: "echo \"$TASKGRAPH_COMMAND\"", graph: Graph(), environment: ["TASKGRAPH_COMMAND": "outer:1"])
+        let out = try await t.value
+        let words = out.stdout.split(separator: "\n").first.map { $0.split(separator: " ") } ?? []
+        #expect(words.count == 2)
+        #expect(words.first == "outer:1")
+        #expect(words.last?.hasPrefix(CommandMarker.sessionPrefix) == true)
+    }
+}

@@ -20,6 +20,8 @@ import Testing
         #expect(out.stdout == "hi\nthere\n")
         #expect(out.stderr == "oops\n")
         #expect(t.name == "echo hi; echo oops >&2; echo there")
+        #expect(t.kind == NodeKind.command) // viewers show it as a command
+        #expect(g.snapshot()[t.id]?.kind == "command")
         let lines = events.output(t.id)
         #expect(lines.filter { $0.0 == .stdout }.map(\.1) == ["hi", "there"])
         #expect(lines.filter { $0.0 == .stderr }.map(\.1) == ["oops"])
@@ -70,14 +72,30 @@ import Testing
         #expect(missing.failureMessage == "cannot run: no-such-command-taskgraph: command not found")
         let path = try #require(await outcome(Cmd.command(["/nonexistent/tool"], graph: Graph())))
         #expect(path.failureMessage?.hasPrefix("cannot run: /nonexistent/tool: ") == true)
-        let notExec = try #require(await outcome(Cmd.command(["/etc/hostname"], graph: Graph())))
-        #expect(notExec.failureMessage?.hasPrefix("cannot run: /etc/hostname: ") == true)
+        #expect(path.failureMessage == "cannot run: /nonexistent/tool: No such file or directory")
+        let dir = try #require(await outcome(Cmd.command(["/tmp"], graph: Graph())))
+        #expect(dir.failureMessage == "cannot run: /tmp: is a directory")
         let empty = try #require(await outcome(Cmd.command([], graph: Graph())))
         #expect(empty.failureMessage == "cannot run: empty command")
         let cwd = try #require(
             await outcome(Cmd.command(["true"], graph: Graph(), workingDirectory: "/nonexistent-dir")))
         #expect(cwd.failureMessage == "cannot run: working directory /nonexistent-dir: No such file or directory")
         if case .failure(let e) = missing { #expect(e.status == nil && e.signal == nil) }
+    }
+
+    /// A file that is not executable is not "command not found", by path or by name in PATH.
+    @Test func aNameInPathThatIsNotExecutableSaysSo() async throws {
+        let dir = temporaryDirectory()
+        defer { removeDirectory(dir) }
+        let fd = open("\(dir)/tool-taskgraph", O_CREAT | O_WRONLY, 0o644)
+        close(fd)
+        let notExec = try #require(await outcome(Cmd.command(["\(dir)/tool-taskgraph"], graph: Graph())))
+        #expect(notExec.failureMessage == "cannot run: \(dir)/tool-taskgraph: not executable (permission denied)")
+        let r = try #require(
+            await outcome(
+                Cmd.command(["tool-taskgraph"], graph: Graph(), environment: ["PATH": "/nonexistent:\(dir)"])))
+        #expect(
+            r.failureMessage == "cannot run: tool-taskgraph: not executable (permission denied): \(dir)/tool-taskgraph")
     }
 
     @Test func progressPatternWithOneGroupIsPercent() async throws {

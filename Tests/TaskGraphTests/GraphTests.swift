@@ -207,7 +207,8 @@ import Testing
         let ref = after[after[other.id]!.children[0]]!
         #expect(ref.kind == "ref")
         #expect(ref.name == shared.name)
-        #expect(Set(kinds.map(\.1) + [ref.kind]) == Set(NodeKind.all))
+        // `command`: TaskGraphProcess's commands (TaskGraphProcessTests checks it).
+        #expect(Set(kinds.map(\.1) + [ref.kind, NodeKind.command]) == Set(NodeKind.all))
     }
 
     @Test func childrenFollowSubtaskOrder() {

@@ -9,7 +9,8 @@ import Testing
 /// `mapResult`, a throwing `done` is `mapOutcome` to a failure, `then` is `then` (a derived
 /// task, executed as PromiseKit's are at once). Each case runs on a task already settled,
 /// one settled right after its handlers are added, and one settled later from another
-/// thread, and every case runs twice: handlers without a queue and on a serial queue.
+/// thread, and every case runs twice: handlers and derived tasks' closures without a queue,
+/// and on one serial queue (`success(on:)`, `mapResult(on:)`, `then(on:)`, ...).
 /// Not here, because api.md decides otherwise: 2.2.4 (handlers of a settled task run at
 /// once, not on a later turn) and 2.3.1 (a `then` closure returning its own task traps).
 @Suite struct PromisesAPlusTests {
@@ -30,6 +31,25 @@ import Testing
         @discardableResult
         func caught<S, F>(_ p: GraphTask<S, F>, _ h: @escaping @Sendable (F) -> Void) -> GraphTask<S, F> {
             queue.map { p.failure(on: $0, h) } ?? p.failure(h)
+        }
+        // Derived tasks, their closures on the mode's queue (if any).
+        func map<S, F, S2>(_ p: GraphTask<S, F>, _ f: @escaping @Sendable (S) -> S2) -> GraphTask<S2, F> {
+            p.mapResult(on: queue, f)
+        }
+        func outcome<S, F, S2, F2>(
+            _ p: GraphTask<S, F>, _ f: @escaping @Sendable (Result<S, F>) -> Result<S2, F2>
+        ) -> GraphTask<S2, F2> {
+            p.mapOutcome(on: queue, f)
+        }
+        func then<S, F, S2>(
+            _ p: GraphTask<S, F>, _ f: @escaping @Sendable (S) -> GraphTask<S2, F>
+        ) -> GraphTask<S2, F> {
+            p.then(on: queue, f)
+        }
+        func recover<S, F, F2>(
+            _ p: GraphTask<S, F>, _ f: @escaping @Sendable (F) -> GraphTask<S, F2>
+        ) -> GraphTask<S, F2> {
+            p.recover(on: queue, f)
         }
     }
     static let modes = [Mode(queue: nil), Mode(queue: DispatchQueue(label: "a+ handlers"))]
@@ -77,26 +97,24 @@ import Testing
 
     /// Runs `body` on a fulfilled task of each kind; `body` adds handlers and returns how many
     /// expectations must be met.
-    /// `already: false` leaves out the task settled before its handlers are added; `queued:
-    /// false` leaves out handlers on a queue (see the cases that use them).
-    func fulfilled(_ name: String, already: Bool = true, queued: Bool = true, _ body: (Mode, P, UInt32, Expect) -> Int)
-    {
-        eachKind(name, "fulfilled", already: already, queued: queued, settleAfter: 0.01, { .success($0) }, body)
+    /// `already: false` leaves out the task settled before its handlers are added (see the
+    /// cases that use it).
+    func fulfilled(_ name: String, already: Bool = true, _ body: (Mode, P, UInt32, Expect) -> Int) {
+        eachKind(name, "fulfilled", already: already, settleAfter: 0.01, { .success($0) }, body)
     }
 
-    func rejected(_ name: String, already: Bool = true, queued: Bool = true, _ body: (Mode, P, UInt32, Expect) -> Int) {
-        eachKind(
-            name, "rejected", already: already, queued: queued, settleAfter: 0.05, { .failure(.sentinel($0)) }, body)
+    func rejected(_ name: String, already: Bool = true, _ body: (Mode, P, UInt32, Expect) -> Int) {
+        eachKind(name, "rejected", already: already, settleAfter: 0.05, { .failure(.sentinel($0)) }, body)
     }
 
     /// The three kinds of settled task (already, immediately, eventually) in each mode, each
     /// settled with `outcome(value)` for a random value.
     private func eachKind(
-        _ name: String, _ word: String, already: Bool, queued: Bool, settleAfter delay: Double,
+        _ name: String, _ word: String, already: Bool, settleAfter delay: Double,
         _ outcome: @escaping @Sendable (UInt32) -> Result<UInt32, E>,
         _ body: (Mode, P, UInt32, Expect) -> Int
     ) {
-        for mode in Self.modes where queued || mode.queue == nil {
+        for mode in Self.modes {
             let value = UInt32.random(in: 1...UInt32.max)
             if already {
                 let (settled, r) = P.pending(graph: Graph())
@@ -210,30 +228,30 @@ import Testing
 
     @Test func branchingChainsHaveTheirOwnValues() {
         fulfilled("2.2.6.1 multiple branching chains with their own fulfillment values") { mode, p, _, e in
-            mode.done(p.mapResult { _ in UInt32(671) }) { v in
+            mode.done(mode.map(p) { _ in UInt32(671) }) { v in
                 e.check(v == 671, "branch 1")
                 e.fulfill()
             }.execute()
-            mode.caught(p.mapOutcome { _ -> Result<UInt32, E> in .failure(.sentinel(672)) }) { err in
+            mode.caught(mode.outcome(p) { _ -> Result<UInt32, E> in .failure(.sentinel(672)) }) { err in
                 e.check(err == .sentinel(672), "branch 2")
                 e.fulfill()
             }.execute()
-            mode.done(p.mapResult { _ in UInt32(673) }) { v in
+            mode.done(mode.map(p) { _ in UInt32(673) }) { v in
                 e.check(v == 673, "branch 3")
                 e.fulfill()
             }.execute()
             return 3
         }
         rejected("2.2.6.2 multiple branching chains with their own fulfillment values") { mode, p, _, e in
-            mode.done(p.recover { _ in P.succeed(671, graph: p.graph) }) { v in
+            mode.done(mode.recover(p) { _ in P.succeed(671, graph: p.graph) }) { v in
                 e.check(v == 671, "branch 1")
                 e.fulfill()
             }.execute()
-            mode.caught(p.recover { _ in P.fail(.sentinel(672), graph: p.graph) }) { err in
+            mode.caught(mode.recover(p) { _ in P.fail(.sentinel(672), graph: p.graph) }) { err in
                 e.check(err == .sentinel(672), "branch 2")
                 e.fulfill()
             }.execute()
-            mode.done(p.recover { _ in P.succeed(673, graph: p.graph) }) { v in
+            mode.done(mode.recover(p) { _ in P.succeed(673, graph: p.graph) }) { v in
                 e.check(v == 673, "branch 3")
                 e.fulfill()
             }.execute()
@@ -276,16 +294,16 @@ import Testing
         }
     }
 
-    /// Without a queue only: a derived task's closure runs on the settling thread, not on the
-    /// handlers' queue (order holds per queue).
+    /// On a queue, the derived tasks' closures are given that queue (`mapResult(on:)`, ...):
+    /// order holds per queue.
     @Test func derivedTasksTakeTheirTurnAmongHandlers() {
-        fulfilled("2.2.6.1 onFulfilled handlers are called in the original order, with chains", queued: false) {
+        fulfilled("2.2.6.1 onFulfilled handlers are called in the original order, with chains") {
             mode, p, _, e in
             mode.done(p) { _ in
                 e.check(e.next() == 1, "handler 1")
                 e.fulfill()
             }
-            p.mapResult { v -> UInt32 in
+            mode.map(p) { v -> UInt32 in
                 e.check(e.next() == 2, "map 2")
                 e.fulfill()
                 return v
@@ -296,13 +314,13 @@ import Testing
             }
             return 3
         }
-        rejected("2.2.6.2 onRejected handlers are called in the original order, with chains", queued: false) {
+        rejected("2.2.6.2 onRejected handlers are called in the original order, with chains") {
             mode, p, _, e in
             mode.caught(p) { _ in
                 e.check(e.next() == 1, "handler 1")
                 e.fulfill()
             }
-            p.recover { err -> P in
+            mode.recover(p) { err -> P in
                 e.check(e.next() == 2, "recover 2")
                 e.fulfill()
                 return P.succeed(0, graph: p.graph)
@@ -312,6 +330,58 @@ import Testing
                 e.fulfill()
             }
             return 3
+        }
+    }
+
+    /// A throwing handler is a derived task whose closure fails it (`mapOutcome` to a
+    /// failure): the handlers after it still run, in order, and its failure reaches its own
+    /// handler.
+    @Test func multipleHandlersOneOfWhichThrows() {
+        fulfilled("2.2.6.1 multiple fulfillment handlers, one of which throws") { mode, p, value, e in
+            mode.done(p) { v in
+                e.check(v == value, "value 1")
+                e.check(e.next() == 1, "handler 1")
+                e.fulfill()
+            }
+            let thrower = mode.outcome(p) { r -> Result<Void, E> in
+                e.check((try? r.get()) == value, "value 2")
+                e.check(e.next() == 2, "throwing handler 2")
+                e.fulfill()
+                return .failure(.dummy)
+            }
+            mode.caught(thrower) { err in
+                e.check(err == .dummy, "the thrown error")
+                e.fulfill()
+            }.execute()
+            mode.done(p) { v in
+                e.check(v == value, "value 3")
+                e.check(e.next() == 3, "handler 3")
+                e.fulfill()
+            }
+            return 4
+        }
+        rejected("2.2.6.2 multiple rejection handlers, one of which throws") { mode, p, sentinel, e in
+            mode.caught(p) { err in
+                e.check(err == .sentinel(sentinel), "reason 1")
+                e.check(e.next() == 1, "handler 1")
+                e.fulfill()
+            }
+            let thrower = mode.outcome(p) { r -> Result<UInt32, E> in
+                if case .failure(let err) = r { e.check(err == .sentinel(sentinel), "reason 2") }
+                e.check(e.next() == 2, "throwing handler 2")
+                e.fulfill()
+                return .failure(.dummy)
+            }
+            mode.caught(thrower) { err in
+                e.check(err == .dummy, "the thrown error")
+                e.fulfill()
+            }.execute()
+            mode.caught(p) { err in
+                e.check(err == .sentinel(sentinel), "reason 3")
+                e.check(e.next() == 3, "handler 3")
+                e.fulfill()
+            }
+            return 4
         }
     }
 
@@ -333,14 +403,14 @@ import Testing
 
     @Test func thenReturnsATaskThatFollowsTheHandler() {
         fulfilled("2.2.7.1 then's task succeeds with the handler's value") { mode, p, value, e in
-            mode.done(p.then { v in P.succeed(v &+ 1, graph: p.graph) }) { v in
+            mode.done(mode.then(p) { v in P.succeed(v &+ 1, graph: p.graph) }) { v in
                 e.check(v == value &+ 1, "value")
                 e.fulfill()
             }.execute()
             return 1
         }
         fulfilled("2.2.7.2 a failing handler rejects then's task") { mode, p, _, e in
-            mode.caught(p.then { _ in P.fail(.sentinel(7), graph: p.graph) }) { err in
+            mode.caught(mode.then(p) { _ in P.fail(.sentinel(7), graph: p.graph) }) { err in
                 e.check(err == .sentinel(7), "reason")
                 e.fulfill()
             }.execute()
@@ -348,14 +418,14 @@ import Testing
         }
         rejected("2.2.7.4 then's task is rejected with the same reason when there is no recovery") {
             mode, p, sentinel, e in
-            mode.caught(p.then { v in P.succeed(v, graph: p.graph) }) { err in
+            mode.caught(mode.then(p) { v in P.succeed(v, graph: p.graph) }) { err in
                 e.check(err == .sentinel(sentinel), "reason")
                 e.fulfill()
             }.execute()
             return 1
         }
         fulfilled("2.2.7.3 then's task is fulfilled with the same value when there is no then") { mode, p, value, e in
-            mode.done(p.recover { _ in P.succeed(0, graph: p.graph) }) { v in
+            mode.done(mode.recover(p) { _ in P.succeed(0, graph: p.graph) }) { v in
                 e.check(v == value, "value")
                 e.fulfill()
             }.execute()
@@ -368,7 +438,7 @@ import Testing
     @Test func aReturnedTaskIsAdopted() {
         fulfilled("2.3.2.1 a pending returned task keeps then's task pending, then it fulfils") { mode, p, _, e in
             let (inner, r) = P.pending(graph: p.graph)
-            let derived = p.then { _ in inner }
+            let derived = mode.then(p) { _ in inner }
             mode.done(derived) { v in
                 e.check(v == 99, "adopted value")
                 e.fulfill()
@@ -380,7 +450,7 @@ import Testing
             return 1
         }
         fulfilled("2.3.2.2 a returned task that fulfils later") { mode, p, _, e in
-            let derived = p.then { _ -> P in
+            let derived = mode.then(p) { _ -> P in
                 let (inner, r) = P.pending(graph: p.graph)
                 DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { r.succeed(5) }
                 return inner
@@ -392,7 +462,7 @@ import Testing
             return 1
         }
         fulfilled("2.3.2.3 a returned task that is rejected") { mode, p, _, e in
-            let derived = p.then { _ in P.fail(.sentinel(3), graph: p.graph) }
+            let derived = mode.then(p) { _ in P.fail(.sentinel(3), graph: p.graph) }
             mode.caught(derived) { err in
                 e.check(err == .sentinel(3), "reason")
                 e.fulfill()
@@ -401,11 +471,11 @@ import Testing
         }
         fulfilled("2.3.2 one returned task adopted by two derived tasks") { mode, p, _, e in
             let shared = P.succeed(11, graph: p.graph)
-            mode.done(p.then { _ in shared }) { v in
+            mode.done(mode.then(p) { _ in shared }) { v in
                 e.check(v == 11, "first")
                 e.fulfill()
             }.execute()
-            mode.done(p.then { _ in shared }) { v in
+            mode.done(mode.then(p) { _ in shared }) { v in
                 e.check(v == 11, "second")
                 e.fulfill()
             }.execute()

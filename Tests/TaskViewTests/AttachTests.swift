@@ -191,8 +191,8 @@ import Testing
         a.closed(program: p, error: nil, tree: &tree, now: 1) // after end: stays exited
         a.closed(program: q, error: nil, tree: &tree, now: 1)
         let rows = tree.roots
-        #expect(tree[rows[0]].info == "exited")
-        #expect(tree[rows[0]].display == .succeeded)
+        #expect(tree[rows[0]].info == "exited: unfinished") // its root was still executing
+        #expect(tree[rows[0]].display == .failed)
         #expect(tree[rows[1]].info == "killed")
         #expect(tree[rows[1]].display == .failed)
         #expect(a.allOver)
@@ -223,7 +223,9 @@ import Testing
         let root = Int(model.tree[row].children[0])
         let job = Int(model.tree[root].children[0])
         let preview = CancelPreview(tree: model.tree, display: model.displayTree(), node: job)
-        #expect(preview.prompt == "Cancel job a in svc (pid 5) and its 0 running subtasks? [y/N]")
+        #expect(preview.prompt == "Cancel job a in svc (pid 5) (it is running)? [y/N]")
+        let rootPreview = CancelPreview(tree: model.tree, display: model.displayTree(), node: root)
+        #expect(rootPreview.prompt == "Cancel root in svc (pid 5) and its 1 running subtask? [y/N]")
         #expect(preview.ancestors == ["root"])
     }
 }
@@ -330,7 +332,7 @@ import Testing
             session.wait(seconds: 0.05)
             _ = source.tick(realElapsed: 1.02, model: &model)
         }
-        #expect(model.outcome == .succeeded) // every program has ended: --exit-when-done quits
+        #expect(model.outcome == .failed) // ended with its root executing; --exit-when-done quits
         #expect(source.secondsUntilNextTick(realElapsed: 2, model: model) == nil)
         source.finish(source: "quit", model: &model)
         #expect(!source.endedBySignal)
@@ -350,14 +352,14 @@ import Testing
                 + #"{"seq":5,"t":3,"ev":"end","summary":{}}"# + "\n")
         let out = LinesBox()
         let printer = AttachHeadless(session: session, print: { out.append($0) })
-        #expect(printer.run(interrupted: { false }) == 0)
+        #expect(printer.run(interrupted: { false }) == 1) // the root had not settled at `end`
         #expect(
             out.lines == [
                 "[1.500] #0 root: executing",
                 "[1.500] #1 job a: executing",
                 "[2.000] #1 job a: failed: boom?[2J",
                 "[2.250] #2 job b: cancelled (attach)",
-                "svc (pid 77): exited",
+                "svc (pid 77): exited: unfinished",
                 "Summary: 0 succeeded, 1 failed, 1 cancelled, 0 skipped, 0 not executed, 1 executing",
             ])
     }
@@ -366,7 +368,7 @@ import Testing
         let server = FakeServer()
         let path = server.dir + "/gone.sock"
         #expect(throws: AttachError.self) { try AttachSession().attach(path: path) }
-        #expect(AttachDiscovery.probe(path) == nil)
+        #expect(AttachDiscovery.probe([path]) == [.gone(socket: path)])
     }
 
     @Test func theDefaultDirectoryFollowsTheRules() {

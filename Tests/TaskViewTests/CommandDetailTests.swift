@@ -110,7 +110,7 @@ import Testing
         let text = #"{"kind":"command","name":"c","run":"echo hi; exit 3"}"#
         let scenario = try ScenarioDecoder.decode(Array(text.utf8), file: "s.json", name: "s")
         let session = try ScenarioSession(scenario: scenario, seed: 0)
-        let info = await offPool { () -> CommandInfo? in
+        let (info, kindLine) = await offPool { () -> (CommandInfo?, String?) in
             let source = LiveGraphSource(
                 graph: session.graph, clock: session.clock, root: session.rootID,
                 title: "t", speed: 1, start: { session.start() })
@@ -123,8 +123,14 @@ import Testing
                 _ = source.tick(realElapsed: 0, model: &m)
             }
             _ = session.waitForCommands()
-            return m.tree.commands[session.rootID.rawValue]
+            let id = session.rootID.rawValue
+            let kind = Renderer(ascii: true).detailLines(m.tree, m.displayTree(), node: id).first {
+                $0.hasPrefix("Kind:")
+            }
+            return (m.tree.commands[id], kind)
         }
+        // A command node is a command, in the graph, the log and the detail pane.
+        #expect(kindLine == "Kind: command   Id: #0   Parent: none")
         #expect(info?.commandLine == "echo hi; exit 3")
         #expect(info?.exit == "exit status 3")
         #expect(info?.pid == nil)

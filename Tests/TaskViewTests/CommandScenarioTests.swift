@@ -46,6 +46,11 @@ final class Lines: @unchecked Sendable { // written by one thread, read after it
         #expect(
             regex?.hasPrefix(
                 "s.json:1:96: $.children[0] (command \"c\"): \"progress\": invalid progress pattern \"(\\d+\"") == true)
+        // A pattern that cannot be matched in linear time is refused before anything runs.
+        #expect(
+            decodeError(wrap(#"{"kind":"command","name":"c","run":"ls","progress":"(a)\\1"}"#))
+                == "s.json:1:96: $.children[0] (command \"c\"): \"progress\": invalid progress pattern \"(a)\\1\": backreferences are not supported"
+        )
         #expect(
             decodeError(wrap(#"{"kind":"command","name":"c","run":"ls","progress":"\\d+"}"#))?
                 .hasSuffix("needs one capture group (percent) or two (N of M), has 0") == true)
@@ -184,5 +189,29 @@ final class Lines: @unchecked Sendable { // written by one thread, read after it
             }
             #expect(lines.contains { $0.hasSuffix("#0 say ?[31m: failed: exit status 3: oops") })
         }
+    }
+
+    @Test func aRecordedRunWithCommandsReplaysWithTheLiveStateLineTimes() async throws {
+        // Commands run on the real clock: the log counts from when recording began, and so
+        // do the live lines (`origin`), so stdout is the same for the run and its replay.
+        let text =
+            #"{"kind":"sequential","name":"ci","children":[{"kind":"command","name":"one","run":"echo hi"},"#
+            + #"{"kind":"command","name":"two","run":"sleep 0.05; echo done"}]}"#
+        let scenario = try ScenarioDecoder.decode(Array(text.utf8), file: "s.json", name: "s")
+        let path = temporaryLogPath("command-times")
+        defer { unlink(path) }
+        let session = try ScenarioSession(scenario: scenario, seed: 0, recordTo: path)
+        let out = Lines()
+        await offPool {
+            _ = HeadlessRunner.run(
+                graph: session.graph, clock: session.clock, root: session.rootID, origin: session.origin,
+                print: { out.all.append($0) }, start: { session.start() })
+            session.waitForCommands()
+            session.finishRecording()
+        }
+        let live = out.all.filter { $0.hasPrefix("[") }
+        let replayed = ReplaySource.headlessLines(try LogReader.load(path: path)).filter { $0.hasPrefix("[") }
+        #expect(live.count == 6)
+        #expect(live == replayed)
     }
 }

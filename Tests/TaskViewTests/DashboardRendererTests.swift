@@ -218,7 +218,7 @@ import Testing
         press(&m, .char("n"))
         press(&m, .down, .char("x")) // leaf a: cancels inner too, stops at group
         rows = frame(&m, 70, 8)
-        #expect(rows[7] == "Cancel leaf a and its 0 running subtasks? [y/N]")
+        #expect(rows[7] == "Cancel leaf a (it is running)? [y/N]") // a leaf has no subtasks to count
         #expect(rows[6] == "Also cancels (upward): inner")
     }
 }

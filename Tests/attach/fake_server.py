@@ -8,7 +8,8 @@ back, and stdout says "cancelled: NAME (attach)"), answers anything else with an
   fake_server.py SOCKET [--name NAME] [--no-cancel] [--exit-after S] [--drop-after S]
                         [--resync-after S] [--id-base N] [--duration S]
 
---exit-after: final snapshot + end, then exit 0.  --drop-after: close without end (killed).
+--exit-after: final snapshot + end, then exit 0 (--finish-as: the root first settles so:
+succeeded, failed or cancelled; without it the root is still executing at end).  --drop-after: close without end (killed).
 --resync-after: send {"ev":"resync","skipped":7} and a fresh snapshot to every viewer.
 """
 import argparse, json, os, socket, sys, threading, time
@@ -18,6 +19,7 @@ p.add_argument("socket")
 p.add_argument("--name", default="fake-server")
 p.add_argument("--no-cancel", action="store_true")
 p.add_argument("--exit-after", type=float)
+p.add_argument("--finish-as", choices=["succeeded", "failed", "cancelled"])
 p.add_argument("--drop-after", type=float)
 p.add_argument("--resync-after", type=float)
 p.add_argument("--id-base", type=int, default=0)
@@ -81,6 +83,9 @@ class Viewer:
             n = nodes[i]
             d = dict(id=i, kind=n["kind"], name=n["name"], weight=n["weight"], state=n["state"],
                      fraction=n["fraction"])
+            if n.get("failed"):
+                d["failed"] = True
+                d["message"] = "boom"
             if n["parent"] is not None:
                 d["parent"] = n["parent"]
                 d["index"] = n["index"]
@@ -175,6 +180,21 @@ def ticker():
                     v.send({"ev": "resync", "skipped": 7})
                     v.snapshot()
             if args.exit_after and t >= args.exit_after:
+                if args.finish_as:
+                    for j in reversed(subtree(B)):
+                        if nodes[j]["state"] not in ("executing", "notExecuted"):
+                            continue
+                        if args.finish_as == "cancelled":
+                            nodes[j]["state"] = "cancelled"
+                            broadcast({"ev": "state", "id": j, "state": "cancelled"})
+                        elif args.finish_as == "failed" and j == B:
+                            nodes[j]["state"] = "completed"
+                            nodes[j]["failed"] = True
+                            broadcast({"ev": "state", "id": j, "state": "completed", "failed": True,
+                                       "message": "boom"})
+                        else:
+                            nodes[j]["state"] = "completed"
+                            broadcast({"ev": "state", "id": j, "state": "completed"})
                 for v in viewers:
                     v.snapshot()
                     v.send({"ev": "end", "summary": {"succeeded": 0, "failed": 0, "cancelled": 0, "skipped": 0,

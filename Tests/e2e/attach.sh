@@ -118,13 +118,32 @@ test_list() {
 
 test_headless_until_exit() {
     [ -z "$PROGRAM" ] || return 0   # needs the fake's --exit-after
-    start_program short --exit-after 3 || return 1
+    start_program short --exit-after 3 --finish-as succeeded || return 1
     timeout 30 "$BIN" attach --headless --no-record "$PROG_SOCK" > "$WORK/h.out" 2>"$WORK/h.err"
     local status=$?
     [ $status -eq 0 ] || { echo "  exit $status"; cat "$WORK/h.err"; return 1; }
     grep -qE '^\[[0-9]+\.[0-9]{3}\] #[0-9]+ batch: executing$' "$WORK/h.out" || { echo "  no executing line first"; return 1; }
     grep -qE '^\[[0-9]+\.[0-9]{3}\] #6 late job: executing$' "$WORK/h.out" || { echo "  no live state line"; return 1; }
-    grep -q '^short (pid [0-9]*): exited$' "$WORK/h.out" || { echo "  no exited line"; return 1; }
+    grep -q '^short (pid [0-9]*): exited: succeeded$' "$WORK/h.out" || { echo "  no exited line"; return 1; }
+}
+
+# The programs' own outcome is attach's: 130 cancelled, 1 failed, 1 killed, 1 unfinished at end.
+test_headless_outcomes() {
+    [ -z "$PROGRAM" ] || return 0
+    local how kind want word
+    for how in cancelled:130:exited:.cancelled failed:1:exited:.failed killed:1:killed unfinished:1:exited:.unfinished; do
+        IFS=: read -r kind want word <<< "$how"
+        word=${word/./ }
+        case $kind in
+            killed) start_program "o$kind" --drop-after 2 || return 1 ;;
+            unfinished) start_program "o$kind" --exit-after 2 || return 1 ;;
+            *) start_program "o$kind" --exit-after 2 --finish-as "$kind" || return 1 ;;
+        esac
+        timeout 30 "$BIN" attach --headless --no-record "$PROG_SOCK" > "$WORK/o.out" 2>&1
+        local status=$?
+        [ $status -eq "$want" ] || { echo "  $kind: exit $status, want $want"; cat "$WORK/o.out"; return 1; }
+        grep -q "^o$kind (pid [0-9]*): $word\$" "$WORK/o.out" || { echo "  $kind: no '$word' line"; cat "$WORK/o.out"; return 1; }
+    done
 }
 
 test_headless_two_programs_prefixed() {
@@ -132,7 +151,9 @@ test_headless_two_programs_prefixed() {
     start_program one --exit-after 3 || return 1
     local a=$PROG_SOCK
     start_program two --exit-after 3 || return 1
-    timeout 30 "$BIN" attach --headless --no-record "$a" "$PROG_SOCK" > "$WORK/h2.out" 2>&1 || { echo "  exit $?"; return 1; }
+    timeout 30 "$BIN" attach --headless --no-record "$a" "$PROG_SOCK" > "$WORK/h2.out" 2>&1
+    local status=$?
+    [ $status -eq 1 ] || { echo "  exit $status, want 1 (the programs ended with their roots executing)"; return 1; }
     grep -qE '^one: \[[0-9.]+\] #0 batch: executing$' "$WORK/h2.out" || { echo "  no line prefixed one:"; return 1; }
     grep -qE '^two: \[[0-9.]+\] #0 batch: executing$' "$WORK/h2.out" || { echo "  no line prefixed two:"; return 1; }
 }
@@ -150,7 +171,7 @@ test_cancel_subtree() {
     while [ $i -lt 15 ] && [ -z "$name" ]; do
         t send-keys -t $s j x
         sleep 0.4
-        name=$(screen $s | sed -n 's/.*Cancel \(.*\) in .* (pid [0-9]*) and its [0-9]* running subtasks\{0,1\}? \[y\/N\].*/\1/p' | head -1)
+        name=$(screen $s | sed -n 's/.*Cancel \(.*\) in .* (pid [0-9]*)\( and its [0-9]* running subtasks\{0,1\}\| (it is running)\)\{0,1\}? \[y\/N\].*/\1/p' | head -1)
         i=$((i + 1))
     done
     [ -n "$name" ] || { echo "  no cancel prompt naming the program"; screen $s | sed 's/^/  | /'; return 1; }
@@ -159,7 +180,7 @@ test_cancel_subtree() {
     wait_for $s "⊘ $name" 20 || return 1
     t send-keys -t $s q
     wait_for $s '^EXIT=[0-9]+' 20 || return 1
-    screen $s | grep -q '^EXIT=0' || { echo "  quit did not exit 0"; return 1; }
+    screen $s | grep -q '^EXIT=130' || { echo "  quitting while the program runs did not exit 130"; return 1; }
     [ "$(t display-message -p -t $s '#{alternate_on} #{cursor_flag}')" = "0 1" ] || { echo "  terminal not restored"; return 1; }
     sleep 0.3
     cmp -s "$WORK/$s.before" "$WORK/$s.after" || { echo "  stty settings changed"; return 1; }
@@ -251,7 +272,7 @@ test_pick_one() {
     wait_for $s "second \(pid $PROG_PID\) .*connected" 20 || return 1
     screen $s | grep -q "first (pid" && { echo "  attached to both"; return 1; }
     t send-keys -t $s q
-    wait_for $s '^EXIT=0' 20 || return 1
+    wait_for $s '^EXIT=130' 20 || return 1   # quit while the program runs: interrupted
     kill "$p1" "$PROG_PID"
 }
 
@@ -273,7 +294,7 @@ test_replay_flags_on_terminal() {
     local s=replay_flags log="$WORK/flags.jsonl"
     ( cd "$WORK" && "$BIN" demo pipeline --headless --record "$log" > /dev/null 2>&1 )
     t new-session -d -s $s -x 120 -y 30 "env TERM=tmux-256color '$BIN' replay --headless '$log'; sleep 10"
-    wait_for $s '^Summary: ' 20 || return 1
+    wait_for $s '^Slowest:' 20 || return 1 # the report's last part, after the summary
     t kill-session -t $s
     t new-session -d -s $s -x 120 -y 30 "env TERM=tmux-256color '$BIN' replay --speed 4 '$log'; sleep 10"
     wait_for $s ' x4 ' 20 || return 1
@@ -303,6 +324,7 @@ run_test none_found test_none_found
 run_test usage_errors test_usage_errors
 run_test list test_list
 run_test headless_until_exit test_headless_until_exit
+run_test headless_outcomes test_headless_outcomes
 run_test headless_two_programs_prefixed test_headless_two_programs_prefixed
 run_test cancel_subtree test_cancel_subtree
 run_test killed_program_stays test_killed_program_stays

@@ -89,6 +89,13 @@ expect "leading options: --record PATH demo writes PATH" 0 "Log written to .*lea
 [ -s "$D/lead.jsonl" ] || { fail=$((fail + 1)); echo "FAIL leading options: no log at the --record path"; }
 expect "leading options: replay refuses --record" 2 "^taskview: .*no --record" -- "$BIN" --record "$D/x.jsonl" replay "$D/ok.jsonl" --headless
 [ ! -e "$D/x.jsonl" ] || { fail=$((fail + 1)); echo "FAIL leading options: replay wrote a log"; }
+expect "replay refuses --seed" 2 "^taskview: .*no --record or --seed" -- "$BIN" replay "$D/ok.jsonl" --seed 3 --headless
+# What replay refuses, its help does not offer.
+if "$BIN" replay --help 2>&1 | grep -qE -- '--(record|seed|no-record)'; then
+    fail=$((fail + 1)); echo "FAIL replay --help offers --record/--seed, which replay refuses"
+else
+    pass=$((pass + 1)); echo "ok   replay --help does not offer --record or --seed"
+fi
 expect "leading options: unknown one gets the subcommand's usage" 2 "^Usage: taskview run " -- "$BIN" --frobnicate run "$D/comma.json"
 expect "leading options: attach refuses --seed" 2 "attach takes no --seed" -- "$BIN" --seed 3 attach --list
 

@@ -1,15 +1,20 @@
+import Dispatch
+
 /// Drives the one-child composites: `map*` and `validate` (outcome transformed), and
 /// `timeout` (a timer on the graph's clock races the inner task). The owner reports the
 /// inner task's progress, transformed by `mapProgress` where given.
+///
+/// Not final only for `QueuedAdapterDriver` (an adapter whose closure runs on a queue).
 @usableFromInline
-final class AdapterDriver: CompositeDriver, @unchecked Sendable {
+class AdapterDriver: CompositeDriver, @unchecked Sendable {
     /// What `typed` is asked to do.
     @usableFromInline
     enum Op {
         /// Settle the owner from the completed inner task.
         case finish
-        /// The same adapter over a copy of the inner task, named as given (nil: the same name).
-        case remake(name: String?)
+        /// The same adapter over a copy of the inner task, named as given (nil: the same
+        /// name), its closure on `queue` when given.
+        case remake(name: String?, queue: DispatchQueue?)
     }
 
     @usableFromInline
@@ -19,18 +24,19 @@ final class AdapterDriver: CompositeDriver, @unchecked Sendable {
     /// costs one closure context beside the user's.
     let typed: Typed
     let mapProgress: (@Sendable (TaskProgress) -> TaskProgress)?
-    /// For `timeout`: seconds, and what the owner fails with when they run out.
-    let timeout: (seconds: Double, fail: (AnyGraphTask) -> Void)?
+    /// For `timeout`: seconds, and how the owner fails when they run out (given the name of
+    /// the row the inner task shows, `AnyGraphTask.shownName`).
+    let timeout: (seconds: Double, fail: (_ owner: AnyGraphTask, _ innerName: String) -> Void)?
 
     // Guarded by the owner's stripe lock.
-    @exclusivity(unchecked) private var timer: (any GraphTimer)?
-    @exclusivity(unchecked) private var over = false
+    @exclusivity(unchecked) private final var timer: (any GraphTimer)?
+    @exclusivity(unchecked) private final var over = false
 
     @usableFromInline
     init(
         inner: AnyGraphTask,
         mapProgress: (@Sendable (TaskProgress) -> TaskProgress)? = nil,
-        timeout: (seconds: Double, fail: (AnyGraphTask) -> Void)? = nil,
+        timeout: (seconds: Double, fail: (_ owner: AnyGraphTask, _ innerName: String) -> Void)? = nil,
         typed: @escaping Typed
     ) {
         self.typed = typed
@@ -39,12 +45,15 @@ final class AdapterDriver: CompositeDriver, @unchecked Sendable {
         super.init(children: [inner])
     }
 
-    var inner: AnyGraphTask { children[0] }
+    final var inner: AnyGraphTask { children[0] }
+
+    /// The queue the adapter's closure runs on (`QueuedAdapterDriver`); nil: the settling thread.
+    var queue: DispatchQueue? { nil }
 
     override var canRemake: Bool { true }
 
     override func remake(_ copies: [AnyGraphTask], name: String?) -> AnyGraphTask? {
-        typed(.remake(name: name), nil, copies[0])
+        typed(.remake(name: name, queue: queue), nil, copies[0])
     }
 
     @usableFromInline override func start(owner: AnyGraphTask) {
@@ -85,8 +94,9 @@ final class AdapterDriver: CompositeDriver, @unchecked Sendable {
             return true
         }
         guard go, let timeout else { return }
+        let shown = inner.shownName
         inner.cancel(source: CancelSource.timeout, byParent: true)
-        timeout.fail(owner)
+        timeout.fail(owner, shown)
     }
 
     override func childSettled(owner: AnyGraphTask, index: Int) {
@@ -112,5 +122,18 @@ final class AdapterDriver: CompositeDriver, @unchecked Sendable {
             self.timer = nil
         }
         return super.executingChildrenLocked()
+    }
+}
+
+extension AnyGraphTask {
+    /// The name of the row a user sees for this task: a `map` adapter is folded into its
+    /// child's row (taskview's `DisplayTree`), so for one it is its child's name (through
+    /// nested adapters), else the task's own.
+    var shownName: String {
+        var t: AnyGraphTask = self
+        while t.kindIndex == KindIndex.map, let child = t.withStripe({ _ in t.driver?.children.first }) {
+            t = child
+        }
+        return t.name
     }
 }

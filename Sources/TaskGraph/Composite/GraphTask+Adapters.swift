@@ -1,25 +1,53 @@
+import Dispatch
+
 /// One-child adapters: `map*`, `validate`, `timeout` and `retry`. Each is a node of its own
 /// (kind `map`, `validate`, `timeout`, `retry`), parent of the task it adapts.
 extension GraphTask {
     /// Transforms the value of a success.
+    ///
+    /// With a `queue`, `f` runs on that queue (and the task settles there), taking its turn
+    /// among that queue's handlers of this task in registration order, like Deferred's
+    /// `map(upon:)`: `t.success(on: q) {h1}; t.mapResult(on: q) {...}.execute();
+    /// t.success(on: q) {h3}` runs h1, `f`, then h3 on `q`. Its turn is taken when it is
+    /// executed. Without a queue, `f` runs on the thread that settles this task.
     @inlinable
-    public func mapResult<S2>(name: String? = nil, _ f: @escaping @Sendable (Success) -> S2) -> GraphTask<S2, Failure> {
-        valueAdapter(name: name, f)
+    public func mapResult<S2>(
+        name: String? = nil, on queue: DispatchQueue? = nil,
+        _ f: @escaping @Sendable (Success) -> S2
+    ) -> GraphTask<S2, Failure> {
+        valueAdapter(name: name, queue: queue, f)
     }
 
-    /// Transforms the error of a failure.
+    /// Transforms the error of a failure. With a `queue`, `f` runs there in its turn among
+    /// that queue's handlers of this task (see `mapResult(name:on:_:)`).
     @inlinable
-    public func mapError<F2>(name: String? = nil, _ f: @escaping @Sendable (Failure) -> F2) -> GraphTask<Success, F2> {
-        mapOutcome(name: name) { $0.mapError(f) }
+    public func mapError<F2>(
+        name: String? = nil, on queue: DispatchQueue? = nil,
+        _ f: @escaping @Sendable (Failure) -> F2
+    ) -> GraphTask<Success, F2> {
+        mapOutcome(name: name, on: queue) { $0.mapError(f) }
     }
 
-    /// Transforms the outcome.
+    /// Transforms the outcome. With a `queue`, `f` runs there in its turn among that queue's
+    /// handlers of this task (see `mapResult(name:on:_:)`).
     @inlinable
     public func mapOutcome<S2, F2>(
-        name: String? = nil,
+        name: String? = nil, on queue: DispatchQueue? = nil,
         _ f: @escaping @Sendable (Result<Success, Failure>) -> Result<S2, F2>
     ) -> GraphTask<S2, F2> {
-        adapter(kindIndex: KindIndex.map, name: name, f)
+        adapter(kindIndex: KindIndex.map, name: name, queue: queue, f)
+    }
+
+    /// The same task with its failure type widened to `any Error` (from `Never` or a typed
+    /// error), to combine it with tasks that fail with `any Error` (`timeout`, `validate`).
+    /// Like `mapError`, it is a `map` adapter, which a dashboard folds into its child's row.
+    ///
+    /// ```swift
+    /// let tick: GraphTask<Void, any Error> = GraphTask.delay(seconds: 1).eraseFailure()
+    /// ```
+    @inlinable
+    public func eraseFailure(name: String? = nil) -> GraphTask<Success, any Error> {
+        adapter(kindIndex: KindIndex.map, name: name) { $0.mapError { $0 } }
     }
 
     /// Transforms every progress report of this task.
@@ -58,18 +86,19 @@ extension GraphTask {
     }
 
     /// Fails with `TimeoutError` if this task has not completed `seconds` after `execute()`
-    /// (on the graph's clock); the inner task is then cancelled with source `timeout`.
+    /// (on the graph's clock); the inner task is then cancelled with source `timeout`. The
+    /// error names the task a user sees: for a `map` adapter (`mapResult`, `mapError`,
+    /// `eraseFailure`, ...), which a dashboard folds into its child's row, the child's name.
     @inlinable
     public func timeout(seconds: Double, name: String? = nil) -> GraphTask<Success, any Error> {
         precondition(seconds.isFinite && seconds >= 0, "timeout(seconds:) needs a finite, non-negative number")
         let owner = GraphTask<Success, any Error>(graph: graph, kindIndex: KindIndex.timeout, name: name, body: nil)
-        let innerName = self.name
         let driver =
             (AdapterDriver(
                 inner: self,
                 timeout: (
                     seconds,
-                    { owner in
+                    { owner, innerName in
                         unsafeDowncast(owner, to: GraphTask<Success, any Error>.self)
                             .settle(.failure(TimeoutError(seconds: seconds, taskName: innerName)))
                     }
@@ -81,7 +110,7 @@ extension GraphTask {
                         unsafeDowncast(owner!, to: GraphTask<Success, any Error>.self).settle(
                             task._result!.mapError { $0 })
                         return nil
-                    case .remake(let n):
+                    case .remake(let n, _):
                         return task.timeout(seconds: seconds, name: n ?? name)
                     }
                 }))
@@ -108,7 +137,9 @@ extension GraphTask {
     /// `mapResult`'s adapter: its driver's closure applies `f` itself. Going through
     /// `mapOutcome` wraps `f` in one more closure, an allocation per `map` (W2: one of six).
     @inlinable
-    func valueAdapter<S2>(name: String?, _ f: @escaping @Sendable (Success) -> S2) -> GraphTask<S2, Failure> {
+    func valueAdapter<S2>(
+        name: String?, queue: DispatchQueue? = nil, _ f: @escaping @Sendable (Success) -> S2
+    ) -> GraphTask<S2, Failure> {
         let owner = GraphTask<S2, Failure>(graph: graph, kindIndex: KindIndex.map, name: name, body: nil)
         let driver = AdapterDriver(inner: self, mapProgress: nil) { op, owner, inner in
             let task = unsafeDowncast(inner, to: GraphTask.self)
@@ -116,17 +147,22 @@ extension GraphTask {
             case .finish:
                 unsafeDowncast(owner!, to: GraphTask<S2, Failure>.self).settle(task._result!.map(f))
                 return nil
-            case .remake(let n):
-                return task.valueAdapter(name: n ?? name, f)
+            case .remake(let n, let queue):
+                return task.valueAdapter(name: n ?? name, queue: queue, f)
             }
         }
-        owner.install(driver)
+        // The plain driver is made as if there were no queue (see `link`), a queued one from it.
+        if let queue {
+            owner.install(QueuedAdapterDriver(queue: queue, from: driver))
+        } else {
+            owner.install(driver)
+        }
         return owner
     }
 
     @inlinable
     func adapter<S2, F2>(
-        kindIndex: UInt8, name: String?,
+        kindIndex: UInt8, name: String?, queue: DispatchQueue? = nil,
         mapProgress: (@Sendable (TaskProgress) -> TaskProgress)? = nil,
         _ f: @escaping @Sendable (Result<Success, Failure>) -> Result<S2, F2>
     ) -> GraphTask<S2, F2> {
@@ -137,11 +173,15 @@ extension GraphTask {
             case .finish:
                 unsafeDowncast(owner!, to: GraphTask<S2, F2>.self).settle(f(task._result!))
                 return nil
-            case .remake(let n):
-                return task.adapter(kindIndex: kindIndex, name: n ?? name, mapProgress: mapProgress, f)
+            case .remake(let n, let queue):
+                return task.adapter(kindIndex: kindIndex, name: n ?? name, queue: queue, mapProgress: mapProgress, f)
             }
         }
-        owner.install(driver)
+        if let queue {
+            owner.install(QueuedAdapterDriver(queue: queue, from: driver))
+        } else {
+            owner.install(driver)
+        }
         return owner
     }
 

@@ -15,12 +15,17 @@ extension Settled: Equatable where Success: Equatable, Failure: Equatable {}
 extension GraphTask {
     /// Runs `tasks` one after another; fails at once with the first failure (the rest never
     /// run). Succeeds with the results in order; an empty list succeeds with `[]`.
+    ///
+    /// `maxConcurrent` is taken by every group alike: a `sequential` runs one subtask
+    /// at a time whatever it says; it must be at least 1 when given.
     @inlinable
     public static func sequential(
-        _ tasks: [GraphTask], name: String? = nil,
+        _ tasks: [GraphTask], maxConcurrent: Int? = nil, name: String? = nil,
         graph: Graph? = nil
     ) -> GraphTask<[Success], Failure> {
-        group(.sequential, kindIndex: KindIndex.sequential, tasks, name: name, graph: graph) { $0 }
+        group(.sequential, kindIndex: KindIndex.sequential, tasks, limit: maxConcurrent, name: name, graph: graph) {
+            $0
+        }
     }
 
     /// Executes every task at once (at most `maxConcurrent` at a time when given: the rest
@@ -166,31 +171,44 @@ extension GraphTask {
 /// groups without an adapter node in between (what a builder of arbitrary trees, such as
 /// taskview's scenarios, needs).
 extension GraphTask {
-    /// Like `sequential(_:name:graph:)`, folding the results in order with `combine`.
+    /// Like `sequential(_:maxConcurrent:name:graph:)`, folding the results in order with
+    /// `combine` (it runs once, when every subtask succeeded).
     @inlinable
     public static func sequential(
-        _ tasks: [GraphTask], name: String? = nil, graph: Graph? = nil,
+        _ tasks: [GraphTask], maxConcurrent: Int? = nil, name: String? = nil, graph: Graph? = nil,
         combine: @escaping @Sendable ([Success]) -> Success
     ) -> GraphTask {
-        group(.sequential, kindIndex: KindIndex.sequential, tasks, name: name, graph: graph, combine: combine)
+        group(
+            .sequential, kindIndex: KindIndex.sequential, tasks, limit: maxConcurrent, name: name, graph: graph,
+            combine: combine)
     }
 
-    /// Like `concurrent(_:name:graph:)`, folding the results in order with `combine`.
+    /// Like `concurrent(_:maxConcurrent:name:graph:)` (at most `maxConcurrent` subtasks
+    /// execute at once when given), folding the results in order with `combine` (it runs
+    /// once, when every subtask succeeded).
+    ///
+    /// ```swift
+    /// let total = GraphTask.concurrent(downloads, maxConcurrent: 2, combine: { $0.reduce(0, +) })
+    /// ```
     @inlinable
     public static func concurrent(
-        _ tasks: [GraphTask], name: String? = nil, graph: Graph? = nil,
+        _ tasks: [GraphTask], maxConcurrent: Int? = nil, name: String? = nil, graph: Graph? = nil,
         combine: @escaping @Sendable ([Success]) -> Success
     ) -> GraphTask {
-        group(.concurrent, kindIndex: KindIndex.concurrent, tasks, name: name, graph: graph, combine: combine)
+        group(
+            .concurrent, kindIndex: KindIndex.concurrent, tasks, limit: maxConcurrent, name: name, graph: graph,
+            combine: combine)
     }
 
-    /// Like `allSettled(_:name:graph:)` (it never fails), folding the outcomes with `combine`.
+    /// Like `allSettled(_:maxConcurrent:name:graph:)` (it never fails; at most
+    /// `maxConcurrent` subtasks execute at once when given), folding the outcomes in order
+    /// with `combine`.
     @inlinable
     public static func allSettled(
-        _ tasks: [GraphTask], name: String? = nil, graph: Graph? = nil,
+        _ tasks: [GraphTask], maxConcurrent: Int? = nil, name: String? = nil, graph: Graph? = nil,
         combine: @escaping @Sendable ([Settled<Success, Failure>]) -> Success
     ) -> GraphTask {
-        settledGroup(tasks, name: name, graph: graph, combine: combine)
+        settledGroup(tasks, limit: maxConcurrent, name: name, graph: graph, combine: combine)
     }
 }
 

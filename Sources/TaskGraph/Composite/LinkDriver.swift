@@ -1,11 +1,15 @@
+import Dispatch
+
 /// Drives `then`, `recover` and `chain`: a first link, then maybe a second one (given up
 /// front, or made by a closure from the first link's outcome). Both links count in the
 /// owner's progress like a two-step `sequential`; a skipped second link counts 1.
 ///
 /// Everything typed comes through one closure made in the (specialized) constructor, so a
 /// link costs one closure context and no arrays beyond its two children.
+///
+/// Not final only for `QueuedLinkDriver` (a link whose closure runs on a queue).
 @usableFromInline
-final class LinkDriver: CompositeDriver, @unchecked Sendable {
+class LinkDriver: CompositeDriver, @unchecked Sendable {
     /// What `typed` is asked to do.
     @usableFromInline
     enum Op {
@@ -18,8 +22,8 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
         /// Settle the owner from the second link (`a`).
         case finishFromSecond
         /// A fresh composite over copies of the links (`a`, and `b` when given up front),
-        /// named as given (nil: the same name).
-        case remake(name: String?)
+        /// named as given (nil: the same name), its closure on `queue` when given.
+        case remake(name: String?, queue: DispatchQueue?)
     }
 
     @usableFromInline
@@ -28,8 +32,8 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
     let typed: Typed
 
     // Guarded by the owner's stripe lock.
-    @exclusivity(unchecked) private var phase = 0 // 0: first link, 1: second link, 2: over
-    @exclusivity(unchecked) private var progress = PairAggregate()
+    @exclusivity(unchecked) private final var phase = 0 // 0: first link, 1: second link, 2: over
+    @exclusivity(unchecked) private final var progress = PairAggregate()
 
     @usableFromInline
     init(first: AnyGraphTask, second: AnyGraphTask?, typed: @escaping Typed) {
@@ -47,10 +51,13 @@ final class LinkDriver: CompositeDriver, @unchecked Sendable {
         if children.count > 1 { progress.w1 = children[1]._weight }
     }
 
+    /// The queue the link's closure runs on (`QueuedLinkDriver`); nil: the settling thread.
+    var queue: DispatchQueue? { nil }
+
     override var canRemake: Bool { true }
 
     override func remake(_ copies: [AnyGraphTask], name: String?) -> AnyGraphTask? {
-        typed(.remake(name: name), nil, copies[0], copies.count > 1 ? copies[1] : nil)
+        typed(.remake(name: name, queue: queue), nil, copies[0], copies.count > 1 ? copies[1] : nil)
     }
 
     @usableFromInline override func start(owner: AnyGraphTask) {

@@ -245,6 +245,9 @@ extension Graph {
             isRoot = r.parent < 0
         }
         if failed, let msg { s.setMessage(slot, msg) }
+        if keepsStartTimes, state == .executing {
+            s.setStart(slot, clock.now) // the event clock needs `eventLock`; this is the clock it follows
+        }
         if let cancelRequest {
             // The request and the state change it makes are one step: recorded together.
             emit(
@@ -298,8 +301,11 @@ extension Graph {
             let record = from[old]
             let message = from.message(old)
             let refOf = from.refOf(old)
+            let start = from.hasStarts ? from.start(old) : nil
             from.drop(old)
-            slots[id] = to.adopt(record, message: message, refOf: refOf)
+            let slot = to.adopt(record, message: message, refOf: refOf)
+            if let start { to.setStart(slot, start) }
+            slots[id] = slot
             for c in record.children { stack.append(c.rawValue) }
         }
         var tasks = [task]

@@ -48,6 +48,11 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
     @exclusivity(unchecked) var retentionPolicy: Retention?
     /// Whether somebody observes: events then take `eventLock` to get their number.
     @exclusivity(unchecked) var observed = false
+    /// Whether executing nodes keep the time they began (`NodeTable.starts`), for snapshots
+    /// (`GraphNode.startTime`): set once by `serve()`, so that work begun before a viewer
+    /// attached shows how long it has run. Costs a clock reading and a table entry per
+    /// executing node, only in a served graph.
+    @exclusivity(unchecked) var keepsStartTimes = false
     /// Events counted before the stripes' own counters (see `sequenceLocked`).
     @exclusivity(unchecked) var baseSequence: UInt64 = 0
 
@@ -179,11 +184,13 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
         for s in stripes {
             // A hash lookup per node otherwise, for the few `ref` nodes.
             let hasRefs = !s.own.refs.isEmpty || !s.foreign.refs.isEmpty
+            let hasStarts = s.hasStarts
             s.forEachLive { slot, r in
                 nodes.append(
                     NodeCapture(
                         record: r, message: r.failed ? s.message(slot) : nil,
-                        refOf: hasRefs ? s.refOf(slot) : nil))
+                        refOf: hasRefs ? s.refOf(slot) : nil,
+                        startTime: hasStarts && r.state == .executing ? s.start(slot) : nil))
             }
         }
         return GraphCapture(nodes: nodes, sequence: sequenceLocked())

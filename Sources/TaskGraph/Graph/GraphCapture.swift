@@ -13,8 +13,9 @@ struct NodeCapture {
     let info: String?
     let message: String?
     let refOf: Int?
+    let startTime: Double?
 
-    init(record r: NodeRecord, message: String?, refOf: Int?) {
+    init(record r: NodeRecord, message: String?, refOf: Int?, startTime: Double? = nil) {
         id = r.id
         kindIndex = r.kindIndex
         parent = r.parent
@@ -27,6 +28,7 @@ struct NodeCapture {
         info = r.info
         self.message = message
         self.refOf = refOf
+        self.startTime = startTime
     }
 }
 
@@ -61,7 +63,7 @@ struct GraphCapture {
                 id: nid, kind: NodeKind.all[Int(n.kindIndex)], parent: n.parent >= 0 ? NodeID(n.parent) : nil,
                 children: Array(n.children), name: n.name, weight: n.weight, state: n.state,
                 failed: n.failed, progress: TaskProgress(n.fraction, info: n.info),
-                message: n.message, refOf: n.refOf.map { NodeID($0) })
+                message: n.message, refOf: n.refOf.map { NodeID($0) }, startTime: n.startTime)
             if n.parent < 0 { roots.append(nid) }
         }
         roots.sort { $0.rawValue < $1.rawValue }

@@ -146,6 +146,9 @@ struct NodeTable {
         var base: UnsafeMutablePointer<NodeRecord>?
         /// Records not dropped yet.
         var live: Int
+        /// When each record's node began executing (NaN: not kept), made on the first start
+        /// kept in the chunk: only a graph that keeps start times has them.
+        var starts: UnsafeMutablePointer<Double>? = nil
     }
 
     /// Where chunks come from and go back to.
@@ -157,6 +160,8 @@ struct NodeTable {
     var messages: [Int: String] = [:]
     /// `ref` node -> the shared node it stands for, kept aside because few nodes are refs.
     var refs: [Int: Int] = [:]
+    /// Whether any record has a start time kept (`setStart`).
+    private(set) var hasStarts = false
 
     init(pool: NodeChunkPool = .shared) { self.pool = pool }
 
@@ -223,7 +228,29 @@ struct NodeTable {
         base.deinitialize(count: Self.chunkSize)
         pool.give(base)
         chunk.pointee.base = nil
+        chunk.pointee.starts?.deallocate()
+        chunk.pointee.starts = nil
         return c
+    }
+
+    /// When the node in `id` began executing, if kept (the caller checks it is live).
+    func start(_ id: Int) -> Double? {
+        guard let starts = chunks.unsafelyUnwrapped[id >> Self.shift].starts else { return nil }
+        let t = starts[id & (Self.chunkSize - 1)]
+        return t.isNaN ? nil : t
+    }
+
+    /// Keeps when the node in `id` began executing: a store into its chunk's times (made
+    /// on the chunk's first), no hashing, so a served graph pays little per task.
+    mutating func setStart(_ id: Int, _ time: Double) {
+        let chunk = chunks.unsafelyUnwrapped + (id >> Self.shift)
+        if chunk.pointee.starts == nil {
+            let starts = UnsafeMutablePointer<Double>.allocate(capacity: Self.chunkSize)
+            starts.initialize(repeating: .nan, count: Self.chunkSize)
+            chunk.pointee.starts = starts
+            hasStarts = true
+        }
+        chunk.pointee.starts.unsafelyUnwrapped[id & (Self.chunkSize - 1)] = time
     }
 
     /// Live slots in ascending order.
@@ -240,6 +267,7 @@ struct NodeTable {
     mutating func deallocate() {
         guard let chunks else { return }
         for c in 0..<chunkCount {
+            chunks[c].starts?.deallocate()
             guard let base = chunks[c].base else { continue }
             base.deinitialize(count: filled(c))
             pool.give(base)

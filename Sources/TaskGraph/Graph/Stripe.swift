@@ -121,6 +121,20 @@ final class Stripe: @unchecked Sendable { // mutable state behind `lock`
         if slot >= 0 { own.refs[slot] = of } else { foreign.refs[~slot] = of }
     }
 
+    /// When an executing node began (kept while the graph keeps start times).
+    func start(_ slot: Int) -> Double? {
+        slot >= 0 ? own.start(slot) : foreign.start(~slot)
+    }
+
+    /// Keeps when a node began executing (read only while it executes: a settled node's
+    /// time stays, unread, until its record goes).
+    func setStart(_ slot: Int, _ time: Double) {
+        if slot >= 0 { own.setStart(slot, time) } else { foreign.setStart(~slot, time) }
+    }
+
+    /// Whether any node of the stripe has a start time kept.
+    var hasStarts: Bool { own.hasStarts || foreign.hasStarts }
+
     /// Forgets a record (retention, or a move to another stripe).
     func drop(_ slot: Int) {
         guard contains(slot) else { return }

@@ -40,7 +40,7 @@ public enum GraphChange: Sendable, Equatable {
     /// 4 KiB. It changes no state: replicas and snapshots ignore it; logs and views show it.
     case output(id: NodeID, stream: OutputStreamName, text: String)
     /// The node `id` (kind `ref`) stands for the shared node `of`: a later consumer of a task
-    /// another composite adopted (api.md "one node per task"). Follows the `added` of `id`.
+    /// another composite adopted (one node per task). Follows the `added` of `id`.
     case ref(id: NodeID, of: NodeID)
 
     /// The node the change is about (nil for `dropped`).

@@ -55,13 +55,15 @@ public enum NodeKind {
     public static let and = "and"
     /// `validate`.
     public static let validate = "validate"
-    /// A later consumer's stand-in for a task another composite adopted (api.md "one node per
+    /// A later consumer's stand-in for a task another composite adopted (one node per
     /// task"): its state, progress and outcome follow that task (`GraphNode.refOf`).
     public static let ref = "ref"
+    /// A real program run by a task (`GraphTask.command`, TaskGraphProcess).
+    public static let command = "command"
     /// Every kind above, in a fixed order (a node stores its kind as an index into it).
     public static let all = [
         task, pending, delay, sequential, concurrent, allSettled, then,
-        recover, chain, map, timeout, retry, race, and, validate, ref,
+        recover, chain, map, timeout, retry, race, and, validate, ref, command,
     ]
 }
 
@@ -89,12 +91,15 @@ public struct GraphNode: Sendable, Equatable {
     public let message: String?
     /// For a `ref` node: the shared node it stands for; nil for every other kind.
     public let refOf: NodeID?
+    /// For an executing node of a graph that keeps start times (a served graph, from
+    /// `serve()` on): the graph-clock time it began executing. Nil otherwise.
+    public let startTime: Double?
 
     /// A node with these fields (a view's tests build snapshots with it).
     public init(
         id: NodeID, kind: String, parent: NodeID?, children: [NodeID], name: String,
         weight: Double, state: TaskState, failed: Bool, progress: TaskProgress,
-        message: String?, refOf: NodeID? = nil
+        message: String?, refOf: NodeID? = nil, startTime: Double? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -107,6 +112,7 @@ public struct GraphNode: Sendable, Equatable {
         self.progress = progress
         self.message = message
         self.refOf = refOf
+        self.startTime = startTime
     }
 }
 
@@ -153,4 +159,5 @@ enum KindIndex {
     @usableFromInline static let and: UInt8 = 13
     @usableFromInline static let validate: UInt8 = 14
     @usableFromInline static let ref: UInt8 = 15
+    @usableFromInline static let command: UInt8 = 16
 }

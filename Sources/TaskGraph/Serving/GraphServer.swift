@@ -6,7 +6,7 @@ import Dispatch
     import Darwin
 #endif
 
-/// Serves a graph to viewers on a Unix socket (attach.md); made by `Graph.serve(...)`.
+/// Serves a graph to viewers on a Unix socket; made by `Graph.serve(...)`.
 ///
 /// Each viewer gets the replay-log format live (docs/log-format.md, "Served streams"): the
 /// header (plus `pid` and `name`), a snapshot of the graph, then every event, each line with
@@ -49,6 +49,8 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
     static let batchMicroseconds: UInt32 = 2000
     /// How long `stop()` lets viewers take the final snapshot and `end` (seconds).
     static let finalFlushSeconds = 1.0
+    /// The error line a viewer of another user gets before its connection is closed.
+    package static let otherUserRefusal = "refused: the program runs as another user"
 
     /// The socket's path.
     public let path: String
@@ -159,7 +161,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
                 let final = model.logModel()
                 let allSettled = final.rootIDs.allSatisfy { final[$0]?.state.isSettled ?? true }
                 let summary = final.summary(duration: allSettled ? (lastRootSettle ?? t) : t)
-                for c in connections {
+                for c in connections where !c.closeAfterSending { // that one ends with its error line
                     if c.overflowed { // the final snapshot below is its fresh snapshot
                         c.seq += 1
                         c.pending.resync(skipped: c.skipped, seq: c.seq, t: t)
@@ -226,7 +228,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
         if spool.isOverflowed {
             let lost = spool.discard() + spool.resume()
             let snapshot = graph.snapshot()
-            model = RecorderModel(snapshot)
+            model = RecorderModel(snapshot, startTime: startTime)
             joinSequence = snapshot.sequence
             lastSequence = snapshot.sequence
             for c in connections where !c.overflowed {
@@ -294,7 +296,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
             let missed = Int(clamping: snapshot.sequence - lastSequence)
             for c in connections where c.overflowed { c.skipped += missed }
         }
-        model = RecorderModel(snapshot)
+        model = RecorderModel(snapshot, startTime: startTime)
         joinSequence = snapshot.sequence
         lastSequence = snapshot.sequence
     }
@@ -308,6 +310,9 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
             lastRootSettle = t
         }
         model.apply(event.change)
+        if case .stateChanged(let id, .executing, _, _) = event.change {
+            model.noteStart(id.rawValue, at: t) // for the snapshots of viewers that attach later
+        }
         if !connectionRefs.contains(where: { $0._withUnsafeGuaranteedRef { !$0.overflowed } }) {
             // Nobody can take it (stalled viewers): count it, skip the encoding.
             for c in connections { c.skipped += 1 }

@@ -50,8 +50,14 @@ extension GraphServer {
                     gone.append(c)
                     continue
                 }
-                // A connection being closed gets this one write attempt (its error line).
-                if c.closeAfterSending { gone.append(c) }
+                // A connection being closed gets its buffered lines and its error line out
+                // first, for at most `finalFlushSeconds` (a viewer that reads nothing).
+                if c.closeAfterSending
+                    && (monotonicNow() >= c.closeDeadline
+                        || lock.withLock { !c.hasUnsent && c.pending.isEmpty })
+                {
+                    gone.append(c)
+                }
             }
             for c in gone { remove(c, from: &active) }
             let stopping = lock.withLock { self.stopping }
@@ -66,7 +72,7 @@ extension GraphServer {
             fds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
             fds.append(pollfd(fd: stopping ? -1 : listenFD, events: Int16(POLLIN), revents: 0))
             for c in active {
-                var events: Int16 = stopping || c.readClosed ? 0 : Int16(POLLIN)
+                var events: Int16 = stopping || c.readClosed || c.closeAfterSending ? 0 : Int16(POLLIN)
                 if c.hasUnsent { events |= Int16(POLLOUT) }
                 fds.append(pollfd(fd: c.fd, events: events, revents: 0))
             }
@@ -81,6 +87,8 @@ extension GraphServer {
             // Sleeping until woken: the next event's append wakes this thread (through the
             // pipe), unless events are waiting already.
             if timeout == -1 && !lock.withLock({ markSpoolIdleLocked() }) { timeout = 0 }
+            // A closing connection is closed at its deadline even if it never becomes writable.
+            if active.contains(where: \.closeAfterSending) && (timeout < 0 || timeout > 50) { timeout = 50 }
             let n = poll(&fds, nfds_t(fds.count), timeout)
             guard n >= 0 else { continue } // EINTR
             if fds[0].revents != 0 {
@@ -128,7 +136,7 @@ extension GraphServer {
     private func refill(_ c: ViewerConnection) {
         guard !c.hasUnsent else { return }
         lock.withLock {
-            if c.overflowed && !stopping {
+            if c.overflowed && !stopping && !c.closeAfterSending {
                 // Observing again if the server let go while every viewer was stalled.
                 if observation == nil { resnapshotLocked(observe: true) }
                 resyncLocked(c)
@@ -174,6 +182,10 @@ extension GraphServer {
             }
             SocketPath.configure(fd, nonBlocking: true)
             guard SocketPath.peerUID(fd) == geteuid() else {
+                // One line, so the viewer can say why (not "killed"), then closed at once.
+                var line = LogBuffer(capacity: 128)
+                line.refusal(GraphServer.otherUserRefusal)
+                line.withBytes { _ = sendNoSignal(fd, $0.baseAddress!, $0.count) }
                 close(fd)
                 continue
             }
@@ -271,7 +283,11 @@ extension GraphServer {
             switch ViewerCommand(line: line) {
             case .notJSON:
                 say("not UTF-8 JSON; closing the connection", to: c)
-                c.closeAfterSending = true
+                lock.withLock {
+                    c.closeAfterSending = true
+                    c.overflowed = true // no more events after the error line (see the field)
+                }
+                c.closeDeadline = monotonicNow() + GraphServer.finalFlushSeconds
                 c.input.removeAll()
                 return true
             case .invalid(let message):

@@ -8,7 +8,7 @@
 
 /// Where servers put their sockets (attach.md "Library side") and how the listening socket
 /// is made safely: a private directory, a 0600 socket, stale sockets replaced.
-enum SocketPath {
+package enum SocketPath {
     /// `sun_path` holds 108 bytes on Linux (104 on Darwin), the terminating NUL included.
     static let maxBytes: Int = MemoryLayout.size(ofValue: sockaddr_un().sun_path)
 
@@ -32,15 +32,26 @@ enum SocketPath {
         getenv(name).map { String(cString: $0) }
     }
 
-    /// Creates `dir` with mode 0700 if missing, then checks that it is a real directory (not
-    /// a symlink), owned by us and not open to group or others.
+    /// Creates `dir` with mode 0700 if missing, then checks it (`checkPrivateDirectory`).
     static func ensurePrivateDirectory(_ dir: String) throws {
+        try checkParents(of: dir)
         if mkdir(dir, 0o700) != 0 && errno != EEXIST {
             throw ServeError(path: dir, reason: "cannot create the directory: \(lastError())")
         }
+        try checkPrivateDirectory(dir)
+    }
+
+    /// Checks the rules a socket directory must meet, for the server and for viewers: a real
+    /// directory (not a symlink), owned by this user, closed to group and others, and no
+    /// parent that anyone may write to without the sticky bit (where another user could
+    /// rename the directory away and put their own in its place).
+    package static func checkPrivateDirectory(_ dir: String) throws(ServeError) {
         var st = stat()
         guard lstat(dir, &st) == 0 else {
             throw ServeError(path: dir, reason: lastError())
+        }
+        guard st.st_mode & S_IFMT != S_IFLNK else {
+            throw ServeError(path: dir, reason: "the directory is a symbolic link")
         }
         guard st.st_mode & S_IFMT == S_IFDIR else {
             throw ServeError(path: dir, reason: "not a directory")
@@ -54,6 +65,37 @@ enum SocketPath {
             throw ServeError(
                 path: dir, reason: "the directory is open to group or others (mode \(octal(mode))); it must be 0700")
         }
+        try checkParents(of: dir)
+    }
+
+    /// Refuses a parent of `dir` (each directory on its resolved path up to `/`) that others
+    /// may write to without the sticky bit: `/tmp` (1777) passes, a 0777 directory does not.
+    package static func checkParents(of dir: String) throws(ServeError) {
+        guard let parent = parentPath(of: dir) else { return }
+        var resolved = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard realpath(parent, &resolved) != nil else { return } // missing: mkdir or lstat fails
+        var current = resolved.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        while true {
+            var st = stat()
+            if stat(current, &st) == 0, st.st_mode & 0o002 != 0, st.st_mode & 0o1000 == 0 {
+                throw ServeError(
+                    path: dir,
+                    reason:
+                        "its parent \(current) may be written by anyone and has no sticky bit (mode \(octal(st.st_mode & 0o7777)))"
+                )
+            }
+            guard let up = parentPath(of: current) else { return }
+            current = up
+        }
+    }
+
+    /// `/a/b` for `/a/b/c` (trailing slashes ignored), `/` for `/a`, `.` for `a`; nil for `/`.
+    static func parentPath(of path: String) -> String? {
+        var p = Substring(path)
+        while p.count > 1 && p.hasSuffix("/") { p = p.dropLast() }
+        guard p != "/" else { return nil }
+        guard let slash = p.lastIndex(of: "/") else { return "." }
+        return slash == p.startIndex ? "/" : String(p[..<slash])
     }
 
     static func octal(_ mode: mode_t) -> String {
@@ -171,7 +213,7 @@ enum SocketPath {
     }
 
     /// The uid of the process at the other end of a connected Unix socket.
-    static func peerUID(_ fd: Int32) -> uid_t? {
+    package static func peerUID(_ fd: Int32) -> uid_t? {
         #if canImport(Glibc)
             // struct ucred { pid_t pid; uid_t uid; gid_t gid; }
             var cred: (Int32, UInt32, UInt32) = (0, 0, 0)

@@ -32,8 +32,13 @@ final class ViewerConnection: @unchecked Sendable { // see field comments
     @exclusivity(unchecked) var input: [UInt8] = []
     /// The viewer shut down its sending side: no more reads (server thread).
     @exclusivity(unchecked) var readClosed = false
-    /// Set when the connection must be closed once `sending` is out (server thread).
+    /// Set when the connection must be closed once its last line (an error line) is out:
+    /// it takes no more events (lock: it is marked `overflowed` too, so the event path skips
+    /// it without a check of its own, and `closing` keeps it from being resynced).
     @exclusivity(unchecked) var closeAfterSending = false
+    /// When a closing connection is closed even if the viewer has not read everything
+    /// (server thread).
+    @exclusivity(unchecked) var closeDeadline = Double.infinity
 
     /// `nanosecondTimes`: as the server's own buffer (`LogBuffer.nanosecondTimes`), so the
     /// connection's snapshot and resync lines write `t` as its events do.

@@ -122,6 +122,26 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
             })
     }
 
+    /// A leaf like `init(name:graph:queue:_:)` with the task in its closure, whose node has
+    /// kind `command` (TaskGraphProcess's commands: viewers show them as commands).
+    package convenience init(
+        commandNamed name: String?, graph: Graph,
+        _ body:
+            @escaping @Sendable (
+                _ task: GraphTask<Success, Failure>,
+                _ succeed: @escaping @Sendable (Success) -> Void,
+                _ fail: @escaping @Sendable (Failure) -> Void,
+                _ progress: @escaping @Sendable (TaskProgress) -> Void
+            ) -> Void
+    ) {
+        self.init(
+            graph: graph, kindIndex: KindIndex.command, name: name,
+            body: { t in
+                let t = unsafeDowncast(t, to: GraphTask<Success, Failure>.self)
+                body(t, { t.settle(.success($0)) }, { t.settle(.failure($0)) }, { t.report($0) })
+            })
+    }
+
     /// A task that succeeds with `value` when executed.
     @inlinable
     public static func succeed(

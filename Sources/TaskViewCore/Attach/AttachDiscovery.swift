@@ -5,7 +5,8 @@ import TaskGraph
 #endif
 
 /// Finding programs that serve their graph (attach.md, default path rules) and asking each
-/// who it is.
+/// who it is, trusting only what the server itself would trust: a private directory of our
+/// own and programs of our own user.
 public enum AttachDiscovery {
     /// `$TASKGRAPH_SOCKET_DIR`, else `$XDG_RUNTIME_DIR/taskgraph`, else `/tmp/taskgraph-<uid>`.
     public static func directory(environment: (String) -> String? = Self.env) -> String {
@@ -47,56 +48,168 @@ public enum AttachDiscovery {
         /// Nodes in the program's graph now, and how many of them execute.
         public var tasks: Int
         public var executing: Int
+        /// False when the program answered but its snapshot (a big graph) had not all come
+        /// within the probe's time: `tasks` and `executing` are unknown.
+        public var counted = true
 
         /// `PID  NAME  SOCKET  started STARTED  N tasks (M executing)`, sanitized.
         public var line: String {
             let p = pid.map(String.init) ?? "?"
+            let count =
+                counted ? "\(tasks) \(tasks == 1 ? "task" : "tasks") (\(executing) executing)" : "tasks not counted"
             return "\(p)  \(Sanitizer.clean(name))  \(Sanitizer.clean(socket))  started \(Sanitizer.clean(started))  "
-                + "\(tasks) \(tasks == 1 ? "task" : "tasks") (\(executing) executing)"
+                + count
         }
     }
 
-    /// Connects, reads the header and the first snapshot (at most `timeout` seconds), and
-    /// hangs up. nil for a stale socket (connect refused) or a stream that says nothing
-    /// readable in time.
-    public static func probe(_ path: String, timeout: Double = 5) -> ProgramInfo? {
-        guard case .success(let fd) = UnixSocket.connect(path: path) else { return nil }
-        defer { close(fd) }
-        var stream = LogStream(name: path)
-        var info = ProgramInfo(pid: nil, name: "", socket: path, started: "?", tasks: 0, executing: 0)
-        var sawHeader = false
+    /// What probing one socket found.
+    public enum Probe: Sendable, Equatable {
+        /// A program that answered: what `--list` says about it.
+        case live(ProgramInfo)
+        /// A program that did not answer in time (stopped, or its queue of connections is
+        /// full): listed, never attached. `pid` from the socket's name.
+        case notAnswering(socket: String, pid: Int?)
+        /// Refused (another user's program, or the program refused us): the reason.
+        case refused(socket: String, reason: String)
+        /// Nobody listens (a stale socket), or the program is stopping: not listed.
+        case gone(socket: String)
+
+        /// `PID  ?  SOCKET  not answering` for a program that did not answer.
+        public var line: String? {
+            switch self {
+            case .live(let info): info.line
+            case .notAnswering(let socket, let pid):
+                "\(pid.map(String.init) ?? "?")  ?  \(Sanitizer.clean(socket))  not answering"
+            case .refused, .gone: nil
+            }
+        }
+    }
+
+    /// The pid in a socket's name (`PID.sock`, `PID-N.sock`), if it has one.
+    public static func pid(inName path: String) -> Int? {
+        let file = path.split(separator: "/").last.map(String.init) ?? path
+        guard file.hasSuffix(".sock") else { return nil }
+        let digits = file.dropLast(5).prefix { $0 != "-" }
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int(digits)
+    }
+
+    /// Why the socket directory must not be used (attach.md: the server's own rules: owned
+    /// by this user, closed to group and others, not a symlink, no parent anyone may write
+    /// to without the sticky bit), or nil when it may (a missing directory holds nothing).
+    public static func refusal(directory dir: String) -> String? {
+        var st = stat()
+        if lstat(dir, &st) != 0 && errno == ENOENT { return nil }
+        do {
+            try SocketPath.checkPrivateDirectory(dir)
+            return nil
+        } catch {
+            return "not using \(dir): \(error.reason)"
+        }
+    }
+
+    /// Connects to every socket at once, reads each header and first snapshot, and hangs
+    /// up: each program has at most `timeout` seconds (all are probed in parallel), so a
+    /// stopped program never holds up the others. Results in the order of `paths`.
+    public static func probe(_ paths: [String], timeout: Double = 1) -> [Probe] {
+        var results: [Probe?] = paths.map { _ in nil }
+        var probes: [Pending] = []
+        for (k, path) in paths.enumerated() {
+            switch UnixSocket.startConnect(path: path) {
+            case .failure(let f):
+                results[k] =
+                    f.isNotAnswering ? .notAnswering(socket: path, pid: pid(inName: path)) : .gone(socket: path)
+            case .success(let (fd, inProgress)):
+                if !inProgress, let f = UnixSocket.checkPeer(fd, path: path) {
+                    close(fd)
+                    results[k] = .refused(socket: path, reason: f.description)
+                    continue
+                }
+                probes.append(Pending(index: k, fd: fd, connecting: inProgress, stream: LogStream(name: path)))
+            }
+        }
         let deadline = monotonic() + timeout
         let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 8)
         defer { buf.deallocate() }
-        while true {
+        var fds: [pollfd] = []
+        while !probes.isEmpty {
             let left = deadline - monotonic()
-            guard left > 0 else { return nil }
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let r = poll(&p, 1, Int32(left * 1000) + 1)
+            guard left > 0 else { break }
+            fds = probes.map { pollfd(fd: $0.fd, events: Int16($0.connecting ? POLLOUT : POLLIN), revents: 0) }
+            let r = poll(&fds, nfds_t(fds.count), Int32(left * 1000) + 1)
             if r < 0 && errno == EINTR { continue }
-            guard r > 0 else { return nil }
-            let n = read(fd, buf.baseAddress, buf.count)
-            guard n > 0 else { return nil }
-            guard let items = try? stream.feed(UnsafeRawBufferPointer(rebasing: buf[0..<n])) else { return nil }
-            for item in items {
-                switch item {
-                case .header(let h):
-                    sawHeader = true
-                    info.pid = h.pid
-                    info.name = h.name ?? h.producer ?? "?"
-                    info.started = h.created ?? "?"
-                case .snapshot(let nodes, _, _):
-                    guard sawHeader else { return nil }
-                    info.tasks = nodes.count
-                    info.executing = nodes.reduce(0) { $0 + ($1.state == .executing ? 1 : 0) }
-                    return info
-                case .end:
-                    return nil // stopping: not attachable any more
-                default:
+            guard r > 0 else { break }
+            var done: [Int] = []
+            for (j, p) in fds.enumerated() where p.revents != 0 {
+                let path = paths[probes[j].index]
+                if probes[j].connecting {
+                    probes[j].connecting = false
+                    if let f = UnixSocket.connectError(p.fd, path: path) ?? UnixSocket.checkPeer(p.fd, path: path) {
+                        results[probes[j].index] =
+                            f.otherUID != nil ? .refused(socket: path, reason: f.description) : .gone(socket: path)
+                        done.append(j)
+                    }
                     continue
                 }
+                if let outcome = readProbe(buf, &probes[j], path: path) {
+                    results[probes[j].index] = outcome
+                    done.append(j)
+                }
+            }
+            for j in done.reversed() {
+                close(probes[j].fd)
+                probes.remove(at: j)
             }
         }
+        for p in probes {
+            close(p.fd)
+            if var info = p.info { // it answered; its snapshot is big
+                info.counted = false
+                results[p.index] = .live(info)
+            } else {
+                results[p.index] = .notAnswering(socket: paths[p.index], pid: pid(inName: paths[p.index]))
+            }
+        }
+        return results.enumerated().map { $1 ?? .gone(socket: paths[$0]) }
+    }
+
+    /// A probe under way.
+    private struct Pending {
+        var index: Int
+        var fd: Int32
+        var connecting: Bool
+        var stream: LogStream
+        var info: ProgramInfo?
+    }
+
+    /// Reads what one probed program sent; the outcome once it is known.
+    private static func readProbe(_ buf: UnsafeMutableRawBufferPointer, _ probe: inout Pending, path: String) -> Probe?
+    {
+        let n = read(probe.fd, buf.baseAddress, buf.count)
+        if n < 0 && (errno == EINTR || errno == EAGAIN) { return nil }
+        guard n > 0, let items = try? probe.stream.feed(UnsafeRawBufferPointer(rebasing: buf[0..<n])) else {
+            return .gone(socket: path)
+        }
+        for item in items {
+            switch item {
+            case .header(let h):
+                probe.info = ProgramInfo(
+                    pid: h.pid, name: h.name ?? h.producer ?? "?", socket: path, started: h.created ?? "?", tasks: 0,
+                    executing: 0)
+            case .snapshot(let nodes, _, _):
+                guard var i = probe.info else { return .gone(socket: path) }
+                i.tasks = nodes.count
+                i.executing = nodes.reduce(0) { $0 + ($1.state == .executing ? 1 : 0) }
+                return .live(i)
+            case .error(let message) where probe.info == nil:
+                return .refused(socket: path, reason: "\(path): \(message)")
+            case .end:
+                return .gone(socket: path) // stopping: not attachable any more
+            default:
+                continue
+            }
+        }
+        return nil
     }
 
     static func monotonic() -> Double {

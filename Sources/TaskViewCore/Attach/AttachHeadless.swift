@@ -27,7 +27,9 @@ public final class AttachHeadless {
         session.onItem = { [unowned self] p, item in self.absorb(p, item) }
     }
 
-    /// Runs until every program has ended (returns 0) or `interrupted()` (returns 130).
+    /// Runs until every program has ended (returns their outcome's status: 0 when every root
+    /// succeeded, 1 when one failed or a program was killed, 130 when one was cancelled) or
+    /// `interrupted()` (returns 130).
     public func run(interrupted: () -> Bool) -> Int32 {
         let t0 = AttachDiscovery.monotonic()
         while true {
@@ -39,7 +41,7 @@ public final class AttachHeadless {
             }
             if session.allEnded && session.watchDirectory == nil {
                 finish()
-                return 0
+                return session.exitStatus
             }
             session.wait(seconds: 0.5)
         }

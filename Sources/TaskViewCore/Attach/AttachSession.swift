@@ -30,7 +30,9 @@ public final class AttachSession {
     public func attach(path: String) throws(AttachError) {
         switch UnixSocket.connect(path: path) {
         case .failure(let f):
-            throw AttachError(message: f.isStale ? "\(path): no program serves there (stale socket)" : f.description)
+            throw AttachError(
+                message: f.isStale ? "\(path): no program serves there (stale socket)" : f.description,
+                notAnswering: f.isNotAnswering)
         case .success(let fd):
             paths.insert(path)
             let p = programs.addProgram(name: path, pid: nil)
@@ -48,6 +50,21 @@ public final class AttachSession {
 
     /// Whether every attached program has ended (exited, killed or disconnected).
     public var allEnded: Bool { programs.allOver }
+
+    /// The programs' own outcome once every one has ended, as `run` gives a root's: failed
+    /// when a root failed or a program ended without `end` (killed), else cancelled when a
+    /// root was cancelled, else succeeded. Nil while a program is still attached.
+    public var outcome: RootOutcome? { programs.outcome }
+
+    /// Which program ended how, for the header: `NAME (pid N) cancelled, ...`.
+    public var endings: String {
+        programs.programs.map { $0.label + " " + ($0.status.outcome?.word ?? $0.status.word) }
+            .joined(separator: ", ")
+    }
+
+    /// The exit status of the session: the programs' outcome (0, 1, 130) once every one has
+    /// ended, 130 when the viewer stopped before that (interrupted).
+    public var exitStatus: Int32 { outcome?.exitStatus ?? 130 }
 
     /// `NAME (pid N): STATUS` for every program.
     public var statusLines: [String] {
@@ -107,10 +124,18 @@ public final class AttachSession {
     func rescan(now: Double) -> Bool {
         guard let dir = watchDirectory, now - lastScan >= 1 else { return false }
         lastScan = now
+        // The directory as checked at the start, still: never use one that broke the rules.
+        guard AttachDiscovery.refusal(directory: dir) == nil else { return false }
         var changed = false
         for path in AttachDiscovery.sockets(in: dir) where !paths.contains(path) {
             paths.insert(path) // tried once; a stale socket is not retried
-            if (try? attach(path: path)) != nil { changed = true }
+            do {
+                try attach(path: path)
+                changed = true
+            } catch {
+                // A program not answering yet (stopped, its queue full) is tried again.
+                if error.notAnswering { paths.remove(path) }
+            }
         }
         return changed
     }
@@ -129,5 +154,8 @@ public final class AttachSession {
 /// A program that cannot be attached (the message names it).
 public struct AttachError: Error, CustomStringConvertible, Sendable {
     public let message: String
+    /// The program did not answer (stopped, or its queue of connections full): worth
+    /// trying again later.
+    public var notAnswering = false
     public var description: String { message }
 }

@@ -14,24 +14,41 @@ struct AttachTree {
     enum Status: Sendable, Equatable {
         case connecting, connected
         case resynced(skipped: Int)
-        case exited, killed
+        /// Ended with `end`; the outcome of its roots then (nil: a root had not settled).
+        case exited(RootOutcome?)
+        case killed
         case broken(String)
+        /// The program refused the connection and said why (its error line before any
+        /// header): e.g. `refused: the program runs as another user`.
+        case refused(String)
 
         var word: String {
             switch self {
             case .connecting: "connecting"
             case .connected: "connected"
             case .resynced(let n): "resynced (\(n) skipped)"
-            case .exited: "exited"
+            case .exited(let o): "exited: " + (o?.word ?? "unfinished")
             case .killed: "killed"
             case .broken(let why): "disconnected: " + why
+            case .refused(let why): why.hasPrefix("refused") ? why : "refused: " + why
+            }
+        }
+
+        /// The program's own outcome once its connection is over, as `run` reports a root's:
+        /// a failed or unsettled root, a kill, a refusal or a broken stream are failures. Nil
+        /// before.
+        var outcome: RootOutcome? {
+            switch self {
+            case .exited(let o): o ?? .failed
+            case .killed, .broken, .refused: .failed
+            default: nil
             }
         }
 
         /// The connection is over (the subtree stays on screen).
         var isOver: Bool {
             switch self {
-            case .exited, .killed, .broken: true
+            case .exited, .killed, .broken, .refused: true
             default: false
             }
         }
@@ -46,6 +63,8 @@ struct AttachTree {
         /// Program clock minus viewer clock, from the first timed line.
         var clockOffset: Double?
         var awaitingSnapshot = false
+        /// An error line received before the header: why the program refused us.
+        var refusal: String?
 
         /// `NAME (pid N)`, sanitized.
         var label: String {
@@ -133,9 +152,11 @@ struct AttachTree {
             programs[p].awaitingSnapshot = true
             setStatus(p, .resynced(skipped: skipped), tree: &tree, now: now)
         case .end:
-            setStatus(p, .exited, tree: &tree, now: now)
-        case .error:
-            break // shown as the dashboard's message by the source
+            setStatus(p, .exited(rootsOutcome(p, tree: tree)), tree: &tree, now: now)
+        case .error(let message):
+            // Before the header: the program refuses us (the connection closes next).
+            if programs[p].status == .connecting { programs[p].refusal = String(message.prefix(300)) }
+        // Otherwise shown as the dashboard's message by the source.
         }
     }
 
@@ -143,11 +164,40 @@ struct AttachTree {
     mutating func closed(program p: Int, error: String?, tree: inout TreeModel, now: Double) {
         guard p >= 0, p < programs.count, !programs[p].status.isOver else { return }
         ensureRow(p, tree: &tree, now: now)
-        setStatus(p, error.map { .broken($0) } ?? .killed, tree: &tree, now: now)
+        let status: Status =
+            if let refusal = programs[p].refusal { .refused(refusal) } else { error.map { .broken($0) } ?? .killed }
+        setStatus(p, status, tree: &tree, now: now)
     }
 
     /// Whether every program's connection is over.
     var allOver: Bool { !programs.isEmpty && programs.allSatisfy { $0.status.isOver } }
+
+    /// The programs' outcome once every one is over: failed when one failed (or was killed),
+    /// else cancelled when a root was cancelled, else succeeded. Nil before.
+    var outcome: RootOutcome? {
+        guard allOver else { return nil }
+        let all = programs.compactMap(\.status.outcome)
+        if all.contains(.failed) { return .failed }
+        return all.contains(.cancelled) ? .cancelled : .succeeded
+    }
+
+    /// The outcome of program `p`'s roots (the children of its row): failed when one failed,
+    /// else cancelled when one was cancelled, else succeeded; nil when one has not settled.
+    func rootsOutcome(_ p: Int, tree: TreeModel) -> RootOutcome? {
+        let row = programs[p].row
+        guard tree.contains(row) else { return .succeeded }
+        var result = RootOutcome.succeeded
+        for c in tree[row].children where tree.contains(Int(c)) {
+            let n = tree[Int(c)]
+            switch n.state {
+            case .completed where n.failed: result = .failed
+            case .completed: break
+            case .cancelled: if result == .succeeded { result = .cancelled }
+            case .notExecuted, .executing: return nil
+            }
+        }
+        return result
+    }
 
     // MARK: - translation
 
@@ -302,7 +352,14 @@ struct AttachTree {
         // The subtree is new here (first attach, or after the drop above): it goes into the
         // tree in one pass, as the events below would leave it; they are still written to
         // the recorder one by one, so the log is what it was.
-        let loaded = bulkNodes(nodes, order: order, parents: parents, localAt: localAt, keep: keep, time: t)
+        // An executing node's own start (the snapshot's `started`, on the program's clock) on
+        // the viewer's clock: work begun before attaching shows how long it has run.
+        let offset = programs[p].clockOffset ?? 0
+        func start(_ n: LogModel.Node) -> Double {
+            n.state == .executing ? min(t, (n.started ?? .infinity) - offset) : t
+        }
+        let loaded = bulkNodes(
+            nodes, order: order, parents: parents, localAt: localAt, keep: keep, time: t, start: start)
         let bulk = tree.canLoad(loaded, under: row)
         for (o, k) in order.enumerated() {
             let n = nodes[k]
@@ -318,7 +375,7 @@ struct AttachTree {
         for k in order where nodes[k].state == .executing || nodes[k].state == .completed {
             emit(
                 .stateChanged(id: NodeID(localAt[k]), state: .executing, failed: false, message: nil),
-                at: t, into: &tree, absorb: !bulk)
+                at: start(nodes[k]), into: &tree, absorb: !bulk)
         }
         for k in order.reversed() where nodes[k].state.isSettled {
             let n = nodes[k]
@@ -340,7 +397,7 @@ struct AttachTree {
     /// of `replace` leave them in the tree.
     private func bulkNodes(
         _ nodes: [LogModel.Node], order: [Int], parents: [Int], localAt: [Int],
-        keep: [Int: Int], time t: Double
+        keep: [Int: Int], time t: Double, start: (LogModel.Node) -> Double
     ) -> [TreeModel.Loaded] {
         var out: [TreeModel.Loaded] = []
         out.reserveCapacity(order.count)
@@ -354,7 +411,7 @@ struct AttachTree {
             if n.refOf >= 0, let of = keep[Int(n.refOf)] { node.refOf = Int32(of) }
             if n.state == .executing || n.state == .completed {
                 node.state = .executing
-                node.startedAt = t
+                node.startedAt = start(n)
             }
             if n.state.isSettled {
                 node.state = n.state
@@ -381,8 +438,15 @@ struct AttachTree {
         guard tree.contains(row) else { return }
         if status.isOver { stopClocks(under: row, tree: &tree, now: now) }
         switch status {
-        case .exited:
+        case .exited(.succeeded):
             emit(.stateChanged(id: NodeID(row), state: .completed, failed: false, message: nil), at: now, into: &tree)
+        case .exited(.cancelled):
+            emit(.stateChanged(id: NodeID(row), state: .cancelled, failed: false, message: nil), at: now, into: &tree)
+        case .exited(let o):
+            emit(
+                .stateChanged(
+                    id: NodeID(row), state: .completed, failed: true,
+                    message: o == nil ? "exited before its roots settled" : "a root failed"), at: now, into: &tree)
         case .killed:
             emit(
                 .stateChanged(
@@ -390,6 +454,10 @@ struct AttachTree {
                     message: "killed: the connection dropped without end"), at: now, into: &tree)
         case .broken(let why):
             emit(.stateChanged(id: NodeID(row), state: .completed, failed: true, message: why), at: now, into: &tree)
+        case .refused:
+            emit(
+                .stateChanged(id: NodeID(row), state: .completed, failed: true, message: status.word), at: now,
+                into: &tree)
         default:
             break
         }

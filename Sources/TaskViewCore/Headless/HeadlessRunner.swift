@@ -7,12 +7,14 @@ import TaskGraph
 public enum HeadlessRunner {
     /// Runs until `root` settles. `start` executes the root (after observing begins);
     /// `interrupted` is polled between timers (a signal: the root is cancelled with source
-    /// `signal`). Lines go to `print`. Returns the root's outcome (nil: it never settled
-    /// because nothing was left to run; the root is then cancelled with source `quit`).
+    /// `signal`). Lines go to `print`, with times counted from `origin` (the log's `t = 0`, so
+    /// the replay of the run's log prints the same lines; nil: 0 on a virtual clock, else when
+    /// this starts). Returns the root's outcome (nil: it never settled because nothing was
+    /// left to run; the root is then cancelled with source `quit`).
     public static func run(
         graph: Graph, clock: any GraphClock, root: NodeID,
         interrupted: () -> Bool = { false },
-        output: Bool = false,
+        output: Bool = false, origin: Double? = nil,
         history: RunHistory? = nil,
         plain: PlainPacing? = nil,
         print: (String) -> Void,
@@ -26,7 +28,7 @@ public enum HeadlessRunner {
         printer.history = history
         let virtual = clock as? VirtualClock
         // Real time is shown from the start, as in the log.
-        let origin = virtual == nil ? clock.now : 0
+        let origin = origin ?? (virtual == nil ? clock.now : 0)
         func flush() {
             for var e in inbox.drain() {
                 e.time -= origin

@@ -15,6 +15,9 @@ public struct CancelPreview: Sendable, Equatable {
     public let cancellable: Bool
     /// The attached program the node runs in (`NAME (pid N)`), nil outside `attach`.
     public let program: String?
+    /// The node has no subtasks; `leafRunning`: and it is executing.
+    public let isLeaf: Bool
+    public let leafRunning: Bool
 
     public init(tree: TreeModel, display: DisplayTree, node: Int) {
         self.node = node
@@ -29,6 +32,8 @@ public struct CancelPreview: Sendable, Equatable {
             stack.append(contentsOf: tree.nodes[ci].children)
         }
         runningSubtasks = running
+        isLeaf = tree.nodes[node].children.isEmpty
+        leafRunning = isLeaf && tree.nodes[node].state == .executing
         var names: [String] = []
         var p = Int(tree.nodes[node].parent)
         var absorbed = false
@@ -47,10 +52,12 @@ public struct CancelPreview: Sendable, Equatable {
         program = top != node && tree.nodes[top].kind == TreeModel.programKind ? tree.nodes[top].name : nil
     }
 
-    /// "Cancel NAME and its N running subtasks? [y/N]"
+    /// "Cancel NAME and its N running subtasks? [y/N]"; for a leaf, which has no subtasks,
+    /// "Cancel NAME (it is running)? [y/N]" (or just "Cancel NAME? [y/N]" before it runs).
     public var prompt: String {
-        let noun = runningSubtasks == 1 ? "subtask" : "subtasks"
         let place = program.map { " in " + $0 } ?? ""
+        if isLeaf { return "Cancel \(name)\(place)\(leafRunning ? " (it is running)" : "")? [y/N]" }
+        let noun = runningSubtasks == 1 ? "subtask" : "subtasks"
         return "Cancel \(name)\(place) and its \(runningSubtasks) running \(noun)? [y/N]"
     }
 

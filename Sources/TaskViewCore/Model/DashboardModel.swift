@@ -18,6 +18,9 @@ public struct DashboardModel: Sendable {
     public var root: Int = -1
     /// Set when the root settled.
     public var outcome: RootOutcome?
+    /// Said after the outcome in the header and the exit summary (attach: which program
+    /// ended how).
+    public var outcomeDetail: String?
     /// Replay-only fields, set by a replay source (see `DashboardSource`).
     public var isReplay = false
     /// Earlier runs' durations (`taskview run`): time-based progress and the header's ETA.

@@ -167,6 +167,11 @@ public struct JSONParser {
             i += c == UInt8(ascii: "\\") ? 2 : 1
         }
         let end = i
+        if let bad = Self.firstInvalidUTF8(bytes[start..<end]) {
+            i = bad
+            throw error(
+                "invalid UTF-8 (byte 0x\(String(bytes[bad], radix: 16, uppercase: true))): a scenario file is UTF-8")
+        }
         i += 1
         do {
             return try bytes.withUnsafeBufferPointer { all throws(JSONEscapes.Failure) in
@@ -178,6 +183,21 @@ public struct JSONParser {
             case .badUnicode: throw self.error("invalid \\u escape")
             case .badEscape(let e): throw self.error("invalid escape '\\\(Self.show(e))'")
             case .truncated: throw self.error("unterminated string")
+            }
+        }
+    }
+
+    /// The index of the first byte that is not valid UTF-8 (a stray continuation byte, a
+    /// truncated sequence, an overlong form, a surrogate, a value over U+10FFFF), nil if none.
+    static func firstInvalidUTF8(_ text: ArraySlice<UInt8>) -> Int? {
+        var k = text.startIndex
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = text.makeIterator()
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar): k += scalar.count
+            case .error: return k
+            case .emptyInput: return nil
             }
         }
     }

@@ -14,6 +14,8 @@ public enum ScenarioDecoder {
     public static let maxDuration = 1_000_000.0
     public static let maxAttempts = 1000
 
+    static let nulInRun = "\"run\" cannot contain a NUL character (\\u0000)"
+
     static let common: Set<String> = ["kind", "name", "weight", "repeat"]
     static let fields: [ScenarioNode.Kind: Set<String>] = [
         .work: common.union(["duration", "steps", "phases", "fail", "failAt", "failProbability", "message"]),
@@ -164,8 +166,13 @@ public enum ScenarioDecoder {
                                 v.value.position, label,
                                 "\"env\" values must be strings (\"\(v.key)\" is \(v.value.value.typeName))")
                         }
-                        guard !v.key.isEmpty, !v.key.contains("="), !v.key.contains("\0"), !s.contains("\0") else {
+                        guard !v.key.isEmpty, !v.key.contains("="), !v.key.contains("\0") else {
                             throw fail(v.keyPosition, label, "\"env\" has an invalid variable name \"\(v.key)\"")
+                        }
+                        guard !s.contains("\0") else {
+                            throw fail(
+                                v.value.position, label,
+                                "\"env\": the value of \"\(v.key)\" contains a NUL character (\\u0000)")
                         }
                         node.env[v.key] = s
                     }
@@ -230,15 +237,17 @@ public enum ScenarioDecoder {
             let want = "\"run\" must be a non-empty string or a non-empty array of strings"
             switch m.value.value {
             case .string(let s):
-                guard !s.isEmpty, !s.contains("\0") else { throw fail(pos, label, want) }
+                guard !s.isEmpty else { throw fail(pos, label, want) }
+                guard !s.contains("\0") else { throw fail(pos, label, ScenarioDecoder.nulInRun) }
                 return .shell(s)
             case .array(let items):
                 guard !items.isEmpty else { throw fail(pos, label, want + ", not an empty array") }
                 var argv: [String] = []
                 for item in items {
-                    guard case .string(let s) = item.value, !s.contains("\0") else {
+                    guard case .string(let s) = item.value else {
                         throw fail(item.position, label, want + " (found \(item.value.typeName))")
                     }
+                    guard !s.contains("\0") else { throw fail(item.position, label, ScenarioDecoder.nulInRun) }
                     argv.append(s)
                 }
                 guard !argv[0].isEmpty else {

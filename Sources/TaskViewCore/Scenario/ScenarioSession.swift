@@ -12,6 +12,10 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
     public let graph: Graph
     public let recorder: GraphRecorder?
     public let root: ScenarioTask
+    /// The clock time the session's times count from: the log's `t = 0` (when recording
+    /// began), else when the session was made. Headless lines print times from it, so a run
+    /// and the replay of its log print the same times.
+    public let origin: Double
 
     /// - Parameters:
     ///   - recordTo: log path (nil: no log).
@@ -26,11 +30,13 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
         let graph = Graph(clock: clock)
         self.clock = clock
         self.graph = graph
+        let made = clock.now
         recorder = try recordTo.map {
             try GraphRecorder(
                 graph: graph, path: $0, producer: producer, scenario: scenario.name, seed: seed,
                 scenarioFile: scenario.file)
         }
+        origin = recorder?.startTime ?? made
         root = ScenarioBuilder(graph: graph, seed: seed, slots: jobs.map { CommandSlots(limit: $0) }).build(scenario)
     }
 
@@ -68,6 +74,25 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
     public func waitForCommands() -> Bool {
         guard scenario.runsCommands else { return true }
         return CommandRegistry.shared.waitUntilAllReaped(timeout: maxGrace + 10)
+    }
+
+    /// For a program that owns its whole process tree (taskview, not a test process): makes it
+    /// a child subreaper, so daemons that `setsid` stay its descendants, and starts the
+    /// watchdog that ends every command's processes when the program is gone, `kill -9`
+    /// included (`ProcessTeardown`). Does nothing for a scenario without commands.
+    public func guardProcesses() {
+        guard scenario.runsCommands else { return }
+        ProcessTeardown.adoptOrphans()
+        ProcessTeardown.startWatchdog(grace: 1)
+    }
+
+    /// After `waitForCommands`, for the program that called `guardProcesses`: ends every
+    /// process still left (descendants that cleared their environment and left their group),
+    /// SIGTERM then SIGKILL after the scenario's longest grace. Returns how many there were.
+    @discardableResult
+    public func terminateLeftovers() -> Int {
+        guard scenario.runsCommands else { return 0 }
+        return ProcessTeardown.terminateLeftovers(grace: maxGrace)
     }
 
     /// Ends the log: final snapshot and `end`.

@@ -29,7 +29,9 @@ public final class AttachSource: DashboardSource {
         if changed { Reducer.applyFollow(&model) }
         var done = false
         if model.outcome == nil && session.allEnded && session.watchDirectory == nil {
-            model.outcome = .succeeded // every program has ended: the session is done
+            // Every program has ended: the session is done, with the programs' own outcome.
+            model.outcome = session.outcome
+            model.outcomeDetail = session.endings
             done = true
         }
         return changed || done || before != Format.duration(realElapsed)
@@ -55,6 +57,10 @@ public final class AttachSource: DashboardSource {
 
     /// Whether the session ended by a signal (exit 130) rather than by quitting.
     public private(set) var endedBySignal = false
+
+    /// The session's exit status: 130 after a signal, else the programs' outcome once every
+    /// one has ended (0, 1, 130), else 130 (the person quit while programs ran).
+    public var exitStatus: Int32 { endedBySignal ? 130 : session.exitStatus }
 
     public func finish(source: String, model: inout DashboardModel) {
         endedBySignal = source == ViewerCancelSource.signal

@@ -17,6 +17,9 @@ extension Renderer {
             let role: StyleRole = outcome == .succeeded ? .succeeded : outcome == .failed ? .failed : .cancelled
             x = grid.write("  ", x: x, y: 0, style: base)
             x = grid.write("finished: " + outcome.word, x: x, y: 0, style: CellStyle(role, bold: true))
+            if let detail = model.outcomeDetail {
+                x = grid.write(" (" + clean(detail) + ")", x: x, y: 0, style: base)
+            }
         }
         if model.isReplay {
             var r = "  replay " + Format.duration(model.replayPosition) + "/" + Format.duration(model.replayDuration)

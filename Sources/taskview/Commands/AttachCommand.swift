@@ -20,13 +20,19 @@ struct AttachCommand: ParsableCommand {
         discussion: """
             A program becomes attachable with one line: `try Graph.shared.serve()`. Sockets are \
             found in $TASKGRAPH_SOCKET_DIR, else $XDG_RUNTIME_DIR/taskgraph, else \
-            /tmp/taskgraph-<uid> (files *.sock). Without PID or PATH: attaches to the only \
-            program, or (in a terminal) asks which. Each program is a top-level row \
-            `NAME (pid N)`: connected, resynced (N skipped), exited or killed. x/X cancel the \
+            /tmp/taskgraph-<uid> (files *.sock), by the server's own rules: a directory of \
+            yours, mode 0700, not a symlink, with no parent anyone may write to without the \
+            sticky bit (else it is named on stderr and not used); only programs of your own \
+            user are attached (any socket, PATH included). A program that does not answer \
+            within a second (stopped, busy) is listed `not answering` and skipped. Without \
+            PID or PATH: attaches to the only program, or (in a terminal) asks which. Each \
+            program is a top-level row \
+            `NAME (pid N)`: connected, resynced (N skipped), exited, killed or refused. x/X cancel the \
             selected subtree in the program; quitting cancels nothing. Remote: \
             `ssh -L /tmp/x.sock:REMOTE.sock host`, then `taskview attach /tmp/x.sock`. \
-            Exit status: 0 when every program ended or the person quit, 130 on Ctrl-C, \
-            SIGTERM or SIGHUP, 2 when nothing could be attached.
+            Exit status, once every program ended: their roots' outcome as for run (0, 1, 130; \
+            a killed program counts as failed); 130 when quitting before that or on Ctrl-C, \
+            SIGTERM or SIGHUP; 2 when nothing could be attached.
             """)
 
     @Argument(help: ArgumentHelp("Programs to attach: a pid or a socket path.", valueName: "PID|PATH"))
@@ -52,7 +58,7 @@ struct AttachCommand: ParsableCommand {
     func run() throws {
         let dir = AttachDiscovery.directory()
         if list {
-            for info in live(in: dir) { print(info.line) }
+            for line in probe(dir).compactMap(\.line) { print(line) }
             return
         }
         let paths = try chooseTargets(dir: dir)
@@ -69,7 +75,7 @@ struct AttachCommand: ParsableCommand {
         var recorder: GraphRecorder?
         if let logPath {
             do {
-                recorder = try GraphRecorder(path: logPath, producer: "taskview attach")
+                recorder = try GraphRecorder(path: logPath, producer: Producer.line)
             } catch {
                 session.stop()
                 fail("cannot write the replay log: \(Sanitizer.clean(String(describing: error)))")
@@ -100,7 +106,7 @@ struct AttachCommand: ParsableCommand {
             let model = try DashboardLoop.run(source: source, title: source.title, options: options)
             for line in ExitSummary.lines(model: model) { print(line) }
             for line in session.statusLines { print(line) }
-            return source.endedBySignal ? 130 : 0
+            return source.exitStatus
         } catch {
             writeStderr("taskview: \(error); showing plain output instead\n")
             let printer = AttachHeadless(session: session, print: { print($0) })
@@ -108,9 +114,36 @@ struct AttachCommand: ParsableCommand {
         }
     }
 
-    /// The live programs in `dir` (stale sockets skipped).
+    /// The sockets in `dir` probed at once (within a second): stale ones dropped, refused
+    /// ones named on stderr. A directory that breaks the server's rules is named on stderr
+    /// and never used.
+    private func probe(_ dir: String) -> [AttachDiscovery.Probe] {
+        guard checkedDirectory(dir) else { return [] }
+        return AttachDiscovery.probe(AttachDiscovery.sockets(in: dir)).filter { probe in
+            switch probe {
+            case .gone: return false
+            case .refused(_, let reason):
+                writeStderr("taskview: \(Sanitizer.clean(reason))\n")
+                return false
+            case .live, .notAnswering: return true
+            }
+        }
+    }
+
+    /// Whether `dir` may be used; when not, says why on stderr.
+    private func checkedDirectory(_ dir: String) -> Bool {
+        guard let why = AttachDiscovery.refusal(directory: dir) else { return true }
+        writeStderr("taskview: \(Sanitizer.clean(why))\n")
+        return false
+    }
+
+    /// The programs that answered; those that did not are named on stderr, skipped.
     private func live(in dir: String) -> [AttachDiscovery.ProgramInfo] {
-        AttachDiscovery.sockets(in: dir).compactMap { AttachDiscovery.probe($0) }
+        probe(dir).compactMap { probe in
+            if case .live(let info) = probe { return info }
+            if let line = probe.line { writeStderr("taskview: skipped: \(line)\n") }
+            return nil
+        }
     }
 
     /// The sockets to attach, from the arguments or by asking; exits 2 when there is none.
@@ -139,6 +172,7 @@ struct AttachCommand: ParsableCommand {
     /// A PID (its socket in `dir`: `PID.sock` or `PID-N.sock`) or a socket path.
     private func resolve(_ target: String, dir: String) throws -> String {
         if !target.isEmpty, target.allSatisfy(\.isASCII), target.allSatisfy(\.isNumber) {
+            guard checkedDirectory(dir) else { exitProcess(2) }
             let mine = AttachDiscovery.sockets(in: dir).filter {
                 let file = $0.split(separator: "/").last.map(String.init) ?? $0
                 return file == "\(target).sock" || file.hasPrefix("\(target)-")

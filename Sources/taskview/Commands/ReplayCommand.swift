@@ -26,12 +26,9 @@ struct ReplayCommand: ParsableCommand {
     @Flag(name: .long, help: "Replay past corrupt lines, counting them.")
     var skipBadLines = false
 
-    /// --headless, --ascii, --speed (the initial replay speed, 1/64 ... 64), --exit-when-done.
-    /// The root command's group: flags declared here under the same names were parsed into
-    /// the root's `CommonOptions` and never reached this command (`replay --headless` on a
-    /// terminal opened the dashboard). Its --record and --seed are refused: a replay
-    /// records nothing.
-    @OptionGroup var common: CommonOptions
+    /// --headless, --ascii, --speed (the initial replay speed, 1/64 ... 64), --exit-when-done;
+    /// not --record or --seed, which a replay refuses.
+    @OptionGroup var common: ReplayOptions
 
     @Flag(name: .long, help: "Follow a log that is still being written (like tail -f), until its end line.")
     var follow = false
@@ -40,9 +37,6 @@ struct ReplayCommand: ParsableCommand {
         // The range the < and > keys allow.
         guard common.speed >= ReplaySource.minSpeed, common.speed <= ReplaySource.maxSpeed else {
             throw ValidationError("--speed must be between 1/64 and 64 (got \(Format.speed(common.speed)))")
-        }
-        if common.record != nil || common.seed != 0 {
-            throw ValidationError("a replay records nothing and draws nothing at random: no --record or --seed")
         }
         if follow && skipBadLines { throw ValidationError("--follow and --skip-bad-lines cannot be used together") }
     }

@@ -26,16 +26,19 @@ enum ScenarioRunner {
         let session: ScenarioSession
         do {
             session = try ScenarioSession(
-                scenario: scenario, seed: common.seed, recordTo: logPath, jobs: common.jobSlots)
+                scenario: scenario, seed: common.seed, recordTo: logPath, producer: Producer.line,
+                jobs: common.jobSlots)
         } catch {
             writeStderr("taskview: cannot write the replay log: \(Sanitizer.clean(String(describing: error)))\n")
             throw ExitCode(2)
         }
+        session.guardProcesses()
         let recorder = session.recorder
         var options = common.liveOptions(onKey: { key, node in
             recorder?.recordKey(key, node: node)
         })
         options.history = history
+        options.origin = session.origin // headless times as in the log
         let status = LiveRunner.run(
             graph: session.graph, clock: session.clock, root: session.rootID,
             title: scenario.name, options: options, start: { session.start() })
@@ -43,6 +46,7 @@ enum ScenarioRunner {
         if !session.waitForCommands() {
             writeStderr("taskview: some command processes did not end in time\n")
         }
+        session.terminateLeftovers()
         session.finishRecording()
         if let logPath { writeStderr("Log written to \(Sanitizer.clean(logPath))\n") }
         return status

@@ -59,7 +59,15 @@ let watch = Graph.shared.observe { event in
     printer.async { say("cancelled: \(names[id] ?? "node \(id.rawValue)") (attach)") }
 }
 
-let server = try Graph.shared.serve(name: "attach-demo")
+// A refused directory (not ours, open to others, ...) is one line naming the path and the
+// reason; a bare `try` here would end in a fatal error with a backtrace.
+let server: GraphServer
+do {
+    server = try Graph.shared.serve(name: "attach-demo")
+} catch {
+    say("attach-demo: \(error)")
+    exit(1)
+}
 say("serving at \(server.path)")
 
 // Waits until the root settles (completed, or cancelled with its whole subtree).

@@ -75,7 +75,11 @@ extension LogParser {
             return // a later version's event kind: ignored
         }
         model.apply(change)
-        log.events.append(change, time: t)
+        if f.ev == .state, f.state == .executing, let started = f.started, started < t {
+            log.events.append(change, time: t, started: started)
+        } else {
+            log.events.append(change, time: t)
+        }
     }
 
     /// Making `parent` the parent of `id` must not put `id` above itself.

@@ -37,6 +37,7 @@ struct LogParser {
         var summary: ReplaySummary?
         var skipped: Int?
         var of: Int?
+        var started: Double?
     }
 
     struct SnapshotNode {
@@ -268,6 +269,10 @@ struct LogParser {
         case 7 where key.equals("message"): f.message = try text(&s)
         case 7 where key.equals("summary"): f.summary = try summary(&s)
         case 7 where key.equals("skipped"): f.skipped = try s.int("skipped", in: 0...maxSeq)
+        case 7 where key.equals("started"):
+            let v = try s.number()
+            guard v.isFinite, abs(v) <= 1e12 else { throw LineError("started \(v) is not finite within ±10^12") }
+            f.started = v
         case 8 where key.equals("fraction"):
             let v = try s.number()
             guard v >= 0, v <= 1 else { throw LineError("fraction \(v) is outside 0...1") }
@@ -316,6 +321,7 @@ struct LogParser {
             n.info = f.info
             n.message = n.failed ? f.message : nil
             if let of = f.of { n.refOf = Int32(of) }
+            if n.state == .executing { n.started = f.started }
             out.append(SnapshotNode(node: n, parent: f.parent, index: f.index))
         }
         return out

@@ -93,6 +93,12 @@ public struct LogStream {
                 throw LineError("line is longer than the reader's cap of 4 MiB (\(len) bytes)")
             }
             if !sawHeader {
+                // A server that refuses the connection (another user, too many viewers) says
+                // why in one error line instead of the header, then closes.
+                if len > 0, buf.baseAddress != nil, let message = try Self.errorLine(buf) {
+                    out.append(.error(message))
+                    return
+                }
                 try parser.header(buf)
                 sawHeader = true
                 out.append(.header(parser.log.header))

@@ -44,11 +44,16 @@ public struct ReplayEvents: RandomAccessCollection, Sendable {
     @inlinable
     public func time(at i: Int) -> Double { records[i].time }
 
-    /// Event `i` (0-based; its `sequence` is `i + 1`), built from the compact store.
+    /// Event `i` (0-based; its `sequence` is `i + 1`), built from the compact store. Its time
+    /// is the line's `t`, except for a node that began executing before its line could say (a
+    /// `state` line with `started`: before the log began, or on an attached program's clock):
+    /// then the node's own start, which may be earlier than the events before it (and below
+    /// 0). `time(at:)` is always the line's `t`.
     @inlinable
     public subscript(i: Int) -> GraphEvent {
         let r = records[i]
-        return GraphEvent(sequence: UInt64(i + 1), time: r.time, change: change(r))
+        let time = r.tag == .state && !r.value.isNaN ? r.value : r.time
+        return GraphEvent(sequence: UInt64(i + 1), time: time, change: change(r))
     }
 
     @inlinable
@@ -110,12 +115,15 @@ public struct ReplayEvents: RandomAccessCollection, Sendable {
         push(time, .progress, id, value: fraction, a: info)
     }
 
-    mutating func appendState(time: Double, id: Int, state: TaskState, failed: Bool, message: Int32) {
-        push(time, .state, id, a: failed ? message : -1, state: state, failed: failed)
+    /// `started`: when an executing node began, if before `time` (NaN: at `time`).
+    mutating func appendState(
+        time: Double, id: Int, state: TaskState, failed: Bool, message: Int32, started: Double = .nan
+    ) {
+        push(time, .state, id, value: started, a: failed ? message : -1, state: state, failed: failed)
     }
 
-    /// Any change (its texts interned).
-    mutating func append(_ change: GraphChange, time: Double) {
+    /// Any change (its texts interned); `started` as for `appendState`.
+    mutating func append(_ change: GraphChange, time: Double, started: Double = .nan) {
         switch change {
         case .added(let id, let kind, let name, let weight, let parent, let index):
             appendAdd(
@@ -128,7 +136,7 @@ public struct ReplayEvents: RandomAccessCollection, Sendable {
         case .stateChanged(let id, let state, let failed, let message):
             appendState(
                 time: time, id: id.rawValue, state: state, failed: failed,
-                message: message.map { texts.intern($0) } ?? -1)
+                message: message.map { texts.intern($0) } ?? -1, started: started)
         case .progress(let id, let progress):
             appendProgress(
                 time: time, id: id.rawValue, fraction: progress.fraction,

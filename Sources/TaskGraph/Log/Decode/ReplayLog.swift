@@ -12,7 +12,7 @@ public struct LogHeader: Sendable, Equatable {
     public var file: String?
     /// The seed of a scenario run.
     public var seed: UInt64?
-    /// The serving program's pid and name (attach streams, attach.md).
+    /// The serving program's pid and name (attach streams).
     public var pid: Int?
     /// The name the serving program gave (`serve(at:name:allowCancel:)`).
     public var name: String?
@@ -220,10 +220,11 @@ public struct ReplayLog: Sendable {
         for n in nodes {
             let id = NodeID(Int(n.id))
             if n.state == .executing || n.state == .completed {
-                // Executing first, so consumers that track start times see one.
+                // Executing first, so consumers that track start times see one (the node's own
+                // start when a snapshot gave it).
                 out.append(
                     GraphEvent(
-                        sequence: seq, time: time,
+                        sequence: seq, time: n.state == .executing ? min(n.started ?? time, time) : time,
                         change: .stateChanged(
                             id: id, state: .executing, failed: false, message: nil)))
             }

@@ -41,6 +41,19 @@ extension LogBuffer {
         holdingUnique { $0.eventLine(change, seq: seq, t: t) }
     }
 
+    /// A `state` line for a node that began executing at `started`, earlier than the line's
+    /// `t` (before the log began, or in a stream merged onto a later clock): the field
+    /// `started` follows the state.
+    mutating func executing(_ id: NodeID, seq: UInt64, t: Double, started: Double) {
+        lineStart(seq: seq, t: t, ev: "state")
+        nextKey("id")
+        int(id.rawValue)
+        raw(",\"state\":\"executing\"")
+        nextKey("started")
+        time(started)
+        lineEnd()
+    }
+
     private mutating func eventLine(_ change: GraphChange, seq: UInt64, t: Double) {
         switch change {
         case .added(let id, let kind, let name, let weight, let parent, let index):
@@ -178,6 +191,10 @@ extension LogBuffer {
         raw(n.failed ? "true" : "false")
         nextKey("fraction")
         double(n.fraction)
+        if let started = n.started {
+            nextKey("started")
+            time(started)
+        }
         if let info = n.info {
             nextKey("info")
             string(info)

@@ -33,6 +33,9 @@ public struct LogModel: Sendable {
         public var children: [Int32] = []
         /// For a `ref` node: the shared node it stands for; -1 otherwise.
         public var refOf: Int32 = -1
+        /// For an executing node whose start a snapshot gives (`started`): when it began, in
+        /// the log's time (earlier than the snapshot, possibly before the log began: < 0).
+        public var started: Double?
 
         /// A live, not yet executed node without parent or children.
         public init(id: Int32, kind: String, name: String, weight: Double) {

@@ -88,7 +88,8 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
     @exclusivity(unchecked) private var seq: UInt64 = 0
     @exclusivity(unchecked) private var eventsSinceSnapshot = 0
     private let snapshotEvery: Int
-    private let startTime: Double
+    /// The clock time that is `t = 0` in the log (a graph's clock when recording began).
+    public let startTime: Double
     @exclusivity(unchecked) private var lastT: Double = 0
     @exclusivity(unchecked) private var lastRootSettle: Double?
     @exclusivity(unchecked) private var finished = false
@@ -160,7 +161,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
                     spool.appendPair(first, second) { .item($0) }
                 })
             self.observation = observation
-            model = RecorderModel(snapshot)
+            model = RecorderModel(snapshot, startTime: startTime)
             writeSnapshotLocked(t: 0)
         }
         startWriter()
@@ -263,9 +264,22 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
     }
 
     private func encodeLocked(_ event: GraphEvent) {
-        let t = event.time - startTime
+        // Times never go backwards in a log, whatever the events' sources: an attach session
+        // records several programs' streams (and its own rows) on one clock, each stream
+        // translated with its own delay.
+        let own = event.time - startTime
+        let t = max(own, lastT)
         lastT = t
         seq += 1
+        if own < t, case .stateChanged(let id, .executing, _, _) = event.change {
+            // Begun before this line can say (before the log, or on a stream's earlier
+            // clock): the line keeps the node's own start, and so do later snapshots.
+            buffer.executing(id, seq: seq, t: t, started: own)
+            model.apply(event.change)
+            model.noteStart(id.rawValue, at: own)
+            eventsSinceSnapshot += 1
+            return
+        }
         buffer.event(event.change, seq: seq, t: t)
         if case .stateChanged(let id, let state, _, _) = event.change, state.isSettled,
             model.parentOf(id.rawValue) < 0, model.contains(id.rawValue)

@@ -69,10 +69,15 @@ struct RecorderModel {
     private var children: [Int32: [Int32]] = [:]
     /// The shared node each `ref` node stands for.
     private var refs: [Int32: Int32] = [:]
+    /// When executing nodes began, in the log's time: only those `noteStart` was told of (a
+    /// server's model keeps every one; a recorder's, those that began before its log).
+    private var starts: [Int32: Double] = [:]
 
     init() {}
 
-    init(_ snapshot: GraphSnapshot) {
+    /// The nodes of `snapshot`; `startTime`: the clock time that is the log's `t = 0`, for
+    /// the nodes' `GraphNode.startTime` (nil: they are not kept).
+    init(_ snapshot: GraphSnapshot, startTime: Double? = nil) {
         for id in snapshot.nodes.keys.sorted() {
             let n = snapshot.nodes[id]!
             guard let i = LogModel.kept(id.rawValue) else { continue }
@@ -84,7 +89,15 @@ struct RecorderModel {
             let kids = n.children.compactMap { LogModel.kept($0.rawValue) }
             if !kids.isEmpty { children[i] = kids }
             if let of = n.refOf.flatMap({ LogModel.kept($0.rawValue) }) { refs[i] = of }
+            if let startTime, n.state == .executing, let started = n.startTime { starts[i] = started - startTime }
         }
+    }
+
+    /// Node `id` began executing at log time `t` (written as `started` in snapshots while
+    /// it executes).
+    mutating func noteStart(_ id: Int, at t: Double) {
+        guard contains(id) else { return }
+        starts[Int32(id)] = t
     }
 
     // MARK: Columns
@@ -259,6 +272,7 @@ struct RecorderModel {
         case .stateChanged(let id, let state, let failed, let message):
             guard contains(id.rawValue) else { return }
             setState(Int32(id.rawValue), state, failed: failed, message: message)
+            if state != .executing, !starts.isEmpty { starts[Int32(id.rawValue)] = nil }
         case .progress(let id, let progress):
             guard contains(id.rawValue) else { return }
             setFraction(Int32(id.rawValue), progress.fraction)
@@ -284,6 +298,7 @@ struct RecorderModel {
                 infos[i] = nil
                 messages[i] = nil
                 refs[i] = nil
+                if !starts.isEmpty { starts[i] = nil }
                 extraKinds[i] = nil
                 liveCount -= 1
                 if c.live == 0, id.rawValue >> RecorderModel.shift < newest { free(chunkOf: id.rawValue) }
@@ -311,6 +326,7 @@ struct RecorderModel {
                 n.message = messages[i]
                 n.children = children[i] ?? []
                 n.refOf = refs[i] ?? -1
+                if !starts.isEmpty { n.started = starts[i] }
                 out.append(n)
             }
         }
