@@ -75,7 +75,7 @@ func bigGroup() -> EventScript {
         press(&m, .char("?"))
         let rows = frame(&m, 140, 24, ascii: false)
         let text = rows.joined(separator: "\n")
-        for key in ["n/N  ", "c/C  ", "z 1-9", "Alt-1-9", "s  ", "[  ", "]  ", "t  ", "F  "] {
+        for key in ["n  ", "N  ", "c  ", "C  ", "z 1-9", "Alt-1-9", "s  ", "[  ", "]  ", "t  ", "F  "] {
             #expect(text.contains("  " + key), "help lacks \(key)")
         }
         #expect(KeyTable.helpLines(replay: true).count > 20)

@@ -175,13 +175,19 @@ public enum KeyTable {
             at: b.count - 3)
         b += [
             .init(
-                action: .nextFailed, keys: [.char("n")], label: "n/N", help: "next / previous failed node",
+                action: .nextFailed, keys: [.char("n")], label: "n",
+                help: "next failed node (replay: seek to when one failed)",
                 scope: .always, footer: nil),
-            .init(action: .prevFailed, keys: [.char("N")], label: "N", help: "", scope: .always, footer: nil),
             .init(
-                action: .nextCancelled, keys: [.char("c")], label: "c/C", help: "next / previous cancelled node",
+                action: .prevFailed, keys: [.char("N")], label: "N", help: "previous failed node", scope: .always,
+                footer: nil),
+            .init(
+                action: .nextCancelled, keys: [.char("c")], label: "c",
+                help: "next cancelled node (replay: seek to it)",
                 scope: .always, footer: nil),
-            .init(action: .prevCancelled, keys: [.char("C")], label: "C", help: "", scope: .always, footer: nil),
+            .init(
+                action: .prevCancelled, keys: [.char("C")], label: "C", help: "previous cancelled node", scope: .always,
+                footer: nil),
             .init(
                 action: .foldDepth(0), keys: (1...9).map { .char(Character(String($0))) }, label: "1-9",
                 help: "fold the tree to that depth (1: roots only)", scope: .liveOnly, footer: nil),
