@@ -176,14 +176,14 @@ public enum KeyTable {
         b += [
             .init(
                 action: .nextFailed, keys: [.char("n")], label: "n",
-                help: "next failed node (replay: seek to when one failed)",
+                help: "next failed node (replay: the moment one failed)",
                 scope: .always, footer: nil),
             .init(
                 action: .prevFailed, keys: [.char("N")], label: "N", help: "previous failed node", scope: .always,
                 footer: nil),
             .init(
                 action: .nextCancelled, keys: [.char("c")], label: "c",
-                help: "next cancelled node (replay: seek to it)",
+                help: "next cancelled node (replay: the moment)",
                 scope: .always, footer: nil),
             .init(
                 action: .prevCancelled, keys: [.char("C")], label: "C", help: "previous cancelled node", scope: .always,
