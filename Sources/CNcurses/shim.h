@@ -56,6 +56,40 @@ static inline int tv_read(WINDOW *w, int y, int x, wchar_t *ch, attr_t *attrs, s
     return OK;
 }
 
+// Mouse: presses and the wheel (on), or nothing (off); no click resolution (interval 0):
+// the caller tells double clicks by time, which does not depend on how the reports arrive.
+// Returns whether the terminal reports any of them.
+static inline int tv_mouse(int on) {
+    mmask_t want = 0, got = 0;
+    if (on) {
+        want = BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON4_PRESSED;
+#ifdef BUTTON5_PRESSED
+        want |= BUTTON5_PRESSED;
+#endif
+    }
+    mouseinterval(0);
+    got = mousemask(want, NULL);
+    return got != 0;
+}
+
+// One mouse event after KEY_MOUSE: 1 press, 5 release, 6 a whole click (press and release
+// reported as one), 2 double click, 3 wheel up, 4 wheel down, 0 other.
+static inline int tv_read_mouse(int *y, int *x) {
+    MEVENT e;
+    if (getmouse(&e) != OK) return 0;
+    *y = e.y;
+    *x = e.x;
+    if (e.bstate & BUTTON1_DOUBLE_CLICKED) return 2;
+    if ((e.bstate & BUTTON1_CLICKED) || ((e.bstate & BUTTON1_PRESSED) && (e.bstate & BUTTON1_RELEASED))) return 6;
+    if (e.bstate & BUTTON1_PRESSED) return 1;
+    if (e.bstate & BUTTON1_RELEASED) return 5;
+    if (e.bstate & BUTTON4_PRESSED) return 3;
+#ifdef BUTTON5_PRESSED
+    if (e.bstate & BUTTON5_PRESSED) return 4;
+#endif
+    return 0;
+}
+
 // Empties the signal mask (processes spawned by Swift Testing inherit blocked signals).
 static inline void tv_unblock_signals(void) {
     sigset_t none;

@@ -15,10 +15,19 @@ public enum DashboardLoop {
         public var ascii: Bool
         public var noColor: Bool
         public var exitWhenDone: Bool
-        public init(ascii: Bool, noColor: Bool, exitWhenDone: Bool) {
+        /// Clicks select rows, double clicks open the detail pane, the wheel scrolls
+        /// (`--no-mouse` turns it off).
+        public var mouse: Bool
+        /// The colours (`--theme`, `TASKVIEW_THEME`).
+        public var theme: Theme
+        public init(
+            ascii: Bool, noColor: Bool, exitWhenDone: Bool, mouse: Bool = true, theme: Theme = .ansi
+        ) {
             self.ascii = ascii
             self.noColor = noColor
             self.exitWhenDone = exitWhenDone
+            self.mouse = mouse
+            self.theme = theme
         }
     }
 
@@ -26,8 +35,9 @@ public enum DashboardLoop {
     /// `exitWhenDone`), restoring the terminal on every way out. Returns the final model.
     public static func run(source: any DashboardSource, title: String, options: Options) throws -> DashboardModel {
         Signals.install()
-        let terminal = try Terminal(noColor: options.noColor)
+        let terminal = try Terminal(noColor: options.noColor, theme: options.theme)
         defer { terminal.close() }
+        if options.mouse { terminal.enableMouse(true) }
         var model = DashboardModel(title: title)
         model.ascii = options.ascii
         let renderer = Renderer(ascii: options.ascii)
@@ -37,6 +47,8 @@ public enum DashboardLoop {
         var lastDraw = -1.0
         let frame = 1.0 / 30
         var treeRows = max(1, terminal.size.height - 2)
+        var lastFrame: (treeTop: Int, treeRows: Int, height: Int) = (1, treeRows, terminal.size.height)
+        var lastClick: (time: Double, row: Int)?
 
         while true {
             let now = monotonicSeconds() - t0
@@ -55,6 +67,7 @@ public enum DashboardLoop {
                 let f = renderer.render(model, width: w, height: h)
                 model.view.top = f.top
                 treeRows = max(1, f.treeRows)
+                lastFrame = (f.treeTop, f.treeRows, h)
                 terminal.draw(f.grid)
                 lastDraw = now
                 dirty = false
@@ -62,7 +75,20 @@ public enum DashboardLoop {
             }
             var wait = source.secondsUntilNextTick(realElapsed: now, model: model) ?? 0.25
             if dirty { wait = min(wait, max(0, lastDraw + frame - now)) }
-            if let key = nextKey(terminal, source: source, milliseconds: Int((wait * 1000).rounded(.up))) {
+            if var key = nextKey(terminal, source: source, milliseconds: Int((wait * 1000).rounded(.up))) {
+                if case .mouse(var e) = key {
+                    // Two presses on one row within 0.4 s: a double click.
+                    let at = monotonicSeconds()
+                    if e.kind == .click {
+                        if let (t, row) = lastClick, row == e.row, at - t < 0.4 {
+                            e.kind = .doubleClick
+                            lastClick = nil
+                        } else {
+                            lastClick = (at, e.row)
+                        }
+                    }
+                    key = .mouse(place(e, lastFrame))
+                }
                 if key == .resize {
                     terminal.handleResize()
                 } else {
@@ -126,6 +152,16 @@ public enum DashboardLoop {
         // A signal (EINTR) may be a resize: curses reports it as a key.
         guard n > 0 ? fds[0].revents != 0 : n < 0 else { return nil }
         return terminal.readKey(timeout: 0)
+    }
+
+    /// A mouse event at screen row `e.row`, placed on a tree row (or the detail pane
+    /// below the tree rows, or nowhere: row -1).
+    static func place(_ e: MouseEvent, _ frame: (treeTop: Int, treeRows: Int, height: Int)) -> MouseEvent {
+        let y = e.row
+        if y >= frame.treeTop && y < frame.treeTop + frame.treeRows {
+            return MouseEvent(e.kind, row: y - frame.treeTop)
+        }
+        return MouseEvent(e.kind, row: -1, inDetail: y >= frame.treeTop + frame.treeRows && y < frame.height - 1)
     }
 
     static func monotonicSeconds() -> Double {

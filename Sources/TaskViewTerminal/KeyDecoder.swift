@@ -23,6 +23,7 @@ enum KeyDecoder {
     static func character(_ value: UInt32) -> Key? {
         switch value {
         case 3: return .ctrlC
+        case 9: return .tab
         case 10, 13: return .enter
         case 27: return .escape
         case 8, 127: return .backspace

@@ -22,6 +22,12 @@ public struct LiveOptions: Sendable {
     public var needs = ScenarioNeedsMap()
     /// Restarts nodes of a scenario run (`r`/`R` in the dashboard); nil: no restarts.
     public var restarter: ScenarioRestarter?
+    /// Plain mode (`--plain`, `TERM=dumb`): headless lines paced live, with `running:` lines.
+    public var plain = false
+    /// Mouse reports on (`--no-mouse` turns them off).
+    public var mouse = true
+    /// The colours (`--theme`, `TASKVIEW_THEME`).
+    public var theme: Theme = .ansi
     /// Earlier runs of the same scenario file: time-based progress and the ETA.
     public var history: RunHistory?
     /// Where the dashboard keeps every command's whole output (`o`); nil: a temporary
@@ -63,6 +69,17 @@ public enum LiveRunner {
                 graph: graph, clock: clock, root: root, output: options.output, origin: options.origin,
                 history: options.history, start: start)
         }
+        if options.plain {
+            let pacing = PlainPacing(
+                speed: options.speed,
+                wait: { s in
+                    var ts = timespec(tv_sec: Int(s), tv_nsec: Int((s - s.rounded(.down)) * 1e9))
+                    nanosleep(&ts, nil)
+                }, realNow: { DashboardLoop.monotonicSeconds() })
+            return runHeadless(
+                graph: graph, clock: clock, root: root, output: options.output, origin: options.origin,
+                history: options.history, plain: pacing, start: start)
+        }
         let ascii = options.ascii || !TerminalEnvironment.isUTF8()
         let source = LiveGraphSource(
             graph: graph, clock: clock, root: root, title: title,
@@ -78,7 +95,7 @@ public enum LiveRunner {
         defer { source.outputFiles?.close() }
         let loopOptions = DashboardLoop.Options(
             ascii: ascii, noColor: TerminalEnvironment.noColor(),
-            exitWhenDone: options.exitWhenDone)
+            exitWhenDone: options.exitWhenDone, mouse: options.mouse, theme: options.theme)
         let model: DashboardModel
         do {
             model = try DashboardLoop.run(source: source, title: title, options: loopOptions)
@@ -94,14 +111,17 @@ public enum LiveRunner {
 
     static func runHeadless(
         graph: Graph, clock: any GraphClock, root: NodeID, output: Bool, origin: Double? = nil,
-        history: RunHistory? = nil,
+        history: RunHistory? = nil, plain: PlainPacing? = nil,
         start: @escaping () -> Void
     ) -> Int32 {
         Signals.install()
         let outcome = HeadlessRunner.run(
             graph: graph, clock: clock, root: root,
-            interrupted: { Signals.pending != 0 }, output: output, origin: origin, history: history,
-            print: { print($0) }, start: start)
+            interrupted: { Signals.pending != 0 }, output: output, origin: origin, history: history, plain: plain,
+            print: { line in
+                print(line)
+                if plain != nil { fflush(nil) } // live: each line as it happens
+            }, start: start)
         return outcome.exitStatus
     }
 }
@@ -115,6 +135,18 @@ public enum TerminalEnvironment {
         guard let cs = tv_codeset() else { return false }
         let name = String(cString: cs).uppercased()
         return name == "UTF-8" || name == "UTF8"
+    }
+
+    /// `TERM=dumb` (or no TERM at all): a terminal curses cannot draw on; plain output.
+    public static func isDumb() -> Bool {
+        guard let v = getenv("TERM") else { return false }
+        return String(cString: v) == "dumb"
+    }
+
+    /// `TASKVIEW_THEME` when it names a theme, else the ANSI colours.
+    public static func theme() -> Theme {
+        guard let v = getenv("TASKVIEW_THEME") else { return .ansi }
+        return Theme(name: String(cString: v)) ?? .ansi
     }
 
     /// NO_COLOR set to anything non-empty (no-color.org).

@@ -24,17 +24,21 @@ public final class Terminal {
     let ownsFiles: Bool
     let colors: Bool
     private var previous: CellGrid?
+    /// A button press was reported and its release not yet.
+    private var pressed = false
     private var closed = false
 
     /// Starts curses on the real terminal (stdout/stdin) with `TERM`.
-    public convenience init(noColor: Bool) throws {
-        try self.init(term: nil, output: tv_fdopen(1, "w"), input: tv_fdopen(0, "r"), ownsFiles: true, noColor: noColor)
+    public convenience init(noColor: Bool, theme: Theme = .ansi) throws {
+        try self.init(
+            term: nil, output: tv_fdopen(1, "w"), input: tv_fdopen(0, "r"), ownsFiles: true, noColor: noColor,
+            theme: theme)
     }
 
     /// Starts curses on the given streams (tests use /dev/null).
     public init(
         term: String?, output: UnsafeMutablePointer<FILE>?, input: UnsafeMutablePointer<FILE>?,
-        ownsFiles: Bool, noColor: Bool
+        ownsFiles: Bool, noColor: Bool, theme: Theme = .ansi
     ) throws {
         guard let s = newterm(term, output, input) else {
             if ownsFiles {
@@ -59,16 +63,11 @@ public final class Terminal {
         curs_set(0)
         leaveok(window, true)
         var useColor = false
-        if !noColor && has_colors() {
+        if !noColor && theme != .mono && has_colors() {
             start_color()
             use_default_colors()
             useColor = true
-            init_pair(1, Int16(COLOR_RED), -1)
-            init_pair(2, Int16(COLOR_GREEN), -1)
-            init_pair(3, Int16(COLOR_YELLOW), -1)
-            init_pair(4, Int16(COLOR_MAGENTA), -1)
-            init_pair(5, Int16(COLOR_CYAN), -1)
-            init_pair(6, Int16(COLOR_BLUE), -1)
+            for (k, fg) in theme.foregrounds(colors: tv_colors()).enumerated() { init_pair(Int16(k + 1), fg, -1) }
         }
         colors = useColor
     }
@@ -111,8 +110,56 @@ public final class Terminal {
         var ch: wint_t = 0
         let r = wget_wch(window, &ch)
         if r == ERR { return nil }
-        if r == KEY_CODE_YES { return KeyDecoder.special(Int32(ch)) }
-        return KeyDecoder.character(UInt32(ch))
+        if r == KEY_CODE_YES {
+            if Int32(ch) == KEY_MOUSE { return readMouse() }
+            return KeyDecoder.special(Int32(ch))
+        }
+        let key = KeyDecoder.character(UInt32(ch))
+        // Alt-digit arrives as Esc and the digit at once.
+        if key == .escape {
+            wtimeout(window, 0)
+            var next: wint_t = 0
+            let n = wget_wch(window, &next)
+            if n == OK, let s = Unicode.Scalar(UInt32(next)), ("1"..."9").contains(Character(s)) {
+                return .alt(Character(s))
+            }
+            if n == OK { unget_wch(wchar_t(bitPattern: UInt32(next))) }
+            if n == KEY_CODE_YES { ungetch(Int32(next)) }
+        }
+        return key
+    }
+
+    /// Turns mouse reports on (clicks, double clicks, the wheel) or off; false when the
+    /// terminal has no mouse.
+    @discardableResult
+    public func enableMouse(_ on: Bool) -> Bool {
+        tv_mouse(on ? 1 : 0) != 0
+    }
+
+    /// A mouse event at screen row `row` (the loop places it on a tree row).
+    private func readMouse() -> Key? {
+        var y: Int32 = 0
+        var x: Int32 = 0
+        let kind: MouseEvent.Kind
+        switch tv_read_mouse(&y, &x) {
+        case 1:
+            kind = .click
+            pressed = true
+        case 5:
+            // A release ends the press that was reported; a lone one means the press was
+            // merged away (both in one read): it is the click.
+            if pressed {
+                pressed = false
+                return nil
+            }
+            kind = .click
+        case 6: kind = .click
+        case 2: kind = .doubleClick
+        case 3: kind = .wheelUp
+        case 4: kind = .wheelDown
+        default: return nil
+        }
+        return .mouse(MouseEvent(kind, row: Int(y)))
     }
 
     /// The descriptor curses reads keys from (what the loop polls).

@@ -42,6 +42,33 @@ struct CommonOptions: ParsableArguments {
     @Flag(name: .long, help: "Headless: also print every output line of a command, as [T] #ID NAME | TEXT.")
     var output = false
 
+    @Flag(
+        name: .long,
+        help: """
+            No curses (also with TERM=dumb): state lines as they happen, paced like the dashboard, and every \
+            10 s a line saying what is running. For screen readers, Emacs shells and CI.
+            """)
+    var plain = false
+
+    @Flag(name: .long, help: "Do not use the mouse (by default a click selects a row, a double click opens it).")
+    var noMouse = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Colours: dark, light or mono (default: the terminal's 16 ANSI colours; also TASKVIEW_THEME).",
+            valueName: "NAME"))
+    var theme: String?
+
+    /// The theme: `--theme`, else `TASKVIEW_THEME` (ignored when not a theme), else ANSI.
+    var resolvedTheme: Theme {
+        if let theme, let t = Theme(name: theme) { return t }
+        return TerminalEnvironment.theme()
+    }
+
+    /// Plain output: `--plain`, or a terminal that cannot do curses (`TERM=dumb`).
+    var isPlain: Bool { plain || TerminalEnvironment.isDumb() }
+
     @Option(
         name: [.customShort("j"), .long],
         help: ArgumentHelp(
@@ -64,6 +91,9 @@ struct CommonOptions: ParsableArguments {
     }
 
     func validate() throws {
+        if let theme, Theme(name: theme) == nil {
+            throw ValidationError("--theme must be dark, light, mono or ansi (got \(theme))")
+        }
         guard speed > 0, speed.isFinite else {
             throw ValidationError("--speed must be a number greater than 0 (got \(speed))")
         }
@@ -125,6 +155,9 @@ struct CommonOptions: ParsableArguments {
             onKey: onKey)
         options.output = output
         options.outputLimit = outputLimitBytes ?? OutputFiles.defaultLimit
+        options.plain = isPlain
+        options.mouse = !noMouse
+        options.theme = resolvedTheme
         return options
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TaskViewTerminal
 
 /// The options of `taskview replay`: the display ones of `CommonOptions`. A replay records
 /// nothing and draws nothing at random, so `--record` and `--seed` are not offered; they are
@@ -22,6 +23,28 @@ struct ReplayOptions: ParsableArguments {
     @Flag(name: .long, help: "Quit by itself at the end of the log.")
     var exitWhenDone = false
 
+    @Flag(name: .long, help: "No curses (also with TERM=dumb): the plain lines of the log.")
+    var plain = false
+
+    @Flag(name: .long, help: "Do not use the mouse (by default a click selects a row, a double click opens it).")
+    var noMouse = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Colours: dark, light or mono (default: the terminal's 16 ANSI colours; also TASKVIEW_THEME).",
+            valueName: "NAME"))
+    var theme: String?
+
+    /// The theme: `--theme`, else `TASKVIEW_THEME` (ignored when not a theme), else ANSI.
+    var resolvedTheme: Theme {
+        if let theme, let t = Theme(name: theme) { return t }
+        return TerminalEnvironment.theme()
+    }
+
+    /// Plain output: `--plain`, or `TERM=dumb`.
+    var isPlain: Bool { plain || TerminalEnvironment.isDumb() }
+
     @Option(name: .long, help: .hidden)
     var record: String?
 
@@ -37,6 +60,9 @@ struct ReplayOptions: ParsableArguments {
     var output = false
 
     func validate() throws {
+        if let theme, Theme(name: theme) == nil {
+            throw ValidationError("--theme must be dark, light, mono or ansi (got \(theme))")
+        }
         if record != nil || seed != nil {
             throw ValidationError("a replay records nothing and draws nothing at random: no --record or --seed")
         }

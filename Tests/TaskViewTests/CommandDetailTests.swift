@@ -98,7 +98,9 @@ import Testing
         let help = KeyTable.helpLines(replay: false)
         #expect(help.contains { $0.hasPrefix("[ ") && $0.contains("scroll the detail output up") })
         #expect(help.contains { $0.hasPrefix("] ") && $0.contains("scroll the detail output down") })
-        #expect(KeyTable.action(for: .char("]"), replay: true) == .detailScrollDown)
+        // A replay binds `]` to the next marker; in the detail pane the reducer scrolls instead.
+        #expect(KeyTable.action(for: .char("]"), replay: false) == .detailScrollDown)
+        #expect(KeyTable.action(for: .char("]"), replay: true) == .replayNextMarker)
     }
 }
 

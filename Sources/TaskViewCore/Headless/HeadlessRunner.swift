@@ -16,6 +16,7 @@ public enum HeadlessRunner {
         interrupted: () -> Bool = { false },
         output: Bool = false, origin: Double? = nil,
         history: RunHistory? = nil,
+        plain: PlainPacing? = nil,
         print: (String) -> Void,
         start: () -> Void
     ) -> RootOutcome {
@@ -37,12 +38,45 @@ public enum HeadlessRunner {
         start()
         flush()
         var cancelled = false
+        let realStart = plain?.realNow() ?? 0
+        var nextRunning = plain?.runningEvery ?? .infinity
+        // Plain mode: a `running:` line each time the graph clock passes a multiple of
+        // `runningEvery`; on a virtual clock, timers wait for their real time.
+        func pace() -> Bool {
+            guard let plain else { return true }
+            let now = clock.now - origin
+            if virtual == nil {
+                if now >= nextRunning {
+                    if let line = PlainPacing.runningLine(printer.tree, time: now) { print(line) }
+                    nextRunning = (now / plain.runningEvery).rounded(.down) * plain.runningEvery + plain.runningEvery
+                }
+                return true
+            }
+            guard let due = virtual!.nextDue else { return true }
+            let step = min(due, nextRunning)
+            let realDue = realStart + step / plain.speed
+            let left = realDue - plain.realNow()
+            if left > 0 {
+                plain.wait(min(left, 0.1))
+                return false // look again: a signal may have come
+            }
+            if due > nextRunning {
+                virtual!.advance(by: nextRunning - virtual!.now)
+                if let line = PlainPacing.runningLine(printer.tree, time: nextRunning) { print(line) }
+                nextRunning += plain.runningEvery
+                return false
+            }
+            return true
+        }
         while !inbox.rootSettled {
             if !cancelled && interrupted() {
                 cancelled = true
                 graph.cancel(root, source: ViewerCancelSource.signal)
             } else if virtual == nil {
                 sleepBriefly() // the graph runs on its own threads
+                _ = pace()
+            } else if !pace() {
+                // waited, or printed a running line
             } else if !virtual!.runNext() {
                 if cancelled { break } // nothing left that could settle it
                 cancelled = true

@@ -2,7 +2,11 @@
 public enum Key: Hashable, Sendable {
     case char(Character)
     case up, down, left, right, pageUp, pageDown, home, end
-    case enter, escape, backspace, ctrlC, resize
+    case enter, escape, backspace, ctrlC, resize, tab
+    /// Alt (Meta) with a key: the terminal sends Esc then the key.
+    case alt(Character)
+    /// A mouse event, already placed on a tree row by the terminal layer.
+    case mouse(MouseEvent)
 
     /// How the key is named in help, footers and replay logs.
     public var name: String {
@@ -22,6 +26,9 @@ public enum Key: Hashable, Sendable {
         case .backspace: "Backspace"
         case .ctrlC: "Ctrl-C"
         case .resize: "resize"
+        case .tab: "Tab"
+        case .alt(let c): "Alt-" + String(c)
+        case .mouse(let e): e.name
         }
     }
 }
@@ -47,6 +54,21 @@ public enum Action: Hashable, Sendable {
     case replayPlayPause, replayStepForward, replayStepBack, replaySeekBack, replaySeekForward
     case replayJump(tenths: Int)
     case replaySlower, replayFaster, replayReadOnly
+    /// The next / previous failed or cancelled node (live: select it; replay: seek to the
+    /// next moment one failed or was cancelled).
+    case nextFailed, prevFailed, nextCancelled, prevCancelled
+    /// Fold the tree to a depth (1: roots only); `foldPrefix` (`z`) waits for the digit.
+    case foldDepth(Int)
+    case foldPrefix
+    /// Cycle the order of siblings: creation, duration, name.
+    case cycleSort
+    /// Replay: the previous / next marker (in the detail pane: scroll its output).
+    case replayPrevMarker, replayNextMarker
+    /// Replay: ask for a time to seek to / a text to find.
+    case replaySeekPrompt, replayFindPrompt
+    /// Replay: seek to a time; find the next moment a node with this name or info appeared.
+    case replaySeek(SeekTarget)
+    case replayFind(String)
 }
 
 /// Where a binding applies.
@@ -196,6 +218,48 @@ public enum KeyTable {
                 action: .replayJump(tenths: 0), keys: digits, label: "0-9", help: "jump to 0%-90%", scope: .replayOnly,
                 footer: nil),
             at: b.count - 3)
+        b += [
+            .init(
+                action: .nextFailed, keys: [.char("n")], label: "n",
+                help: "next failed node (replay: the moment one failed)",
+                scope: .always, footer: nil),
+            .init(
+                action: .prevFailed, keys: [.char("N")], label: "N", help: "previous failed node", scope: .always,
+                footer: nil),
+            .init(
+                action: .nextCancelled, keys: [.char("c")], label: "c",
+                help: "next cancelled node (replay: the moment)",
+                scope: .always, footer: nil),
+            .init(
+                action: .prevCancelled, keys: [.char("C")], label: "C", help: "previous cancelled node", scope: .always,
+                footer: nil),
+            .init(
+                action: .foldDepth(0), keys: (1...9).map { .char(Character(String($0))) }, label: "1-9",
+                help: "fold the tree to that depth (1: roots only)", scope: .liveOnly, footer: nil),
+            .init(
+                action: .foldDepth(0), keys: (1...9).map { .alt(Character(String($0))) }, label: "Alt-1-9",
+                help: "fold the tree to that depth", scope: .always, footer: nil),
+            .init(
+                action: .foldPrefix, keys: [.char("z")], label: "z 1-9", help: "fold the tree to that depth",
+                scope: .always, footer: nil),
+            .init(
+                action: .cycleSort, keys: [.char("s")], label: "s", help: "sort siblings: creation, duration, name",
+                scope: .always, footer: nil),
+            .init(
+                action: .replayPrevMarker, keys: [.char("[")], label: "[",
+                help: "previous marker: failure, cancel, root settled",
+                scope: .replayOnly, footer: nil),
+            .init(
+                action: .replayNextMarker, keys: [.char("]")], label: "]",
+                help: "next marker (in the detail pane [ ] scroll)",
+                scope: .replayOnly, footer: nil),
+            .init(
+                action: .replaySeekPrompt, keys: [.char("t")], label: "t", help: "seek to a time (1:30, 90s, 45%)",
+                scope: .replayOnly, footer: nil),
+            .init(
+                action: .replayFindPrompt, keys: [.char("F")], label: "F",
+                help: "find: seek to when a name or info appears", scope: .replayOnly, footer: nil),
+        ]
         return b
     }()
 
@@ -215,15 +279,24 @@ public enum KeyTable {
         }
     }
 
-    /// The action for a key, if any (`context`: where the keyboard is, see `KeyContext`).
+    /// The action for a key, if any (`context`: where the keyboard is, see `KeyContext`). A
+    /// binding for a narrower context wins; then live- or replay-only ones (replay binds
+    /// `[`/`]` to markers before the detail pane's scrolling), then those for both.
     public static func action(for key: Key, replay: Bool, context: KeyContext = .anywhere) -> Action? {
-        let rows = bindings(replay: replay)
-        for b in rows where b.context != .anywhere && b.context <= context && b.keys.contains(key) {
+        let all = bindings(replay: replay)
+        for b in all where b.context != .anywhere && b.context <= context && b.keys.contains(key) {
             return b.action
         }
-        for b in rows where b.context == .anywhere && b.keys.contains(key) {
-            if case .replayJump = b.action, case .char(let c) = key, let d = c.wholeNumberValue {
-                return .replayJump(tenths: d)
+        let anywhere = all.filter { $0.context == .anywhere }
+        let rows = anywhere.filter { $0.scope != .always } + anywhere.filter { $0.scope == .always }
+        for b in rows where b.keys.contains(key) {
+            switch (b.action, key) {
+            case (.replayJump, .char(let c)):
+                if let d = c.wholeNumberValue { return .replayJump(tenths: d) }
+            case (.foldDepth, .char(let c)), (.foldDepth, .alt(let c)):
+                if let d = c.wholeNumberValue { return .foldDepth(d) }
+            default:
+                break
             }
             return b.action
         }
@@ -232,7 +305,7 @@ public enum KeyTable {
 
     /// The help overlay's lines: `label  description`, in table order.
     public static func helpLines(replay: Bool, ascii: Bool = false) -> [String] {
-        let rows = bindings(replay: replay)
+        let rows = bindings(replay: replay).filter { !$0.help.isEmpty }
         let labels = rows.map { ascii ? asciiLabel($0.label) : $0.label }
         let width = labels.map(\.count).max() ?? 0
         return zip(rows, labels).map { row, label in

@@ -37,10 +37,16 @@ public enum Reducer {
             if key == .ctrlC || key == .char("q") { model.view.quitRequested = true }
             model.view.mode = .normal
             return []
+        case .foldPrefix, .seekInput, .findInput:
+            return reducePrompt(&model, key: key, rows: max(1, rows)) ?? []
         case .normal:
             break
         }
         if key == .resize { return [] }
+        if case .mouse(let e) = key {
+            model.view.message = nil
+            return mouse(&model, e, rows: max(1, rows))
+        }
         guard let action = KeyTable.action(for: key, replay: model.isReplay, context: model.keyContext) else {
             return []
         }
@@ -50,6 +56,7 @@ public enum Reducer {
 
     /// Applies an action (what a key maps to).
     public static func apply(_ model: inout DashboardModel, _ action: Action, rows: Int) -> [DashboardEffect] {
+        if let effects = applyComfort(&model, action, rows: rows) { return effects }
         switch action {
         case .moveUp, .moveDown, .pageUp, .pageDown, .moveTop, .moveBottom:
             model.view.follow = false
@@ -136,6 +143,8 @@ public enum Reducer {
         case .replayPlayPause, .replayStepForward, .replayStepBack, .replaySeekBack,
             .replaySeekForward, .replayJump, .replaySlower, .replayFaster:
             return [.replay(action)]
+        default:
+            break
         }
         return []
     }
@@ -259,6 +268,8 @@ public enum Reducer {
             if !model.view.filter.isEmpty { model.view.filter.removeLast() }
         case .ctrlC:
             model.view.quitRequested = true
+        case .tab:
+            model.view.filterWide.toggle()
         case .char(let c):
             let clean = Sanitizer.clean(String(c))
             if model.view.filter.count < 200 { model.view.filter += clean }

@@ -29,6 +29,10 @@ public struct DashboardModel: Sendable {
     public var replayDuration: Double = 0
     public var replaySpeed: Double = 1
     public var replayPlaying = true
+    /// The replay's markers (failures, cancels, roots settling), for the timeline strip.
+    public var replayMarks: [ReplayMark] = []
+    /// Markers at or before the replay position (the header's `marker 3/17`).
+    public var replayMarker = 0
     /// Draw ASCII glyphs only.
     public var ascii = false
     /// Cached filter visibility (see `Filter`).

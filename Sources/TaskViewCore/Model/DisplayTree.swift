@@ -9,12 +9,20 @@ public struct DisplayTree {
     public let view: ViewState
     /// Filter visibility by raw id (nil: no filter).
     let mask: FilterMask?
+    /// The graph clock (what `duration` sorting measures running nodes against).
+    let now: Double
+    /// Sibling lists in `view.sort` order, worked out per parent as rows need them.
+    let order = SiblingOrder()
 
-    public init(tree: TreeModel, view: ViewState, mask: FilterMask?) {
+    public init(tree: TreeModel, view: ViewState, mask: FilterMask?, now: Double = 0) {
         self.tree = tree
         self.view = view
         self.mask = mask
+        self.now = now
     }
+
+    /// Siblings are drawn in an explicit sort (`s`), not in creation order.
+    var isSorted: Bool { view.sort != .creation }
 
     func node(_ i: Int) -> TreeModel.Node { tree.nodes[i] }
 
@@ -70,6 +78,7 @@ public struct DisplayTree {
 
     func firstChild(_ i: Int) -> Int? {
         guard isExpanded(i) else { return nil }
+        if isSorted { return children(of: content(i)).first(where: passes) }
         for c in tree.nodes[content(i)].children where tree.contains(Int(c)) && passes(Int(c)) {
             return Int(c)
         }
@@ -78,6 +87,7 @@ public struct DisplayTree {
 
     func lastChild(_ i: Int) -> Int? {
         guard isExpanded(i) else { return nil }
+        if isSorted { return children(of: content(i)).last(where: passes) }
         for c in tree.nodes[content(i)].children.reversed() where tree.contains(Int(c)) && passes(Int(c)) {
             return Int(c)
         }
@@ -86,6 +96,7 @@ public struct DisplayTree {
 
     /// The next row at the same level, if any.
     public func nextSibling(_ i: Int) -> Int? {
+        if isSorted { return sortedSibling(i, step: 1) }
         let p = Int(tree.nodes[i].parent)
         let start = Int(tree.nodes[i].index) + 1
         if p >= 0 {
@@ -109,6 +120,7 @@ public struct DisplayTree {
     }
 
     func prevSibling(_ i: Int) -> Int? {
+        if isSorted { return sortedSibling(i, step: -1) }
         let p = Int(tree.nodes[i].parent)
         var k = Int(tree.nodes[i].index) - 1
         if p >= 0 {
@@ -131,6 +143,7 @@ public struct DisplayTree {
 
     /// The first row of the tree.
     public func first() -> Int? {
+        if isSorted { return rootOrder().first(where: rootShown) }
         var found: Int?
         tree.forEachRoot { r in
             if rootShown(r) {
@@ -145,9 +158,13 @@ public struct DisplayTree {
     /// The last row of the tree.
     public func last() -> Int? {
         var lastRoot: Int?
-        tree.forEachRoot { r in
-            if rootShown(r) { lastRoot = r }
-            return true
+        if isSorted {
+            lastRoot = rootOrder().last(where: rootShown)
+        } else {
+            tree.forEachRoot { r in
+                if rootShown(r) { lastRoot = r }
+                return true
+            }
         }
         guard let r = lastRoot else { return nil }
         return lastDescendant(r)
@@ -217,5 +234,7 @@ public struct DisplayTree {
     }
 
     /// Order among siblings, valid for two rows with the same row parent.
-    func siblingOrder(_ i: Int) -> Int { Int(tree.nodes[i].index) }
+    func siblingOrder(_ i: Int) -> Int {
+        isSorted ? order.position(i, in: self) : Int(tree.nodes[i].index)
+    }
 }

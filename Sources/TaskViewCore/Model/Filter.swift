@@ -1,7 +1,10 @@
 /// Which rows a name filter keeps: rows whose name contains the text (ignoring case) and
-/// their ancestors. Recomputed only when the text or the tree's structure changed.
+/// their ancestors; with `filterWide` (Tab in the prompt) also rows whose info text or error
+/// message contains it. Recomputed only when the text or the tree's structure changed (wide:
+/// when any event arrived, since info texts change with progress).
 struct FilterCache: Sendable {
     var text = ""
+    var wide = false
     var version: UInt64 = .max
     var frozen = false
     var mask: FilterMask?
@@ -9,7 +12,13 @@ struct FilterCache: Sendable {
     /// Whether `mask` is the one for this tree, view and pause state.
     func isCurrent(tree: TreeModel, view: ViewState, frozen isFrozen: Bool) -> Bool {
         view.filter.isEmpty
-            || (mask != nil && text == view.filter && version == tree.structureVersion && frozen == isFrozen)
+            || (mask != nil && text == view.filter && wide == view.filterWide
+                && version == Self.version(tree, wide: view.filterWide) && frozen == isFrozen)
+    }
+
+    /// What must not change for a mask to stay current.
+    static func version(_ tree: TreeModel, wide: Bool) -> UInt64 {
+        wide ? tree.sequence &+ tree.structureVersion &* 0x9E37_79B9 : tree.structureVersion
     }
 
     mutating func refresh(tree: TreeModel, view: ViewState, frozen isFrozen: Bool) {
@@ -20,7 +29,8 @@ struct FilterCache: Sendable {
         }
         if isCurrent(tree: tree, view: view, frozen: isFrozen) { return }
         text = view.filter
-        version = tree.structureVersion
+        wide = view.filterWide
+        version = Self.version(tree, wide: view.filterWide)
         frozen = isFrozen
         mask = Self.mask(tree: tree, view: view)
     }
@@ -32,8 +42,14 @@ struct FilterCache: Sendable {
         var m = FilterMask(denseRange: tree.nodes.denseRange)
         let shape = DisplayTree(tree: tree, view: view, mask: nil)
         for i in tree.nodes.ids where tree.nodes[i].exists && !m[i] && !shape.isFolded(i) {
-            let name = tree.nodes[shape.content(i)].name
-            guard FilterCache.contains(name, needle) else { continue }
+            let c = shape.content(i)
+            let name = tree.nodes[c].name
+            guard
+                FilterCache.contains(name, needle)
+                    || (view.filterWide
+                        && (tree.nodes[c].info.map { FilterCache.contains($0, needle) } ?? false
+                            || tree.nodes[c].message.map { FilterCache.contains($0, needle) } ?? false))
+            else { continue }
             var x = i
             while x >= 0 && !m[x] {
                 m.insert(x)
@@ -99,7 +115,8 @@ extension DashboardModel {
         let mask =
             filterCache.isCurrent(tree: shown, view: view, frozen: frozen)
             ? filterCache.mask : FilterCache.mask(tree: shown, view: view)
-        return DisplayTree(tree: shown, view: view, mask: view.filter.isEmpty ? nil : mask)
+        return DisplayTree(
+            tree: shown, view: view, mask: view.filter.isEmpty ? nil : mask, now: pausedClock ?? clockNow)
     }
 
     /// Keeps the selection on a visible row: the nearest visible ancestor, else the first

@@ -21,7 +21,8 @@ extension TreeModel {
         case .parentSet(let id, let parent, let index):
             let i = id.rawValue
             let p = parent.rawValue
-            guard contains(i), contains(p), i != p else { return }
+            // A node cannot move under itself or its own descendant (a hostile log).
+            guard contains(i), contains(p), i != p, !isAncestor(i, of: p) else { return }
             detach(i)
             attach(i, to: p, at: index)
         case .weightChanged(let id, let weight):
@@ -75,8 +76,13 @@ extension TreeModel {
     private mutating func add(_ i: Int, kind: String, name: String, weight: Double, time: Double) {
         guard i >= 0 else { return }
         ensure(i)
-        let old = nodes.read(i) { $0.exists ? $0.display.rawValue : -1 }
-        if old >= 0 { counts[old] -= 1 }
+        let (old, oldParent, oldSubtree) = nodes.read(i) {
+            ($0.exists ? $0.display.rawValue : -1, Int($0.parent), $0.subtree)
+        }
+        if old >= 0 {
+            counts[old] -= 1
+            if oldParent >= 0 { addToAncestors(from: oldParent, SubtreeCounts() &- oldSubtree) }
+        }
         // Most graphs run no commands: no hashing per added node then.
         if !outputs.isEmpty { outputs[i] = nil }
         if !commands.isEmpty { commands[i] = nil }
@@ -87,6 +93,7 @@ extension TreeModel {
         node.name = Sanitizer.clean(name)
         node.weight = weight
         node.addedAt = time
+        node.subtree = .one(.notExecuted)
         nodes[i] = node
         counts[DisplayState.notExecuted.rawValue] += 1
         structureVersion &+= 1
@@ -117,6 +124,7 @@ extension TreeModel {
             }
             nodes[p].children = kids
             reindex(p, from: 0)
+            addToAncestors(from: p, SubtreeCounts() &- nodes.read(i) { $0.subtree })
         }
         nodes[i].parent = -1
     }
@@ -137,6 +145,7 @@ extension TreeModel {
             reindex(p, from: at)
         }
         structureVersion &+= 1
+        addToAncestors(from: p, nodes.read(i) { $0.subtree })
         if fresh && nodes.read(p, { $0.state.isSettled || $0.skipped }) {
             setSkipped(i)
             markSkippedBelow(i)
@@ -190,6 +199,7 @@ extension TreeModel {
         if before != after {
             counts[before.rawValue] -= 1
             counts[after.rawValue] += 1
+            addToAncestors(from: i, .change(from: before, to: after))
         }
         if state.isSettled { markSkippedBelow(i) }
     }
@@ -202,6 +212,7 @@ extension TreeModel {
         }
         counts[before.rawValue] -= 1
         counts[after.rawValue] += 1
+        addToAncestors(from: i, .change(from: before, to: after))
     }
 
     /// Marks every never-executed descendant reachable through never-executed nodes as

@@ -39,8 +39,10 @@ extension TreeModel {
             node.index = Int32(nodes[it.parent].children.count)
             nodes[it.parent].children.append(Int32(it.id))
             counts[node.display.rawValue] += 1
+            node.subtree = .one(node.display)
             if node.state != .notExecuted && !node.startedAt.isNaN { executingOrder.append(Int32(it.id)) }
             nodes[it.id] = node
+            addToAncestors(from: it.parent, node.subtree)
         }
         for it in items where it.node.state.isSettled { markSkippedBelow(it.id) }
         structureVersion &+= 1

@@ -31,6 +31,8 @@ public struct TreeModel: Sendable {
         public var cancelSource: String?
         /// For a `ref` node: the raw id of the shared node it stands for (-1: none).
         public var refOf: Int32 = -1
+        /// Counts per display state of the node's subtree, itself included (kept per event).
+        public internal(set) var subtree = SubtreeCounts()
 
         /// The state a row shows.
         public var display: DisplayState {
@@ -186,6 +188,7 @@ public struct TreeModel: Sendable {
                 nodes[c.rawValue].index = Int32(i)
             }
         }
+        recountSubtrees()
         for id in snapshot.nodes.keys.sorted() where nodes[id.rawValue].state.isSettled {
             markSkippedBelow(id.rawValue)
         }

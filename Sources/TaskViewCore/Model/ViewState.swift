@@ -14,6 +14,31 @@ public struct ViewState: Sendable, Equatable {
         case searchInput
         /// The help overlay.
         case help
+        /// `z` was pressed: a digit folds the tree to that depth.
+        case foldPrefix
+        /// Typing a time after `t` (replay), kept in `prompt`.
+        case seekInput
+        /// Typing a text after `F` (replay), kept in `prompt`.
+        case findInput
+    }
+
+    /// The order of siblings (`s` cycles it); rows are never re-sorted by state or progress.
+    public enum Sort: Sendable, Equatable, CaseIterable {
+        /// The order nodes were created in (the graph's own order).
+        case creation
+        /// Longest running or longest run first; nodes that never started last.
+        case duration
+        /// By name, ignoring case.
+        case name
+
+        /// How the header names it.
+        public var word: String {
+            switch self {
+            case .creation: "creation"
+            case .duration: "duration"
+            case .name: "name"
+            }
+        }
     }
 
     public var mode: Mode = .normal
@@ -34,6 +59,11 @@ public struct ViewState: Sendable, Equatable {
     public var searchLine: Int?
     /// The name filter (empty: none).
     public var filter: String = ""
+    /// The filter also matches info texts and error messages (Tab in the filter prompt).
+    public var filterWide = false
+    /// The text typed after `t` or `F`.
+    public var prompt: String = ""
+    public var sort: Sort = .creation
     public var paused = false
     public var follow = false
     /// Fold `map` adapters into their child's row.

@@ -22,6 +22,8 @@ public final class ReplaySource: DashboardSource {
     /// Trees after `count` events, ascending by count, the first at 0; spaced so that at most
     /// max(minSpacing, 3 × nodes) events separate two of them.
     private var trees: [(count: Int, tree: TreeModel)] = []
+    /// Failures, cancels and roots settling, found by the same pass.
+    private var markers = ReplayMarkers()
     static let minSpacing = 5000
 
     public static let minSpeed = 1.0 / 64
@@ -88,6 +90,16 @@ public final class ReplaySource: DashboardSource {
         case .replaySeekBack: seek(to: time - ReplaySource.seekStep, model: &model)
         case .replaySeekForward: seek(to: time + ReplaySource.seekStep, model: &model)
         case .replayJump(let tenths): seek(to: log.duration * Double(min(max(tenths, 0), 9)) / 10, model: &model)
+        case .replayNextMarker, .replayPrevMarker:
+            jump(markers.list(.succeeded), forward: action == .replayNextMarker, model: &model)
+        case .nextFailed, .prevFailed:
+            jump(markers.list(.failed), forward: action == .nextFailed, model: &model, noMore: .failed)
+        case .nextCancelled, .prevCancelled:
+            jump(markers.list(.cancelled), forward: action == .nextCancelled, model: &model, noMore: .cancelled)
+        case .replaySeek(let target):
+            seek(to: target.seconds(in: log.duration), model: &model)
+        case .replayFind(let text):
+            find(text, model: &model)
         case .replaySlower: speed = max(ReplaySource.minSpeed, speed / 2)
         case .replayFaster: speed = min(ReplaySource.maxSpeed, speed * 2)
         default: break
@@ -96,6 +108,52 @@ public final class ReplaySource: DashboardSource {
     }
 
     public func finish(source: String, model: inout DashboardModel) {}
+
+    /// Seeks to the next / previous mark of `list` and pauses there, selecting its node;
+    /// says so in the footer when there is none.
+    private func jump(
+        _ list: [ReplayMark], forward: Bool, model: inout DashboardModel, noMore: DisplayState? = nil
+    ) {
+        guard let mark = ReplayMarkers.step(list, from: position, time: time, forward: forward) else {
+            model.view.message = noMore.map(Reducer.noMoreMessage) ?? "no more markers"
+            return
+        }
+        playing = false
+        seek(to: mark.time, model: &model)
+        Reducer.reveal(&model, mark.node)
+    }
+
+    /// Seeks to the next moment a node whose name (or progress info) contains `text` was
+    /// added or started (or reported it), selecting that node. Names of nodes that start
+    /// later are those of the tree shown now (a node added later is found by its `added`).
+    private func find(_ text: String, model: inout DashboardModel) {
+        let needle = Array(text.lowercased().unicodeScalars)
+        let events = log.events
+        var i = position
+        while i < log.eventCount {
+            let e = events[i]
+            var node = -1
+            switch e.change {
+            case .added(let id, _, let name, _, _, _) where FilterCache.contains(name, needle): node = id.rawValue
+            case .progress(let id, let p) where p.info.map { FilterCache.contains($0, needle) } ?? false:
+                node = id.rawValue
+            case .stateChanged(let id, .executing, _, _):
+                // A node there from the start appears when it starts.
+                let name = model.tree.contains(id.rawValue) ? model.tree[id.rawValue].name : nil
+                if let name, FilterCache.contains(name, needle) { node = id.rawValue }
+            default: break
+            }
+            if node >= 0 {
+                playing = false
+                seek(to: e.time, model: &model)
+                Reducer.reveal(&model, node)
+                model.view.message = "found " + Sanitizer.clean(text) + " at " + Format.duration(e.time)
+                return
+            }
+            i += 1
+        }
+        model.view.message = "not found after here: " + Sanitizer.clean(text)
+    }
 
     /// Moves the replay clock to `target` (clamped), rebuilding from a snapshot when going back.
     public func seek(to target: Double, model: inout DashboardModel) {
@@ -142,9 +200,16 @@ public final class ReplaySource: DashboardSource {
         trees = [(0, tree)]
         var done = 0
         let total = log.eventCount
+        let events = log.events
         while done < total {
             let next = min(total, done + max(ReplaySource.minSpacing, 3 * tree.liveCount))
-            absorb(done..<next, into: &tree)
+            for i in done..<next {
+                let event = events[i]
+                let change = ReplayMarkers.change(event)
+                let time = event.time
+                tree.absorb(event)
+                if change != nil { markers.note(i, change, time: time, tree: tree) }
+            }
             done = next
             if done < total { trees.append((done, tree)) }
         }
@@ -177,6 +242,8 @@ public final class ReplaySource: DashboardSource {
         model.replayDuration = log.duration
         model.replaySpeed = speed
         model.replayPlaying = playing
+        model.replayMarker = markers.passed(position)
+        if model.replayMarks.count != markers.all.count { model.replayMarks = markers.all }
     }
 
     /// Headless replay: the lines a headless live run of the same session printed (state

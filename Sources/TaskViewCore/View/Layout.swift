@@ -4,6 +4,8 @@
 public struct Layout: Sendable, Equatable {
     public let width: Int
     public let height: Int
+    /// Rows of the replay's timeline strip, under the header (0 or 1).
+    public let timelineRows: Int
     /// First tree row and number of tree rows.
     public let treeTop: Int
     public let treeRows: Int
@@ -18,12 +20,17 @@ public struct Layout: Sendable, Equatable {
 
     /// `tallDetail`: the pane shows a command (its facts and output need more room), so it
     /// takes up to two thirds of the area instead of at most 10 rows.
-    public init(width: Int, height: Int, detailOpen: Bool, tallDetail: Bool = false, footerRows: Int = 1) {
+    /// `timeline`: a replay draws its timeline strip under the header (from 8 rows up).
+    public init(
+        width: Int, height: Int, detailOpen: Bool, tallDetail: Bool = false, footerRows: Int = 1,
+        timeline: Bool = false
+    ) {
         self.width = max(0, width)
         self.height = max(0, height)
         let footer = height >= 4 ? min(footerRows, max(1, height - 3)) : (height >= 2 ? 1 : 0)
         self.footerRows = footer
-        treeTop = height >= 2 ? 1 : 0
+        timelineRows = timeline && height >= 8 ? 1 : 0
+        treeTop = (height >= 2 ? 1 : 0) + timelineRows
         let area = max(0, height - treeTop - footer)
         let short = min(10, area / 2)
         let detail = detailOpen && area >= 4 ? (tallDetail ? max(short, area * 2 / 3) : short) : 0

@@ -24,12 +24,16 @@ extension Renderer {
         if model.isReplay {
             var r = "  replay " + Format.duration(model.replayPosition) + "/" + Format.duration(model.replayDuration)
             r += " x" + Format.speed(model.replaySpeed)
+            if !model.replayMarks.isEmpty { r += "  marker \(model.replayMarker)/\(model.replayMarks.count)" }
             x = grid.write(r, x: x, y: 0, style: base)
         }
         // Live: the display is frozen. Replay: playback is paused.
         if model.view.paused || (model.isReplay && !model.replayPlaying) {
             x = grid.write("  ", x: x, y: 0, style: base)
             x = grid.write("PAUSED", x: x, y: 0, style: CellStyle(.accent, bold: true, reverse: true))
+        }
+        if model.view.sort != .creation {
+            x = grid.write("  sort: " + model.view.sort.word, x: x, y: 0, style: CellStyle(.accent, bold: true))
         }
         if model.view.follow {
             x = grid.write("  ", x: x, y: 0, style: base)

@@ -155,12 +155,32 @@ extension Renderer {
     func drawHelp(_ model: DashboardModel, _ layout: Layout, into grid: inout CellGrid) {
         let rows = layout.height - layout.treeTop - layout.footerRows
         guard rows > 0 else { return }
-        var lines = ["Keys (any key closes this help)"]
-        lines += KeyTable.helpLines(replay: model.isReplay, ascii: glyphs.isASCII).map { "  " + clean($0) }
-        for (i, line) in lines.prefix(rows).enumerated() {
+        grid.write(
+            "Keys (any key closes this help)", x: 1, y: layout.treeTop, style: CellStyle(.accent, bold: true),
+            limit: grid.width - 1)
+        let keys = KeyTable.helpLines(replay: model.isReplay, ascii: glyphs.isASCII).map { "  " + clean($0) }
+        let room = rows - 1
+        guard room > 0 else { return }
+        // Two columns when one is too short and the screen is wide enough for both.
+        let columns = keys.count > room && grid.width >= 100 ? 2 : 1
+        let columnWidth = columns == 2 ? grid.width / 2 : grid.width - 1
+        for (i, line) in keys.prefix(room * columns).enumerated() {
             grid.writeFitted(
-                line, x: 1, y: layout.treeTop + i, style: CellStyle(i == 0 ? .accent : .normal, bold: i == 0),
-                limit: grid.width - 1, ellipsis: glyphs.ellipsis)
+                line, x: 1 + (i / room) * columnWidth, y: layout.treeTop + 1 + i % room,
+                limit: columnWidth - 1, ellipsis: glyphs.ellipsis)
+        }
+    }
+
+    /// The footer while a prompt waits for text (filter, seek, find) or a digit (`z`).
+    func promptLine(_ view: ViewState) -> String? {
+        switch view.mode {
+        case .filterInput:
+            let scope = view.filterWide ? "  (names, info, errors; Tab: names only)" : "  (Tab: also info and errors)"
+            return "/" + clean(view.filter) + "_" + scope
+        case .seekInput: return "seek to (1:30, 90s, 45%): " + clean(view.prompt) + "_"
+        case .findInput: return "find: " + clean(view.prompt) + "_"
+        case .foldPrefix: return "fold to depth: 1-9"
+        default: return nil
         }
     }
 
@@ -186,10 +206,8 @@ extension Renderer {
                 ellipsis: glyphs.ellipsis)
             return
         }
-        if model.view.mode == .filterInput {
-            grid.writeFitted(
-                "/" + clean(model.view.filter) + "_", x: 0, y: y, style: style,
-                limit: grid.width, ellipsis: glyphs.ellipsis)
+        if let prompt = promptLine(model.view) {
+            grid.writeFitted(prompt, x: 0, y: y, style: style, limit: grid.width, ellipsis: glyphs.ellipsis)
             return
         }
         if model.view.mode == .searchInput {

@@ -40,9 +40,16 @@ extension Renderer {
         let role = Renderer.role(state)
         let nameCols = layout.nameColumns
         var x = drawPrefix(n, d, maxColumns: max(0, nameCols - 8), y: y, into: &grid)
-        x = grid.write(String(glyphs.glyph(state)), x: x, y: y, style: CellStyle(role, bold: state == .failed))
+        // A collapsed row says what it hides: a failure below turns its glyph to the failed
+        // colour, and its info column shows the counts per state of its subtree.
+        let collapsed = d.hasChildren(n) && !d.isExpanded(n)
+        let hidden = collapsed ? tree.nodes[d.content(n)].descendantCounts : nil
+        let failedBelow = (hidden?.count(.failed) ?? 0) > 0
+        x = grid.write(
+            String(glyphs.glyph(state)), x: x, y: y,
+            style: CellStyle(failedBelow ? .failed : role, bold: state == .failed || failedBelow))
         x = grid.write(" ", x: x, y: y)
-        if d.hasChildren(n) && !d.isExpanded(n) {
+        if collapsed {
             x = grid.write(String(glyphs.collapsed) + " ", x: x, y: y, style: CellStyle(.accent), limit: nameCols - x)
         }
         var name = rowName(tree, d.content(n))
@@ -76,7 +83,9 @@ extension Renderer {
             }
             col += layout.timeWidth
         }
-        if layout.infoWidth > 0 {
+        if layout.infoWidth > 0, let hidden {
+            drawCounts(hidden, x: col + 1, y: y, limit: grid.width - col - 1, into: &grid)
+        } else if layout.infoWidth > 0 {
             col += 1
             let (text, style) = infoText(node, state)
             if !text.isEmpty {
@@ -87,6 +96,24 @@ extension Renderer {
         }
         if selected {
             grid.restyle(y: y, from: 0, count: grid.width) { $0.reverse = true }
+        }
+    }
+
+    /// The states a collapsed row counts, in the header's order.
+    static let countOrder: [DisplayState] = [.executing, .succeeded, .failed, .cancelled, .notExecuted, .skipped]
+
+    /// `● 3 ✓ 120 ✗ 1`: the non-zero counts of `counts`, each after its state's glyph;
+    /// a pair that does not fit in `limit` columns is left out whole, never cut.
+    func drawCounts(_ counts: SubtreeCounts, x: Int, y: Int, limit: Int, into grid: inout CellGrid) {
+        var col = x
+        let end = x + limit
+        for s in Renderer.countOrder where counts.count(s) > 0 {
+            let number = String(counts.count(s))
+            let start = col == x ? col : col + 1
+            guard start + 2 + number.count <= end else { return }
+            col = grid.write(
+                String(glyphs.glyph(s)), x: start, y: y, style: CellStyle(Renderer.role(s), bold: s == .failed))
+            col = grid.write(" " + number, x: col, y: y)
         }
     }
 

@@ -14,6 +14,8 @@ public struct Renderer {
         public var top: Int
         /// Rows the tree area had (what PgUp/PgDn move by).
         public var treeRows: Int = 0
+        /// The screen row of the first tree row (mouse clicks are placed on tree rows by it).
+        public var treeTop: Int = 1
     }
 
     /// Draws the model as it is (nothing to prepare: `displayTree()` is always current;
@@ -26,8 +28,9 @@ public struct Renderer {
         let layout = Layout(
             width: width, height: height, detailOpen: model.view.detailOpen,
             tallDetail: detailShowsCommand(model, d),
-            footerRows: preview?.upwardNote != nil ? 2 : 1)
+            footerRows: preview?.upwardNote != nil ? 2 : 1, timeline: model.isReplay)
         drawHeader(model, into: &grid)
+        if layout.timelineRows > 0 { drawTimeline(model, y: 1, into: &grid) }
         var top = model.view.top
         if model.view.mode == .help {
             drawHelp(model, layout, into: &grid)
@@ -37,7 +40,7 @@ public struct Renderer {
             if layout.detailRows > 0 { drawDetail(model, d, layout, into: &grid) }
         }
         drawFooter(model, layout, preview, into: &grid)
-        return Frame(grid: grid, top: top, treeRows: layout.treeRows)
+        return Frame(grid: grid, top: top, treeRows: layout.treeRows, treeTop: layout.treeTop)
     }
 
     /// Whether the open detail pane shows a command (facts or output lines).

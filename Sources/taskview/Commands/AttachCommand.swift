@@ -89,7 +89,7 @@ struct AttachCommand: ParsableCommand {
     }
 
     private func runSession(_ session: AttachSession, recorder: GraphRecorder?) -> Int32 {
-        if common.headless || isatty(1) == 0 {
+        if common.headless || common.isPlain || isatty(1) == 0 {
             Signals.install()
             let printer = AttachHeadless(session: session, print: { print($0) })
             return printer.run(interrupted: { Signals.pending != 0 })
@@ -100,7 +100,8 @@ struct AttachCommand: ParsableCommand {
             onKey: { key, node in recorder?.recordKey(key, node: node) })
         let options = DashboardLoop.Options(
             ascii: common.ascii || !TerminalEnvironment.isUTF8(),
-            noColor: TerminalEnvironment.noColor(), exitWhenDone: common.exitWhenDone)
+            noColor: TerminalEnvironment.noColor(), exitWhenDone: common.exitWhenDone, mouse: !common.noMouse,
+            theme: common.resolvedTheme)
         do {
             let model = try DashboardLoop.run(source: source, title: source.title, options: options)
             for line in ExitSummary.lines(model: model) { print(line) }

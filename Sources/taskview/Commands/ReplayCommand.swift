@@ -14,7 +14,9 @@ struct ReplayCommand: ParsableCommand {
         abstract: "Replay a recorded session (read-only; records nothing).",
         discussion: """
             Keys: space play/pause, . and , step one event, ←/→ seek ∓5 s, 0-9 jump to 0-90 %, \
-            < and > halve/double the speed. Exit status: that of the recorded root (0/1/130), 2 for a bad \
+            < and > halve/double the speed, [ and ] previous/next marker (a failure, cancel or root settling), \
+            n/N and c/C the next/previous moment a node failed or was cancelled, t seek to a time (1:30, 90s, \
+            45%), F find the moment a name or info appears, z then 1-9 (or Alt-1..9) fold to a depth. Exit status: that of the recorded root (0/1/130), 2 for a bad \
             log, 3 when the log's root never settled (a crashed session).
             """)
 
@@ -42,19 +44,19 @@ struct ReplayCommand: ParsableCommand {
     func run() throws {
         if follow {
             let status = try FollowRun.run(
-                log, headless: common.headless, ascii: common.ascii,
+                log, headless: common.headless || common.isPlain, ascii: common.ascii,
                 exitWhenDone: common.exitWhenDone)
             if status != 0 { throw ExitCode(status) }
             return
         }
         let replay = try loadLogForCommand(log, skipBadLines: skipBadLines)
-        if common.headless || isatty(1) == 0 {
+        if common.headless || common.isPlain || isatty(1) == 0 {
             for line in ReplaySource.headlessLines(replay) { print(line) }
         } else {
             let source = ReplaySource(log: replay, title: Self.title(replay, path: log), speed: common.speed)
             let options = DashboardLoop.Options(
                 ascii: common.ascii || !Self.utf8Locale(), noColor: Self.noColor(),
-                exitWhenDone: common.exitWhenDone)
+                exitWhenDone: common.exitWhenDone, mouse: !common.noMouse, theme: common.resolvedTheme)
             do {
                 let model = try DashboardLoop.run(source: source, title: source.title, options: options)
                 for line in ExitSummary.lines(model: model) { print(line) }

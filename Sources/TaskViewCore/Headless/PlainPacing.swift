@@ -1,0 +1,46 @@
+import TaskGraph
+
+/// Plain mode (`--plain`, `TERM=dumb`): the headless lines as the run happens, paced against
+/// real time like the dashboard, and a line every `runningEvery` seconds of graph time
+/// saying what is running (`[T] running: a, b, c (+4)`), for screen readers, Emacs shells
+/// and CI logs that want to see progress.
+public struct PlainPacing: Sendable {
+    /// Simulated seconds per real second (a virtual clock only).
+    public var speed: Double
+    /// Graph seconds between `running:` lines.
+    public var runningEvery: Double
+    /// Sleeps this many real seconds (tests pass one that returns at once).
+    public var wait: @Sendable (Double) -> Void
+    /// Real seconds since some fixed point (tests pass a clock that follows `wait`).
+    public var realNow: @Sendable () -> Double
+
+    public init(
+        speed: Double = 1, runningEvery: Double = 10, wait: @escaping @Sendable (Double) -> Void,
+        realNow: @escaping @Sendable () -> Double
+    ) {
+        self.speed = speed > 0 && speed.isFinite ? speed : 1
+        self.runningEvery = runningEvery
+        self.wait = wait
+        self.realNow = realNow
+    }
+
+    /// How many names a `running:` line spells out before `(+N)`.
+    public static let namesShown = 3
+
+    /// `[T] running: a, b, c (+4)`: the executing nodes with no executing child (what is
+    /// actually at work), in creation order; nil when nothing executes.
+    public static func runningLine(_ tree: TreeModel, time: Double) -> String? {
+        guard tree.counts[DisplayState.executing.rawValue] > 0 else { return nil }
+        var names: [String] = []
+        var more = 0
+        for id in tree.nodes.ids where tree.contains(id) {
+            let n = tree[id]
+            guard n.display == .executing, n.subtree.count(.executing) == 1 else { continue }
+            if names.count < namesShown { names.append(n.name) } else { more += 1 }
+        }
+        if names.isEmpty { return nil }
+        var line = "[" + Format.seconds3(time) + "] running: " + names.joined(separator: ", ")
+        if more > 0 { line += " (+\(more))" }
+        return line
+    }
+}

@@ -1,0 +1,76 @@
+/// Nodes per `DisplayState` in a subtree (the node itself included), one lane per
+/// `DisplayState.rawValue`. Kept in every `TreeModel.Node` and updated per event along the
+/// path to the root (O(depth)), so a collapsed row can say what it hides and whether a
+/// failure is inside without a walk over the subtree.
+public typealias SubtreeCounts = SIMD8<Int32>
+
+extension SubtreeCounts {
+    /// One node in `state`.
+    @inline(__always)
+    static func one(_ state: DisplayState) -> SubtreeCounts {
+        var c = SubtreeCounts()
+        c[state.rawValue] = 1
+        return c
+    }
+
+    /// A node moving from `before` to `after`.
+    @inline(__always)
+    static func change(from before: DisplayState, to after: DisplayState) -> SubtreeCounts {
+        var c = SubtreeCounts()
+        c[before.rawValue] = -1
+        c[after.rawValue] &+= 1
+        return c
+    }
+
+    /// The count for `state`.
+    public func count(_ state: DisplayState) -> Int { Int(self[state.rawValue]) }
+}
+
+extension TreeModel.Node {
+    /// Counts per state of the node's descendants (itself excluded): what its collapsed
+    /// row hides.
+    public var descendantCounts: SubtreeCounts { subtree &- .one(display) }
+
+    /// Whether any descendant failed.
+    public var hasFailedDescendant: Bool { descendantCounts.count(.failed) > 0 }
+}
+
+extension TreeModel {
+    /// Adds `delta` to the subtree counts of `p` and every ancestor of it. A parent chain
+    /// never loops (`parentSet` refuses to make one); the step limit only guards a model
+    /// built from a hostile snapshot.
+    mutating func addToAncestors(from p: Int, _ delta: SubtreeCounts) {
+        var x = p
+        var steps = 0
+        while x >= 0 && steps <= nodes.count {
+            x = nodes.update(x) { n -> Int in
+                guard n.exists else { return -1 }
+                n.subtree &+= delta
+                return Int(n.parent)
+            }
+            steps += 1
+        }
+    }
+
+    /// Whether `a` is `b` or one of its ancestors.
+    func isAncestor(_ a: Int, of b: Int) -> Bool {
+        var x = b
+        var steps = 0
+        while x >= 0 && steps <= nodes.count {
+            if x == a { return true }
+            x = nodes.read(x) { $0.exists ? Int($0.parent) : -1 }
+            steps += 1
+        }
+        return false
+    }
+
+    /// Recomputes every node's subtree counts from the parent links (bulk seeding).
+    mutating func recountSubtrees() {
+        for id in nodes.ids where nodes.read(id, { $0.exists }) {
+            nodes.update(id) { $0.subtree = SubtreeCounts() }
+        }
+        for id in nodes.ids where nodes.read(id, { $0.exists }) {
+            addToAncestors(from: id, .one(nodes.read(id) { $0.display }))
+        }
+    }
+}
