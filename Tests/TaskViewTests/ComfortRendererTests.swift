@@ -73,7 +73,7 @@ func bigGroup() -> EventScript {
         var m = model(twoGroups())
         m.isReplay = true
         press(&m, .char("?"))
-        let rows = frame(&m, 140, 24, ascii: false)
+        let rows = frame(&m, 140, 30, ascii: false)
         let text = rows.joined(separator: "\n")
         for key in ["n  ", "N  ", "c  ", "C  ", "z 1-9", "Alt-1-9", "s  ", "[  ", "]  ", "t  ", "F  "] {
             #expect(text.contains("  " + key), "help lacks \(key)")
