@@ -17,6 +17,7 @@ import Tracing
 /// the detail pane and recorded. A span is not a task: cancelling its node cancels its
 /// nearest scope or `GraphTask`.
 public struct GraphTracer: Tracer {
+    /// The spans this tracer makes: each one also a `span` node of the graph.
     public typealias Span = GraphSpan
 
     /// The graph the spans' nodes join.
@@ -31,6 +32,8 @@ public struct GraphTracer: Tracer {
         SpanNodes.installContextLookup { ServiceContext.current?[GraphSpanNodeKey.self] }
     }
 
+    /// Starts a span: a `span` node of the graph under its parent (the context's span, or the
+    /// current scope), and the same span of the downstream tracer.
     public func startSpan<Instant: TracerInstant>(
         _ operationName: String,
         context: @autoclosure () -> ServiceContext,
@@ -69,12 +72,14 @@ public struct GraphTracer: Tracer {
         downstream?.forceFlush()
     }
 
+    /// Extracts a context from `carrier` through the downstream tracer.
     public func extract<Carrier, Extract: Extractor>(
         _ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract
     ) where Extract.Carrier == Carrier {
         downstream?.extract(carrier, into: &context, using: extractor)
     }
 
+    /// Injects `context` into `carrier` through the downstream tracer.
     public func inject<Carrier, Inject: Injector>(
         _ context: ServiceContext, into carrier: inout Carrier, using injector: Inject
     ) where Inject.Carrier == Carrier {
@@ -100,6 +105,7 @@ public final class GraphSpan: Tracing.Span, @unchecked Sendable { // mutable sta
     private let node: SpanNodes.Node
     private let inner: (any Tracing.Span)?
     private let state: Mutex<State>
+    /// The span's context: what child spans and injected headers carry.
     public let context: ServiceContext
 
     init(node: SpanNodes.Node, inner: (any Tracing.Span)?, context: ServiceContext, operationName: String) {
@@ -112,6 +118,7 @@ public final class GraphSpan: Tracing.Span, @unchecked Sendable { // mutable sta
     /// The span's node in the graph.
     public var nodeID: NodeID { node.id }
 
+    /// The span's name (the downstream span's; the node keeps the name it started with).
     public var operationName: String {
         get { state.withLock { $0.operationName } }
         set {
@@ -120,6 +127,7 @@ public final class GraphSpan: Tracing.Span, @unchecked Sendable { // mutable sta
         }
     }
 
+    /// The span's attributes; set ones reach the node (bounded) and the downstream span.
     public var attributes: SpanAttributes {
         get { state.withLock { $0.attributes } }
         set {
@@ -148,8 +156,10 @@ public final class GraphSpan: Tracing.Span, @unchecked Sendable { // mutable sta
         }
     }
 
+    /// Whether the span records (the downstream span's answer; true without one).
     public var isRecording: Bool { inner?.isRecording ?? true }
 
+    /// Sets the status: an error status fails the node when the span ends.
     public func setStatus(_ status: SpanStatus) {
         if status.code == .error {
             state.withLock { $0.failure = status.message ?? $0.failure ?? "error" }
@@ -157,11 +167,13 @@ public final class GraphSpan: Tracing.Span, @unchecked Sendable { // mutable sta
         inner?.setStatus(status)
     }
 
+    /// Adds an event (the node shows its name; the downstream span gets it).
     public func addEvent(_ event: SpanEvent) {
         inner?.addEvent(event)
         SpanNodes.event(node, event.name)
     }
 
+    /// Records an error: the node's failure message, and the downstream span's error.
     public func recordError<Instant: TracerInstant>(
         _ error: any Error, attributes: SpanAttributes, at instant: @autoclosure () -> Instant
     ) {
@@ -169,10 +181,13 @@ public final class GraphSpan: Tracing.Span, @unchecked Sendable { // mutable sta
         inner?.recordError(error, attributes: attributes, at: instant())
     }
 
+    /// Adds a link (passed on to the downstream span).
     public func addLink(_ link: SpanLink) {
         inner?.addLink(link)
     }
 
+    /// Ends the span: the node settles (failed after an error status or error) and the downstream
+    /// span ends.
     public func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {
         let failure: String?? = state.withLock { s in
             guard !s.ended else { return nil }

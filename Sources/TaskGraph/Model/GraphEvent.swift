@@ -68,7 +68,9 @@ public struct NodeAttribute: Sendable, Equatable, Hashable {
     /// Keys and values are cut to this many UTF-8 bytes (on a Unicode scalar boundary).
     public static let maxBytes = 256
 
+    /// The attribute's name (`http.request.method`).
     public var key: String
+    /// Its value, as text.
     public var value: String
 
     /// An attribute; `key` and `value` are cut to `maxBytes` UTF-8 bytes (a NUL in them
