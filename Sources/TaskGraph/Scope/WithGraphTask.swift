@@ -33,9 +33,10 @@ public func withGraphTask<T, Failure: Error>(
     isolation: isolated (any Actor)? = #isolation,
     _ body: (GraphScope) async throws(Failure) -> T
 ) async throws(Failure) -> T {
-    precondition(
-        weight.isFinite && weight >= 0,
-        "withGraphTask '\(name)': weight must be finite and >= 0, got \(weight)")
+    // fatalError, not precondition: its message is printed in release builds too.
+    if !(weight.isFinite && weight >= 0) {
+        fatalError("withGraphTask '\(name)': weight must be finite and >= 0, got \(weight)")
+    }
     let parent = ScopeRun.currentParent()
     let (node, driver) = ScopeRun.makeNode(
         name: name, weight: weight, graph: graph ?? parent?.graph ?? .shared, parent: parent)
