@@ -45,7 +45,7 @@ struct ReplayCommand: ParsableCommand {
         if follow {
             let status = try FollowRun.run(
                 log, headless: common.headless || common.isPlain, ascii: common.ascii,
-                exitWhenDone: common.exitWhenDone)
+                exitWhenDone: common.exitWhenDone, mouse: !common.noMouse, theme: common.resolvedTheme)
             if status != 0 { throw ExitCode(status) }
             return
         }
