@@ -46,6 +46,20 @@ wait_for() {
     return 1
 }
 
+# wait_hist SESSION REGEX [SECONDS]: as wait_for, in the pane's scrollback too (fast output
+# scrolls lines off the screen before a loaded machine looks).
+wait_hist() {
+    local s=$1 re=$2 limit=${3:-30} i=0
+    while [ $i -lt $((limit * 20)) ]; do
+        t capture-pane -t "$s" -p -S -1000 | grep -qE -- "$re" && return 0
+        sleep 0.05
+        i=$((i + 1))
+    done
+    echo "  timed out after ${limit}s waiting for /$re/ in the pane's history:"
+    t capture-pane -t "$s" -p -S -1000 | tail -5 | sed 's/^/  | /'
+    return 1
+}
+
 # start SESSION TERM COMMAND...: runs COMMAND in a 100x30 pane, then prints EXIT=n.
 start() {
     local s=$1 term=$2; shift 2
@@ -208,11 +222,11 @@ test_replay_plain() {
 test_replay_term_dumb() {
     local s=replay_term_dumb
     start $s dumb "'$BIN' replay --speed 16 '$BUILD_LOG'"
-    wait_for $s '^\[[0-9]+\.[0-9]{3}\] #[0-9]+ build: executing$' 20 || return 1
+    wait_hist $s '^\[[0-9]+\.[0-9]{3}\] #[0-9]+ build: executing$' 20 || return 1
     [ "$(t display-message -p -t $s '#{alternate_on}')" = 0 ] || { echo "  curses took the screen"; return 1; }
-    wait_for $s '^\[10\.000\] running: ' 20 || return 1
+    wait_hist $s '^\[10\.000\] running: ' 20 || return 1
     wait_for $s '^EXIT=0' 30 || return 1
-    t capture-pane -t $s -p -S -300 | grep -qE '^Summary: ' || { echo "  no summary"; return 1; }
+    wait_hist $s '^Summary: ' 5
 }
 
 # Ctrl-C stops a plain replay after a whole line: the summary so far, exit status 130.
@@ -230,15 +244,16 @@ test_replay_plain_ctrl_c() {
 }
 
 # attach --plain (TERM=dumb) to a program: its lines live, and 10 s after attaching what it is
-# running; the program's outcome as exit status.
+# running; the program's outcome as exit status. The program ends 15 s after it starts: the
+# viewer has 5 s to attach (a loaded machine).
 test_attach_plain() {
     command -v python3 >/dev/null || { echo "  (skipped: no python3)"; return 0; }
     local s=attach_plain dir="$WORK/sockets"
     mkdir -m 700 "$dir"
     TASKGRAPH_SOCKET_DIR="$dir" python3 "$HERE/../attach/fake_server.py" "$dir/fake.sock" --name fake \
-        --exit-after 11 --finish-as succeeded >"$WORK/fake.out" 2>&1 &
+        --exit-after 15 --finish-as succeeded >"$WORK/fake.out" 2>&1 &
     local fake=$! i=0
-    while [ $i -lt 600 ] && ! grep -q '^serving at ' "$WORK/fake.out"; do sleep 0.05; i=$((i + 1)); done
+    while [ $i -lt 600 ] && ! grep -q '^serving at ' "$WORK/fake.out" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
     start $s dumb "TASKGRAPH_SOCKET_DIR='$dir' '$BIN' attach --no-record '$dir/fake.sock'"
     local ok=0
     wait_for $s '^\[[0-9]+\.[0-9]{3}\] #1 job 1: executing$' 20 \
