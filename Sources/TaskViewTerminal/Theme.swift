@@ -77,15 +77,24 @@ public enum Theme: String, Sendable, CaseIterable {
 
 /// A colour as the terminal draws it: its own foreground or background, or a palette entry.
 public enum ThemeColor: Hashable, Sendable {
-    case terminalForeground, terminalBackground
+    /// The terminal's own text colour.
+    case terminalForeground
+    /// The terminal's own background.
+    case terminalBackground
+    /// An entry of the terminal's palette (0-15 the ANSI colours, 16-255 xterm's cube and greys).
     case palette(Int16)
 }
 
 /// A cell's look on the terminal: colours (after reverse video) and attributes.
 public struct DrawnStyle: Hashable, Sendable {
+    /// The colour the text is drawn in.
     public var foreground: ThemeColor
+    /// The colour behind it.
     public var background: ThemeColor
+    /// Bold.
     public var bold: Bool
+    /// Dim (half-bright).
     public var dim: Bool
+    /// Underlined.
     public var underline: Bool
 }
