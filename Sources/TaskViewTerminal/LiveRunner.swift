@@ -64,21 +64,15 @@ public enum LiveRunner {
         graph: Graph, clock: any GraphClock, root: NodeID, title: String,
         options: LiveOptions, start: @escaping () -> Void
     ) -> Int32 {
+        if !options.headless && options.plain {
+            return runHeadless(
+                graph: graph, clock: clock, root: root, output: options.output, origin: options.origin,
+                history: options.history, plain: .realTime(speed: options.speed), start: start)
+        }
         if options.headless || isatty(1) == 0 {
             return runHeadless(
                 graph: graph, clock: clock, root: root, output: options.output, origin: options.origin,
                 history: options.history, start: start)
-        }
-        if options.plain {
-            let pacing = PlainPacing(
-                speed: options.speed,
-                wait: { s in
-                    var ts = timespec(tv_sec: Int(s), tv_nsec: Int((s - s.rounded(.down)) * 1e9))
-                    nanosleep(&ts, nil)
-                }, realNow: { DashboardLoop.monotonicSeconds() })
-            return runHeadless(
-                graph: graph, clock: clock, root: root, output: options.output, origin: options.origin,
-                history: options.history, plain: pacing, start: start)
         }
         let ascii = options.ascii || !TerminalEnvironment.isUTF8()
         let source = LiveGraphSource(
@@ -141,6 +135,12 @@ public enum TerminalEnvironment {
     public static func isDumb() -> Bool {
         guard let v = getenv("TERM") else { return false }
         return String(cString: v) == "dumb"
+    }
+
+    /// Plain mode (live lines, `running:` lines): `--plain` whatever stdout is, or `TERM=dumb`
+    /// on a terminal (into a pipe or file, `TERM=dumb` alone gets the headless output).
+    public static func plainChosen(flag: Bool) -> Bool {
+        flag || (isDumb() && isatty(1) != 0)
     }
 
     /// `TASKVIEW_THEME` when it names a theme, else the ANSI colours.

@@ -67,7 +67,7 @@ struct CommonOptions: ParsableArguments {
     }
 
     /// Plain output: `--plain`, or a terminal that cannot do curses (`TERM=dumb`).
-    var isPlain: Bool { plain || TerminalEnvironment.isDumb() }
+    var isPlain: Bool { TerminalEnvironment.plainChosen(flag: plain) }
 
     @Option(
         name: [.customShort("j"), .long],

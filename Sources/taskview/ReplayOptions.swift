@@ -23,7 +23,12 @@ struct ReplayOptions: ParsableArguments {
     @Flag(name: .long, help: "Quit by itself at the end of the log.")
     var exitWhenDone = false
 
-    @Flag(name: .long, help: "No curses (also with TERM=dumb): the plain lines of the log.")
+    @Flag(
+        name: .long,
+        help: """
+            No curses (also with TERM=dumb): the log's state lines at the recording's pace (--speed applies) \
+            and every 10 s of recorded time a line saying what is running. Ctrl-C stops it (exit 130).
+            """)
     var plain = false
 
     @Flag(name: .long, help: "Do not use the mouse (by default a click selects a row, a double click opens it).")
@@ -42,8 +47,8 @@ struct ReplayOptions: ParsableArguments {
         return TerminalEnvironment.theme()
     }
 
-    /// Plain output: `--plain`, or `TERM=dumb`.
-    var isPlain: Bool { plain || TerminalEnvironment.isDumb() }
+    /// Plain output: `--plain`, or `TERM=dumb` on a terminal.
+    var isPlain: Bool { TerminalEnvironment.plainChosen(flag: plain) }
 
     @Option(name: .long, help: .hidden)
     var record: String?

@@ -2,12 +2,14 @@
 # End-to-end tests of comfort.md in a real terminal (tmux, no TTY needed): `n` lands on the
 # failure inside a folded branch, `]` seeks a replay to its next marker and the header says
 # which, mouse clicks sent as raw X10 and SGR reports select rows, TERM=dumb prints plain lines
-# with the periodic running line.
+# with the periodic running line (live, in a replay at the recording's pace, in attach), Ctrl-C
+# ends a plain replay with status 130.
 # Usage: bash Tests/e2e/comfort.sh PATH-TO-TASKVIEW
 # Prints one line per test and "e2e-comfort: N passed, M failed"; exits non-zero on failure.
 set -u
 
 BIN=${1:?usage: comfort.sh PATH-TO-TASKVIEW}
+HERE=$(cd "$(dirname "$0")" && pwd)
 case "$BIN" in /*) ;; *) BIN="$PWD/$BIN" ;; esac
 [ -x "$BIN" ] || { echo "e2e-comfort: not executable: $BIN"; echo "e2e-comfort: 0 passed, 1 failed"; exit 1; }
 command -v tmux >/dev/null || { echo "e2e-comfort: tmux is not installed"; exit 1; }
@@ -44,6 +46,20 @@ wait_for() {
     return 1
 }
 
+# wait_hist SESSION REGEX [SECONDS]: as wait_for, in the pane's scrollback too (fast output
+# scrolls lines off the screen before a loaded machine looks).
+wait_hist() {
+    local s=$1 re=$2 limit=${3:-30} i=0
+    while [ $i -lt $((limit * 20)) ]; do
+        t capture-pane -t "$s" -p -S -1000 | grep -qE -- "$re" && return 0
+        sleep 0.05
+        i=$((i + 1))
+    done
+    echo "  timed out after ${limit}s waiting for /$re/ in the pane's history:"
+    t capture-pane -t "$s" -p -S -1000 | tail -5 | sed 's/^/  | /'
+    return 1
+}
+
 # start SESSION TERM COMMAND...: runs COMMAND in a 100x30 pane, then prints EXIT=n.
 start() {
     local s=$1 term=$2; shift 2
@@ -61,8 +77,11 @@ run_test() {
     t kill-session -t "$name" >/dev/null 2>&1
 }
 
-# The flaky demo recorded once (headless: as fast as the machine allows).
+# The flaky demo recorded once (headless: as fast as the machine allows); the build demo too
+# (35 s of recorded time: the plain replays play it at --speed 16).
 "$BIN" demo flaky --seed 1 --headless --record "$LOG" >/dev/null 2>&1
+BUILD_LOG="$WORK/build.jsonl"
+"$BIN" demo build --seed 1 --headless --record "$BUILD_LOG" >/dev/null 2>&1
 
 test_n_into_a_folded_branch() {
     local s=n_into_a_folded_branch
@@ -185,6 +204,68 @@ test_plain_flag() {
     t capture-pane -t $s -p -S -300 | grep -qE '^Summary: ' || { echo "  no summary"; return 1; }
 }
 
+# replay --plain: the headless replay's lines at the recording's pace (16 times as fast
+# here), a running line every 10 s of recorded time, the recorded root's exit status.
+test_replay_plain() {
+    local s=replay_plain
+    start $s tmux-256color "'$BIN' replay --plain --speed 16 '$BUILD_LOG' > '$WORK/plain.out'"
+    wait_for $s '^EXIT=0' 30 || return 1
+    [ "$(t display-message -p -t $s '#{alternate_on}')" = 0 ] || { echo "  curses took the screen"; return 1; }
+    grep -qE '^\[10\.000\] running: ' "$WORK/plain.out" || { echo "  no running line at 10 s"; return 1; }
+    grep -qE '^\[30\.000\] running: link' "$WORK/plain.out" || { echo "  no running line at 30 s"; return 1; }
+    "$BIN" replay --headless "$BUILD_LOG" > "$WORK/headless.out" 2>/dev/null
+    grep -v '] running: ' "$WORK/plain.out" | cmp -s - "$WORK/headless.out" \
+        || { echo "  the lines differ from the headless replay's"; return 1; }
+}
+
+# TERM=dumb: the same plain replay on a terminal, lines as they come.
+test_replay_term_dumb() {
+    local s=replay_term_dumb
+    start $s dumb "'$BIN' replay --speed 16 '$BUILD_LOG'"
+    wait_hist $s '^\[[0-9]+\.[0-9]{3}\] #[0-9]+ build: executing$' 20 || return 1
+    [ "$(t display-message -p -t $s '#{alternate_on}')" = 0 ] || { echo "  curses took the screen"; return 1; }
+    wait_hist $s '^\[10\.000\] running: ' 20 || return 1
+    wait_for $s '^EXIT=0' 30 || return 1
+    wait_hist $s '^Summary: ' 5
+}
+
+# Ctrl-C stops a plain replay after a whole line: the summary so far, exit status 130.
+test_replay_plain_ctrl_c() {
+    local s=replay_plain_ctrl_c
+    start $s tmux-256color "'$BIN' replay --plain '$BUILD_LOG'"
+    wait_for $s '^\[[0-9]+\.[0-9]{3}\] #[0-9]+ build: executing$' 20 || return 1
+    t send-keys -t $s C-c
+    wait_for $s '^EXIT=130' 20 || return 1
+    # The summary (and the report after it) may have scrolled off the pane; the terminal
+    # echoes ^C where it begins.
+    t capture-pane -t $s -p -S -300 | grep -qE '^(\^C)?Summary: .* [1-9][0-9]* executing$' \
+        || { echo "  no summary of a replay stopped midway"; return 1; }
+    wait_for $s '^taskview: replay stopped at [0-9.]+s of [0-9.]+s$' 5
+}
+
+# attach --plain (TERM=dumb) to a program: its lines live, and 10 s after attaching what it is
+# running; the program's outcome as exit status. The program ends 15 s after it starts: the
+# viewer has 5 s to attach (a loaded machine).
+test_attach_plain() {
+    command -v python3 >/dev/null || { echo "  (skipped: no python3)"; return 0; }
+    local s=attach_plain dir="$WORK/sockets"
+    mkdir -m 700 "$dir"
+    TASKGRAPH_SOCKET_DIR="$dir" python3 "$HERE/../attach/fake_server.py" "$dir/fake.sock" --name fake \
+        --exit-after 15 --finish-as succeeded >"$WORK/fake.out" 2>&1 &
+    local fake=$! i=0
+    while [ $i -lt 600 ] && ! grep -q '^serving at ' "$WORK/fake.out" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
+    start $s dumb "TASKGRAPH_SOCKET_DIR='$dir' '$BIN' attach --no-record '$dir/fake.sock'"
+    local ok=0
+    wait_for $s '^\[[0-9]+\.[0-9]{3}\] #1 job 1: executing$' 20 \
+        && wait_for $s '^\[[0-9]+\.[0-9]{3}\] running: job 1, job 2, download a \(\+[0-9]+\)$' 30 \
+        && wait_for $s '^fake \(pid [0-9]+\): exited: succeeded$' 30 \
+        && wait_for $s '^EXIT=0' 10 || ok=1
+    [ "$(t display-message -p -t $s '#{alternate_on}')" = 0 ] || { echo "  curses took the screen"; ok=1; }
+    kill $fake 2>/dev/null
+    wait $fake 2>/dev/null
+    return $ok
+}
+
 test_theme_option() {
     "$BIN" demo flaky --theme nope --no-record --headless >/dev/null 2>&1
     [ $? -eq 2 ] || { echo "  --theme nope not exit 2"; return 1; }
@@ -205,6 +286,10 @@ run_test no_mouse test_no_mouse
 run_test term_dumb_prints_plain_lines test_term_dumb_prints_plain_lines
 run_test plain_flag test_plain_flag
 run_test theme_option test_theme_option
+run_test replay_plain test_replay_plain
+run_test replay_term_dumb test_replay_term_dumb
+run_test replay_plain_ctrl_c test_replay_plain_ctrl_c
+run_test attach_plain test_attach_plain
 
 echo "e2e-comfort: $PASSED passed, $FAILED failed"
 [ $FAILED -eq 0 ]

@@ -19,21 +19,35 @@ public final class AttachHeadless {
     private var known: [Int: Known] = [:]
     private var tree = TreeModel()
     private let emit: (String) -> Void
+    /// Plain mode (`--plain`, `TERM=dumb`): every this many seconds after attaching, each
+    /// connected program's `[T] running: a, b, c (+4)` line (T on its own clock); nil: none.
+    public let runningEvery: Double?
 
     /// `print` receives each line.
-    public init(session: AttachSession, print: @escaping (String) -> Void) {
+    public init(session: AttachSession, runningEvery: Double? = nil, print: @escaping (String) -> Void) {
         self.session = session
+        self.runningEvery = runningEvery.flatMap { $0 > 0 ? $0 : nil }
         self.emit = print
         session.onItem = { [unowned self] p, item in self.absorb(p, item) }
     }
 
     /// Runs until every program has ended (returns their outcome's status: 0 when every root
     /// succeeded, 1 when one failed or a program was killed, 130 when one was cancelled) or
-    /// `interrupted()` (returns 130).
-    public func run(interrupted: () -> Bool) -> Int32 {
-        let t0 = AttachDiscovery.monotonic()
+    /// `interrupted()` (returns 130). `now` is the viewer's clock in seconds (default: the
+    /// monotonic clock); `wait` (default: until a connection posts something) pauses.
+    public func run(
+        interrupted: () -> Bool, now: (() -> Double)? = nil, wait: ((Double) -> Void)? = nil
+    ) -> Int32 {
+        let now = now ?? AttachDiscovery.monotonic
+        let t0 = now()
+        var nextRunning = runningEvery ?? .infinity
         while true {
-            _ = session.pump(tree: &tree, now: AttachDiscovery.monotonic() - t0)
+            let elapsed = now() - t0
+            _ = session.pump(tree: &tree, now: elapsed)
+            if let every = runningEvery, elapsed >= nextRunning {
+                runningLines(at: elapsed)
+                nextRunning = ((elapsed / every).rounded(.down) + 1) * every
+            }
             fflush(nil) // lines go out as they happen, also into a pipe
             if interrupted() {
                 finish()
@@ -43,7 +57,16 @@ public final class AttachHeadless {
                 finish()
                 return session.exitStatus
             }
-            session.wait(seconds: 0.5)
+            let pause = min(0.5, max(0.01, nextRunning - elapsed))
+            if let wait { wait(pause) } else { session.wait(seconds: pause) }
+        }
+    }
+
+    /// One `running:` line per program still attached that has something executing.
+    private func runningLines(at elapsed: Double) {
+        for (p, program) in session.programs.programs.enumerated() where !program.status.isOver {
+            let t = elapsed + (program.clockOffset ?? 0)
+            if let line = PlainPacing.runningLine(tree, under: program.row, time: t) { emit(label(p) + line) }
         }
     }
 

@@ -15,7 +15,7 @@ public struct PlainPacing: Sendable {
     public var realNow: @Sendable () -> Double
 
     public init(
-        speed: Double = 1, runningEvery: Double = 10, wait: @escaping @Sendable (Double) -> Void,
+        speed: Double = 1, runningEvery: Double = defaultRunningEvery, wait: @escaping @Sendable (Double) -> Void,
         realNow: @escaping @Sendable () -> Double
     ) {
         self.speed = speed > 0 && speed.isFinite ? speed : 1
@@ -23,6 +23,9 @@ public struct PlainPacing: Sendable {
         self.wait = wait
         self.realNow = realNow
     }
+
+    /// Seconds between `running:` lines: 10.
+    public static let defaultRunningEvery = 10.0
 
     /// How many names a `running:` line spells out before `(+N)`.
     public static let namesShown = 3
@@ -38,6 +41,32 @@ public struct PlainPacing: Sendable {
             guard n.display == .executing, n.subtree.count(.executing) == 1 else { continue }
             if names.count < namesShown { names.append(n.name) } else { more += 1 }
         }
+        return line(names, more: more, time: time)
+    }
+
+    /// The `running:` line for the subtree under `row` (not counting `row` itself), in tree
+    /// order: what one attached program is doing. Walks only branches where something
+    /// executes.
+    public static func runningLine(_ tree: TreeModel, under row: Int, time: Double) -> String? {
+        guard tree.contains(row), tree[row].subtree.count(.executing) > 0 else { return nil }
+        var names: [String] = []
+        var more = 0
+        var stack = tree[row].children.reversed().map(Int.init)
+        while let id = stack.popLast() {
+            guard tree.contains(id) else { continue }
+            let n = tree[id]
+            let below = n.subtree.count(.executing)
+            if below == 0 { continue }
+            if n.display == .executing && below == 1 {
+                if names.count < namesShown { names.append(n.name) } else { more += 1 }
+                continue
+            }
+            stack.append(contentsOf: n.children.reversed().map(Int.init))
+        }
+        return line(names, more: more, time: time)
+    }
+
+    private static func line(_ names: [String], more: Int, time: Double) -> String? {
         if names.isEmpty { return nil }
         var line = "[" + Format.seconds3(time) + "] running: " + names.joined(separator: ", ")
         if more > 0 { line += " (+\(more))" }

@@ -95,7 +95,11 @@ extension Renderer {
             }
         }
         if selected {
-            grid.restyle(y: y, from: 0, count: grid.width) { $0.reverse = true }
+            // Reverse video, but for the bar: reversed, its filled part would show as the
+            // empty one (a 75 % bar reading as 25 %).
+            let bar = layout.barWidth > 0 ? (nameCols + 1)..<(nameCols + 1 + layout.barWidth) : grid.width..<grid.width
+            grid.restyle(y: y, from: 0, count: bar.lowerBound) { $0.reverse = true }
+            grid.restyle(y: y, from: bar.upperBound, count: grid.width - bar.upperBound) { $0.reverse = true }
         }
     }
 

@@ -91,7 +91,10 @@ struct AttachCommand: ParsableCommand {
     private func runSession(_ session: AttachSession, recorder: GraphRecorder?) -> Int32 {
         if common.headless || common.isPlain || isatty(1) == 0 {
             Signals.install()
-            let printer = AttachHeadless(session: session, print: { print($0) })
+            // Plain: live lines and what is running every 10 s.
+            let plain = !common.headless && common.isPlain
+            let printer = AttachHeadless(
+                session: session, runningEvery: plain ? PlainPacing.defaultRunningEvery : nil, print: { print($0) })
             return printer.run(interrupted: { Signals.pending != 0 })
         }
         let title = session.programCount == 1 && !all ? "attach" : "attach (\(session.programCount) programs)"

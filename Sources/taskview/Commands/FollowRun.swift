@@ -9,7 +9,9 @@ import TaskViewTerminal
 /// `taskview replay --follow LOG`: a log still being written, shown as it grows until its
 /// `end` (dashboard, or state lines as they arrive when headless).
 enum FollowRun {
-    static func run(_ path: String, headless: Bool, ascii: Bool, exitWhenDone: Bool) throws -> Int32 {
+    static func run(
+        _ path: String, headless: Bool, ascii: Bool, exitWhenDone: Bool, mouse: Bool = true, theme: Theme = .ansi
+    ) throws -> Int32 {
         let follower: LogFollower
         do {
             follower = try LogFollower(path: path)
@@ -22,7 +24,7 @@ enum FollowRun {
         let source = FollowSource(follower: follower, title: "follow \(file)")
         let options = DashboardLoop.Options(
             ascii: ascii || !TerminalEnvironment.isUTF8(),
-            noColor: TerminalEnvironment.noColor(), exitWhenDone: exitWhenDone)
+            noColor: TerminalEnvironment.noColor(), exitWhenDone: exitWhenDone, mouse: mouse, theme: theme)
         let model: DashboardModel
         do {
             model = try DashboardLoop.run(source: source, title: source.title, options: options)

@@ -45,12 +45,14 @@ struct ReplayCommand: ParsableCommand {
         if follow {
             let status = try FollowRun.run(
                 log, headless: common.headless || common.isPlain, ascii: common.ascii,
-                exitWhenDone: common.exitWhenDone)
+                exitWhenDone: common.exitWhenDone, mouse: !common.noMouse, theme: common.resolvedTheme)
             if status != 0 { throw ExitCode(status) }
             return
         }
         let replay = try loadLogForCommand(log, skipBadLines: skipBadLines)
-        if common.headless || common.isPlain || isatty(1) == 0 {
+        if !common.headless && common.isPlain {
+            try Self.playPlain(replay, speed: common.speed)
+        } else if common.headless || isatty(1) == 0 {
             for line in ReplaySource.headlessLines(replay) { print(line) }
         } else {
             let source = ReplaySource(log: replay, title: Self.title(replay, path: log), speed: common.speed)
@@ -67,6 +69,24 @@ struct ReplayCommand: ParsableCommand {
         }
         let status = Self.status(replay)
         if status != 0 { throw ExitCode(status) }
+    }
+
+    /// `--plain` (or `TERM=dumb`): the lines at the pace of the recording, each flushed as it
+    /// comes. Ctrl-C, SIGTERM or SIGHUP stop it after a whole line: the summary of what was
+    /// played, exit status 130.
+    static func playPlain(_ replay: ReplayLog, speed: Double) throws {
+        Signals.install()
+        let ending = PlainReplay.run(
+            replay, pacing: .realTime(speed: speed), interrupted: { Signals.pending != 0 },
+            print: { line in
+                print(line)
+                fflush(nil)
+            })
+        if case .interrupted(let at) = ending {
+            writeStderr(
+                "taskview: replay stopped at \(Format.seconds3(at))s of \(Format.seconds3(replay.duration))s\n")
+            throw ExitCode(130)
+        }
     }
 
     /// 0/1/130 by the recorded root's outcome; 3 when it never settled.
