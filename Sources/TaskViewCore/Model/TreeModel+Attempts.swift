@@ -20,6 +20,31 @@ extension TreeModel {
     /// Hides a root holding restarts' attempts.
     public mutating func hideRoot(_ id: Int) { hiddenRoots.insert(id) }
 
+    /// An `attempt` event: `node` is a new attempt of `of` (its first attempt: the row). The
+    /// attempt is drawn in that row and the root holding it is not drawn. An `of` that is
+    /// itself an attempt names the row it is drawn in; a node that is the row's own
+    /// ancestor, or an unknown one, is ignored (a hostile log).
+    mutating func placeAttempt(_ node: Int, of: Int) {
+        guard contains(node), contains(of), node != of, attempts[of]?.contains(node) != true else { return }
+        var row = of
+        for (r, list) in attempts where list.contains(of) {
+            row = r
+            break
+        }
+        guard !isAncestor(node, of: row), !isAncestor(row, of: node) else { return }
+        // The highest node above the attempt that is not above the row: the restart's group.
+        var top = node
+        var steps = 0
+        while steps < 1_000_000 {
+            let p = Int(nodes[top].parent)
+            guard p >= 0, contains(p), !isAncestor(p, of: row) else { break }
+            top = p
+            steps += 1
+        }
+        addAttempt(row: row, node: node)
+        hideRoot(top)
+    }
+
     /// How the run ended counting each row's newest attempt: a restarted row counts its
     /// newest attempt's outcome; a composite above restarted rows is judged again from its
     /// children (an `allSettled` always succeeds, `recover` takes the recovery when the

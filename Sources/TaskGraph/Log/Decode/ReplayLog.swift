@@ -217,6 +217,11 @@ public struct ReplayLog: Sendable {
                             id: NodeID(Int(c)), parent: NodeID(Int(n.id)), index: i)))
             }
         }
+        for n in nodes where n.attemptOf >= 0 { // after the adoptions: the attempt's tree is whole
+            out.append(
+                GraphEvent(
+                    sequence: seq, time: time, change: .attempt(id: NodeID(Int(n.id)), of: NodeID(Int(n.attemptOf)))))
+        }
         for n in nodes {
             let id = NodeID(Int(n.id))
             if n.state == .executing || n.state == .completed {
