@@ -95,6 +95,9 @@ public struct ReplayEvents: RandomAccessCollection, Sendable {
 
     mutating func reserveCapacity(_ n: Int) { records.reserveCapacity(n) }
 
+    /// Whether any event is an `attempt` (a restart's).
+    var containsAttempts: Bool { records.contains { $0.tag == .attempt } }
+
     @inline(__always)
     private mutating func push(
         _ time: Double, _ tag: Tag, _ id: Int, value: Double = 0, a: Int32 = -1,

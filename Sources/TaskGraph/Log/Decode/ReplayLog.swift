@@ -117,6 +117,10 @@ public struct ReplayLog: Sendable {
     /// "succeeded", "failed", "cancelled" or "unfinished", from the final state.
     public var outcome: String { rootSettled ? finalModel.outcome : "unfinished" }
 
+    /// Whether a restart made new attempts (`attempt` events): the newest attempts then say
+    /// how the run ended, which `outcome` (the roots as they are) does not.
+    public var hasAttempts: Bool { events.containsAttempts }
+
     /// Number of events whose time is at most `time` (binary search).
     public func eventCount(atTime time: Double) -> Int {
         var lo = 0
