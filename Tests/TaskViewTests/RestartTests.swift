@@ -197,6 +197,7 @@ import Testing
         #expect(run.model.view.message == "Restarted flaky and 2 nodes that need it")
         #expect(run.model.outcome == nil)
         #expect(run.shown("flaky").display == .executing)
+        #expect(run.model.tree.rejudged[run.session.rootID.rawValue] == .executing)
         #expect(run.shown("package").display == .notExecuted) // its turn comes after flaky
         #expect(rows(run).contains { $0.contains("package  attempt 2") })
         #expect(!rows(run).contains { $0.contains("restart of") })
@@ -207,6 +208,14 @@ import Testing
         #expect(run.shown("ship").display == .succeeded)
         #expect(run.model.outcome == .succeeded)
         #expect(run.model.outcome?.exitStatus == 0)
+        // Only the newest attempts are current (what the exit summary lists as failed).
+        #expect(!run.model.tree.isCurrent(run.row("flaky")))
+        #expect(run.model.tree.isCurrent(run.model.tree.shownNode(run.row("flaky"))))
+        // The group's row is judged again from its children's newest attempts.
+        let root = run.session.rootID.rawValue
+        #expect(run.model.tree.rejudged[root] == .succeeded)
+        let ci = try #require(rows(run).first { $0.contains(" ci ") })
+        #expect(ci.contains("100%") && !ci.contains("flaky failed"))
         // package started when flaky's new attempt ended, not before.
         let flaky = run.model.tree.nodes[run.model.tree.shownNode(run.row("flaky"))]
         let package = run.model.tree.nodes[run.model.tree.shownNode(run.row("package"))]

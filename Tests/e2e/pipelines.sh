@@ -189,8 +189,10 @@ test_restart_a_step_of_a_sequential() {
     wait_for $s 'notify  attempt 2 .*100%' 30 || return 1
     screen $s | grep -q 'restart of' && { echo "  the restart's group has a row:"; screen $s | sed 's/^/  | /'; return 1; }
     t send-keys -t $s q
-    # The newest attempts all succeeded: exit 0.
+    # The newest attempts all succeeded: exit 0, and the summary lists no failure.
     wait_for $s '^EXIT=0' 30 || return 1
+    screen $s | grep -qE '^taskview: sequence finished: succeeded' || { echo "  no exit summary:"; screen $s | sed 's/^/  | /'; return 1; }
+    screen $s | grep -q '^Failed:' && { echo "  the summary lists replaced attempts as failed:"; screen $s | sed 's/^/  | /'; return 1; }
     gone
 }
 

@@ -69,6 +69,7 @@ public struct DashboardModel: Sendable {
     /// Updates `outcome` from the live tree; returns true when it changed.
     @discardableResult
     public mutating func updateOutcome() -> Bool {
+        if !tree.attempts.isEmpty { tree.rejudge() } // the rows above restarted ones
         guard !restartsRunning, let r = rootID else { return false }
         if !tree.attempts.isEmpty {
             // Live again while a restart's attempts run (a replay of a restarted run too).

@@ -84,6 +84,12 @@ public struct TreeModel: Sendable {
     /// of it): not drawn as rows, their attempts are drawn in the rows they replace.
     public internal(set) var hiddenRoots: Set<Int> = []
 
+    /// Rows above restarted rows, judged again from their children's newest attempts
+    /// (`rejudge()`): the state such a row is drawn with.
+    public internal(set) var rejudged: [Int: DisplayState] = [:]
+    /// The event sequence `rejudged` was worked out at.
+    var rejudgedSequence: UInt64 = .max
+
     /// The node drawn in row `n`: its newest attempt (itself unless restarted).
     @inline(__always)
     public func shownNode(_ n: Int) -> Int {
