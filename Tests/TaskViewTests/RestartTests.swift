@@ -345,4 +345,37 @@ import Testing
         #expect(rebuilt.attempts[flakyRow] == [flakyNew])
         #expect(rebuilt.hiddenRoots.count == 1)
     }
+
+    @Test func attachPlacesAttemptsFromSnapshotsAndEventsInTheRowsTheyReplace() throws {
+        var a = AttachTree()
+        var tree = TreeModel()
+        let p = a.addProgram(name: "s", pid: nil)
+        // Snapshot: node 5 holds a restart's attempts; node 6 is job a's (1) new attempt. Then
+        // an event adds node 7, job b's (2) new attempt, and links it.
+        let text =
+            AttachLines.header()
+            + AttachLines.snapshot(
+                seq: 1,
+                extra: #",{"id":5,"kind":"allSettled","name":"restart of job a","weight":1,"state":"executing"}"#
+                    + #",{"id":6,"kind":"task","parent":5,"index":0,"name":"job a","weight":1,"state":"executing","attemptOf":1}"#
+            )
+            + #"{"seq":2,"t":2,"ev":"add","id":7,"kind":"task","name":"job b","weight":1,"parent":5,"index":1}"# + "\n"
+            + #"{"seq":3,"t":2,"ev":"attempt","id":7,"of":2}"# + "\n"
+        try a.apply(text, program: p, tree: &tree)
+        let program = tree.roots[0]
+        let kids = tree[program].children.map { Int($0) } // root and the restart's group
+        #expect(kids.count == 2)
+        let jobs = tree[kids[0]].children.map { Int($0) }
+        let news = tree[kids[1]].children.map { Int($0) }
+        #expect(tree.attempts[jobs[0]] == [news[0]])
+        #expect(tree.attempts[jobs[1]] == [news[1]])
+        #expect(tree.hiddenRoots == [kids[1]])
+        var m = DashboardModel(title: "t")
+        m.tree = tree
+        m.fixSelection()
+        let rows = frame(&m, 50, 9)
+        #expect(rows.contains { $0.contains("job a  attempt 2") })
+        #expect(rows.contains { $0.contains("job b  attempt 2") })
+        #expect(!rows.contains { $0.contains("restart of") })
+    }
 }
