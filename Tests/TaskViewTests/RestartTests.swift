@@ -216,6 +216,10 @@ import Testing
         #expect(run.model.tree.rejudged[root] == .succeeded)
         let ci = try #require(rows(run).first { $0.contains(" ci ") })
         #expect(ci.contains("100%") && !ci.contains("flaky failed"))
+        // The run took until upload's new attempt ended (the exit summary's duration).
+        let upload = run.model.tree.nodes[run.model.tree.shownNode(run.row("upload"))]
+        #expect(HeadlessSummary(tree: run.model.tree).duration(root: root) == upload.endedAt)
+        #expect(upload.endedAt > run.model.tree.nodes[root].endedAt)
         // package started when flaky's new attempt ended, not before.
         let flaky = run.model.tree.nodes[run.model.tree.shownNode(run.row("flaky"))]
         let package = run.model.tree.nodes[run.model.tree.shownNode(run.row("package"))]
