@@ -159,7 +159,7 @@ final class NodeSpans: ContextSource, @unchecked Sendable { // `table` behind `l
             table.pointee.cancelRequested(id.rawValue, source: source)
         case .dropped(let ids):
             table.pointee.drop(ids)
-        case .output, .ref, .attributes:
+        case .output, .ref, .attributes, .attempt:
             return // a command's output lines reach the span as progress info already
         }
     }

@@ -15,7 +15,12 @@ public enum ExitSummary {
                 + Format.seconds3(summary.duration(root: model.rootID)) + "s")
         out.append(summary.countsLine)
         var failed: [Int] = []
-        for i in model.tree.nodes.ids where model.tree.nodes[i].exists && model.tree.nodes[i].display == .failed {
+        let tree = model.tree
+        for i in tree.nodes.ids where tree.nodes[i].exists && tree.nodes[i].display == .failed {
+            // After a restart: what the rows show now (newest attempts, groups judged again).
+            guard tree.attempts.isEmpty || (tree.isCurrent(i) && (tree.rejudged[i] ?? .failed) == .failed) else {
+                continue
+            }
             failed.append(i)
             if failed.count > 10 { break }
         }

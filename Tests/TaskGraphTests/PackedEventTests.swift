@@ -44,6 +44,7 @@ import Testing
         .added(id: NodeID(3), kind: "my own kind", name: "x", weight: 1, parent: nil, index: nil),
         .added(id: NodeID(3), kind: NodeKind.task, name: "x", weight: 1, parent: NodeID(1), index: Int(Int32.max) + 1),
         .parentSet(id: NodeID(5), parent: NodeID(6), index: -1),
+        .attempt(id: NodeID(12), of: NodeID(3)),
     ]
 
     @Test(arguments: boxed)

@@ -4,7 +4,9 @@
 # with the reason in the row and the detail pane (the root is an allSettled: it succeeds,
 # exit 0), no command process is left behind;
 # `r` `y` restarts a failed step (it fails the first time, succeeds the second: a marker
-# file) and its skipped dependent runs, the run then succeeds, no process left behind;
+# file) and its skipped dependent runs, the run then succeeds, no process left behind; the
+# same for a step of a `sequential`, whose later steps then run, and the replay of that
+# recorded run draws the attempts in the rows they replace;
 # cycles are refused before anything starts (exit 2); the `ci` demo's headless lines.
 # Usage: bash Tests/e2e/pipelines.sh PATH-TO-TASKVIEW
 set -u
@@ -154,6 +156,65 @@ test_restart_a_failed_step() {
 }
 
 run_test "restart: r y re-runs a failed step, its skipped dependent runs, exit 0, no orphans" test_restart_a_failed_step
+
+# A sequential: check fails the first time (no marker yet) and succeeds the second; the
+# steps after it (deploy, then notify inside a group) never ran; the run is recorded.
+cat > "$WORK/sequence.json" <<JSON
+{"kind": "sequential", "name": "release", "children": [
+  {"kind": "command", "name": "check",
+   "run": "if [ -e '$WORK/marker-seq' ]; then echo \$\$ > '$WORK/pids/check2'; exit 0; fi; echo \$\$ > '$WORK/pids/check1'; touch '$WORK/marker-seq'; echo failing >&2; exit 1"},
+  {"kind": "command", "name": "deploy", "run": "echo \$\$ > '$WORK/pids/deploy'; touch '$WORK/deployed'; sleep 0.3"},
+  {"kind": "sequential", "name": "announce", "children": [
+    {"kind": "command", "name": "notify", "run": "echo \$\$ > '$WORK/pids/notify'; touch '$WORK/notified'"}
+  ]}
+]}
+JSON
+
+test_restart_a_step_of_a_sequential() {
+    local s=sequence
+    t new-session -d -s $s -x 120 -y 30 "env TERM=tmux-256color bash --norc --noprofile"
+    t send-keys -t $s "cd '$WORK' && '$BIN' run --record '$WORK/sequence.jsonl' sequence.json; echo EXIT=\$?" Enter
+    wait_for $s 'notify .*skipped' 30 || return 1
+    [ ! -e "$WORK/deployed" ] || { echo "  deploy ran although check failed"; return 1; }
+    t send-keys -t $s g j r
+    wait_for $s 'Restart check \(and 2 nodes that need it\)\? \[y/N\]' 10 || return 1
+    t send-keys -t $s y
+    wait_for $s 'check  attempt 2' 10 || return 1
+    local i=0
+    while [ ! -e "$WORK/notified" ]; do
+        [ $i -ge 600 ] && { echo "  the steps after check did not run after the restart"; screen $s | sed 's/^/  | /'; return 1; }
+        sleep 0.05; i=$((i + 1))
+    done
+    [ -e "$WORK/deployed" ] || { echo "  notify ran but deploy did not"; return 1; }
+    wait_for $s 'notify  attempt 2 .*100%' 30 || return 1
+    screen $s | grep -q 'restart of' && { echo "  the restart's group has a row:"; screen $s | sed 's/^/  | /'; return 1; }
+    t send-keys -t $s q
+    # The newest attempts all succeeded: exit 0, and the summary lists no failure.
+    wait_for $s '^EXIT=0' 30 || return 1
+    screen $s | grep -qE '^taskview: sequence finished: succeeded' || { echo "  no exit summary:"; screen $s | sed 's/^/  | /'; return 1; }
+    screen $s | grep -q '^Failed:' && { echo "  the summary lists replaced attempts as failed:"; screen $s | sed 's/^/  | /'; return 1; }
+    gone
+}
+
+# The recorded run replayed: the attempts are in the rows they replace, with no row of
+# their own; the detail pane lists both attempts of check.
+test_replay_of_a_restarted_run() {
+    [ -s "$WORK/sequence.jsonl" ] || { echo "  no log from the restart test"; return 1; }
+    grep -q '"ev":"attempt"' "$WORK/sequence.jsonl" || { echo "  the log has no attempt line"; return 1; }
+    local s=replay-restart
+    t new-session -d -s $s -x 120 -y 30 "env TERM=tmux-256color bash --norc --noprofile"
+    t send-keys -t $s "'$BIN' replay --speed 64 '$WORK/sequence.jsonl'; echo EXIT=\$?" Enter
+    wait_for $s 'notify  attempt 2 .*100%' 60 || return 1
+    wait_for $s 'check  attempt 2' 10 || return 1
+    screen $s | grep -q 'restart of' && { echo "  the restart's group has a row:"; screen $s | sed 's/^/  | /'; return 1; }
+    t send-keys -t $s g j Enter
+    wait_for $s 'Attempts: 1 failed [0-9.]+s, 2 succeeded' 10 || return 1
+    t send-keys -t $s Escape q
+    wait_for $s '^EXIT=0' 30 || return 1
+}
+
+run_test "restart: a failed step of a sequential re-runs, then the steps after it, exit 0, no orphans" test_restart_a_step_of_a_sequential
+run_test "restart: the replay of a restarted run draws the attempts in place" test_replay_of_a_restarted_run
 run_test "needs: a cycle is refused before anything runs (exit 2, named in order)" test_cycle_refused
 run_test "needs: demo ci headless" test_ci_demo_headless
 

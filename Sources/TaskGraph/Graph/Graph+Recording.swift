@@ -132,7 +132,7 @@ extension Graph {
         case .dropped(let ids): _ = consume ids
         case .output(_, _, let text): _ = consume text
         case .attributes(_, let attributes): _ = consume attributes
-        case .parentSet, .weightChanged, .ref: break
+        case .parentSet, .weightChanged, .ref, .attempt: break
         }
     }
 

@@ -424,6 +424,22 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
         }
     }
 
+    /// Records that node `id` is a new attempt of node `of` (an `attempt` event): a restart
+    /// made `id` again from the definition `of` was made from, because states only move
+    /// forward. Viewers (taskview's dashboard, replay, attach) draw it in the row of `of`,
+    /// its descendants in the rows of the descendants at the same places, and do not draw
+    /// the root holding it as a row of its own. Pass the first attempt as `of` every time
+    /// (a second restart of the same row names the same node). Call it after the new
+    /// attempt's tree is built and before it executes. Unknown or dropped nodes are ignored.
+    public func recordAttempt(_ id: NodeID, of: NodeID) {
+        let raw = id.rawValue
+        guard raw >= 0, of.rawValue >= 0 else { return }
+        withAllStripes {
+            guard let (s, _) = locateLocked(raw) else { return }
+            emit(s, .attempt(id: id, of: of))
+        }
+    }
+
     /// The node's task, if the graph can reach it: an executing task (the graph holds it), or
     /// a subtask of one, found through the drivers that hold their subtasks. A not-executed
     /// root held only by its owner cannot be reached (the graph holds no reference to it).

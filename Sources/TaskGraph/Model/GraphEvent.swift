@@ -46,13 +46,20 @@ public enum GraphChange: Sendable, Equatable {
     /// the whole set, replacing any earlier one. It changes no state: replicas and snapshots
     /// ignore it; logs, exports and views show it.
     case attributes(id: NodeID, attributes: [NodeAttribute])
+    /// The node `id` is a new attempt of the node `of`: a restart made it again from the same
+    /// definition (see `Graph.recordAttempt(_:of:)`). Views draw it in the row of `of` (the
+    /// first attempt; later restarts name the same node), with its descendants in the rows of
+    /// the descendants at the same places, and do not draw the root holding it as a row of
+    /// its own. It changes no state: replicas ignore it; logs, snapshots of logs and views
+    /// keep it.
+    case attempt(id: NodeID, of: NodeID)
 
     /// The node the change is about (nil for `dropped`).
     public var nodeID: NodeID? {
         switch self {
         case .added(let id, _, _, _, _, _), .parentSet(let id, _, _), .weightChanged(let id, _),
             .stateChanged(let id, _, _, _), .progress(let id, _), .cancelRequested(let id, _),
-            .output(let id, _, _), .ref(let id, _), .attributes(let id, _):
+            .output(let id, _, _), .ref(let id, _), .attributes(let id, _), .attempt(let id, _):
             return id
         case .dropped:
             return nil

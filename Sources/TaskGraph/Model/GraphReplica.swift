@@ -74,7 +74,7 @@ public struct GraphReplica: Sendable {
             nodes[id]?.progress = progress
         case .ref(let id, let of):
             nodes[id]?.refOf = of
-        case .cancelRequested, .output, .attributes:
+        case .cancelRequested, .output, .attributes, .attempt:
             break
         case .dropped(let ids):
             let gone = Set(ids)

@@ -103,6 +103,9 @@ enum PackedItem {
             self = .boxed(
                 PackedEvent.Box(
                     GraphEvent(sequence: sequence, time: time, change: .attributes(id: id, attributes: attributes))))
+        case .attempt(let id, let of): // rare (a restart): boxed
+            self = .boxed(
+                PackedEvent.Box(GraphEvent(sequence: sequence, time: time, change: .attempt(id: id, of: of))))
         }
     }
 

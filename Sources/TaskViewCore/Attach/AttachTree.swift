@@ -267,6 +267,9 @@ struct AttachTree {
         case .ref(let id, let of):
             guard let i = mapped(id), let o = mapped(of) else { return }
             emit(.ref(id: i, of: o), at: t, into: &tree)
+        case .attempt(let id, let of):
+            guard let i = mapped(id), let o = mapped(of) else { return }
+            emit(.attempt(id: i, of: o), at: t, into: &tree)
         case .attributes(let id, let list):
             guard let i = mapped(id) else { return }
             emit(.attributes(id: i, attributes: list), at: t, into: &tree)
@@ -394,6 +397,11 @@ struct AttachTree {
                 at: t, into: &tree, absorb: !bulk)
         }
         if bulk { tree.load(loaded, sequence: sequence, time: t) }
+        // Restarts' attempts once their trees are whole (drawn in the rows they replace).
+        for k in order where nodes[k].attemptOf >= 0 {
+            guard let of = keep[Int(nodes[k].attemptOf)] else { continue }
+            emit(.attempt(id: NodeID(localAt[k]), of: NodeID(of)), at: t, into: &tree)
+        }
     }
 
     /// The snapshot's nodes (in `order`) as the `added`, `ref`, state and progress events

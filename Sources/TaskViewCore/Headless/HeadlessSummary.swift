@@ -22,7 +22,14 @@ public struct HeadlessSummary: Sendable {
 
     /// Seconds on the graph clock until the root settled (last event time otherwise).
     public func duration(root: Int?) -> Double {
-        if let r = rootID(root), !tree[r].endedAt.isNaN { return tree[r].endedAt }
+        if let r = rootID(root), !tree[r].endedAt.isNaN {
+            // After restarts the run ends with the last restart's attempts.
+            var end = tree[r].endedAt
+            for h in tree.hiddenRoots where tree.contains(h) && !tree[h].endedAt.isNaN {
+                end = max(end, tree[h].endedAt)
+            }
+            return end
+        }
         return tree.time
     }
 

@@ -170,38 +170,7 @@ public enum Reducer {
             model.view.message = "cannot restart: \(name) was not made restartable"
             return nil
         }
-        return restartDependents(tree, row).count
-    }
-
-    /// The rows skipped because of `row` (by `needs`, transitively) that can run once it ran
-    /// again (each of their needs is in it, is such a row, or succeeded), in row order.
-    public static func restartDependents(_ tree: TreeModel, _ row: Int) -> [Int] {
-        let map = tree.needsMap
-        guard !map.needs.isEmpty else { return [] }
-        func inside(_ n: Int) -> Bool {
-            var p = n
-            while p >= 0, tree.contains(p) {
-                if p == row { return true }
-                p = Int(tree.nodes[p].parent)
-            }
-            return false
-        }
-        var reached = Set(map.needs.values.joined().filter(inside))
-        var out: [Int] = []
-        var changed = true
-        while changed {
-            changed = false
-            for (n, needs) in map.needs.sorted(by: { $0.key < $1.key })
-            where !out.contains(n) && !inside(n) && needs.contains(where: reached.contains) {
-                guard tree.contains(n), tree.nodes[tree.shownNode(n)].skippedByNeeds,
-                    needs.allSatisfy({ reached.contains($0) || tree.nodes[tree.shownNode($0)].display == .succeeded })
-                else { continue }
-                out.append(n)
-                reached.insert(n)
-                changed = true
-            }
-        }
-        return out
+        return tree.restartPlan(row).others
     }
 
     static func cancel(_ model: inout DashboardModel, _ node: Int) -> [DashboardEffect] {

@@ -69,11 +69,21 @@ public struct DashboardModel: Sendable {
     /// Updates `outcome` from the live tree; returns true when it changed.
     @discardableResult
     public mutating func updateOutcome() -> Bool {
-        guard outcome == nil, !restartsRunning, let r = rootID else { return false }
+        if !tree.attempts.isEmpty { tree.rejudge() } // the rows above restarted ones
+        guard !restartsRunning, let r = rootID else { return false }
         if !tree.attempts.isEmpty {
+            // Live again while a restart's attempts run (a replay of a restarted run too).
+            let running = tree.hiddenRoots.contains { tree.contains($0) && !tree[$0].state.isSettled }
+            if running || !tree[r].state.isSettled {
+                guard outcome != nil else { return false }
+                outcome = nil
+                return true
+            }
+            guard outcome == nil else { return false }
             outcome = tree.outcomeWithAttempts(root: r)
             return true
         }
+        guard outcome == nil else { return false }
         let node = tree[r]
         switch node.state {
         case .completed: outcome = node.failed ? .failed : .succeeded

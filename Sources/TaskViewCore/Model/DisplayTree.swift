@@ -56,11 +56,11 @@ public struct DisplayTree {
     }
 
     /// A root drawn as a row: passes the filter and holds no restart's attempts.
-    func rootShown(_ r: Int) -> Bool {
-        passes(r) && (tree.hiddenRoots.isEmpty || !tree.hiddenRoots.contains(r))
-    }
+    func rootShown(_ r: Int) -> Bool { passes(r) }
 
+    /// Passes the filter and is no node holding restarts' attempts (drawn in other rows).
     func passes(_ i: Int) -> Bool {
+        if !tree.hiddenRoots.isEmpty && tree.hiddenRoots.contains(i) { return false }
         guard let mask else { return true }
         return mask[i]
     }

@@ -57,6 +57,8 @@ extension TreeModel {
         case .attributes(let id, let list):
             guard contains(id.rawValue) else { return }
             attributes[id.rawValue] = list.isEmpty ? nil : list
+        case .attempt(let id, let of):
+            placeAttempt(id.rawValue, of: of.rawValue)
         case .dropped(let ids):
             drop(ids)
         }

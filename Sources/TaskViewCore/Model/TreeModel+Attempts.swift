@@ -20,38 +20,143 @@ extension TreeModel {
     /// Hides a root holding restarts' attempts.
     public mutating func hideRoot(_ id: Int) { hiddenRoots.insert(id) }
 
+    /// An `attempt` event: `node` is a new attempt of `of` (its first attempt: the row). The
+    /// attempt is drawn in that row and the root holding it is not drawn. An `of` that is
+    /// itself an attempt names the row it is drawn in; a node that is the row's own
+    /// ancestor, or an unknown one, is ignored (a hostile log).
+    mutating func placeAttempt(_ node: Int, of: Int) {
+        guard contains(node), contains(of), node != of, attempts[of]?.contains(node) != true else { return }
+        var row = of
+        for (r, list) in attempts where list.contains(of) {
+            row = r
+            break
+        }
+        guard !isAncestor(node, of: row), !isAncestor(row, of: node) else { return }
+        // The highest node above the attempt that is not above the row: the restart's group.
+        var top = node
+        var steps = 0
+        while steps < 1_000_000 {
+            let p = Int(nodes[top].parent)
+            guard p >= 0, contains(p), !isAncestor(p, of: row) else { break }
+            top = p
+            steps += 1
+        }
+        addAttempt(row: row, node: node)
+        hideRoot(top)
+    }
+
     /// How the run ended counting each row's newest attempt: a restarted row counts its
     /// newest attempt's outcome; a composite above restarted rows is judged again from its
     /// children (an `allSettled` always succeeds, `recover` takes the recovery when the
     /// first link did not succeed); other rows keep their own outcome.
     public func outcomeWithAttempts(root: Int) -> RootOutcome {
-        var touched = Set<Int>()
-        for r in attempts.keys {
-            var p = Int(nodes[r].parent)
-            while p >= 0, contains(p), touched.insert(p).inserted { p = Int(nodes[p].parent) }
-        }
-        func state(_ n: Int, depth: Int) -> DisplayState {
-            let s = shownNode(n)
-            if s != n { return nodes[s].display }
-            guard touched.contains(n), depth < 10_000 else { return nodes[n].display }
-            let kids = nodes[n].children.map { state(Int($0), depth: depth + 1) }
-            switch nodes[n].kind {
-            case NodeKind.allSettled: return .succeeded
-            case NodeKind.recover:
-                return kids.first == .succeeded || kids.count < 2 ? (kids.first ?? .succeeded) : kids[1]
-            case NodeKind.retry: return kids.last ?? nodes[n].display
-            default:
-                if kids.contains(.failed) { return .failed }
-                if kids.contains(.cancelled) { return .cancelled }
-                if kids.allSatisfy({ $0 == .succeeded }) { return .succeeded }
-                return nodes[n].display
-            }
-        }
         guard contains(root) else { return .cancelled }
-        switch state(root, depth: 0) {
+        var memo: [Int: DisplayState] = [:]
+        switch judged(root, above: rowsAboveAttempts(), memo: &memo, depth: 0) {
         case .succeeded: return .succeeded
         case .failed: return .failed
         default: return .cancelled
+        }
+    }
+
+    /// Judges again every row above a restarted row from its children's newest attempts,
+    /// for the rows drawn (`rejudged`); does nothing when no event came since the last time.
+    public mutating func rejudge() {
+        guard !attempts.isEmpty, rejudgedSequence != sequence else { return }
+        rejudgedSequence = sequence
+        let above = rowsAboveAttempts()
+        var memo: [Int: DisplayState] = [:]
+        var out: [Int: DisplayState] = [:]
+        for n in above { out[n] = judged(n, above: above, memo: &memo, depth: 0) }
+        rejudged = out
+    }
+
+    /// Whether node `n` is what the tree shows now: not a row's earlier attempt, and not a
+    /// node a restart made only to hold its attempts.
+    public func isCurrent(_ n: Int) -> Bool {
+        guard !attempts.isEmpty, contains(n) else { return true }
+        if attempts[n] != nil { return false }
+        var p = n
+        var steps = 0
+        while p >= 0, contains(p), steps < 1_000_000 {
+            if hiddenRoots.contains(p) { return attempts.values.contains { $0.last == n } }
+            p = Int(nodes[p].parent)
+            steps += 1
+        }
+        return true
+    }
+
+    /// The rows that hold restarted rows below them.
+    func rowsAboveAttempts() -> Set<Int> {
+        var above = Set<Int>()
+        for r in attempts.keys where contains(r) {
+            var p = Int(nodes[r].parent)
+            while p >= 0, contains(p), above.insert(p).inserted { p = Int(nodes[p].parent) }
+        }
+        return above
+    }
+
+    /// The state row `n` stands for: its newest attempt's; for a row above restarted rows,
+    /// judged from its children as its kind would (running while one of them runs).
+    func judged(_ n: Int, above: Set<Int>, memo: inout [Int: DisplayState], depth: Int) -> DisplayState {
+        let s = shownNode(n)
+        if s != n { return nodes[s].display }
+        guard above.contains(n), depth < 10_000 else { return nodes[n].display }
+        if let known = memo[n] { return known }
+        var kids: [DisplayState] = []
+        for c in nodes[n].children where contains(Int(c)) {
+            kids.append(judged(Int(c), above: above, memo: &memo, depth: depth + 1))
+        }
+        let out: DisplayState
+        if kids.contains(.executing) {
+            out = .executing
+        } else {
+            switch nodes[n].kind {
+            case NodeKind.allSettled: out = .succeeded
+            case NodeKind.recover:
+                out = kids.first == .succeeded || kids.count < 2 ? (kids.first ?? .succeeded) : kids[1]
+            case NodeKind.retry: out = kids.last ?? nodes[n].display
+            default:
+                if kids.contains(.failed) {
+                    out = .failed
+                } else if kids.contains(.cancelled) {
+                    out = .cancelled
+                } else if kids.allSatisfy({ $0 == .succeeded }) {
+                    out = .succeeded
+                } else {
+                    out = nodes[n].display
+                }
+            }
+        }
+        memo[n] = out
+        return out
+    }
+}
+
+extension TreeModel.Node {
+    /// The node as drawn in a row judged again (`TreeModel.rejudged`): its state, failure
+    /// and progress made to say `state`.
+    public mutating func show(as state: DisplayState) {
+        guard state != display else { return }
+        skipped = false
+        cancelSource = nil
+        switch state {
+        case .succeeded:
+            self.state = .completed
+            failed = false
+            message = nil
+            fraction = 1
+        case .failed:
+            self.state = .completed
+            failed = true
+        case .executing:
+            self.state = .executing
+            failed = false
+            message = nil
+        case .cancelled:
+            self.state = .cancelled
+        case .notExecuted, .skipped:
+            break
         }
     }
 }

@@ -80,8 +80,15 @@ public struct TreeModel: Sendable {
     public var needsMap = ScenarioNeedsMap()
     /// Restarts: each row's later attempts (nodes drawn in its place, newest last).
     public internal(set) var attempts: [Int: [Int]] = [:]
-    /// Roots that hold restarts' attempts: not drawn as rows.
+    /// The nodes that hold restarts' attempts (a root; under an attach program's row, a child
+    /// of it): not drawn as rows, their attempts are drawn in the rows they replace.
     public internal(set) var hiddenRoots: Set<Int> = []
+
+    /// Rows above restarted rows, judged again from their children's newest attempts
+    /// (`rejudge()`): the state such a row is drawn with.
+    public internal(set) var rejudged: [Int: DisplayState] = [:]
+    /// The event sequence `rejudged` was worked out at.
+    var rejudgedSequence: UInt64 = .max
 
     /// The node drawn in row `n`: its newest attempt (itself unless restarted).
     @inline(__always)

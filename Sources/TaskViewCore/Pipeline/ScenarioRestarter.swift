@@ -2,11 +2,13 @@ import TaskGraph
 import TaskGraphProcess
 
 /// Restart for scenario runs: a settled node's subtree is built again
-/// from its `ScenarioNode` (its remake) and run as a new attempt, together with every node
-/// skipped because of it (`needs`, transitively), each rebuilt with `after` on the newest
-/// attempts of what it needs. States only move forward in a graph, so the new attempts are
-/// new nodes: one `allSettled` root per restart holds them (the dashboard hides it and draws
-/// each new node in the row of the node it replaces).
+/// from its `ScenarioNode` (its remake) and run as a new attempt, then the later steps of
+/// its `sequential`s that never ran because of it, and every node skipped because of it
+/// (`needs`, transitively), each rebuilt with `after` on the newest attempts of what it
+/// needs. States only move forward in a graph, so the new attempts are new nodes: one
+/// `allSettled` root per restart holds them, and an `attempt` event per new top node says
+/// which row it takes (the dashboard, replay and attach hide the root and draw each new node
+/// in the row of the node it replaces).
 public final class ScenarioRestarter: @unchecked Sendable { // used from the dashboard's thread
     let scenario: Scenario
     let graph: Graph
@@ -16,10 +18,6 @@ public final class ScenarioRestarter: @unchecked Sendable { // used from the das
     let rootRow: Int
     /// Newest task of each node with an `id` or `needs`, by path.
     private var newest: [String: ScenarioTask]
-    /// The path of each id.
-    private let idPaths: [String: String]
-    /// The original node (row) of each of those paths.
-    private let rows: [String: Int]
     /// The restart groups made so far.
     private var groups: [ScenarioTask] = []
     /// Original row of each attempt's top node (so a row inside an attempt finds its path).
@@ -47,10 +45,6 @@ public final class ScenarioRestarter: @unchecked Sendable { // used from the das
         slots = session.slots
         rootRow = session.rootID.rawValue
         newest = session.tracked
-        var rows: [String: Int] = [:]
-        for (p, t) in session.tracked { rows[p] = t.id.rawValue }
-        self.rows = rows
-        idPaths = ScenarioNeeds.paths(session.scenario)
     }
 
     /// Whether a restart's attempts still run.
@@ -91,64 +85,51 @@ public final class ScenarioRestarter: @unchecked Sendable { // used from the das
         return (node, path)
     }
 
-    /// The paths of the nodes skipped because of the node at `path`: they were skipped by
-    /// their needs, and each of their needs is it (or a node inside it), such a node, or a
-    /// node that succeeded: once those run again they can run.
-    public func dependents(of node: ScenarioNode, at path: String) -> [String] {
-        var reached = Set<String>()
-        for f in ScenarioNeeds.flatten(node) { if let id = f.node.id { reached.insert(id) } }
-        var out: [String] = []
-        var changed = true
-        let candidates = newest.keys.sorted().filter { $0 != path && !$0.hasPrefix(path + ".") }
-        while changed {
-            changed = false
-            for p in candidates where !out.contains(p) {
-                guard let n = nodeAt(p), n.needs.contains(where: reached.contains), let t = newest[p],
-                    t.kind == NodeKind.after, t.cancelSource == CancelSource.needs,
-                    n.needs.allSatisfy({ reached.contains($0) || succeeded($0) })
-                else { continue }
-                out.append(p)
-                if let id = n.id { reached.insert(id) }
-                changed = true
-            }
-        }
-        return out
-    }
-
-    /// Whether the newest attempt of the node with id `id` succeeded.
-    func succeeded(_ id: String) -> Bool {
-        guard let p = idPaths[id], let t = newest[p], case .success? = t.outcome else { return false }
-        return true
-    }
-
-    func nodeAt(_ path: String) -> ScenarioNode? {
-        var node = scenario.root
-        for part in path.split(separator: ".").dropFirst() {
-            guard let i = Int(part), i < node.children.count else { return nil }
-            node = node.children[i]
-        }
-        return node
-    }
-
-    /// Restarts the node drawn in `row` (settled; the caller checked) and its skipped
-    /// dependents. Nil when the row is no scenario node.
+    /// Restarts the node drawn in `row` (settled; the caller checked) and what was skipped
+    /// because of it (`TreeModel.restartPlan`): each chain of rows is built again (a chain of
+    /// more than one as a `sequential`, so the later steps run after the new attempt
+    /// succeeded), all of them under one hidden `allSettled` group, and each new top node is
+    /// recorded as an attempt of its row (`Graph.recordAttempt`), which places it in the
+    /// dashboard, the log and attached viewers alike. Nil when the row is no scenario node.
     public func restart(_ row: Int, in tree: TreeModel) -> Restart? {
-        guard let (node, path) = locate(row, in: tree) else { return nil }
-        let deps = dependents(of: node, at: path)
+        guard let (node, _) = locate(row, in: tree) else { return nil }
+        var chains: [[(row: Int, node: ScenarioNode, path: String)]] = []
+        for rows in tree.restartPlan(row).chains {
+            let chain = rows.compactMap { r in locate(r, in: tree).map { (r, $0.node, $0.path) } }
+            if !chain.isEmpty { chains.append(chain) }
+        }
+        let paths = chains.joined().map(\.path)
+        func rebuilt(_ p: String) -> Bool { paths.contains { p == $0 || p.hasPrefix($0 + ".") } }
         let builder = ScenarioBuilder(graph: graph, seed: seed, slots: slots)
         builder.made.start(scenario)
         builder.made.attemptBase = 1000 * (groups.count + 1)
         // Nodes not rebuilt are waited for as they are (their newest attempt).
-        builder.made.prefill(newest.filter { p, _ in p != path && !p.hasPrefix(path + ".") && !deps.contains(p) })
-        var tops: [(row: Int, task: ScenarioTask)] = [(row, builder.build(node, path: path))]
-        for p in deps {
-            guard let n = nodeAt(p), let r = rows[p] else { continue }
-            let t = builder.build(n, path: p)
-            if !tops.contains(where: { $0.task === t }) { tops.append((r, t)) }
+        builder.made.prefill(newest.filter { p, _ in !rebuilt(p) })
+        var tops: [(row: Int, task: ScenarioTask)] = []
+        var groupTasks: [ScenarioTask] = []
+        for chain in chains {
+            var tasks: [ScenarioTask] = []
+            for step in chain {
+                let t = builder.build(step.node, path: step.path)
+                guard !tops.contains(where: { $0.task === t }) else { continue }
+                tops.append((step.row, t))
+                tasks.append(t)
+            }
+            guard let first = tasks.first else { continue }
+            groupTasks.append(
+                tasks.count == 1
+                    ? first
+                    : ScenarioTask.sequential(tasks, name: "\(chain[0].node.name) and the steps after it", graph: graph)
+                    {
+                        _ in ()
+                    })
         }
-        let group = ScenarioTask.allSettled(tops.map(\.task), name: "restart of \(node.name)", graph: graph) { _ in }
+        let group = ScenarioTask.allSettled(groupTasks, name: "restart of \(node.name)", graph: graph) { _ in }
         for (p, t) in builder.made.tracked { newest[p] = t }
-        for (r, t) in tops { attemptOf[t.id.rawValue] = r }
+        for (r, t) in tops {
+            attemptOf[t.id.rawValue] = r
+            graph.recordAttempt(t.id, of: NodeID(r))
+        }
         groups.append(group)
         group.execute()
         return Restart(group: group.id.rawValue, tops: tops.map { Restarted(row: $0.row, node: $0.task.id.rawValue) })

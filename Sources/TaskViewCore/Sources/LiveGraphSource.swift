@@ -182,15 +182,14 @@ public final class LiveGraphSource: DashboardSource {
         }
         onKey?(key.name, NodeID(node))
         if let clock = virtualClock { pacingOrigin = clock.now - lastRealElapsed * speed }
-        absorb(&model)
-        model.tree.hideRoot(done.group)
-        for t in done.tops { model.tree.addAttempt(row: t.row, node: t.node) }
+        // The restarter recorded each new node as an attempt of its row (`attempt` events):
+        // absorbing them draws the attempts in place and hides the restart's root.
         model.outcome = nil
         model.restartsRunning = true
+        absorb(&model)
         let k = done.tops.count - 1
         model.view.message =
             "Restarted \(name)" + (k == 0 ? "" : " and \(k) node\(k == 1 ? " that needs" : "s that need") it")
-        absorb(&model)
     }
 
     public func finish(source: String, model: inout DashboardModel) {

@@ -248,6 +248,17 @@ public final class ReplaySource: DashboardSource {
 
     /// Headless replay: the lines a headless live run of the same session printed (state
     /// lines, then the summary), from the log's events alone.
+    /// How a recorded run with restarts ended as the dashboard judges it (the newest attempts
+    /// count; the log's `end` line counts the roots as they are); nil for a log without
+    /// restarts.
+    public static func restartedOutcome(_ log: ReplayLog) -> RootOutcome? {
+        guard log.hasAttempts else { return nil }
+        var model = DashboardModel(title: "")
+        model.tree.absorb(log.rebuildEvents(afterEvents: log.eventCount))
+        model.updateOutcome()
+        return model.outcome
+    }
+
     public static func headlessLines(_ log: ReplayLog) -> [String] {
         let initial = log.initialSnapshot
         var printer = HeadlessPrinter(snapshot: initial)

@@ -31,6 +31,8 @@ extension Renderer {
         let tree = d.tree
         let shown = tree.shownNode(n) // a restarted row shows its newest attempt
         var node = tree.nodes[shown]
+        // A group above restarted rows: as judged from its children's newest attempts.
+        if !tree.rejudged.isEmpty, let judged = tree.rejudged[n] { node.show(as: judged) }
         // A step without progress of its own, with a history: elapsed over expected.
         if let history, shown == n, let (fraction, left) = history.timeProgress(n, in: tree, now: now) {
             node.fraction = fraction

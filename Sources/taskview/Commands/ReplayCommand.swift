@@ -89,9 +89,11 @@ struct ReplayCommand: ParsableCommand {
         }
     }
 
-    /// 0/1/130 by the recorded root's outcome; 3 when it never settled.
+    /// 0/1/130 by the recorded root's outcome (after restarts, its newest attempts'); 3 when
+    /// it never settled.
     static func status(_ log: ReplayLog) -> Int32 {
-        switch log.outcome {
+        if log.rootSettled, let outcome = ReplaySource.restartedOutcome(log) { return outcome.exitStatus }
+        return switch log.outcome {
         case "succeeded": 0
         case "failed": 1
         case "cancelled": 130

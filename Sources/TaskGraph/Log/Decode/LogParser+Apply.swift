@@ -49,6 +49,9 @@ extension LogParser {
         case .ref:
             // The shared node may already be dropped by retention: only the ref must exist.
             change = .ref(id: NodeID(try existing(f.id)), of: NodeID(try need(f.of, "of")))
+        case .attempt:
+            // The node it takes the row of may already be dropped by retention.
+            change = .attempt(id: NodeID(try existing(f.id)), of: NodeID(try need(f.of, "of")))
         case .attrs:
             change = .attributes(id: NodeID(try existing(f.id)), attributes: try need(f.attrs, "attrs"))
         case .drop:

@@ -6,7 +6,8 @@
 /// far and appends its event to the log.
 struct LogParser {
     enum Kind {
-        case add, parent, weight, state, progress, cancel, drop, output, ref, attrs, key, snapshot, end, resync,
+        case add, parent, weight, state, progress, cancel, drop, output, ref, attrs, attempt, key, snapshot, end,
+            resync,
             error,
             unknown, missing
     }
@@ -40,6 +41,7 @@ struct LogParser {
         var of: Int?
         var started: Double?
         var attrs: [NodeAttribute]?
+        var attemptOf: Int?
     }
 
     struct SnapshotNode {
@@ -281,6 +283,7 @@ struct LogParser {
                 throw LineError("unknown stream \"\(String(decoding: v.prefix(40), as: UTF8.self))\"")
             }
         case 7 where key.equals("message"): f.message = try text(&s)
+        case 9 where key.equals("attemptOf"): f.attemptOf = try s.int("attemptOf", in: 0...LogModel.maxID)
         case 7 where key.equals("summary"): f.summary = try summary(&s)
         case 7 where key.equals("skipped"): f.skipped = try s.int("skipped", in: 0...maxSeq)
         case 7 where key.equals("started"):
@@ -306,6 +309,7 @@ struct LogParser {
                         ? .end
                         : v.equals("ref") ? .ref : .unknown
         case 4: return v.equals("drop") ? .drop : .unknown
+        case 7 where v.equals("attempt"): return .attempt
         case 5 where v.equals("attrs"): return .attrs
         case 5: return v.equals("state") ? .state : v.equals("error") ? .error : .unknown
         case 6:
@@ -336,6 +340,7 @@ struct LogParser {
             n.info = f.info
             n.message = n.failed ? f.message : nil
             if let of = f.of { n.refOf = Int32(of) }
+            if let of = f.attemptOf { n.attemptOf = Int32(of) }
             if n.state == .executing { n.started = f.started }
             n.attributes = f.attrs ?? []
             out.append(SnapshotNode(node: n, parent: f.parent, index: f.index))

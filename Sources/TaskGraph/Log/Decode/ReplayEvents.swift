@@ -27,7 +27,9 @@ public struct ReplayEvents: RandomAccessCollection, Sendable {
     }
 
     @usableFromInline
-    enum Tag: UInt8, Sendable { case add, parent, weight, state, progress, cancel, drop, output, ref, attributes }
+    enum Tag: UInt8, Sendable {
+        case add, parent, weight, state, progress, cancel, drop, output, ref, attributes, attempt
+    }
 
     @usableFromInline var records: [Record] = []
     @usableFromInline var texts = TextTable()
@@ -81,6 +83,8 @@ public struct ReplayEvents: RandomAccessCollection, Sendable {
             return .output(id: id, stream: r.b == 1 ? .stderr : .stdout, text: texts.strings[Int(r.a)])
         case .ref:
             return .ref(id: id, of: NodeID(Int(r.a)))
+        case .attempt:
+            return .attempt(id: id, of: NodeID(Int(r.a)))
         case .attributes:
             return .attributes(id: id, attributes: NodeAttribute.unpack(texts.strings[Int(r.a)]))
         case .drop:
@@ -90,6 +94,9 @@ public struct ReplayEvents: RandomAccessCollection, Sendable {
     }
 
     mutating func reserveCapacity(_ n: Int) { records.reserveCapacity(n) }
+
+    /// Whether any event is an `attempt` (a restart's).
+    var containsAttempts: Bool { records.contains { $0.tag == .attempt } }
 
     @inline(__always)
     private mutating func push(
@@ -149,6 +156,8 @@ public struct ReplayEvents: RandomAccessCollection, Sendable {
             push(time, .output, id.rawValue, a: texts.intern(text), b: stream == .stderr ? 1 : 0)
         case .ref(let id, let of):
             push(time, .ref, id.rawValue, a: Int32(truncatingIfNeeded: of.rawValue))
+        case .attempt(let id, let of):
+            push(time, .attempt, id.rawValue, a: Int32(truncatingIfNeeded: of.rawValue))
         case .attributes(let id, let attributes):
             push(time, .attributes, id.rawValue, a: texts.intern(NodeAttribute.pack(attributes)))
         case .dropped(let ids):

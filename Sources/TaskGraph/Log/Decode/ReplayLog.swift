@@ -117,6 +117,10 @@ public struct ReplayLog: Sendable {
     /// "succeeded", "failed", "cancelled" or "unfinished", from the final state.
     public var outcome: String { rootSettled ? finalModel.outcome : "unfinished" }
 
+    /// Whether a restart made new attempts (`attempt` events): the newest attempts then say
+    /// how the run ended, which `outcome` (the roots as they are) does not.
+    public var hasAttempts: Bool { events.containsAttempts }
+
     /// Number of events whose time is at most `time` (binary search).
     public func eventCount(atTime time: Double) -> Int {
         var lo = 0
@@ -216,6 +220,11 @@ public struct ReplayLog: Sendable {
                         change: .parentSet(
                             id: NodeID(Int(c)), parent: NodeID(Int(n.id)), index: i)))
             }
+        }
+        for n in nodes where n.attemptOf >= 0 { // after the adoptions: the attempt's tree is whole
+            out.append(
+                GraphEvent(
+                    sequence: seq, time: time, change: .attempt(id: NodeID(Int(n.id)), of: NodeID(Int(n.attemptOf)))))
         }
         for n in nodes {
             let id = NodeID(Int(n.id))

@@ -137,6 +137,12 @@ extension LogBuffer {
             int(id.rawValue)
             nextKey("of")
             int(of.rawValue)
+        case .attempt(let id, let of):
+            lineStart(seq: seq, t: t, ev: "attempt")
+            nextKey("id")
+            int(id.rawValue)
+            nextKey("of")
+            int(of.rawValue)
         case .dropped(let ids):
             lineStart(seq: seq, t: t, ev: "drop")
             nextKey("ids")
@@ -212,6 +218,10 @@ extension LogBuffer {
         if n.refOf >= 0 {
             nextKey("of")
             int(Int(n.refOf))
+        }
+        if n.attemptOf >= 0 {
+            nextKey("attemptOf")
+            int(Int(n.attemptOf))
         }
         if !n.attributes.isEmpty {
             nextKey("attrs")

@@ -33,6 +33,9 @@ public struct LogModel: Sendable {
         public var children: [Int32] = []
         /// For a `ref` node: the shared node it stands for; -1 otherwise.
         public var refOf: Int32 = -1
+        /// For a restart's new attempt (an `attempt` event): the node whose row it takes; -1
+        /// otherwise.
+        public var attemptOf: Int32 = -1
         /// For an executing node whose start a snapshot gives (`started`): when it began, in
         /// the log's time (earlier than the snapshot, possibly before the log began: < 0).
         public var started: Double?
@@ -156,6 +159,9 @@ public struct LogModel: Sendable {
         case .attributes(let id, let attributes):
             guard let s = slot(id.rawValue) else { return }
             nodes[s].attributes = attributes
+        case .attempt(let id, let of):
+            guard let s = slot(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
+            nodes[s].attemptOf = Int32(of.rawValue)
         case .cancelRequested, .output:
             break
         case .dropped(let ids):

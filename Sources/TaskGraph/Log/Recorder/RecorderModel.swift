@@ -69,6 +69,8 @@ struct RecorderModel {
     private var children: [Int32: [Int32]] = [:]
     /// The shared node each `ref` node stands for.
     private var refs: [Int32: Int32] = [:]
+    /// The node each restart's new attempt takes the row of (`attempt` events).
+    private var attempts: [Int32: Int32] = [:]
     /// When executing nodes began, in the log's time: only those `noteStart` was told of (a
     /// server's model keeps every one; a recorder's, those that began before its log).
     private var starts: [Int32: Double] = [:]
@@ -282,6 +284,9 @@ struct RecorderModel {
         case .ref(let id, let of):
             guard contains(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
             refs[Int32(id.rawValue)] = Int32(of.rawValue)
+        case .attempt(let id, let of):
+            guard contains(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
+            attempts[Int32(id.rawValue)] = Int32(of.rawValue)
         case .attributes(let id, let list):
             guard contains(id.rawValue) else { return }
             attributes[Int32(id.rawValue)] = list.isEmpty ? nil : list
@@ -303,6 +308,7 @@ struct RecorderModel {
                 infos[i] = nil
                 messages[i] = nil
                 refs[i] = nil
+                if !attempts.isEmpty { attempts[i] = nil }
                 if !starts.isEmpty { starts[i] = nil }
                 attributes[i] = nil
                 extraKinds[i] = nil
@@ -332,6 +338,7 @@ struct RecorderModel {
                 n.message = messages[i]
                 n.children = children[i] ?? []
                 n.refOf = refs[i] ?? -1
+                if !attempts.isEmpty { n.attemptOf = attempts[i] ?? -1 }
                 if !starts.isEmpty { n.started = starts[i] }
                 n.attributes = attributes[i] ?? []
                 out.append(n)
