@@ -91,13 +91,16 @@ func makeCommandTask<S: Sendable, F: Error>(
                 }
                 slots.forget(token)
             }
-            await run.run { outcome in
-                switch settle(outcome) {
-                case .success(let v): succeed(v)
-                case .failure(let e): fail(e)
-                }
-            }
-            slots?.release()
+            // The slot is free once the command's process group is empty (as `make -j` counts
+            // recipes): processes that left the group are ended without holding it.
+            await run.run(
+                finish: { outcome in
+                    switch settle(outcome) {
+                    case .success(let v): succeed(v)
+                    case .failure(let e): fail(e)
+                    }
+                },
+                groupGone: { slots?.release() })
         }
     }
 }
