@@ -16,6 +16,10 @@ enum ProcessTable {
         let group: pid_t
         let zombie: Bool
         var started: UInt64 = 0
+
+        /// Whether it may have started at or after `ticks` (`ticksNow()`): an unknown start
+        /// time (0) may.
+        func mayHaveStarted(since ticks: UInt64) -> Bool { started == 0 || started >= ticks }
     }
 
     /// Every process now, in /proc order.

@@ -89,7 +89,9 @@ public enum ProcessTeardown {
             var found = ProcessTable.descendants(of: me, in: all).filter { $0.pid != watchdog }
             let known = Set(found.map(\.pid))
             for e in all
-            where !e.zombie && e.pid != me && e.pid != watchdog && e.started >= born && !known.contains(e.pid) {
+            where !e.zombie && e.pid != me && e.pid != watchdog && e.mayHaveStarted(since: born)
+                && !known.contains(e.pid)
+            {
                 if reader.hasMarker(e.pid, { $0.hasPrefix(prefix) }) { found.append(e) }
             }
             for e in found where !e.zombie { ended.insert(e.pid) }
@@ -118,7 +120,7 @@ public enum ProcessTeardown {
         var reader = ProcessTable.EnvironmentReader()
         var out: [ProcessTable.Entry] = []
         ProcessTable.scan { e in
-            if !e.zombie && e.pid != me && e.started >= since && reader.hasMarker(e.pid, { $0 == word }) {
+            if !e.zombie && e.pid != me && e.mayHaveStarted(since: since) && reader.hasMarker(e.pid, { $0 == word }) {
                 out.append(e)
             }
         }

@@ -116,7 +116,7 @@ final class StraySweeper: Sendable {
         var reader = ProcessTable.EnvironmentReader()
         var found = [[ProcessTable.Entry]](repeating: [], count: batch.count)
         ProcessTable.scan { e in
-            guard !e.zombie, e.pid != me, e.started >= since else { return }
+            guard !e.zombie, e.pid != me, e.mayHaveStarted(since: since) else { return }
             reader.forEachMarkerWord(e.pid) { word in
                 if let i = index[String(word)] { found[i].append(e) }
             }
