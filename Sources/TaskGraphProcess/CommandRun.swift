@@ -56,8 +56,10 @@ final class CommandRun: Sendable {
             return (s.gone ? 0 : s.pid, s.since)
         }
         if pid > 0 { terminate(pid) }
-        // Processes that left the group (setsid) get the same SIGTERM now; `reapGroup`
-        // finishes them once the command itself has ended.
+        // Processes that left the group (setsid) get the same SIGTERM now; `StraySweeper`
+        // finishes them once the command itself has ended. Nothing spawned yet (a queued
+        // command): nothing carries the mark, no look at the process table.
+        guard since > 0 else { return }
         let marker = self.marker
         Task.detached {
             for e in ProcessTeardown.marked(marker, since: since) where e.pid != pid { _ = kill(e.pid, SIGTERM) }
