@@ -66,6 +66,7 @@ public final class CommandRegistry: Sendable {
         let deadline = monotonicSeconds() + timeout
         while liveCount > 0 {
             if monotonicSeconds() >= deadline { return false }
+            StraySweeper.shared.hurry()
             sleepSeconds(0.01)
         }
         return true

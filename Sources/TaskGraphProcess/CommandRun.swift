@@ -32,6 +32,9 @@ final class CommandRun: Sendable {
         var gone = false
         var fraction = 0.0
         var killTimerStarted = false
+        /// When the process was about to be spawned (`ProcessTable.ticksNow()`): every
+        /// process with this run's mark started after it. 0 until then.
+        var since: UInt64 = 0
     }
     private let state = Mutex(State())
 
@@ -47,17 +50,19 @@ final class CommandRun: Sendable {
     /// The node was cancelled: SIGTERM to the group now (or as soon as it exists), SIGKILL
     /// after `grace` seconds if anything is left. Safe from any thread, any number of times.
     func cancel() {
-        let pid: pid_t = state.withLock { s in
-            if s.cancelled { return 0 }
+        let (pid, since): (pid_t, UInt64) = state.withLock { s in
+            if s.cancelled { return (0, 0) }
             s.cancelled = true
-            return s.gone ? 0 : s.pid
+            return (s.gone ? 0 : s.pid, s.since)
         }
         if pid > 0 { terminate(pid) }
-        // Processes that left the group (setsid) get the same SIGTERM now; `reapGroup`
-        // finishes them once the command itself has ended.
+        // Processes that left the group (setsid) get the same SIGTERM now; `StraySweeper`
+        // finishes them once the command itself has ended. Nothing spawned yet (a queued
+        // command): nothing carries the mark, no look at the process table.
+        guard since > 0 else { return }
         let marker = self.marker
         Task.detached {
-            for e in ProcessTeardown.marked(marker) where e.pid != pid { _ = kill(e.pid, SIGTERM) }
+            for e in ProcessTeardown.marked(marker, since: since) where e.pid != pid { _ = kill(e.pid, SIGTERM) }
         }
     }
 
@@ -87,8 +92,12 @@ final class CommandRun: Sendable {
     // MARK: - Running
 
     /// Runs the command to its end and settles through `finish` (ignored by a cancelled
-    /// node), then waits until the whole process group is gone.
-    func run(finish: @escaping @Sendable (Result<CommandOutput, CommandError>) -> Void) async {
+    /// node), then waits until the whole process group is gone (then calls `groupGone`: the
+    /// command no longer holds a job slot) and every process with its mark.
+    func run(
+        finish: @escaping @Sendable (Result<CommandOutput, CommandError>) -> Void,
+        groupGone: @Sendable () -> Void = {}
+    ) async {
         let outcome = await spawnAndRead()
         let exitText: String
         switch outcome {
@@ -100,7 +109,16 @@ final class CommandRun: Sendable {
             $0.exit = exitText
         }
         finish(outcome)
-        await reapGroup()
+        let (pid, since) = state.withLock { ($0.pid, $0.since) }
+        if pid > 0 {
+            // Strays are looked for from now on, while the group is reaped.
+            async let strays: Void = StraySweeper.shared.sweep(marker, since: since, grace: spec.grace)
+            await reapGroup(pid)
+            groupGone()
+            await strays
+        } else {
+            groupGone() // nothing was spawned: no process carries the mark
+        }
         CommandRegistry.shared.ended(graph: graph, node: node)
     }
 
@@ -129,13 +147,19 @@ final class CommandRun: Sendable {
         let inherited =
             spec.environment[CommandMarker.variable] ?? getenv(CommandMarker.variable).map { String(cString: $0) }
         env[markKey] = CommandMarker.value(for: marker, inherited: inherited)
-        let executable: Executable = first.contains("/") ? .path(FilePath(first)) : .name(first)
+        let pathValue = spec.environment["PATH"] ?? getenv("PATH").map { String(cString: $0) }
+        let executable: Executable =
+            first.contains("/")
+            ? .path(FilePath(first))
+            : ExecutableLookup.find(first, path: pathValue).map { .path(FilePath($0)) } ?? .name(first)
         var options = PlatformOptions()
-        // A new session makes the child lead a new process group: signals to the group
-        // reach its whole tree and never this process (swift-subprocess: pair them).
+        // A new session makes the child lead a new process group (setsid: its pgid is its
+        // pid): signals to the group reach its whole tree and never this process. No
+        // `processGroupID` on top: asking for both makes swift-subprocess fork the whole
+        // program instead of using posix_spawn (vfork-like), several times dearer per command.
         options.createSession = true
-        options.processGroupID = 0
         let tails = Tails()
+        state.withLock { $0.since = ProcessTable.ticksNow() }
         do {
             let result = try await Subprocess.run(
                 executable, arguments: Arguments(Array(spec.arguments.dropFirst())),
@@ -160,8 +184,7 @@ final class CommandRun: Sendable {
                 return .failure(.killed(by: signal))
             }
         } catch let error as SubprocessError {
-            let path = spec.environment["PATH"] ?? getenv("PATH").map { String(cString: $0) }
-            return .failure(.cannotRun(Self.reason(error, executable: first, path: path)))
+            return .failure(.cannotRun(Self.reason(error, executable: first, path: pathValue)))
         } catch {
             return .failure(.cannotRun("\(error)"))
         }
@@ -237,15 +260,11 @@ final class CommandRun: Sendable {
         report(TaskProgress(f, info: line))
     }
 
-    /// After the leader exited: processes it left in its group get SIGTERM (and SIGKILL after
-    /// `grace`); so do processes that left the group but carry this run's mark (daemons that
-    /// `setsid`). Returns when all are gone (or, for zombies nobody reaps, soon after).
-    private func reapGroup() async {
-        let pid = state.withLock { $0.pid }
-        let marker = self.marker
-        var strays = Sweep(grace: spec.grace) { ProcessTeardown.marked(marker) }
-        var straysDone = strays.step()
-        if pid > 0 && ProcessGroup.hasMembers(pid) {
+    /// After the leader exited: processes it left in group `pid` get SIGTERM (and SIGKILL
+    /// after `grace`). Returns when the group is empty (or, for zombies nobody reaps, soon
+    /// after the SIGKILL). Processes that left the group are `StraySweeper`'s.
+    private func reapGroup(_ pid: pid_t) async {
+        if ProcessGroup.hasMembers(pid) {
             let alreadyCancelled = state.withLock { $0.cancelled }
             if !alreadyCancelled { terminate(pid) }
             let deadline = monotonicSeconds() + max(0, spec.grace) + 2
@@ -257,16 +276,11 @@ final class CommandRun: Sendable {
                     // Members whose parent ended first are ours to collect (we may be a
                     // subreaper): a zombie stays in the group until it is collected.
                     ProcessTeardown.reapAdopted(group: pid)
-                    if !straysDone { straysDone = strays.step() }
                 }
             }
         }
-        while !straysDone {
-            try? await Task.sleep(for: .milliseconds(50))
-            straysDone = strays.step()
-        }
         state.withLock { $0.gone = true }
-        if pid > 0 { ProcessTeardown.noteGroup(pid, started: false) }
+        ProcessTeardown.noteGroup(pid, started: false)
     }
 
     // MARK: - Errors

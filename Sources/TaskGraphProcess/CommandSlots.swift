@@ -4,6 +4,8 @@ import Synchronization
 /// as `make -j N` limits its recipes. A command that
 /// waits for a slot is executing, with progress info `queued`; it starts in the order it
 /// began waiting. Cancelling a queued command takes it out of the queue: it never runs.
+/// A command holds its slot until its process group is empty: daemons it left behind (which
+/// left the group) are ended without holding one.
 public final class CommandSlots: Sendable {
     /// How many commands may run at once (at least 1).
     public let limit: Int

@@ -17,7 +17,8 @@ extension GraphTask where Success == CommandOutput, Failure == CommandError {
     /// so do processes that left the group (daemons that `setsid`): they carry the command's
     /// mark, `TASKGRAPH_COMMAND`, in their environment (see `ProcessTeardown`).
     /// `environment` is added to this process's environment; `workingDirectory` must exist.
-    /// With `slots`, the command waits for a free slot before it starts (info `queued`).
+    /// With `slots`, the command waits for a free slot before it starts (info `queued`), and
+    /// gives it back once its process group is empty.
     public static func command(
         _ arguments: [String], name: String? = nil, graph: Graph = .shared,
         workingDirectory: String? = nil, environment: [String: String] = [:],
@@ -91,13 +92,16 @@ func makeCommandTask<S: Sendable, F: Error>(
                 }
                 slots.forget(token)
             }
-            await run.run { outcome in
-                switch settle(outcome) {
-                case .success(let v): succeed(v)
-                case .failure(let e): fail(e)
-                }
-            }
-            slots?.release()
+            // The slot is free once the command's process group is empty (as `make -j` counts
+            // recipes): processes that left the group are ended without holding it.
+            await run.run(
+                finish: { outcome in
+                    switch settle(outcome) {
+                    case .success(let v): succeed(v)
+                    case .failure(let e): fail(e)
+                    }
+                },
+                groupGone: { slots?.release() })
         }
     }
 }

@@ -79,13 +79,19 @@ public enum ProcessTeardown {
         let me = getpid()
         let watchdog = watchdogPid
         let prefix = CommandMarker.sessionPrefix
+        // A process with this program's mark started after this program did: the
+        // environment of older ones is not read.
+        let born = ProcessTable.entry(me)?.started ?? 0
         var ended = Set<pid_t>()
         var reader = ProcessTable.EnvironmentReader()
         var sweep = Sweep(grace: grace) {
             let all = ProcessTable.all()
             var found = ProcessTable.descendants(of: me, in: all).filter { $0.pid != watchdog }
             let known = Set(found.map(\.pid))
-            for e in all where !e.zombie && e.pid != me && e.pid != watchdog && !known.contains(e.pid) {
+            for e in all
+            where !e.zombie && e.pid != me && e.pid != watchdog && e.mayHaveStarted(since: born)
+                && !known.contains(e.pid)
+            {
                 if reader.hasMarker(e.pid, { $0.hasPrefix(prefix) }) { found.append(e) }
             }
             for e in found where !e.zombie { ended.insert(e.pid) }
@@ -106,12 +112,18 @@ public enum ProcessTeardown {
         }
     }
 
-    /// The running processes marked with run `word` (one command's).
-    static func marked(_ word: String) -> [ProcessTable.Entry] {
+    /// The running processes marked with run `word` (one command's), whose processes all
+    /// started at or after `since` (`ProcessTable.ticksNow()`; 0: any time): the environment
+    /// of older processes is not read.
+    static func marked(_ word: String, since: UInt64 = 0) -> [ProcessTable.Entry] {
         let me = getpid()
         var reader = ProcessTable.EnvironmentReader()
-        return ProcessTable.all().filter { e in
-            !e.zombie && e.pid != me && reader.hasMarker(e.pid) { $0 == word }
+        var out: [ProcessTable.Entry] = []
+        ProcessTable.scan { e in
+            if !e.zombie && e.pid != me && e.mayHaveStarted(since: since) && reader.hasMarker(e.pid, { $0 == word }) {
+                out.append(e)
+            }
         }
+        return out
     }
 }

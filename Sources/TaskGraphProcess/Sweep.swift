@@ -10,28 +10,39 @@
 /// and still something: a process in uninterruptible sleep, or one we may not signal).
 struct Sweep {
     private let find: () -> [ProcessTable.Entry]
+    private var signals: SweepSignals
+
+    init(grace: Double, find: @escaping () -> [ProcessTable.Entry]) {
+        self.find = find
+        signals = SweepSignals(grace: grace)
+    }
+
+    /// One round: signals what is new (or what outlived the grace), reaps zombies; true when
+    /// nothing is left.
+    mutating func step() -> Bool { signals.step(find()) }
+}
+
+/// What a sweep signalled and when it escalates; each `step` is given what was found this
+/// round (`Sweep` finds it itself, `StraySweeper` in one pass for many runs).
+struct SweepSignals: Sendable {
     private var signalled: [pid_t: Int32] = [:]
     private let killAt: Double
     private let giveUpAt: Double
 
-    init(grace: Double, find: @escaping () -> [ProcessTable.Entry]) {
-        self.find = find
+    init(grace: Double) {
         killAt = monotonicSeconds() + max(0, grace)
         giveUpAt = killAt + 2
     }
 
-    /// Whether it ever found a process to end.
-    var foundAny: Bool { !signalled.isEmpty }
-
-    /// One round: signals what is new (or what outlived the grace), reaps zombies; true when
-    /// nothing is left.
-    mutating func step() -> Bool {
+    /// One round over `found`: signals what is new (or what outlived the grace), reaps
+    /// zombies; true when nothing is left.
+    mutating func step(_ found: [ProcessTable.Entry]) -> Bool {
         let now = monotonicSeconds()
         let me = getpid()
         let signal = now >= killAt ? SIGKILL : SIGTERM
         var live = 0
         var seen = Set<pid_t>()
-        for e in find() {
+        for e in found {
             seen.insert(e.pid)
             if e.zombie {
                 Self.reap(e, me)
@@ -43,8 +54,8 @@ struct Sweep {
                 signalled[e.pid] = signal
             }
         }
-        // Processes `find` no longer sees (a marked process that ended has no environment
-        // any more): reap them when they are our zombies.
+        // Processes no longer found (a marked process that ended has no environment any
+        // more): reap them when they are our zombies.
         for pid in signalled.keys where !seen.contains(pid) {
             if let e = ProcessTable.entry(pid), e.zombie { Self.reap(e, me) }
         }
