@@ -25,12 +25,9 @@ enum Pager {
         guard isExecutable(program) else {
             return "Cannot open the output: $PAGER \"\(Sanitizer.clean(program))\" does not exist"
         }
-        def_prog_mode()
-        endwin()
+        terminal.suspend()
         defer {
-            reset_prog_mode()
-            refresh()
-            terminal.invalidate()
+            terminal.resume()
             Signals.install()
         }
         signal(SIGINT, SIG_IGN)

@@ -15,13 +15,8 @@ enum PlainMode {
     static func run(
         feed: PlainFeed, terminal: Terminal, wake: [Int32], tick: () -> DashboardModel
     ) {
-        def_prog_mode()
-        endwin()
-        defer {
-            reset_prog_mode()
-            refresh()
-            terminal.invalidate()
-        }
+        terminal.suspend()
+        defer { terminal.resume() }
         // Keys arrive one at a time and are not echoed; Ctrl-C still signals.
         let input = terminal.inputDescriptor
         var saved = termios()

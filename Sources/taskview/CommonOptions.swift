@@ -22,52 +22,9 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Seed of every random draw.", valueName: "N"))
     var seed: UInt64 = 0
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Simulated seconds per real second (> 0; 2 is twice as fast). Headless runs ignore it.", valueName: "X"))
-    var speed: Double = 1
-
-    @Flag(
-        name: .long,
-        help: "No curses: one plain line per state change and a summary (also when stdout is not a terminal).")
-    var headless = false
-
-    @Flag(name: .long, help: "Draw with ASCII characters only (automatic for a non-UTF-8 locale).")
-    var ascii = false
-
-    @Flag(name: .long, help: "Quit by itself when the root task settled.")
-    var exitWhenDone = false
-
-    @Flag(name: .long, help: "Headless: also print every output line of a command, as [T] #ID NAME | TEXT.")
-    var output = false
-
-    @Flag(
-        name: .long,
-        help: """
-            No curses (also with TERM=dumb): state lines as they happen, paced like the dashboard, and every \
-            10 s a line saying what is running. For screen readers, Emacs shells and CI.
-            """)
-    var plain = false
-
-    @Flag(name: .long, help: "Do not use the mouse (by default a click selects a row, a double click opens it).")
-    var noMouse = false
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Colours: dark, light or mono (default: the terminal's 16 ANSI colours; also TASKVIEW_THEME).",
-            valueName: "NAME"))
-    var theme: String?
-
-    /// The theme: `--theme`, else `TASKVIEW_THEME` (ignored when not a theme), else ANSI.
-    var resolvedTheme: Theme {
-        if let theme, let t = Theme(name: theme) { return t }
-        return TerminalEnvironment.theme()
-    }
-
-    /// Plain output: `--plain`, or a terminal that cannot do curses (`TERM=dumb`).
-    var isPlain: Bool { TerminalEnvironment.plainChosen(flag: plain) }
+    /// `--speed`, `--headless`, `--ascii`, `--exit-when-done`, `--output`, `--plain`,
+    /// `--no-mouse`, `--theme`.
+    @OptionGroup var display: DisplayOptions<LiveDisplayHelp>
 
     @Option(
         name: [.customShort("j"), .long],
@@ -91,11 +48,8 @@ struct CommonOptions: ParsableArguments {
     }
 
     func validate() throws {
-        if let theme, Theme(name: theme) == nil {
-            throw ValidationError("--theme must be dark, light, mono or ansi (got \(theme))")
-        }
-        guard speed > 0, speed.isFinite else {
-            throw ValidationError("--speed must be a number greater than 0 (got \(speed))")
+        guard display.speed > 0, display.speed.isFinite else {
+            throw ValidationError("--speed must be a number greater than 0 (got \(display.speed))")
         }
         if let jobs, jobs < 1 {
             throw ValidationError("--jobs must be at least 1 (got \(jobs))")
@@ -151,13 +105,31 @@ struct CommonOptions: ParsableArguments {
     /// The options of `LiveRunner.run`.
     func liveOptions(onKey: (@Sendable (String, NodeID?) -> Void)? = nil) -> LiveOptions {
         var options = LiveOptions(
-            speed: speed, headless: headless, ascii: ascii, exitWhenDone: exitWhenDone,
-            onKey: onKey)
-        options.output = output
+            speed: display.speed, headless: display.headless, ascii: display.ascii,
+            exitWhenDone: display.exitWhenDone, onKey: onKey)
+        options.output = display.output
         options.outputLimit = outputLimitBytes ?? OutputFiles.defaultLimit
-        options.plain = isPlain
-        options.mouse = !noMouse
-        options.theme = resolvedTheme
+        options.plain = display.isPlain
+        options.mouse = !display.noMouse
+        options.theme = display.resolvedTheme
         return options
+    }
+}
+
+/// The display options' help for the live commands.
+enum LiveDisplayHelp: DisplayHelp {
+    static var speed: ArgumentHelp {
+        ArgumentHelp(
+            "Simulated seconds per real second (> 0; 2 is twice as fast). Headless runs ignore it.", valueName: "X")
+    }
+    static var exitWhenDone: ArgumentHelp { "Quit by itself when the root task settled." }
+    static var output: ArgumentHelp {
+        "Headless: also print every output line of a command, as [T] #ID NAME | TEXT."
+    }
+    static var plain: ArgumentHelp {
+        """
+        No curses (also with TERM=dumb): state lines as they happen, paced like the dashboard, and every \
+        10 s a line saying what is running. For screen readers, Emacs shells and CI.
+        """
     }
 }

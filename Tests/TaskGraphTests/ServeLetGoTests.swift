@@ -31,17 +31,10 @@ import Testing
     }
 
     @Test func aStalledViewerLetsGoOfTheGraphAndIsResyncedWithTheExactCount() async throws {
-        let tmp = SocketDir()
-        defer { tmp.cleanup() }
-        let g = Graph()
-        let a = Reporter(name: "busy", graph: g)
-        defer { a.task.cancel() }
-        let server = try g.serve(at: tmp.path + "/s.sock")
-        defer { server.stop() }
-        let viewer = try TestViewer(path: server.path)
-        var rcvbuf: Int32 = 4096
-        setsockopt(viewer.fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, socklen_t(MemoryLayout<Int32>.size))
-        #expect(viewer.readHeaderAndSnapshot() != nil)
+        let served = try ServedReporter(name: "busy")
+        defer { served.stop() }
+        let (a, server) = (served.reporter, served.server)
+        let viewer = try served.viewer(receiveBuffer: 4096)
         #expect(observing(server))
         let made = try #require(await overflowUntilLetGo(a, server))
         // While let go: events the viewer will have skipped, at no observer's cost.
@@ -84,17 +77,10 @@ import Testing
     }
 
     @Test func aNewViewerWhileLetGoGetsTheGraphAsItIs() async throws {
-        let tmp = SocketDir()
-        defer { tmp.cleanup() }
-        let g = Graph()
-        let a = Reporter(name: "busy", graph: g)
-        defer { a.task.cancel() }
-        let server = try g.serve(at: tmp.path + "/s.sock")
-        defer { server.stop() }
-        let stalled = try TestViewer(path: server.path)
-        var rcvbuf: Int32 = 4096
-        setsockopt(stalled.fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, socklen_t(MemoryLayout<Int32>.size))
-        #expect(stalled.readHeaderAndSnapshot() != nil)
+        let served = try ServedReporter(name: "busy")
+        defer { served.stop() }
+        let (a, server) = (served.reporter, served.server)
+        let stalled = try served.viewer(receiveBuffer: 4096)
         #expect(await overflowUntilLetGo(a, server) != nil)
         a.progress(TaskProgress(0.25, info: "before the second viewer"))
         let second = try TestViewer(path: server.path)
@@ -104,5 +90,6 @@ import Testing
         #expect(observing(server))
         a.progress(TaskProgress(0.5, info: "live"))
         #expect(second.object { $0["ev"] as? String == "progress" }?["info"] as? String == "live")
+        withExtendedLifetime(stalled) {} // connected, not reading, to the end
     }
 }

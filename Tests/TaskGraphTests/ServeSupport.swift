@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 @testable import TaskGraph
 
@@ -121,6 +122,46 @@ struct SocketDir {
         path = String(cString: p!)
     }
     func cleanup() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// The usual setup of the serving tests: a graph whose one task (a `Reporter`) runs until
+/// cancelled, served at `s.sock` in a fresh `SocketDir`. `stop()` undoes it all (server,
+/// task, directory, in that order): call it in a `defer` right after.
+struct ServedReporter {
+    let dir: SocketDir
+    let graph: Graph
+    let reporter: Reporter
+    let server: GraphServer
+
+    init(name: String = "a") throws {
+        dir = SocketDir()
+        graph = Graph()
+        reporter = Reporter(name: name, graph: graph)
+        do {
+            server = try graph.serve(at: dir.path + "/s.sock")
+        } catch {
+            reporter.task.cancel()
+            dir.cleanup()
+            throw error
+        }
+    }
+
+    /// A new viewer that has read the header and the snapshot; with `receiveBuffer`, its
+    /// socket's receive buffer is set to that many bytes first (a viewer that falls behind).
+    func viewer(receiveBuffer: Int32? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws -> TestViewer {
+        let viewer = try TestViewer(path: server.path)
+        if var size = receiveBuffer {
+            setsockopt(viewer.fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        #expect(viewer.readHeaderAndSnapshot() != nil, sourceLocation: sourceLocation)
+        return viewer
+    }
+
+    func stop() {
+        server.stop()
+        reporter.task.cancel()
+        dir.cleanup()
+    }
 }
 
 func fileMode(_ path: String) -> (type: mode_t, perm: mode_t)? {

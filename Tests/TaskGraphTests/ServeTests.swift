@@ -341,15 +341,10 @@ import Testing
     }
 
     @Test func overlongLineOrNonJSONClosesOnlyThatConnection() throws {
-        let tmp = SocketDir()
-        defer { tmp.cleanup() }
-        let g = Graph()
-        let r = Reporter(name: "a", graph: g)
-        defer { r.task.cancel() }
-        let server = try g.serve(at: tmp.path + "/s.sock")
-        defer { server.stop() }
-        let good = try TestViewer(path: server.path)
-        #expect(good.readHeaderAndSnapshot() != nil)
+        let served = try ServedReporter()
+        defer { served.stop() }
+        let (r, server) = (served.reporter, served.server)
+        let good = try served.viewer()
 
         let long = try TestViewer(path: server.path)
         #expect(long.readHeaderAndSnapshot() != nil)
@@ -403,15 +398,10 @@ import Testing
     }
 
     @Test func viewerThatClosedItsInputStillGetsEvents() throws {
-        let tmp = SocketDir()
-        defer { tmp.cleanup() }
-        let g = Graph()
-        let r = Reporter(name: "a", graph: g)
-        defer { r.task.cancel() }
-        let server = try g.serve(at: tmp.path + "/s.sock")
-        defer { server.stop() }
-        let viewer = try TestViewer(path: server.path)
-        #expect(viewer.readHeaderAndSnapshot() != nil)
+        let served = try ServedReporter()
+        defer { served.stop() }
+        let r = served.reporter
+        let viewer = try served.viewer()
         shutdown(viewer.fd, Int32(SHUT_WR)) // as `nc -U PATH < /dev/null` does
         usleep(50_000)
         r.progress(TaskProgress(0.25, info: "still watching"))
@@ -488,17 +478,10 @@ import Testing
     // MARK: A viewer that does not keep up
 
     @Test func stalledViewerIsResyncedAndTheProgramNeverWaits() throws {
-        let tmp = SocketDir()
-        defer { tmp.cleanup() }
-        let g = Graph()
-        let a = Reporter(name: "busy", graph: g)
-        defer { a.task.cancel() }
-        let server = try g.serve(at: tmp.path + "/s.sock")
-        defer { server.stop() }
-        let viewer = try TestViewer(path: server.path)
-        var rcvbuf: Int32 = 4096
-        setsockopt(viewer.fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, socklen_t(MemoryLayout<Int32>.size))
-        #expect(viewer.readHeaderAndSnapshot() != nil)
+        let served = try ServedReporter(name: "busy")
+        defer { served.stop() }
+        let (a, server) = (served.reporter, served.server)
+        let viewer = try served.viewer(receiveBuffer: 4096)
         // ~40 MB of events while the viewer does not read: far over the 8 MiB buffer.
         let info = String(repeating: "i", count: 4000)
         let start = Date()

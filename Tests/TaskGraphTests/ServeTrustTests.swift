@@ -43,15 +43,10 @@ extension ServeTests {
     }
 
     @Test func theNotJSONErrorLineComesAfterWhatTheViewerHadNotReadThenTheClose() async throws {
-        let tmp = SocketDir()
-        defer { tmp.cleanup() }
-        let g = Graph()
-        let r = Reporter(name: "a", graph: g)
-        defer { r.task.cancel() }
-        let server = try g.serve(at: tmp.path + "/s.sock")
-        defer { server.stop() }
-        let viewer = try TestViewer(path: server.path)
-        #expect(viewer.readHeaderAndSnapshot() != nil)
+        let served = try ServedReporter()
+        defer { served.stop() }
+        let (g, r, server) = (served.graph, served.reporter, served.server)
+        let viewer = try served.viewer()
         // About 2 MiB of events the viewer does not read: the socket fills, the server holds
         // the rest (unsent bytes).
         let info = String(repeating: "i", count: 1000)

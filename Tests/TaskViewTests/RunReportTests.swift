@@ -76,6 +76,28 @@ import Testing
                 #""counts":{"notExecuted":0,"executing":0,"succeeded":4,"failed":2,"cancelled":0,"skipped":1}"#))
     }
 
+    @Test func jsonIsExact() {
+        var report = RunReport(tree: TreeModel())
+        #expect(
+            report.json
+                == #"{"firstFailure":null,"criticalPath":[],"slowest":[],"counts":{"notExecuted":0,"executing":0,"succeeded":0,"failed":0,"cancelled":0,"skipped":0},"duration":0}"#
+        )
+        report.firstFailure = .init(id: 3, name: "core", message: "exit status 3", time: 1.5, stderr: ["a \"b\"", "c"])
+        let docs = RunReport.Step(id: 1, name: "docs", start: 0, duration: 0.25)
+        let test = RunReport.Step(id: 2, name: "test", start: 0.25, duration: 2)
+        report.criticalPath = [docs, test]
+        report.slowest = [test]
+        report.counts = ["succeeded": 2, "failed": 1]
+        report.duration = 2.25
+        #expect(
+            report.json
+                == #"{"firstFailure":{"id":3,"name":"core","message":"exit status 3","time":1.5,"stderr":["a \"b\"","c"]},"#
+                + #""criticalPath":[{"id":1,"name":"docs","start":0,"duration":0.25},{"id":2,"name":"test","start":0.25,"duration":2}],"#
+                + #""slowest":[{"id":2,"name":"test","start":0.25,"duration":2}],"#
+                + #""counts":{"notExecuted":0,"executing":0,"succeeded":2,"failed":1,"cancelled":0,"skipped":0},"duration":2.25}"#
+        )
+    }
+
     @Test func aRunWithoutFailureSaysNone() throws {
         let lines = try run(#"{"kind": "sequential", "name": "ok", "children": [{"kind": "work", "name": "a"}]}"#)
         #expect(lines.contains("First failure: none"))

@@ -8,51 +8,32 @@
 #   ASYNC_SERVER_BIN: default built with `swift build --package-path Examples/async-server`.
 # Needs tmux and curl. Prints one line per check and "async-server-e2e: N passed, M failed".
 set -u
+E2E=async-server-e2e
+. "$(dirname "$0")/lib.sh"
 BIN=${1:?usage: async-server.sh TASKVIEW_BIN [ASYNC_SERVER_BIN]}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-case "$BIN" in /*) ;; *) BIN="$PWD/$BIN" ;; esac
 SERVER=${2:-}
 if [ -z "$SERVER" ]; then
     swift build --package-path "$ROOT/Examples/async-server" 2>&1 | grep -E 'error:' | grep -v '/\.build/'
     SERVER=$(swift build --package-path "$ROOT/Examples/async-server" --show-bin-path)/async-server
 fi
-[ -x "$BIN" ] || { echo "async-server-e2e: not executable: $BIN"; exit 1; }
+e2e_bin "$BIN"
 [ -x "$SERVER" ] || { echo "async-server-e2e: no async-server binary"; exit 1; }
-command -v tmux >/dev/null || { echo "async-server-e2e: tmux is not installed"; exit 1; }
-command -v curl >/dev/null || { echo "async-server-e2e: curl is not installed"; exit 1; }
+e2e_need tmux curl
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/async-server-e2e.XXXXXX")
+e2e_work async-server-e2e
 export TASKGRAPH_SOCKET_DIR="$WORK/sockets"
 mkdir -m 700 "$TASKGRAPH_SOCKET_DIR"
-export LC_ALL=C.UTF-8
-SOCK="$WORK/tmux.sock"
 PORT=$((20000 + $$ % 20000))
 URL="http://127.0.0.1:$PORT"
-PASSED=0
-FAILED=0
 SERVER_PID=
 SLOW_PID=
 ok() { PASSED=$((PASSED + 1)); echo "ok: $1"; }
 bad() { FAILED=$((FAILED + 1)); echo "FAIL: $1"; }
-t() { tmux -S "$SOCK" -f /dev/null "$@"; }
-screen() { t capture-pane -t "$1" -p; }
-cleanup() {
-    t kill-server >/dev/null 2>&1
+e2e_before_rm() {
     [ -n "$SLOW_PID" ] && kill "$SLOW_PID" 2>/dev/null
     [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null
     wait 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-wait_for() { # SESSION REGEX [SECONDS]
-    local i=0
-    while [ $i -lt $((${3:-30} * 20)) ]; do
-        screen "$1" | grep -qE -- "$2" && return 0
-        sleep 0.05; i=$((i + 1))
-    done
-    echo "  timed out waiting for /$2/ on screen:"; screen "$1" | sed 's/^/  | /'
-    return 1
 }
 
 "$SERVER" "$PORT" > "$WORK/server.out" 2>&1 &
@@ -72,7 +53,7 @@ curl -s -o "$WORK/slow.body" -w '%{http_code}\n' "$URL/work/120000" > "$WORK/slo
 SLOW_PID=$!
 
 s=viewer
-t new-session -d -s keep -x 80 -y 10 "sleep 100000"
+e2e_tmux
 t new-session -d -s $s -x 140 -y 40 "env TERM=tmux-256color '$BIN' attach --no-record '$PROG_SOCK'; echo EXIT=\$?; sleep 30"
 if wait_for $s 'handle 120000 ms' 30; then ok "taskview attach shows the slow request's scope"; else bad "scope row"; fi
 screen $s | grep -qE '^.*─ . HTTP GET ' && ok "request spans are rows" || bad "span rows"
@@ -82,32 +63,30 @@ screen $s | grep -qE 'load' && ok "the scope's own children (load) are rows" || 
 # Move down until `x` asks to cancel the slow request's scope, then answer y.
 found=""
 for _ in $(seq 1 30); do
-    t send-keys -t $s j x
+    keys $s j x
     sleep 0.3
     if screen $s | grep -qE 'Cancel handle 120000 ms( in [^?]*)? and its [0-9]+ running subtasks?\? \[y/N\]'; then
         found=1
         break
     fi
-    screen $s | grep -q 'y/N' && t send-keys -t $s n
+    screen $s | grep -q 'y/N' && keys $s n
 done
 if [ -n "$found" ]; then
     ok "x asks to cancel the slow request's scope"
-    t send-keys -t $s y
-    i=0
-    while [ ! -s "$WORK/slow.code" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+    keys $s y
+    poll 20 test -s "$WORK/slow.code"
     code=$(cat "$WORK/slow.code" 2>/dev/null)
     case "$code" in
     5??) ok "the cancelled request ends with an error status ($code)" ;;
     *) bad "the cancelled request ended with '$code'" ;;
     esac
 else
-    bad "no cancel prompt for the slow request's scope"; screen $s | sed 's/^/  | /'
+    bad "no cancel prompt for the slow request's scope"; show $s
 fi
 
 body=$(curl -s "$URL/work/50")
 [ "$body" = "done 50 ms, 10 rows" ] && ok "other requests go on" || bad "request after the cancel: '$body'"
 kill -0 "$SERVER_PID" 2>/dev/null && ok "the server goes on" || bad "the server ended"
-t send-keys -t $s q
+keys $s q
 
-echo "async-server-e2e: $PASSED passed, $FAILED failed"
-[ $FAILED -eq 0 ]
+e2e_summary

@@ -8,58 +8,23 @@
 # Prints one line per test and finally "attach-e2e: N passed, M failed".
 set -u
 
-BIN=${1:?usage: attach.sh TASKVIEW_BIN [PROGRAM_BIN]}
+E2E=attach-e2e
+. "$(dirname "$0")/lib.sh"
 PROGRAM=${2:-}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-case "$BIN" in /*) ;; *) BIN="$PWD/$BIN" ;; esac
+e2e_bin "${1:?usage: attach.sh TASKVIEW_BIN [PROGRAM_BIN]}"
 case "$PROGRAM" in ""|/*) ;; *) PROGRAM="$PWD/$PROGRAM" ;; esac
-[ -x "$BIN" ] || { echo "attach-e2e: not executable: $BIN"; exit 1; }
-command -v tmux >/dev/null || { echo "attach-e2e: tmux is not installed"; exit 1; }
-command -v python3 >/dev/null || { echo "attach-e2e: python3 is not installed"; exit 1; }
+e2e_need tmux python3
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/taskview-attach.XXXXXX")
+e2e_work taskview-attach
 export TASKGRAPH_SOCKET_DIR="$WORK/sockets"
 mkdir -m 700 "$TASKGRAPH_SOCKET_DIR"
-export LC_ALL=C.UTF-8
-SOCK="$WORK/tmux.sock"
 PIDS=()
-PASSED=0
-FAILED=0
-
-cleanup() {
-    tmux -S "$SOCK" -f /dev/null kill-server >/dev/null 2>&1
+e2e_before_rm() {
     for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
     wait 2>/dev/null
-    rm -rf "$WORK"
 }
-trap cleanup EXIT
-
-t() { tmux -S "$SOCK" -f /dev/null "$@"; }
-t new-session -d -s keep -x 80 -y 10 "sleep 100000"
-screen() { t capture-pane -t "$1" -p; }
-
-wait_for() {
-    local s=$1 re=$2 limit=${3:-30} i=0
-    while [ $i -lt $((limit * 20)) ]; do
-        screen "$s" | grep -qE -- "$re" && return 0
-        sleep 0.05; i=$((i + 1))
-    done
-    echo "  timed out after ${limit}s waiting for /$re/ on screen:"
-    screen "$s" | sed 's/^/  | /'
-    return 1
-}
-
-# wait_file FILE REGEX [SECONDS]
-wait_file() {
-    local f=$1 re=$2 limit=${3:-30} i=0
-    while [ $i -lt $((limit * 20)) ]; do
-        grep -qE -- "$re" "$f" 2>/dev/null && return 0
-        sleep 0.05; i=$((i + 1))
-    done
-    echo "  timed out after ${limit}s waiting for /$re/ in $f:"
-    sed 's/^/  | /' "$f" 2>/dev/null | tail -5
-    return 1
-}
+e2e_tmux
 
 # start_program NAME [FAKE-OPTIONS...]: starts a serving program; sets PROG_PID and PROG_SOCK.
 start_program() {
@@ -75,12 +40,6 @@ start_program() {
     wait_file "$out" '^serving at ' 60 || return 1
     PROG_SOCK=$(sed -n 's/^serving at //p' "$out" | head -1)
     PROG_OUT=$out
-}
-
-run_test() {
-    local name=$1; shift
-    if "$@"; then PASSED=$((PASSED + 1)); echo "ok   $name"; else FAILED=$((FAILED + 1)); echo "FAIL $name"; fi
-    t kill-session -t "$name" >/dev/null 2>&1
 }
 
 test_none_found() {
@@ -161,24 +120,24 @@ test_headless_two_programs_prefixed() {
 test_cancel_subtree() {
     local s=cancel_subtree
     start_program cancelme || return 1
-    t new-session -d -s $s -x 120 -y 30 "env TERM=tmux-256color bash --norc --noprofile"
+    shell $s 120 30
     sleep 0.3
-    t send-keys -t $s "stty -g > '$WORK/$s.before'; '$BIN' attach --record '$WORK/attach.jsonl' '$PROG_SOCK'; echo EXIT=\$?; stty -g > '$WORK/$s.after'" Enter
+    keys $s "stty -g > '$WORK/$s.before'; '$BIN' attach --record '$WORK/attach.jsonl' '$PROG_SOCK'; echo EXIT=\$?; stty -g > '$WORK/$s.after'" Enter
     wait_for $s '\(pid [0-9]+\) .*connected' 30 || return 1
     # Select the first cancellable node below a root: j, then x until a prompt appears.
     local i=0 name=""
-    t send-keys -t $s j
+    keys $s j
     while [ $i -lt 15 ] && [ -z "$name" ]; do
-        t send-keys -t $s j x
+        keys $s j x
         sleep 0.4
         name=$(screen $s | sed -n 's/.*Cancel \(.*\) in .* (pid [0-9]*)\( and its [0-9]* running subtasks\{0,1\}\| (it is running)\)\{0,1\}? \[y\/N\].*/\1/p' | head -1)
         i=$((i + 1))
     done
-    [ -n "$name" ] || { echo "  no cancel prompt naming the program"; screen $s | sed 's/^/  | /'; return 1; }
-    t send-keys -t $s y
+    [ -n "$name" ] || { echo "  no cancel prompt naming the program"; show $s; return 1; }
+    keys $s y
     wait_file "$PROG_OUT" "^cancelled: .*\(attach\)" 20 || return 1
     wait_for $s "⊘ $name" 20 || return 1
-    t send-keys -t $s q
+    keys $s q
     wait_for $s '^EXIT=[0-9]+' 20 || return 1
     screen $s | grep -q '^EXIT=130' || { echo "  quitting while the program runs did not exit 130"; return 1; }
     [ "$(t display-message -p -t $s '#{alternate_on} #{cursor_flag}')" = "0 1" ] || { echo "  terminal not restored"; return 1; }
@@ -197,15 +156,15 @@ test_killed_program_stays() {
     kill -9 "$PROG_PID"
     wait_for $s '\(pid [0-9]+\) .*killed' 20 || return 1
     screen $s | grep -qE '[├└]─' || { echo "  the subtree left the screen"; return 1; }
-    t send-keys -t $s q
+    keys $s q
 }
 
 test_sighup_viewer() {
     local s=sighup_viewer
     start_program hup || return 1
-    t new-session -d -s $s -x 120 -y 30 "env TERM=tmux-256color bash --norc --noprofile"
+    shell $s 120 30
     sleep 0.3
-    t send-keys -t $s "'$BIN' attach --record '$WORK/hup.jsonl' '$PROG_SOCK'; echo EXIT=\$?" Enter
+    keys $s "'$BIN' attach --record '$WORK/hup.jsonl' '$PROG_SOCK'; echo EXIT=\$?" Enter
     wait_for $s '\(pid [0-9]+\) .*connected' 30 || return 1
     local pid="" p
     for p in $(pgrep -f "attach --record $WORK/hup.jsonl"); do pid=$p; done
@@ -252,7 +211,7 @@ test_replay_follow_dashboard() {
     wait_for $s '● slow root' 20 || return 1
     wait_for $s '✓ slow root' 20 || return 1
     wait
-    t send-keys -t $s q
+    keys $s q
 }
 
 test_pick_one() {
@@ -261,17 +220,17 @@ test_pick_one() {
     start_program first || return 1
     local p1=$PROG_PID
     start_program second || return 1
-    t new-session -d -s $s -x 120 -y 30 "env TERM=tmux-256color bash --norc --noprofile"
+    shell $s 120 30
     sleep 0.3
-    t send-keys -t $s "'$BIN' attach --no-record; echo EXIT=\$?" Enter
+    keys $s "'$BIN' attach --no-record; echo EXIT=\$?" Enter
     wait_for $s 'Attach to which\? \[1-2\]' 20 || return 1
     screen $s | grep -qE '^[12]\) [0-9]+  first  ' || { echo "  first not listed"; return 1; }
     local n
     n=$(screen $s | sed -n 's/^\([12]\)) [0-9]*  second  .*/\1/p' | head -1)
-    t send-keys -t $s "$n" Enter
+    keys $s "$n" Enter
     wait_for $s "second \(pid $PROG_PID\) .*connected" 20 || return 1
     screen $s | grep -q "first (pid" && { echo "  attached to both"; return 1; }
-    t send-keys -t $s q
+    keys $s q
     wait_for $s '^EXIT=130' 20 || return 1   # quit while the program runs: interrupted
     kill "$p1" "$PROG_PID"
 }
@@ -298,7 +257,7 @@ test_replay_flags_on_terminal() {
     t kill-session -t $s
     t new-session -d -s $s -x 120 -y 30 "env TERM=tmux-256color '$BIN' replay --speed 4 '$log'; sleep 10"
     wait_for $s ' x4 ' 20 || return 1
-    t send-keys -t $s q
+    keys $s q
 }
 
 test_all_includes_later_programs() {
@@ -310,7 +269,7 @@ test_all_includes_later_programs() {
     wait_for $s 'early \(pid [0-9]+\) .*connected' 20 || return 1
     start_program later || return 1
     wait_for $s 'later \(pid [0-9]+\) .*connected' 20 || return 1
-    t send-keys -t $s q
+    keys $s q
     kill "$p1" "$PROG_PID"
 }
 
@@ -330,5 +289,4 @@ run_test cancel_subtree test_cancel_subtree
 run_test killed_program_stays test_killed_program_stays
 run_test sighup_viewer test_sighup_viewer
 
-echo "attach-e2e: $PASSED passed, $FAILED failed"
-[ $FAILED -eq 0 ]
+e2e_summary

@@ -8,43 +8,14 @@
 # Prints one line per test and "e2e-comfort: N passed, M failed"; exits non-zero on failure.
 set -u
 
-BIN=${1:?usage: comfort.sh PATH-TO-TASKVIEW}
+E2E=e2e-comfort
+. "$(dirname "$0")/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
-case "$BIN" in /*) ;; *) BIN="$PWD/$BIN" ;; esac
-[ -x "$BIN" ] || { echo "e2e-comfort: not executable: $BIN"; echo "e2e-comfort: 0 passed, 1 failed"; exit 1; }
-command -v tmux >/dev/null || { echo "e2e-comfort: tmux is not installed"; exit 1; }
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/taskview-comfort.XXXXXX")
-SOCK="$WORK/sock"
-PASSED=0
-FAILED=0
-export LC_ALL=C.UTF-8
+e2e_bin "${1:?usage: comfort.sh PATH-TO-TASKVIEW}"
+e2e_need tmux
+e2e_work taskview-comfort
 LOG="$WORK/flaky.jsonl"
-
-cleanup() {
-    tmux -S "$SOCK" kill-server >/dev/null 2>&1
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-t() { tmux -S "$SOCK" -f /dev/null "$@"; }
-t new-session -d -s keep -x 80 -y 10 "sleep 100000"
-
-screen() { t capture-pane -t "$1" -p; }
-
-# wait_for SESSION REGEX [SECONDS]: polls the screen every 50 ms.
-wait_for() {
-    local s=$1 re=$2 limit=${3:-30} i=0
-    local n=$((limit * 20))
-    while [ $i -lt $n ]; do
-        if screen "$s" | grep -qE -- "$re"; then return 0; fi
-        sleep 0.05
-        i=$((i + 1))
-    done
-    echo "  timed out after ${limit}s waiting for /$re/ on screen:"
-    screen "$s" | sed 's/^/  | /'
-    return 1
-}
+e2e_tmux
 
 # wait_hist SESSION REGEX [SECONDS]: as wait_for, in the pane's scrollback too (fast output
 # scrolls lines off the screen before a loaded machine looks).
@@ -67,16 +38,6 @@ start() {
         "cd '$WORK' && env TERM=$term $* ; echo EXIT=\$? ; sleep 100000"
 }
 
-run_test() {
-    local name=$1; shift
-    if "$@"; then
-        PASSED=$((PASSED + 1)); echo "ok   $name"
-    else
-        FAILED=$((FAILED + 1)); echo "FAIL $name"
-    fi
-    t kill-session -t "$name" >/dev/null 2>&1
-}
-
 # The flaky demo recorded once (headless: as fast as the machine allows); the build demo too
 # (35 s of recorded time: the plain replays play it at --speed 16).
 "$BIN" demo flaky --seed 1 --headless --record "$LOG" >/dev/null 2>&1
@@ -88,16 +49,16 @@ test_n_into_a_folded_branch() {
     start $s tmux-256color "'$BIN' demo flaky --no-record --seed 1 --speed 2"
     # Wait for a failure, then fold everything to the root: the failure is out of sight.
     wait_for $s '✗ [1-9]' 40 || return 1
-    t send-keys -t $s 1
+    keys $s 1
     wait_for $s 'Folded to depth 1' 10 || return 1
     screen $s | grep -qE '├─|└─' && { echo "  rows below the root still shown"; return 1; }
-    screen $s | grep -qE '▸ flaky service .*✗ [1-9]' || { echo "  the folded root does not count its failures"; screen $s | sed 's/^/  | /'; return 1; }
-    t send-keys -t $s n
+    screen $s | grep -qE '▸ flaky service .*✗ [1-9]' || { echo "  the folded root does not count its failures"; show $s; return 1; }
+    keys $s n
     wait_for $s '└─|├─' 10 || return 1
-    t send-keys -t $s Enter
+    keys $s Enter
     wait_for $s 'State: failed' 10 || return 1
     wait_for $s 'Error: ' 10 || return 1
-    t send-keys -t $s q
+    keys $s q
     wait_for $s '^EXIT=' 20
 }
 
@@ -105,17 +66,17 @@ test_bracket_seeks_to_a_marker() {
     local s=bracket_seeks_to_a_marker
     start $s tmux-256color "'$BIN' replay '$LOG'"
     wait_for $s 'marker 0/[0-9]+' 20 || return 1
-    t send-keys -t $s ' '
-    t send-keys -t $s g ']'
+    keys $s ' '
+    keys $s g ']'
     wait_for $s 'marker 1/[0-9]+' 10 || return 1
     # Paused at the moment; the timeline strip (row 2) shows a failure or cancel marker.
     wait_for $s 'PAUSED' 10 || return 1
     screen $s | sed -n 2p | grep -qE '[━─┃].*[✗⊘]|[✗⊘]' || { echo "  no marker on the timeline strip"; return 1; }
-    t send-keys -t $s ']'
+    keys $s ']'
     wait_for $s 'marker 2/[0-9]+' 10 || return 1
-    t send-keys -t $s '['
+    keys $s '['
     wait_for $s 'marker 1/[0-9]+' 10 || return 1
-    t send-keys -t $s q
+    keys $s q
     wait_for $s '^EXIT=' 20
 }
 
@@ -129,13 +90,13 @@ click() {
         cx=$(printf '%x' $((33 + x)))
         cy=$(printf '%x' $((33 + y)))
         for ((k = 0; k < count; k++)); do bytes+=(1b 5b 4d 20 "$cx" "$cy" 1b 5b 4d 23 "$cx" "$cy"); done
-        t send-keys -t "$s" -H "${bytes[@]}"
+        keys "$s" -H "${bytes[@]}"
     else
         local seq=""
         for ((k = 0; k < count; k++)); do
             seq+=$'\e'"[<0;$((x + 1));$((y + 1))M"$'\e'"[<0;$((x + 1));$((y + 1))m"
         done
-        t send-keys -t "$s" -l "$seq"
+        keys "$s" -l "$seq"
     fi
 }
 
@@ -145,22 +106,22 @@ mouse_test() {
     local s=$1 term=$2 fmt=$3
     start $s $term "'$BIN' replay '$LOG'"
     wait_for $s 'marker 0/' 20 || return 1
-    t send-keys -t $s ' ' 9
+    keys $s ' ' 9
     wait_for $s 'PAUSED' 10 || return 1
     local name
     name=$(screen $s | sed -n 5p | sed -E 's/^[│├└─ ]*. //; s/ {2,}.*//')
     [ -n "$name" ] || { echo "  no third row"; return 1; }
     click $s $fmt 20 4
     sleep 0.4 # past the double-click interval
-    t send-keys -t $s Enter
+    keys $s Enter
     # The name as a literal (it may hold regex characters such as parentheses).
     wait_for $s "Name: $(printf '%s' "$name" | sed 's/[][().*+?{}|^$\\]/\\&/g')" 10 || return 1
-    t send-keys -t $s Escape
+    keys $s Escape
     # A double click on the first row opens its detail pane at once.
     click $s $fmt 20 2
     click $s $fmt 20 2
     wait_for $s 'Name: flaky service' 10 || return 1
-    t send-keys -t $s q
+    keys $s q
     wait_for $s '^EXIT=' 20
 }
 
@@ -171,14 +132,14 @@ test_no_mouse() {
     local s=no_mouse
     start $s tmux-256color "'$BIN' replay --no-mouse '$LOG'"
     wait_for $s 'marker 0/' 20 || return 1
-    t send-keys -t $s ' ' 9
+    keys $s ' ' 9
     wait_for $s 'PAUSED' 10 || return 1
     click $s x10 20 4
     sleep 0.4
-    t send-keys -t $s Enter
+    keys $s Enter
     # The selection stayed on the first row.
     wait_for $s 'Name: flaky service' 10 || return 1
-    t send-keys -t $s q
+    keys $s q
     wait_for $s '^EXIT=' 20
 }
 
@@ -274,7 +235,7 @@ test_theme_option() {
     wait_for $s 'marker 0/' 20 || return 1
     # mono: no colour escapes at all on the screen.
     t capture-pane -t $s -p -e | grep -qE $'\e\\[[0-9;]*3[1-6]m' && { echo "  colours under --theme mono"; return 1; }
-    t send-keys -t $s q
+    keys $s q
     wait_for $s '^EXIT=' 20
 }
 
@@ -291,5 +252,4 @@ run_test replay_term_dumb test_replay_term_dumb
 run_test replay_plain_ctrl_c test_replay_plain_ctrl_c
 run_test attach_plain test_attach_plain
 
-echo "e2e-comfort: $PASSED passed, $FAILED failed"
-[ $FAILED -eq 0 ]
+e2e_summary

@@ -8,25 +8,14 @@
 # Usage: bash Tests/e2e/commands.sh PATH-TO-TASKVIEW   (ONLY="quit_q kill_9 ..." runs those tests)
 set -u
 
-BIN=${1:?usage: commands.sh PATH-TO-TASKVIEW}
-case "$BIN" in /*) ;; *) BIN="$PWD/$BIN" ;; esac
-[ -x "$BIN" ] || { echo "commands-e2e: not executable: $BIN"; exit 1; }
-command -v tmux >/dev/null || { echo "commands-e2e: tmux is not installed"; exit 1; }
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/taskview-cmd-e2e.XXXXXX")
-SOCK="$WORK/sock"
-PASSED=0
-FAILED=0
-export LC_ALL=C.UTF-8
-t() { tmux -S "$SOCK" -f /dev/null "$@"; }
-cleanup() {
-    t kill-server >/dev/null 2>&1
-    # Never leave anything behind, even when a test failed.
-    for f in "$WORK"/*/pids/*; do [ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null; done
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-t new-session -d -s keep -x 80 -y 10 "sleep 100000"
+E2E=commands-e2e
+. "$(dirname "$0")/lib.sh"
+e2e_bin "${1:?usage: commands.sh PATH-TO-TASKVIEW}"
+e2e_need tmux
+e2e_work taskview-cmd-e2e
+# Never leave anything behind, even when a test failed.
+e2e_before_rm() { kill_pid_files "$WORK"/*/pids; }
+e2e_tmux
 
 # A command that records its pid and a grandchild's, then waits forever.
 cat > "$WORK/child.sh" <<'SH'
@@ -86,16 +75,9 @@ wait_pids() {
 
 # all_gone NAME [FILES...]: every pid (or the named files' pids) ends within 30 s.
 all_gone() {
-    local dir="$WORK/$1/pids"; shift
-    local files=("$@") f i
-    [ ${#files[@]} -eq 0 ] && files=($(ls "$dir"))
-    for f in "${files[@]}"; do
-        i=0
-        while kill -0 "$(cat "$dir/$f")" 2>/dev/null; do
-            [ $i -ge 600 ] && { echo "  process $f ($(cat "$dir/$f")) still runs"; return 1; }
-            sleep 0.05; i=$((i + 1))
-        done
-    done
+    local dir="$WORK/$1/pids"
+    shift
+    pids_gone "$dir" "$@"
 }
 
 running() {
@@ -103,40 +85,15 @@ running() {
     for f in "$@"; do kill -0 "$(cat "$WORK/$NAME/pids/$f")" 2>/dev/null || { echo "  $f ended too early"; return 1; }; done
 }
 
-screen() { t capture-pane -t "$1" -p; }
-wait_for() {
-    local i=0
-    while [ $i -lt $(( ${3:-30} * 20 )) ]; do
-        screen "$1" | grep -qE -- "$2" && return 0
-        sleep 0.05; i=$((i + 1))
-    done
-    echo "  timed out waiting for /$2/:"; screen "$1" | sed 's/^/  | /'; return 1
-}
-
 # dash NAME: taskview's dashboard on the scenario in a tmux session; EXIT=n when it ends.
 dash() {
-    t new-session -d -s "$1" -x 120 -y 30 "env TERM=tmux-256color bash --norc --noprofile"
+    shell "$1" 120 30
     sleep 0.3
-    t send-keys -t "$1" "cd '$WORK/$1' && '$BIN' run s.json --no-record -j 16; echo EXIT=\$?" Enter
+    keys "$1" "cd '$WORK/$1' && '$BIN' run s.json --no-record -j 16; echo EXIT=\$?" Enter
 }
 
 exited() {   # exited NAME STATUS [SECONDS]
     wait_for "$1" "^EXIT=$2" "${3:-60}"
-}
-
-taskview_pid() {
-    local shell_pid p
-    shell_pid=$(t display-message -p -t "$1" '#{pane_pid}')
-    for p in /proc/[0-9]*; do
-        [ "$(awk '{print $4}' "$p/stat" 2>/dev/null)" = "$shell_pid" ] && { echo "${p#/proc/}"; return; }
-    done
-}
-
-run_test() {   # ONLY="name ..." runs only those
-    NAME=$1
-    case " ${ONLY:-$1} " in *" $1 "*) ;; *) return ;; esac
-    if "$@"; then PASSED=$((PASSED + 1)); echo "ok   $1"; else FAILED=$((FAILED + 1)); echo "FAIL $1"; fi
-    t kill-session -t "$1" >/dev/null 2>&1
 }
 
 cancel_node_with_x() {
@@ -146,14 +103,14 @@ cancel_node_with_x() {
     wait_pids $NAME 4 || return 1
     wait_for $NAME 'one' 10 || return 1
     # Row 2 is "one": select it, cancel it (x asks, y confirms).
-    t send-keys -t $NAME j
+    keys $NAME j
     sleep 0.3
-    t send-keys -t $NAME x
+    keys $NAME x
     sleep 0.3
-    t send-keys -t $NAME y
+    keys $NAME y
     all_gone $NAME one one-grand || return 1
     running two two-grand || return 1
-    t send-keys -t $NAME q
+    keys $NAME q
     exited $NAME 130 && all_gone $NAME
 }
 
@@ -186,7 +143,7 @@ quit_with() {   # quit_with HOW: q, C-c, TERM or HUP
     wait_pids $NAME 8 || return 1
     wait_for $NAME 'q quit' 10 || return 1
     case $1 in
-        q|C-c) t send-keys -t $NAME "$1" ;;
+        q|C-c) keys $NAME "$1" ;;
         *) kill -"$1" "$(taskview_pid $NAME)" ;;
     esac
     exited $NAME 130 && all_gone $NAME
@@ -265,7 +222,7 @@ pathological_pattern() {
     dash $NAME
     wait_pids $NAME 1 || return 1
     wait_for $NAME 'q quit' 10 || return 1
-    t send-keys -t $NAME q
+    keys $NAME q
     # Quitting takes well under a second; before, it waited for the matcher, then gave up
     # after the grace + 10 s with "some command processes did not end in time".
     exited $NAME 130 8 || return 1
@@ -285,5 +242,4 @@ run_test node_end
 run_test kill_9
 run_test pathological_pattern
 
-echo "commands-e2e: $PASSED passed, $FAILED failed"
-[ $FAILED -eq 0 ]
+e2e_summary

@@ -6,24 +6,13 @@
 # Usage: bash Tests/e2e/output.sh PATH-TO-TASKVIEW
 set -u
 
-BIN=${1:?usage: output.sh PATH-TO-TASKVIEW}
-case "$BIN" in /*) ;; *) BIN="$PWD/$BIN" ;; esac
-[ -x "$BIN" ] || { echo "output-e2e: not executable: $BIN"; exit 1; }
-command -v tmux >/dev/null || { echo "output-e2e: tmux is not installed"; exit 1; }
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/taskview-out-e2e.XXXXXX")
-SOCK="$WORK/sock"
-PASSED=0
-FAILED=0
-export LC_ALL=C.UTF-8
-t() { tmux -S "$SOCK" -f /dev/null "$@"; }
-cleanup() {
-    t kill-server >/dev/null 2>&1
-    for f in "$WORK"/*/pids/*; do [ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null; done
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-t new-session -d -s keep -x 80 -y 10 "sleep 100000"
+E2E=output-e2e
+. "$(dirname "$0")/lib.sh"
+e2e_bin "${1:?usage: output.sh PATH-TO-TASKVIEW}"
+e2e_need tmux
+e2e_work taskview-out-e2e
+e2e_before_rm() { kill_pid_files "$WORK"/*/pids; }
+e2e_tmux
 
 # A command that records its pid, prints 60 lines (one of them "NEEDLE 42", one on stderr),
 # then waits.
@@ -46,64 +35,29 @@ scenario() {
         | sed -e "s|TALK|$WORK/talk.sh|g" -e "s|PIDS|$WORK/$1/pids|g" > "$WORK/$1/s.json"
 }
 
-screen() { t capture-pane -t "$1" -p; }
 # scrollback NAME: the screen and the 500 lines above it.
 scrollback() { t capture-pane -t "$1" -p -S -500; }
 in_scrollback() {
-    local i=0
-    while [ $i -lt $(( ${3:-30} * 20 )) ]; do
-        scrollback "$1" | grep -qE -- "$2" && return 0
-        sleep 0.05; i=$((i + 1))
-    done
+    poll "${3:-30}" scrollback_has "$1" "$2" && return 0
     echo "  timed out waiting for /$2/ in the scrollback:"; scrollback "$1" | tail -40 | sed 's/^/  | /'; return 1
 }
-wait_for() {
-    local i=0
-    while [ $i -lt $(( ${3:-30} * 20 )) ]; do
-        screen "$1" | grep -qE -- "$2" && return 0
-        sleep 0.05; i=$((i + 1))
-    done
-    echo "  timed out waiting for /$2/:"; screen "$1" | sed 's/^/  | /'; return 1
-}
-wait_gone() {
-    local i=0
-    while [ $i -lt $(( ${3:-30} * 20 )) ]; do
-        screen "$1" | grep -qE -- "$2" || return 0
-        sleep 0.05; i=$((i + 1))
-    done
-    echo "  /$2/ still on screen:"; screen "$1" | sed 's/^/  | /'; return 1
-}
+scrollback_has() { scrollback "$1" | grep -qE -- "$2"; }
 
 # dash NAME [ENV...]: taskview's dashboard on the scenario in a tmux session; EXIT=n when it ends.
 dash() {
     local name=$1; shift
-    t new-session -d -s "$name" -x 100 -y 30 "env TERM=tmux-256color $* bash --norc --noprofile"
+    shell "$name" 100 30 "$@"
     sleep 0.3
-    t send-keys -t "$name" "cd '$WORK/$name' && '$BIN' run s.json ${RECORD:---no-record}; echo EXIT=\$?" Enter
+    keys "$name" "cd '$WORK/$name' && '$BIN' run s.json ${RECORD:---no-record}; echo EXIT=\$?" Enter
 }
 
 # all_gone NAME: every recorded pid ends within 30 s.
-all_gone() {
-    local f i
-    for f in "$WORK/$1"/pids/*; do
-        i=0
-        while kill -0 "$(cat "$f")" 2>/dev/null; do
-            [ $i -ge 600 ] && { echo "  process $f ($(cat "$f")) still runs"; return 1; }
-            sleep 0.05; i=$((i + 1))
-        done
-    done
-}
+all_gone() { pids_gone "$WORK/$1/pids"; }
 
 # quit NAME: q ends the session (the command is cancelled: 130) and nothing is left.
 quit() {
-    t send-keys -t "$1" q
+    keys "$1" q
     wait_for "$1" '^EXIT=130' 60 && all_gone "$1"
-}
-
-run_test() {
-    NAME=$1
-    if "$@"; then PASSED=$((PASSED + 1)); echo "ok   $1"; else FAILED=$((FAILED + 1)); echo "FAIL $1"; fi
-    t kill-session -t "$1" >/dev/null 2>&1
 }
 
 # Ready: the detail pane of the running command, its 60 lines printed.
@@ -111,24 +65,24 @@ open_detail() {
     scenario "$1"
     dash "$@"
     wait_for "$1" 'talk' 10 || return 1
-    t send-keys -t "$1" Enter
+    keys "$1" Enter
     wait_for "$1" 'Output \(last 60 of 60 lines\)' 10
 }
 
 search_in_detail_pane() {
     open_detail $NAME || return 1
     wait_gone $NAME 'NEEDLE' 5 || return 1
-    t send-keys -t $NAME / n e e d l e
+    keys $NAME / n e e d l e
     wait_for $NAME 'search output: needle_' 5 || return 1
-    t send-keys -t $NAME Enter
+    keys $NAME Enter
     wait_for $NAME 'detail: match 1 of 1 \(n/N\) \(Esc clears\)' 5 || return 1
     wait_for $NAME '^>  NEEDLE 42' 5 || return 1
-    t send-keys -t $NAME n
+    keys $NAME n
     wait_for $NAME 'match 1 of 1' 5 || return 1
     # Esc clears the search; the pane follows the newest lines again.
-    t send-keys -t $NAME Escape
+    keys $NAME Escape
     wait_for $NAME 'detail \(Esc closes\)' 5 || return 1
-    t send-keys -t $NAME / z z z Enter
+    keys $NAME / z z z Enter
     wait_for $NAME 'detail: no match for "zzz"' 5 || return 1
     quit $NAME
 }
@@ -136,16 +90,16 @@ search_in_detail_pane() {
 # `o`: the whole output in less; q returns to the dashboard, which kept running.
 pager_less() {
     open_detail $NAME PAGER=less LESS= || return 1
-    t send-keys -t $NAME o
+    keys $NAME o
     wait_for $NAME '^line 1$' 10 || return 1
     wait_gone $NAME 'detail' 5 || return 1
     # (stdout and stderr are separate pipes: the stderr line's place is not fixed)
-    t send-keys -t $NAME / w a r n i n g Enter
+    keys $NAME / w a r n i n g Enter
     wait_for $NAME '^! warning 50$' 10 || return 1
-    t send-keys -t $NAME G
+    keys $NAME G
     wait_for $NAME '^line 60$' 10 || return 1
     wait_for $NAME '^NEEDLE 42$' 5 || return 1
-    t send-keys -t $NAME q
+    keys $NAME q
     wait_for $NAME 'detail \(Esc closes\)' 10 || return 1
     wait_gone $NAME '^line 1$' 5 || return 1
     quit $NAME
@@ -154,7 +108,7 @@ pager_less() {
 # A $PAGER that does not exist: the footer says so and the dashboard stays.
 pager_missing() {
     open_detail $NAME PAGER=/nonexistent || return 1
-    t send-keys -t $NAME o
+    keys $NAME o
     wait_for $NAME 'Cannot open the output: \$PAGER "/nonexistent" does not exist' 10 || return 1
     wait_for $NAME 'detail \(Esc closes\)' 5 || return 1
     quit $NAME
@@ -171,20 +125,20 @@ output_beside_log() {
     [ "$(wc -l < "$f")" -eq 60 ] || { echo "  $(wc -l < "$f") lines in $f (want 60)"; return 1; }
     grep -qx 'NEEDLE 42' "$f" && grep -qx '! warning 50' "$f" || { echo "  $f lacks lines"; return 1; }
     # The replay's o shows what the log recorded for the node.
-    t send-keys -t $NAME "clear; PAGER=less LESS= '$BIN' replay log.jsonl; echo EXIT=\$?" Enter
+    keys $NAME "clear; PAGER=less LESS= '$BIN' replay log.jsonl; echo EXIT=\$?" Enter
     wait_for $NAME 'talk' 10 || return 1
-    t send-keys -t $NAME 9
+    keys $NAME 9
     sleep 0.5
-    t send-keys -t $NAME o
+    keys $NAME o
     wait_for $NAME '^line 1$' 10 || return 1
     # (stdout and stderr are separate pipes: the stderr line's place is not fixed)
-    t send-keys -t $NAME / w a r n i n g Enter
+    keys $NAME / w a r n i n g Enter
     wait_for $NAME '^! warning 50$' 10 || return 1
-    t send-keys -t $NAME G
+    keys $NAME G
     wait_for $NAME '^line 60$' 10 || return 1
-    t send-keys -t $NAME q
+    keys $NAME q
     wait_gone $NAME '^line 1$' 5 || return 1
-    t send-keys -t $NAME q
+    keys $NAME q
     wait_for $NAME '^EXIT=' 20
 }
 
@@ -201,7 +155,7 @@ no_record_leaves_nothing() {
 # returns to the dashboard, and the key does nothing else.
 plain_mode() {
     open_detail $NAME || return 1
-    t send-keys -t $NAME p
+    keys $NAME p
     wait_for $NAME '^\[[0-9.]+\] #[0-9]+ talk \| line 60$' 10 || return 1
     in_scrollback $NAME 'plain mode \(p or any key returns to the dashboard\)' 5 || return 1
     in_scrollback $NAME '^\[[0-9.]+\] #[0-9]+ talk: executing$' 5 || return 1
@@ -210,14 +164,14 @@ plain_mode() {
     wait_gone $NAME 'detail' 5 || return 1
     touch "$WORK/$NAME/go"
     wait_for $NAME '^\[[0-9.]+\] #[0-9]+ talk \| LATE line$' 10 || return 1
-    t send-keys -t $NAME x
+    keys $NAME x
     wait_for $NAME 'detail \(Esc closes\)' 10 || return 1
     wait_for $NAME 'LATE line' 5 || return 1
     screen $NAME | grep -q 'Cancel' && { echo "  the key went to the dashboard too"; return 1; }
     # p again: plain, then p returns.
-    t send-keys -t $NAME p
+    keys $NAME p
     wait_gone $NAME 'detail' 10 || return 1
-    t send-keys -t $NAME p
+    keys $NAME p
     wait_for $NAME 'detail \(Esc closes\)' 10 || return 1
     quit $NAME
 }
@@ -229,5 +183,4 @@ run_test pager_less
 run_test pager_missing
 run_test plain_mode
 
-echo "output-e2e: $PASSED passed, $FAILED failed"
-[ $FAILED -eq 0 ]
+e2e_summary

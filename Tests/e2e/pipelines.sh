@@ -11,49 +11,14 @@
 # Usage: bash Tests/e2e/pipelines.sh PATH-TO-TASKVIEW
 set -u
 
-BIN=${1:?usage: pipelines.sh PATH-TO-TASKVIEW}
-case "$BIN" in /*) ;; *) BIN="$PWD/$BIN" ;; esac
-[ -x "$BIN" ] || { echo "pipelines-e2e: not executable: $BIN"; exit 1; }
-command -v tmux >/dev/null || { echo "pipelines-e2e: tmux is not installed"; exit 1; }
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/taskview-pipe-e2e.XXXXXX")
-SOCK="$WORK/sock"
-PASSED=0
-FAILED=0
-export LC_ALL=C.UTF-8
-t() { tmux -S "$SOCK" -f /dev/null "$@"; }
-cleanup() {
-    t kill-server >/dev/null 2>&1
-    for f in "$WORK"/pids/*; do [ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null; done
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-t new-session -d -s keep -x 80 -y 10 "sleep 100000"
+E2E=pipelines-e2e
+. "$(dirname "$0")/lib.sh"
+e2e_bin "${1:?usage: pipelines.sh PATH-TO-TASKVIEW}"
+e2e_need tmux
+e2e_work taskview-pipe-e2e
+e2e_before_rm() { kill_pid_files "$WORK/pids"; }
+e2e_tmux
 mkdir -p "$WORK/pids"
-
-screen() { t capture-pane -t "$1" -p; }
-
-# wait_for SESSION REGEX [SECONDS]: polls the screen every 50 ms.
-wait_for() {
-    local s=$1 re=$2 limit=${3:-30} i=0
-    while [ $i -lt $((limit * 20)) ]; do
-        if screen "$s" | grep -qE -- "$re"; then return 0; fi
-        sleep 0.05
-        i=$((i + 1))
-    done
-    echo "  timed out after ${limit}s waiting for /$re/ on screen:"
-    screen "$s" | sed 's/^/  | /'
-    return 1
-}
-
-run_test() {
-    local name=$1; shift
-    if "$@"; then
-        echo "ok   $name"; PASSED=$((PASSED + 1))
-    else
-        echo "FAIL $name"; FAILED=$((FAILED + 1))
-    fi
-}
 
 # core waits for the file "go", then fails; docs succeeds at once; test needs both.
 cat > "$WORK/needs.json" <<JSON
@@ -65,31 +30,23 @@ cat > "$WORK/needs.json" <<JSON
 ]}
 JSON
 
-gone() {
-    local i=0
-    for f in "$WORK"/pids/*; do
-        [ -f "$f" ] || continue
-        while kill -0 "$(cat "$f")" 2>/dev/null; do
-            [ $i -ge 600 ] && { echo "  process $(basename "$f") still alive"; return 1; }
-            sleep 0.05; i=$((i + 1))
-        done
-    done
-}
+# gone: every recorded pid ends within 30 s.
+gone() { pids_gone "$WORK/pids"; }
 
 test_skip_reason_in_the_dashboard() {
     local s=needs
-    t new-session -d -s $s -x 120 -y 30 "env TERM=tmux-256color bash --norc --noprofile"
-    t send-keys -t $s "cd '$WORK' && '$BIN' run --no-record needs.json; echo EXIT=\$?" Enter
+    shell $s 120 30
+    keys $s "cd '$WORK' && '$BIN' run --no-record needs.json; echo EXIT=\$?" Enter
     wait_for $s 'test .*waiting for core' 30 || return 1
     touch "$WORK/go"
     wait_for $s 'test .*needs core, which failed' 30 || return 1
     [ ! -e "$WORK/pids/test" ] || { echo "  test ran although core failed"; return 1; }
     # The detail pane of test lists its needs with their states.
-    t send-keys -t $s G Enter
+    keys $s G Enter
     wait_for $s 'Needs: core \(failed\), docs \(succeeded\)' 10 || return 1
-    t send-keys -t $s q
+    keys $s q
     wait_for $s '^EXIT=0' 30 || return 1
-    screen $s | grep -qE "^taskview: needs finished: succeeded" || { echo "  no exit summary:"; screen $s | sed "s/^/  | /"; return 1; }
+    screen $s | grep -qE "^taskview: needs finished: succeeded" || { echo "  no exit summary:"; show $s; return 1; }
     gone
 }
 
@@ -126,31 +83,23 @@ JSON
 
 test_restart_a_failed_step() {
     local s=restart
-    t new-session -d -s $s -x 120 -y 30 "env TERM=tmux-256color bash --norc --noprofile"
-    t send-keys -t $s "cd '$WORK' && '$BIN' run --no-record restart.json; echo EXIT=\$?" Enter
+    shell $s 120 30
+    keys $s "cd '$WORK' && '$BIN' run --no-record restart.json; echo EXIT=\$?" Enter
     wait_for $s 'ship .*needs flaky, which failed' 30 || return 1
     [ ! -e "$WORK/shipped" ] || { echo "  ship ran although flaky failed"; return 1; }
-    t send-keys -t $s g j r
+    keys $s g j r
     wait_for $s 'Restart flaky \(and 1 node that needs it\)\? \[y/N\]' 10 || return 1
-    t send-keys -t $s y
+    keys $s y
     wait_for $s 'flaky  attempt 2' 10 || return 1
     wait_for $s 'ship  attempt 2' 10 || return 1
-    local i=0
-    while [ ! -e "$WORK/shipped" ]; do
-        [ $i -ge 600 ] && { echo "  ship did not run after the restart"; return 1; }
-        sleep 0.05; i=$((i + 1))
-    done
+    poll 30 test -e "$WORK/shipped" || { echo "  ship did not run after the restart"; return 1; }
     # The detail pane lists both attempts of flaky.
-    t send-keys -t $s g j Enter
+    keys $s g j Enter
     wait_for $s 'Attempts: 1 failed [0-9.]+s, 2 succeeded' 10 || return 1
-    t send-keys -t $s Escape
+    keys $s Escape
     # Once ship's new attempt ended the run counts as succeeded: exit 0.
-    i=0
-    while ! screen $s | grep -qE 'ship  attempt 2 .*100%'; do
-        [ $i -ge 600 ] && { echo "  ship's attempt did not finish"; screen $s | sed 's/^/  | /'; return 1; }
-        sleep 0.05; i=$((i + 1))
-    done
-    t send-keys -t $s q
+    poll 30 on_screen $s 'ship  attempt 2 .*100%' || { echo "  ship's attempt did not finish"; show $s; return 1; }
+    keys $s q
     wait_for $s '^EXIT=0' 30 || return 1
     gone
 }
@@ -218,5 +167,4 @@ run_test "restart: the replay of a restarted run draws the attempts in place" te
 run_test "needs: a cycle is refused before anything runs (exit 2, named in order)" test_cycle_refused
 run_test "needs: demo ci headless" test_ci_demo_headless
 
-echo "pipelines-e2e: $PASSED passed, $FAILED failed"
-[ $FAILED -eq 0 ]
+e2e_summary

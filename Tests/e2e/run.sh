@@ -4,64 +4,20 @@
 # Prints one line per test and finally "e2e: N passed, M failed"; exits non-zero on failure.
 set -u
 
-BIN=${1:?usage: run.sh PATH-TO-TASKVIEW}
-case "$BIN" in /*) ;; *) BIN="$PWD/$BIN" ;; esac
-[ -x "$BIN" ] || { echo "e2e: not executable: $BIN"; echo "e2e: 0 passed, 1 failed"; exit 1; }
-command -v tmux >/dev/null || { echo "e2e: tmux is not installed"; echo "e2e: 0 passed, 1 failed"; exit 1; }
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/taskview-e2e.XXXXXX")
-SOCK="$WORK/sock"
-TMUX_CMD=(tmux -S "$SOCK" -f /dev/null)
-PASSED=0
-FAILED=0
-export LC_ALL=C.UTF-8
-
-cleanup() {
-    "${TMUX_CMD[@]}" kill-server >/dev/null 2>&1
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-t() { "${TMUX_CMD[@]}" "$@"; }
-
+E2E=e2e
+. "$(dirname "$0")/lib.sh"
+e2e_bin "${1:?usage: run.sh PATH-TO-TASKVIEW}"
+e2e_need tmux
+e2e_work taskview-e2e
 # One server for all tests; each test gets its own session running a plain shell.
-t new-session -d -s keep -x 80 -y 10 "sleep 100000"
-
-screen() { t capture-pane -t "$1" -p; }
-
-# wait_for SESSION REGEX [SECONDS]: polls the screen every 50 ms.
-wait_for() {
-    local s=$1 re=$2 limit=${3:-30} i=0
-    local n=$((limit * 20))
-    while [ $i -lt $n ]; do
-        if screen "$s" | grep -qE -- "$re"; then return 0; fi
-        sleep 0.05
-        i=$((i + 1))
-    done
-    echo "  timed out after ${limit}s waiting for /$re/ on screen:"
-    screen "$s" | sed 's/^/  | /'
-    return 1
-}
-
-# wait_gone SESSION REGEX [SECONDS]
-wait_gone() {
-    local s=$1 re=$2 limit=${3:-30} i=0
-    local n=$((limit * 20))
-    while [ $i -lt $n ]; do
-        if ! screen "$s" | grep -qE -- "$re"; then return 0; fi
-        sleep 0.05
-        i=$((i + 1))
-    done
-    echo "  timed out after ${limit}s waiting for /$re/ to go"
-    return 1
-}
+e2e_tmux
 
 # start SESSION ARGS...: a shell that records stty before and after, runs taskview, prints EXIT=n.
 start() {
     local s=$1; shift
-    t new-session -d -s "$s" -x 120 -y 30 "env TERM=tmux-256color bash --norc --noprofile"
+    shell "$s" 120 30
     wait_for "$s" '[#$] *$' 10 >/dev/null || true
-    t send-keys -t "$s" "cd '$WORK' && stty -g > '$WORK/$s.before' && '$BIN' --no-record $* ; echo EXIT=\$? ; stty -g > '$WORK/$s.after'" Enter
+    keys "$s" "cd '$WORK' && stty -g > '$WORK/$s.before' && '$BIN' --no-record $* ; echo EXIT=\$? ; stty -g > '$WORK/$s.after'" Enter
 }
 
 # restored SESSION EXPECTED-EXIT: taskview ended with that status and left the terminal as it found it.
@@ -80,34 +36,16 @@ restored() {
     screen "$s" | grep -qE '^Summary: ' || { echo "  no summary printed after exit"; return 1; }
 }
 
-run_test() {
-    local name=$1; shift
-    if "$@"; then
-        PASSED=$((PASSED + 1)); echo "ok   $name"
-    else
-        FAILED=$((FAILED + 1)); echo "FAIL $name"
-    fi
-    t kill-session -t "$name" >/dev/null 2>&1
-}
-
-taskview_pid() {
-    local shell_pid p
-    shell_pid=$(t display-message -p -t "$1" '#{pane_pid}')
-    for p in /proc/[0-9]*; do
-        [ "$(awk '{print $4}' "$p/stat" 2>/dev/null)" = "$shell_pid" ] && { echo "${p#/proc/}"; return; }
-    done
-}
-
 test_rows_move_detail_quit() {
     local s=rows_move_detail_quit
     start $s
     wait_for $s '├─ . prepare' 30 || return 1
     wait_for $s 'q quit' 10 || return 1
-    t send-keys -t $s j Enter
+    keys $s j Enter
     wait_for $s 'Name: prepare' 10 || return 1
-    t send-keys -t $s Escape
+    keys $s Escape
     wait_gone $s 'Name: prepare' 10 || return 1
-    t send-keys -t $s q
+    keys $s q
     restored $s 130
 }
 
@@ -116,16 +54,16 @@ test_cancel_subtree_allsettled_continues() {
     # Half speed: the compiles of module TaskGraph run for 6-12 s of real time.
     start $s --speed 0.5
     wait_for $s '● compile GraphTask\.swift' 40 || return 1
-    t send-keys -t $s / 'GraphTask.swift' Enter G Escape
-    t send-keys -t $s x
+    keys $s / 'GraphTask.swift' Enter G Escape
+    keys $s x
     wait_for $s 'Cancel compile GraphTask\.swift \(it is running\)\? \[y/N\]' 10 || return 1
-    t send-keys -t $s y
+    keys $s y
     wait_for $s '⊘ compile GraphTask\.swift .*cancelled \(keyboard\)' 10 || return 1
     # Its siblings in the allSettled group go on and finish.
     screen $s | grep -qE '● compile Composites\.swift' || { echo "  sibling stopped running"; return 1; }
     wait_for $s '✓ compile Composites\.swift' 60 || return 1
     screen $s | grep -qE '⊘ compile GraphTask\.swift' || { echo "  cancelled row changed"; return 1; }
-    t send-keys -t $s q
+    keys $s q
     restored $s 130
 }
 
@@ -133,12 +71,12 @@ test_confirm_defaults_to_no() {
     local s=confirm_defaults_to_no
     start $s
     wait_for $s '● build' 30 || return 1
-    t send-keys -t $s x
+    keys $s x
     wait_for $s 'Cancel build and its [0-9]+ running subtasks\? \[y/N\]' 10 || return 1
-    t send-keys -t $s n
+    keys $s n
     wait_for $s 'Not cancelled' 10 || return 1
     screen $s | grep -q '⊘ build' && { echo "  build was cancelled"; return 1; }
-    t send-keys -t $s q
+    keys $s q
     restored $s 130
 }
 
@@ -146,12 +84,12 @@ test_help_and_resize() {
     local s=help_and_resize
     start $s
     wait_for $s '● build' 30 || return 1
-    t send-keys -t $s '?'
+    keys $s '?'
     wait_for $s 'Keys \(any key closes this help\)' 10 || return 1
     wait_for $s 'cancel the selected subtree' 5 || return 1
-    t send-keys -t $s Escape
+    keys $s Escape
     wait_gone $s 'Keys \(any key closes' 10 || return 1
-    t send-keys -t $s j j j
+    keys $s j j j
     t resize-window -t $s -x 20 -y 5
     wait_for $s 'build' 10 || return 1
     sleep 0.3
@@ -159,7 +97,7 @@ test_help_and_resize() {
     sleep 0.3
     t resize-window -t $s -x 120 -y 30
     wait_for $s '├─ . prepare' 10 || return 1
-    t send-keys -t $s q
+    keys $s q
     restored $s 130
 }
 
@@ -167,7 +105,7 @@ test_ctrl_c() {
     local s=ctrl_c
     start $s
     wait_for $s '● build' 30 || return 1
-    t send-keys -t $s C-c
+    keys $s C-c
     restored $s 130
 }
 
@@ -186,9 +124,9 @@ test_sigterm() {
 # exit 130, and the log gets its final snapshot and `end`.
 test_sighup() {
     local s=sighup log="$WORK/sighup.jsonl"
-    t new-session -d -s "$s" -x 120 -y 30 "env TERM=tmux-256color bash --norc --noprofile"
+    shell "$s" 120 30
     wait_for "$s" '[#$] *$' 10 >/dev/null || true
-    t send-keys -t "$s" "cd '$WORK' && stty -g > '$WORK/$s.before' && '$BIN' --record '$log' ; echo EXIT=\$? ; stty -g > '$WORK/$s.after'" Enter
+    keys "$s" "cd '$WORK' && stty -g > '$WORK/$s.before' && '$BIN' --record '$log' ; echo EXIT=\$? ; stty -g > '$WORK/$s.after'" Enter
     wait_for $s '● build' 30 || return 1
     local pid
     pid=$(taskview_pid $s)
@@ -213,7 +151,7 @@ test_ascii_locale() {
     t new-session -d -s $s -x 120 -y 30 "env LC_ALL=C TERM=tmux-256color '$BIN' --no-record --speed 4; sleep 5"
     wait_for $s '^\|- [*o] prepare' 30 || return 1
     if screen $s | LC_ALL=C grep -q $'[\x80-\xff]'; then echo "  non-ASCII bytes on screen"; return 1; fi
-    t send-keys -t $s q
+    keys $s q
 }
 
 test_no_color() {
@@ -221,12 +159,12 @@ test_no_color() {
     t new-session -d -s $s -x 120 -y 30 "env TERM=tmux-256color '$BIN' --no-record; sleep 5"
     wait_for $s '● build' 30 || return 1
     t capture-pane -t $s -p -e | grep -qE $'\e\\[(3[1-6]|38;5;[0-9]+)m' || { echo "  no colours without NO_COLOR"; return 1; }
-    t send-keys -t $s q
+    keys $s q
     s=no_color_set
     t new-session -d -s $s -x 120 -y 30 "env NO_COLOR=1 TERM=tmux-256color '$BIN' --no-record; sleep 5"
     wait_for $s '● build' 30 || return 1
     if t capture-pane -t $s -p -e | grep -qE $'\e\\[(3[1-6]|38;5;[0-9]+)m'; then echo "  colours with NO_COLOR"; return 1; fi
-    t send-keys -t $s q
+    keys $s q
     t kill-session -t no_color_set >/dev/null 2>&1
 }
 
@@ -259,5 +197,4 @@ run_test no_color test_no_color
 run_test headless_pipe test_headless_pipe
 run_test usage_errors test_usage_errors
 
-echo "e2e: $PASSED passed, $FAILED failed"
-[ $FAILED -eq 0 ]
+e2e_summary

@@ -12,48 +12,32 @@
 # Prints one line per test and finally "trust-e2e: N passed, M failed".
 set -u
 
-BIN=${1:?usage: trust.sh TASKVIEW_BIN}
+E2E=trust-e2e
+. "$(dirname "$0")/lib.sh"
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-case "$BIN" in /*) ;; *) BIN="$PWD/$BIN" ;; esac
-[ -x "$BIN" ] || { echo "trust-e2e: not executable: $BIN"; exit 1; }
-command -v python3 >/dev/null || { echo "trust-e2e: python3 is not installed"; exit 1; }
+e2e_bin "${1:?usage: trust.sh TASKVIEW_BIN}"
+e2e_need python3
 FAKE="$HERE/attach/fake_server.py"
 # Other users cannot run a python3 under root's home (pyenv shims): the system one for them.
 OTHER_PY=/usr/bin/python3
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/taskview-trust.XXXXXX")
+e2e_work taskview-trust
 chmod 755 "$WORK"
 unset XDG_RUNTIME_DIR
-export LC_ALL=C.UTF-8
 PIDS=()
 STOPPED=()
-PASSED=0
-FAILED=0
 VICTIM=4242
 ATTACKER=65534
 
-cleanup() {
+e2e_before_rm() {
     for p in "${STOPPED[@]}"; do kill -CONT "$p" 2>/dev/null; done
     for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
     wait 2>/dev/null
-    rm -rf "$WORK"
     [ "$(id -u)" -eq 0 ] && rm -rf "/tmp/taskgraph-$VICTIM"
 }
-trap cleanup EXIT
 
 pass() { echo "ok   $1"; PASSED=$((PASSED + 1)); }
 failed() { echo "FAIL $1"; shift; for l in "$@"; do echo "  $l"; done; FAILED=$((FAILED + 1)); }
-
-# wait_file FILE REGEX [SECONDS]
-wait_file() {
-    local f=$1 re=$2 limit=${3:-30} i=0
-    while [ $i -lt $((limit * 20)) ]; do
-        grep -qE -- "$re" "$f" 2>/dev/null && return 0
-        sleep 0.05; i=$((i + 1))
-    done
-    echo "  timed out after ${limit}s waiting for /$re/ in $f"
-    return 1
-}
 
 # fake AS_PREFIX SOCKET NAME: starts Tests/attach/fake_server.py (as the user the prefix
 # says) and waits until it serves; sets FAKE_PID.
@@ -197,5 +181,4 @@ else
     fi
 fi
 
-echo "trust-e2e: $PASSED passed, $FAILED failed"
-[ $FAILED -eq 0 ]
+e2e_summary

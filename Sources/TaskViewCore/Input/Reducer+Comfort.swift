@@ -103,9 +103,14 @@ extension Reducer {
 
     /// Selects row `target`, expanding its ancestors and clearing a filter that hides it.
     public static func reveal(_ model: inout DashboardModel, _ target: Int) {
-        var d = model.displayTree()
+        let d = model.displayTree()
         guard d.tree.contains(target) else { return }
-        let target = d.row(of: target)
+        select(&model, row: d.row(of: target), in: d)
+    }
+
+    /// Selects row `target` of `d`: clears a filter that hides it, expands its ancestors.
+    static func select(_ model: inout DashboardModel, row target: Int, in d: DisplayTree) {
+        var d = d
         if !model.view.filter.isEmpty && !d.passes(target) {
             model.view.filter = ""
             d = model.displayTree()

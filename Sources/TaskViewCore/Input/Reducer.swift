@@ -254,7 +254,7 @@ public enum Reducer {
     static func jumpToShared(_ model: inout DashboardModel) -> Bool {
         let sel = model.view.selection
         guard sel >= 0 else { return false }
-        var d = model.displayTree()
+        let d = model.displayTree()
         let tree = d.tree
         let ref = d.content(sel)
         guard tree.contains(ref), tree[ref].kind == NodeKind.ref else { return false }
@@ -262,16 +262,7 @@ public enum Reducer {
         guard tree.contains(target) else { return false }
         model.view.follow = false
         while d.isFolded(target) { target = Int(tree.nodes[target].parent) }
-        if !model.view.filter.isEmpty && !d.passes(target) {
-            model.view.filter = ""
-            d = model.displayTree()
-        }
-        var p = d.parent(target)
-        while p >= 0 {
-            if !model.view.isExpanded(p) { model.view.setCollapsed(p, false) }
-            p = d.parent(p)
-        }
-        model.view.selection = target
+        select(&model, row: target, in: d)
         return true
     }
 

@@ -15,9 +15,19 @@ public struct RunHistory: Sendable, Equatable {
     public static let maxNodes = 20_000
 
     /// Median seconds by node path (`NodeKey.path`).
-    public var expected: [String: Double]
+    public var expected: [String: Double] {
+        didSet { cache = RemainingCache() }
+    }
     /// How many earlier runs the figures come from.
     public var runCount: Int
+    /// What `remaining` keeps between calls (copies share it; it knows which tree state
+    /// it holds).
+    private var cache = RemainingCache()
+
+    /// Equal figures (what `remaining` keeps aside).
+    public static func == (a: RunHistory, b: RunHistory) -> Bool {
+        a.expected == b.expected && a.runCount == b.runCount
+    }
 
     public init(expected: [String: Double] = [:], runCount: Int = 0) {
         self.expected = expected
@@ -125,40 +135,6 @@ public struct RunHistory: Sendable, Equatable {
     /// than `maxNodes` or without history.
     public func remaining(in tree: TreeModel, now: Double) -> (seconds: Double, unknown: Int)? {
         guard !expected.isEmpty, tree.liveCount <= Self.maxNodes else { return nil }
-        var unknown = 0
-        var total = 0.0
-        // Iterative post-order: (node, children visited).
-        var stack: [(id: Int, visited: Bool)] = []
-        var values: [Int: Double] = [:]
-        tree.forEachRoot {
-            stack.append(($0, false))
-            return true
-        }
-        let roots = Set(tree.roots)
-        while let (id, visited) = stack.popLast() {
-            let n = tree[id]
-            let kids = n.children.map(Int.init).filter { tree.contains($0) }
-            if n.state == .completed || n.state == .cancelled || n.skipped {
-                values[id] = 0
-            } else if kids.isEmpty {
-                if let e = expected(id, in: tree) {
-                    values[id] = n.state == .executing && !n.startedAt.isNaN ? max(0, e - (now - n.startedAt)) : e
-                } else {
-                    unknown += 1
-                    values[id] = 0
-                }
-            } else if !visited {
-                stack.append((id, true))
-                for k in kids { stack.append((k, false)) }
-                continue
-            } else {
-                let parts = kids.map { values[$0] ?? 0 }
-                let together = n.kind == "concurrent" || n.kind == "allSettled" || n.kind == "race" || n.kind == "and"
-                values[id] = together ? (parts.max() ?? 0) : parts.reduce(0, +)
-                for k in kids { values[k] = nil }
-            }
-            if roots.contains(id) { total = max(total, values[id] ?? 0) }
-        }
-        return (total, unknown)
+        return cache.remaining(in: tree, now: now) { expected($0, in: tree) }
     }
 }

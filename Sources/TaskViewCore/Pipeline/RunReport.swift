@@ -133,26 +133,6 @@ public struct RunReport: Sendable, Equatable {
     /// `slowest` and `counts` (pipelines.md), plus `duration`; times in seconds.
     public var json: String {
         var w = JSONWriter(capacity: 4096)
-        func step(_ s: Step) {
-            w.raw("{\"id\":")
-            w.int(s.id)
-            w.raw(",\"name\":")
-            w.string(s.name)
-            w.raw(",\"start\":")
-            w.double(s.start)
-            w.raw(",\"duration\":")
-            w.double(s.duration)
-            w.raw("}")
-        }
-        func steps(_ key: StaticString, _ list: [Step]) {
-            w.raw(key)
-            w.raw("[")
-            for (i, s) in list.enumerated() {
-                if i > 0 { w.raw(",") }
-                step(s)
-            }
-            w.raw("]")
-        }
         w.raw("{\"firstFailure\":")
         if let f = firstFailure {
             w.raw("{\"id\":")
@@ -163,28 +143,57 @@ public struct RunReport: Sendable, Equatable {
             w.string(f.message)
             w.raw(",\"time\":")
             w.double(f.time)
-            w.raw(",\"stderr\":[")
-            for (i, l) in f.stderr.enumerated() {
-                if i > 0 { w.raw(",") }
-                w.string(l)
-            }
-            w.raw("]}")
+            w.raw(",\"stderr\":")
+            w.list(f.stderr) { $0.string($1) }
+            w.raw("}")
         } else {
             w.raw("null")
         }
-        steps(",\"criticalPath\":", criticalPath)
-        steps(",\"slowest\":", slowest)
-        w.raw(",\"counts\":{")
-        for (i, s) in DisplayState.allCases.enumerated() {
-            if i > 0 { w.raw(",") }
+        w.raw(",\"criticalPath\":")
+        w.list(criticalPath) { $1.write(to: &$0) }
+        w.raw(",\"slowest\":")
+        w.list(slowest) { $1.write(to: &$0) }
+        w.raw(",\"counts\":")
+        w.list(DisplayState.allCases, open: "{", close: "}") { w, s in
             w.string(s.reportKey)
             w.raw(":")
             w.int(counts[s.reportKey] ?? 0)
         }
-        w.raw("},\"duration\":")
+        w.raw(",\"duration\":")
         w.double(duration)
         w.raw("}")
         return String(decoding: w.bytes, as: UTF8.self)
+    }
+}
+
+extension RunReport.Step {
+    /// The step as a JSON object: `id`, `name`, `start`, `duration`.
+    fileprivate func write(to w: inout JSONWriter) {
+        w.raw("{\"id\":")
+        w.int(id)
+        w.raw(",\"name\":")
+        w.string(name)
+        w.raw(",\"start\":")
+        w.double(start)
+        w.raw(",\"duration\":")
+        w.double(duration)
+        w.raw("}")
+    }
+}
+
+extension JSONWriter {
+    /// `items` between `open` and `close` (a JSON array by default), separated by commas,
+    /// each written by `element`.
+    fileprivate mutating func list<C: Collection>(
+        _ items: C, open: StaticString = "[", close: StaticString = "]",
+        _ element: (inout JSONWriter, C.Element) -> Void
+    ) {
+        raw(open)
+        for (i, item) in items.enumerated() {
+            if i > 0 { raw(",") }
+            element(&self, item)
+        }
+        raw(close)
     }
 }
 

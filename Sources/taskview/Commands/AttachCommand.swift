@@ -50,7 +50,7 @@ struct AttachCommand: ParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
-        if common.seed != 0 || common.speed != 1 { throw ValidationError("attach takes no --seed or --speed") }
+        if common.seed != 0 || common.display.speed != 1 { throw ValidationError("attach takes no --seed or --speed") }
         if list && (all || !targets.isEmpty) { throw ValidationError("--list takes no PID, PATH or --all") }
         if all && !targets.isEmpty { throw ValidationError("--all takes no PID or PATH") }
     }
@@ -89,10 +89,10 @@ struct AttachCommand: ParsableCommand {
     }
 
     private func runSession(_ session: AttachSession, recorder: GraphRecorder?) -> Int32 {
-        if common.headless || common.isPlain || isatty(1) == 0 {
+        if common.display.headless || common.display.isPlain || isatty(1) == 0 {
             Signals.install()
             // Plain: live lines and what is running every 10 s.
-            let plain = !common.headless && common.isPlain
+            let plain = !common.display.headless && common.display.isPlain
             let printer = AttachHeadless(
                 session: session, runningEvery: plain ? PlainPacing.defaultRunningEvery : nil, print: { print($0) })
             return printer.run(interrupted: { Signals.pending != 0 })
@@ -102,9 +102,10 @@ struct AttachCommand: ParsableCommand {
             session: session, title: all ? "attach --all" : title,
             onKey: { key, node in recorder?.recordKey(key, node: node) })
         let options = DashboardLoop.Options(
-            ascii: common.ascii || !TerminalEnvironment.isUTF8(),
-            noColor: TerminalEnvironment.noColor(), exitWhenDone: common.exitWhenDone, mouse: !common.noMouse,
-            theme: common.resolvedTheme)
+            ascii: common.display.ascii || !TerminalEnvironment.isUTF8(),
+            noColor: TerminalEnvironment.noColor(), exitWhenDone: common.display.exitWhenDone,
+            mouse: !common.display.noMouse,
+            theme: common.display.resolvedTheme)
         do {
             let model = try DashboardLoop.run(source: source, title: source.title, options: options)
             for line in ExitSummary.lines(model: model) { print(line) }

@@ -35,8 +35,8 @@ struct ReplayCommand: ParsableCommand {
 
     func validate() throws {
         // The range the < and > keys allow.
-        guard common.speed >= ReplaySource.minSpeed, common.speed <= ReplaySource.maxSpeed else {
-            throw ValidationError("--speed must be between 1/64 and 64 (got \(Format.speed(common.speed)))")
+        guard common.display.speed >= ReplaySource.minSpeed, common.display.speed <= ReplaySource.maxSpeed else {
+            throw ValidationError("--speed must be between 1/64 and 64 (got \(Format.speed(common.display.speed)))")
         }
         if follow && skipBadLines { throw ValidationError("--follow and --skip-bad-lines cannot be used together") }
     }
@@ -44,21 +44,23 @@ struct ReplayCommand: ParsableCommand {
     func run() throws {
         if follow {
             let status = try FollowRun.run(
-                log, headless: common.headless || common.isPlain, ascii: common.ascii,
-                exitWhenDone: common.exitWhenDone, mouse: !common.noMouse, theme: common.resolvedTheme)
+                log, headless: common.display.headless || common.display.isPlain, ascii: common.display.ascii,
+                exitWhenDone: common.display.exitWhenDone, mouse: !common.display.noMouse,
+                theme: common.display.resolvedTheme)
             if status != 0 { throw ExitCode(status) }
             return
         }
         let replay = try loadLogForCommand(log, skipBadLines: skipBadLines)
-        if !common.headless && common.isPlain {
-            try Self.playPlain(replay, speed: common.speed)
-        } else if common.headless || isatty(1) == 0 {
+        if !common.display.headless && common.display.isPlain {
+            try Self.playPlain(replay, speed: common.display.speed)
+        } else if common.display.headless || isatty(1) == 0 {
             for line in ReplaySource.headlessLines(replay) { print(line) }
         } else {
-            let source = ReplaySource(log: replay, title: Self.title(replay, path: log), speed: common.speed)
+            let source = ReplaySource(log: replay, title: Self.title(replay, path: log), speed: common.display.speed)
             let options = DashboardLoop.Options(
-                ascii: common.ascii || !Self.utf8Locale(), noColor: Self.noColor(),
-                exitWhenDone: common.exitWhenDone, mouse: !common.noMouse, theme: common.resolvedTheme)
+                ascii: common.display.ascii || !Self.utf8Locale(), noColor: Self.noColor(),
+                exitWhenDone: common.display.exitWhenDone, mouse: !common.display.noMouse,
+                theme: common.display.resolvedTheme)
             do {
                 let model = try DashboardLoop.run(source: source, title: source.title, options: options)
                 for line in ExitSummary.lines(model: model) { print(line) }

@@ -7,7 +7,7 @@ import TaskViewTerminal
 /// path of `taskview`, `demo` and `run`.
 enum ScenarioRunner {
     static func run(_ scenario: Scenario, common: CommonOptions) throws -> Int32 {
-        if scenario.runsCommands && common.speed != 1 {
+        if scenario.runsCommands && common.display.speed != 1 {
             writeStderr(
                 "taskview: --speed cannot be used with \(Sanitizer.clean(scenario.name)): it runs real commands, which take real time\n"
             )
