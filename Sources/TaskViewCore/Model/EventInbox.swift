@@ -30,19 +30,34 @@ public final class EventInbox: Sendable {
     /// Readable while events wait to be drained (nil without the wake pipe).
     public var wakeDescriptor: Int32? { wakeRead >= 0 ? wakeRead : nil }
 
+    /// Events waiting past which the sender of an output line is held back a little (wakeable
+    /// inboxes only): a flood of output then waits in the commands' pipes, not in memory.
+    public static let floodLimit = 131_072
+
     /// The observer callback.
     public func receive(_ event: GraphEvent) {
-        let wasEmpty = state.withLock { s in
+        let (wasEmpty, waiting) = state.withLock { s in
             let empty = s.events.isEmpty
             s.events.append(event)
             if case .stateChanged(let id, let st, _, _) = event.change, id.rawValue == root, st.isSettled {
                 s.rootSettled = true
             }
-            return empty
+            return (empty, s.events.count)
         }
         if wasEmpty && wakeWrite >= 0 {
             var b: UInt8 = 1
             _ = write(wakeWrite, &b, 1) // full pipe: a wake is pending anyway
+        }
+        if waiting > Self.floodLimit && wakeWrite >= 0, case .output = event.change { holdBack() }
+    }
+
+    /// Waits until the loop has taken the waiting events (down to half the limit), at most
+    /// ~50 ms: the sender may hold graph locks the loop's thread needs (a cancel), so it
+    /// never waits for the loop unboundedly.
+    private func holdBack() {
+        for _ in 0..<50 {
+            usleep(1_000)
+            if state.withLock({ $0.events.count }) <= Self.floodLimit / 2 { return }
         }
     }
 
