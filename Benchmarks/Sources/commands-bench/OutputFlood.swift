@@ -56,7 +56,7 @@ func terminalFlood(binary: String, tmux: String, dir: String) -> TerminalRun {
             }
             run.peakKiB = max(run.peakKiB, hwm)
             if condition(t(["capture-pane", "-p", "-t", "flood"])) { return (now() - t0) * 1000 }
-            usleep(2_000)
+            usleep(5_000) // each look spawns a tmux client: not too often on 2 cores
         }
         return nil
     }

@@ -18,20 +18,25 @@ public final class EventInbox: Sendable {
     private let state = Mutex(State())
     private let root: Int
     private let wake: WakePipe?
+    /// Whether output senders are held back past `floodLimit`.
+    private let holdsBack: Bool
     private var wakeRead: Int32 { wake?.read ?? -1 }
     private var wakeWrite: Int32 { wake?.write ?? -1 }
 
     /// Watches for `root` settling; `wakeable` adds the wake pipe (`wakeDescriptor`).
-    public init(root: NodeID, wakeable: Bool = false) {
+    /// `holdsBackOutput` (default: `wakeable`) holds output senders back past `floodLimit`:
+    /// only for an inbox drained by a thread that never sends output itself.
+    public init(root: NodeID, wakeable: Bool = false, holdsBackOutput: Bool? = nil) {
         self.root = root.rawValue
         wake = wakeable ? WakePipe() : nil
+        holdsBack = holdsBackOutput ?? wakeable
     }
 
     /// Readable while events wait to be drained (nil without the wake pipe).
     public var wakeDescriptor: Int32? { wakeRead >= 0 ? wakeRead : nil }
 
-    /// Events waiting past which the sender of an output line is held back a little (wakeable
-    /// inboxes only): a flood of output then waits in the commands' pipes, not in memory.
+    /// Events waiting past which the sender of an output line is held back a little (see
+    /// `init`): a flood of output then waits in the commands' pipes, not in memory.
     public static let floodLimit = 131_072
 
     /// The observer callback.
@@ -48,7 +53,7 @@ public final class EventInbox: Sendable {
             var b: UInt8 = 1
             _ = write(wakeWrite, &b, 1) // full pipe: a wake is pending anyway
         }
-        if waiting > Self.floodLimit && wakeWrite >= 0, case .output = event.change { holdBack() }
+        if waiting > Self.floodLimit && holdsBack, case .output = event.change { holdBack() }
     }
 
     /// Waits until the loop has taken the waiting events (down to half the limit), at most
