@@ -51,6 +51,18 @@ import Testing
         #expect(access(dir, F_OK) != 0)
     }
 
+    @Test func nodeIdsFarApartLongAndWideLinesEachInTheirFile() throws {
+        let files = try OutputFiles(directory: nil)
+        defer { files.close() }
+        let long = String(repeating: "é", count: 300) + " end"
+        files.record([out(70_000, long), out(0, "first"), out(70_000, "short", .stderr)])
+        #expect(read(try #require(files.flushedPath(node: 70_000))) == long + "\n! short\n")
+        #expect(read(try #require(files.flushedPath(node: 0))) == "first\n")
+        #expect(files.flushedPath(node: 69_999) == nil)
+        #expect(files.flushedPath(node: 200_000) == nil)
+        #expect(files.flushedPath(node: -1) == nil)
+    }
+
     @Test func pastTheLimitALastLineSaysTheOutputWasCut() throws {
         let files = try OutputFiles(directory: nil, limit: 10)
         defer { files.close() }

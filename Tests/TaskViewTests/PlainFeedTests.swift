@@ -46,6 +46,32 @@ import Testing
         #expect(late.events.count == 100 && late.dropped == 0)
     }
 
+    @Test func aBatchLongerThanTheRingKeepsItsLastPrintableEventsInOrder() {
+        let feed = PlainFeed()
+        feed.record((1...500).map { out("line \($0)") })
+        // Events plain mode does not print (progress, not executed) are neither kept nor counted.
+        var batch: [GraphEvent] = [
+            GraphEvent(
+                sequence: 1, time: 0,
+                change: .stateChanged(id: NodeID(0), state: .notExecuted, failed: false, message: nil))
+        ]
+        for k in 501...1700 {
+            batch.append(out("line \(k)"))
+            batch.append(
+                GraphEvent(sequence: 1, time: 0, change: .progress(id: NodeID(0), progress: TaskProgress(0.5))))
+        }
+        feed.record(batch)
+        #expect(feed.total == 1700)
+        let all = feed.events(after: 0)
+        #expect(all.events.count == PlainFeed.capacity && all.dropped == 700)
+        let texts = all.events.compactMap { e -> String? in
+            if case .output(_, _, let text) = e.change { return text }
+            return nil
+        }
+        #expect(texts == (701...1700).map { "line \($0)" })
+        #expect(feed.events(after: 1699).events.count == 1)
+    }
+
     @Test func pIsALiveKeyThatAsksForPlainMode() {
         var m = DashboardModel(title: "t")
         #expect(KeyTable.action(for: .char("p"), replay: false) == .plainMode)

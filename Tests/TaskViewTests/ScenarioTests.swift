@@ -93,6 +93,27 @@ func decodeError(_ text: String) -> String? {
         #expect(decodeError(String(repeating: "[", count: 10000)) == "s.json:1:257: nesting deeper than 256")
     }
 
+    @Test func duplicateFieldsAreFoundInSmallAndLargeObjects() throws {
+        // Up to 16 members the parser looks along them; past that it keeps a set.
+        let keys = (1...20).map { "\"k\($0)\":\($0)" }
+        let big = "{" + keys.joined(separator: ",") + "}"
+        guard case .object(let members) = try JSONParser.parse(Array(big.utf8)).value else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(members.map(\.key) == (1...20).map { "k\($0)" })
+        for at in [3, 17, 20] {
+            let text = "{" + keys.joined(separator: ",") + ",\"k\(at)\":0}"
+            #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(Array(text.utf8)) }
+            do {
+                _ = try JSONParser.parse(Array(text.utf8))
+            } catch {
+                #expect(error.message == "duplicate field \"k\(at)\"")
+                #expect(error.position == JSONPosition(line: 1, column: big.count + 1))
+            }
+        }
+    }
+
     @Test func invalidNodesNameTheirPath() {
         let kind = decodeError(#"{"kind":"sequential","name":"r","children":[{"kind":"wrok","name":"x"}]}"#)
         #expect(

@@ -33,6 +33,28 @@ import Testing
         #expect(EventInbox(root: NodeID(0)).wakeDescriptor == nil)
     }
 
+    @Test func aFloodOfOutputPastTheLimitArrivesWholeAndInOrder() async {
+        let inbox = EventInbox(root: NodeID(0), wakeable: true)
+        let n = 2 * EventInbox.floodLimit + 7
+        let sender = Task.detached {
+            for k in 1...n {
+                inbox.receive(
+                    GraphEvent(
+                        sequence: UInt64(k), time: 0, change: .output(id: NodeID(1), stream: .stdout, text: "x")))
+            }
+        }
+        var got: [UInt64] = []
+        // Every event arrives (a held-back sender goes on), so this loop ends.
+        while got.count < n {
+            let batch = inbox.drain()
+            got += batch.map(\.sequence)
+            if batch.isEmpty { await Task.yield() }
+        }
+        await sender.value
+        #expect(got.count == n)
+        #expect(got == (1...UInt64(n)).map { $0 })
+    }
+
     @Test func aLiveSourceOnRealTimeOffersItsInboxAndTicksOnlyForTheClock() {
         let graph = Graph(clock: MonotonicClock())
         let task = GraphTask<Void, Never>.delay(seconds: 60, name: "wait", graph: graph)
@@ -49,6 +71,33 @@ import Testing
         _ = source.tick(realElapsed: 0, model: &m)
         #expect(m.outcome == .cancelled)
         #expect(source.secondsUntilNextTick(realElapsed: 0, model: m) == nil)
+    }
+
+    @Test func underAFloodATickAbsorbsABoundedBatchAndAsksForTheNextAtOnce() {
+        let graph = Graph(clock: MonotonicClock())
+        let task = GraphTask<Void, Never>.delay(seconds: 60, name: "flood", graph: graph)
+        let source = LiveGraphSource(
+            graph: graph, clock: MonotonicClock(), root: task.id, title: "t", speed: 1,
+            start: { task.execute() })
+        var m = DashboardModel(title: "t")
+        source.start(model: &m)
+        let lines = 2 * LiveGraphSource.eventsPerTick + 5
+        for k in 0..<lines { graph.reportOutput(task.id, stream: .stdout, text: "line \(k)") }
+        graph.flushObservers()
+        var ticks = 0
+        while (m.tree.outputs[task.id.rawValue]?.total ?? 0) < lines && ticks < 10 {
+            _ = source.tick(realElapsed: 0, model: &m)
+            ticks += 1
+            let total = m.tree.outputs[task.id.rawValue]?.total ?? 0
+            #expect(total == min(lines, ticks * LiveGraphSource.eventsPerTick))
+            if total < lines { #expect(source.secondsUntilNextTick(realElapsed: 0, model: m) == 0) }
+        }
+        #expect(ticks == 3)
+        #expect(m.tree.outputs[task.id.rawValue]?.lines.last?.text == "line \(lines - 1)")
+        #expect((source.secondsUntilNextTick(realElapsed: 0, model: m) ?? 0) > 0)
+        graph.cancel(task.id, source: "test")
+        _ = source.tick(realElapsed: 0, model: &m)
+        #expect(m.outcome == .cancelled)
     }
 
     @Test func aLiveSourceOnAVirtualClockNeedsNoDescriptor() {

@@ -13,6 +13,8 @@
 //    (pipelines.md targets: at most 1.5× make, 3× xargs). The taskview binary is
 //    $TASKVIEW_BIN, else .build/release/taskview of the project (`swift build -c release
 //    --product taskview`); without one, C3 is skipped.
+// 4. C4, 5. C5: the pipelines.md costs of a 2,000-command DAG's start and of 8 commands'
+//    output flood (DAGStart.swift, OutputFlood.swift); `--only C4,C5` runs just those.
 import Foundation
 import TaskGraph
 import TaskGraphProcess
@@ -21,6 +23,11 @@ let quick = CommandLine.arguments.contains("--quick")
 let commands = quick ? 200 : 1_000
 let lines = quick ? 200_000 : 1_000_000
 let rounds = quick ? 2 : 5
+let selection = Selection(CommandLine.arguments)
+if !selection.classic {
+    pipelineWorkloads(selection, binary: taskviewBinary(), quick: quick)
+    exit(0)
+}
 
 func now() -> Double {
     var ts = timespec()
@@ -155,3 +162,4 @@ if binary != nil {
         | xargs -P8 | \(String(format: "%.3f", median(viaXargs))) s | \(String(format: "%.2f", vsXargs))× | ≤ 3×: \(vsXargs <= 3 ? "PASS" : "MISS") |
         """)
 }
+pipelineWorkloads(selection, binary: binary, quick: quick)

@@ -20,7 +20,9 @@ public enum HeadlessRunner {
         print: (String) -> Void,
         start: () -> Void
     ) -> RootOutcome {
-        let inbox = EventInbox(root: root)
+        // On real time the graph's own threads send output (commands): a flood waits in
+        // their pipes, not here.
+        let inbox = EventInbox(root: root, holdsBackOutput: !(clock is VirtualClock))
         let (snapshot, observation) = graph.snapshotAndObserve { inbox.receive($0) }
         defer { observation.cancel() }
         var printer = HeadlessPrinter(snapshot: snapshot)

@@ -21,8 +21,10 @@ public final class OutputFiles {
     public let limit: Int
     /// A temporary directory, removed by `close()`.
     let temporary: Bool
-    private var open: [Int: UnsafeMutablePointer<FILE>] = [:]
-    private var written: [Int: Int] = [:]
+    /// By node id: its open file (nil: not open), and the bytes written to it (-1: no file yet).
+    /// Arrays, not dictionaries: a flood of output lines looks them up once per line.
+    @exclusivity(unchecked) private var open: [UnsafeMutablePointer<FILE>?] = []
+    @exclusivity(unchecked) private var written: [Int] = []
 
     /// Keeps files under `directory` (created if missing), or in a new temporary directory
     /// (removed by `close()`) when nil. Throws when the directory cannot be made.
@@ -48,12 +50,17 @@ public final class OutputFiles {
 
     /// Appends the output lines among `events`; closes a command's file once it settled.
     public func record(_ events: [GraphEvent]) {
-        for e in events {
-            switch e.change {
+        // By index, not `for e in events`: an event is not copied (retained) to look at it.
+        for k in events.indices {
+            switch events[k].change {
             case .output(let id, let stream, let text):
                 write(id.rawValue, stream, text)
             case .stateChanged(let id, let state, _, _) where state == .completed || state == .cancelled:
-                if let f = open.removeValue(forKey: id.rawValue) { fclose(f) }
+                let node = id.rawValue
+                if node >= 0 && node < open.count, let f = open[node] {
+                    fclose(f)
+                    open[node] = nil
+                }
             default:
                 break
             }
@@ -61,9 +68,11 @@ public final class OutputFiles {
     }
 
     private func write(_ node: Int, _ stream: OutputStreamName, _ text: String) {
-        let used = written[node] ?? 0
+        guard node >= 0 else { return }
+        if node >= written.count { grow(to: node) }
+        let used = max(written[node], 0)
         guard used <= limit else { return }
-        guard let f = file(node) else { return }
+        guard let f = open[node] ?? file(node) else { return }
         let marked = stream == .stderr
         let size = text.utf8.count + (marked ? 3 : 1)
         if used + size > limit {
@@ -72,33 +81,46 @@ public final class OutputFiles {
             return
         }
         written[node] = used + size
-        // No line is built: the mark, the text and the newline go to the buffer as they are.
-        if marked { _ = fputs("! ", f) }
-        _ = text.withCString { fputs($0, f) }
-        _ = fputc(10, f)
+        // No line is built: the mark, the text and the newline go to the buffer as they are
+        // (unlocked: only this thread writes these files).
+        if marked {
+            _ = fputc_unlocked(0x21, f) // "! "
+            _ = fputc_unlocked(0x20, f)
+        }
+        var text = text
+        text.withUTF8 { _ = fwrite_unlocked($0.baseAddress, 1, $0.count, f) }
+        _ = fputc_unlocked(10, f)
     }
 
+    /// Makes room for node ids up to `node`.
+    private func grow(to node: Int) {
+        let count = max(node + 1, written.count * 2, 64)
+        written += repeatElement(-1, count: count - written.count)
+        open += repeatElement(nil, count: count - open.count)
+    }
+
+    /// Opens `node`'s file: new for its first line, appended to afterwards.
     private func file(_ node: Int) -> UnsafeMutablePointer<FILE>? {
-        if let f = open[node] { return f }
-        guard let f = fopen(path(node: node), written[node] == nil ? "w" : "a") else { return nil }
-        if written[node] == nil { written[node] = 0 }
+        guard let f = fopen(path(node: node), written[node] < 0 ? "w" : "a") else { return nil }
+        if written[node] < 0 { written[node] = 0 }
         open[node] = f
         return f
     }
 
     /// Writes out what is buffered and returns `node`'s file, nil when it printed nothing.
     public func flushedPath(node: Int) -> String? {
+        guard node >= 0 && node < written.count && written[node] >= 0 else { return nil }
         if let f = open[node] { fflush(f) }
-        return written[node] == nil ? nil : path(node: node)
+        return path(node: node)
     }
 
     /// Closes every file; a temporary directory is removed with its files.
     public func close() {
-        for (_, f) in open { fclose(f) }
-        open = [:]
+        for case let f? in open { fclose(f) }
+        open = []
         guard temporary else { return }
-        for node in written.keys { unlink(path(node: node)) }
-        written = [:]
+        for (node, used) in written.enumerated() where used >= 0 { unlink(path(node: node)) }
+        written = []
         rmdir(directory)
     }
 }

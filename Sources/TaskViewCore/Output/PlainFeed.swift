@@ -15,20 +15,35 @@ public final class PlainFeed {
     public init() {}
 
     /// Keeps the events among `events` that plain mode prints (state changes, output lines).
+    /// Only the last `capacity` of a batch can stay, so only those are copied (a flood of
+    /// output lines costs one test per event, not one copy).
     public func record(_ events: [GraphEvent]) {
-        for e in events {
-            switch e.change {
-            case .output: break
-            case .stateChanged(_, let state, _, _) where state != .notExecuted: break
-            default: continue
-            }
+        var from = events.count
+        var kept = 0
+        while from > 0 && kept < Self.capacity {
+            from -= 1
+            if Self.prints(events[from]) { kept += 1 }
+        }
+        var skipped = 0
+        for k in 0..<from where Self.prints(events[k]) { skipped += 1 }
+        total += skipped
+        for k in from..<events.count where Self.prints(events[k]) {
             total += 1
             if ring.count < Self.capacity {
-                ring.append(e)
+                ring.append(events[k])
             } else {
-                ring[head] = e
+                ring[head] = events[k]
                 head = (head + 1) % Self.capacity
             }
+        }
+    }
+
+    /// Whether plain mode prints `event`: an output line or a state change past not executed.
+    static func prints(_ event: GraphEvent) -> Bool {
+        switch event.change {
+        case .output: true
+        case .stateChanged(_, let state, _, _): state != .notExecuted
+        default: false
         }
     }
 

@@ -39,9 +39,12 @@ final class ScenarioBuild: @unchecked Sendable { // used by one build on one thr
         byID = [:]
         built = [:]
         map = ScenarioNeedsMap()
-        let paths = ScenarioNeeds.paths(scenario)
+        // One walk of the tree for both passes (as `ScenarioNeeds.paths`: the last node with an id wins).
+        let flat = ScenarioNeeds.flatten(scenario.root)
+        var paths: [String: String] = [:]
+        for f in flat { if let id = f.node.id { paths[id] = f.key } }
         guard !paths.isEmpty else { return }
-        for f in ScenarioNeeds.flatten(scenario.root) {
+        for f in flat {
             if let id = f.node.id, paths[id] == f.key { byID[id] = (f.node, f.key) }
         }
     }

@@ -64,15 +64,15 @@ public enum ScenarioNeeds {
     struct Flat {
         let node: ScenarioNode
         let parent: Int
-        /// Its JSON path in the expanded tree (`$.children[1]`), for messages.
-        let path: String
+        /// Its index among its parent's children (its JSON path is made from these only for a
+        /// message: `path(of:in:)`).
+        let index: Int
         /// The builder's path (`0.1`).
         let key: String
         var children: [Int] = []
         /// Inside a `retry` (whose attempts are fresh copies).
         let inRetry: Bool
 
-        var label: String { "\(path) (\(node.kind.rawValue) \"\(node.name.prefix(60))\")" }
         /// How a cycle names it: its id, else its name in quotes.
         var shown: String { node.id ?? "\"\(node.name.prefix(60))\"" }
     }
@@ -80,16 +80,33 @@ public enum ScenarioNeeds {
     /// The nodes in file order.
     static func flatten(_ root: ScenarioNode) -> [Flat] {
         var out: [Flat] = []
-        var stack: [(ScenarioNode, Int, String, String, Bool)] = [(root, -1, "$", "0", false)]
-        while let (n, parent, path, key, inRetry) = stack.popLast() {
+        var stack: [(ScenarioNode, Int, Int, String, Bool)] = [(root, -1, 0, "0", false)]
+        while let (n, parent, index, key, inRetry) = stack.popLast() {
             let me = out.count
-            out.append(Flat(node: n, parent: parent, path: path, key: key, inRetry: inRetry))
+            out.append(Flat(node: n, parent: parent, index: index, key: key, inRetry: inRetry))
             if parent >= 0 { out[parent].children.append(me) }
             for (i, c) in n.children.enumerated().reversed() {
-                stack.append((c, me, "\(path).children[\(i)]", "\(key).\(i)", inRetry || n.kind == .retry))
+                stack.append((c, me, i, key + "." + String(i), inRetry || n.kind == .retry))
             }
         }
         return out
+    }
+
+    /// Node `i`'s JSON path in the expanded tree (`$.children[1]`), for messages.
+    static func path(of i: Int, in flat: [Flat]) -> String {
+        var steps: [Int] = []
+        var k = i
+        while flat[k].parent >= 0 {
+            steps.append(flat[k].index)
+            k = flat[k].parent
+        }
+        return "$" + steps.reversed().map { ".children[\($0)]" }.joined()
+    }
+
+    /// How messages name node `i`: `$.children[1] (command "test")`.
+    static func label(of i: Int, in flat: [Flat]) -> String {
+        let f = flat[i]
+        return "\(path(of: i, in: flat)) (\(f.node.kind.rawValue) \"\(f.node.name.prefix(60))\")"
     }
 
     /// The ids of `scenario`, each with the builder's path of its node (`0.1.2`).
@@ -112,7 +129,7 @@ public enum ScenarioNeeds {
             if let first = index[id] {
                 let at = flat[first].node.idPosition.map { " (first at \($0.line):\($0.column))" } ?? ""
                 let hint = f.node.idPosition == flat[first].node.idPosition ? "; \"repeat\" copies its ids" : ""
-                throw fail(f.node.idPosition, "\(f.label): duplicate id \"\(id)\"\(at)\(hint)")
+                throw fail(f.node.idPosition, "\(label(of: i, in: flat)): duplicate id \"\(id)\"\(at)\(hint)")
             }
             index[id] = i
         }
@@ -125,13 +142,13 @@ public enum ScenarioNeeds {
                     let known = index.keys.sorted().prefix(10).joined(separator: ", ")
                     throw fail(
                         pos,
-                        "\(f.label): \"needs\" names unknown id \"\(id)\""
+                        "\(label(of: i, in: flat)): \"needs\" names unknown id \"\(id)\""
                             + (known.isEmpty ? " (the file has no ids)" : " (known ids: \(known))"))
                 }
                 if flat[j].inRetry {
                     throw fail(
                         pos,
-                        "\(f.label): \"needs\" names \"\(id)\", which is inside a retry (each attempt is a "
+                        "\(label(of: i, in: flat)): \"needs\" names \"\(id)\", which is inside a retry (each attempt is a "
                             + "fresh copy); need the retry node instead")
                 }
                 needs[i].append(j)
@@ -142,7 +159,8 @@ public enum ScenarioNeeds {
             let first = flat[cycle[0]].node
             let k = cycle.count > 1 ? needs[cycle[0]].firstIndex(of: cycle[1]) : nil
             let pos = k.flatMap { $0 < first.needsPositions.count ? first.needsPositions[$0] : nil } ?? first.idPosition
-            var message = "\(flat[cycle[0]].label): \"needs\" makes a cycle: " + names.joined(separator: " -> ")
+            var message =
+                "\(label(of: cycle[0], in: flat)): \"needs\" makes a cycle: " + names.joined(separator: " -> ")
             if cycle.count == 3, isAncestor(cycle[0], of: cycle[1], flat) || isAncestor(cycle[1], of: cycle[0], flat) {
                 message += " (one contains the other)"
             }

@@ -111,7 +111,9 @@ public struct JSONParser {
     private mutating func object(depth: Int) throws(JSONSyntaxError) -> JSONValue {
         i += 1
         var members: [JSONMember] = []
-        var seen = Set<String>()
+        // Duplicate keys: a look along the members while the object is small (most are), a
+        // set once it is not.
+        var seen: Set<String>? = nil
         skipWS()
         if peek == UInt8(ascii: "}") {
             i += 1
@@ -125,7 +127,14 @@ public struct JSONParser {
                 throw error("expected a field name in double quotes")
             }
             let key = try string()
-            guard seen.insert(key).inserted else {
+            let duplicate: Bool
+            if seen != nil {
+                duplicate = !seen!.insert(key).inserted
+            } else {
+                duplicate = members.contains { $0.key == key }
+                if members.count >= 16 { seen = Set(members.map(\.key) + [key]) }
+            }
+            guard !duplicate else {
                 throw JSONSyntaxError(position: keyPos, message: "duplicate field \"\(key)\"")
             }
             skipWS()

@@ -34,6 +34,13 @@ public final class LiveGraphSource: DashboardSource {
     public var outputFiles: OutputFiles?
     /// The last state changes and output lines, for plain mode.
     public let plainFeed: PlainFeed? = PlainFeed()
+    /// Events a tick took from the inbox but left for the next ticks (`backlog[backlogStart...]`):
+    /// under a flood of output a tick absorbs at most `eventsPerTick`, so keys are read and
+    /// frames drawn between batches.
+    var backlog: [GraphEvent] = []
+    var backlogStart = 0
+    /// What one tick absorbs at most (a few milliseconds of work).
+    public static let eventsPerTick = 16_384
 
     /// `start` executes the root; it runs after observation begins, in `start(model:)`.
     public init(
@@ -84,13 +91,37 @@ public final class LiveGraphSource: DashboardSource {
             if !rootSettled && clock.now < target { clock.advance(by: target - clock.now) }
         }
         let before = model.clockNow
-        let changed = absorb(&model)
+        let changed = absorb(&model, limit: Self.eventsPerTick)
         return changed || Format.duration(before) != Format.duration(model.clockNow)
     }
 
+    /// The next events in order: at most `limit` (the backlog first); every waiting one
+    /// without a limit.
+    func takeEvents(limit: Int) -> [GraphEvent] {
+        if backlog.isEmpty {
+            let drained = inbox.drain()
+            guard drained.count > limit else { return drained }
+            backlog = drained
+            backlogStart = 0
+        } else if limit == .max {
+            let rest = Array(backlog[backlogStart...]) + inbox.drain()
+            backlog = []
+            backlogStart = 0
+            return rest
+        }
+        let end = min(backlog.count, backlogStart + limit)
+        let out = Array(backlog[backlogStart..<end])
+        backlogStart = end
+        if end == backlog.count {
+            backlog = []
+            backlogStart = 0
+        }
+        return out
+    }
+
     @discardableResult
-    func absorb(_ model: inout DashboardModel) -> Bool {
-        var events = inbox.drain()
+    func absorb(_ model: inout DashboardModel, limit: Int = .max) -> Bool {
+        var events = takeEvents(limit: limit)
         if clockOrigin != 0 {
             for i in events.indices { events[i].time -= clockOrigin }
         }
@@ -145,6 +176,7 @@ public final class LiveGraphSource: DashboardSource {
     }
 
     public func secondsUntilNextTick(realElapsed: Double, model: DashboardModel) -> Double? {
+        if !backlog.isEmpty { return 0 }
         if rootSettled { return nil }
         // The elapsed time in the header moves every 0.1 s of graph time.
         let frame = 1.0 / 30
