@@ -56,6 +56,14 @@ class CompositeDriver: @unchecked Sendable { // state guarded by the graph's loc
         children.first { $0.rawID == rawID }
     }
 
+    /// Whether the owner's cancel calls `ownerCancelled` (read with the owner's stripe lock
+    /// held, as it moves to `cancelled`).
+    var noticesCancel: Bool { false }
+
+    /// The owner was cancelled: called once, after its stripe is unlocked, right after its
+    /// `onCancel` handlers and before its executing subtasks are cancelled.
+    func ownerCancelled() {}
+
     /// The subtasks to cancel when the owner is cancelled (lock held).
     func executingChildrenLocked() -> [AnyGraphTask] {
         children.filter { $0._state == .executing }

@@ -26,6 +26,7 @@
 ///     `Graph.shared`.
 ///   - isolation: Where `body` runs: the caller's actor by default.
 ///   - body: The work; it gets the scope, to report progress or read its id.
+@inlinable
 public func withGraphTask<T, Failure: Error>(
     _ name: String,
     weight: Double = 1,
@@ -33,17 +34,11 @@ public func withGraphTask<T, Failure: Error>(
     isolation: isolated (any Actor)? = #isolation,
     _ body: (GraphScope) async throws(Failure) -> T
 ) async throws(Failure) -> T {
-    // fatalError, not precondition: its message is printed in release builds too.
-    if !(weight.isFinite && weight >= 0) {
-        fatalError("withGraphTask '\(name)': weight must be finite and >= 0, got \(weight)")
-    }
-    let parent = ScopeRun.currentParent()
-    let (node, driver) = ScopeRun.makeNode(
-        name: name, weight: weight, graph: graph ?? parent?.graph ?? .shared, parent: parent)
+    let scope = ScopeRun.open(name: name, weight: weight, graph: graph)
     let outcome: ScopeRun.Transfer<Result<T, Failure>> = await withoutActuallyEscaping(body) { body in
         _ = isolation // the closure runs where the caller runs
         let transfer = ScopeRun.Transfer(body)
-        async let result = ScopeRun.run(transfer, node: node, driver: driver)
+        async let result = ScopeRun.run(transfer, scope)
         return await result
     }
     return try outcome.value.get()
