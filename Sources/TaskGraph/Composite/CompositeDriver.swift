@@ -22,7 +22,9 @@ class CompositeDriver: @unchecked Sendable { // state guarded by the graph's loc
 
     deinit {
         // A long chain of never-run composites is released iteratively, not recursively: the
-        // pool takes the only references to the children.
+        // pool takes the only references to the children. (None: nothing to hand over, and
+        // no look-up of the thread's pool; a scope's driver keeps its children elsewhere.)
+        guard !children.isEmpty else { return }
         ReleasePool.hold(&children)
         ReleasePool.drain()
     }

@@ -107,7 +107,7 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
         report?.deliver(owner)
     }
 
-    private func settleLocked(owner: AnyGraphTask, _ index: Int) -> ProgressReport? {
+    func settleLocked(owner: AnyGraphTask, _ index: Int) -> ProgressReport? {
         guard let e = live.removeValue(forKey: index) else { return nil }
         settled += 1
         liveWeighted -= e.weight * e.counted

@@ -14,6 +14,24 @@ enum ScopeRun {
         @inlinable init(_ value: Value) { self.value = value }
     }
 
+    /// Where the body's task leaves its outcome for `withGraphTask`, which takes it once the
+    /// task ended (the task group it ran in is over): one task at a time, as `Transfer`.
+    @usableFromInline
+    struct Slot<Value>: @unchecked Sendable { // used by one task at a time, see above
+        @usableFromInline let pointer: UnsafeMutablePointer<Value>
+
+        @inlinable init() { pointer = .allocate(capacity: 1) }
+
+        /// Leaves the value (the body's task, once).
+        @inlinable func put(_ value: consuming Value) { pointer.initialize(to: value) }
+
+        /// Takes the value and frees the slot (the caller, once, after `put`).
+        @inlinable func take() -> Value {
+            defer { pointer.deallocate() }
+            return pointer.move()
+        }
+    }
+
     /// A scope's node and the driver that keeps its children and its Swift task.
     @usableFromInline
     struct Handle: Sendable {
@@ -45,6 +63,29 @@ enum ScopeRun {
     /// scope.)
     @inlinable
     static func run<T, Failure: Error>(
+        _ body: Transfer<(GraphScope) async throws(Failure) -> T>, _ scope: Handle,
+        into out: Slot<Result<T, Failure>>, isolation: isolated (any Actor)?
+    ) async {
+        withUnsafeCurrentTask { scope.driver.enterSwiftTask($0) }
+        let result: Result<T, Failure> = await ScopeContext.local.withValue(scope.node) {
+            _ = isolation
+            do throws(Failure) {
+                return .success(try await body.value(GraphScope(node: scope.node)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case .success: succeeded(scope)
+        case .failure(let error): failed(scope, error)
+        }
+        out.put(result)
+    }
+
+    /// `run` for an `async let` (systems without immediate tasks): the same steps, its
+    /// outcome returned.
+    @inlinable
+    static func run<T, Failure: Error>(
         _ body: Transfer<(GraphScope) async throws(Failure) -> T>, _ scope: Handle
     ) async -> Transfer<Result<T, Failure>> {
         withUnsafeCurrentTask { scope.driver.enterSwiftTask($0) }
@@ -65,7 +106,7 @@ enum ScopeRun {
     /// The body returned: the node completes.
     @usableFromInline
     static func succeeded(_ scope: Handle) {
-        scope.node.settle(.success(()))
+        scope.node.completeScope()
         scope.driver.exitSwiftTask()
     }
 

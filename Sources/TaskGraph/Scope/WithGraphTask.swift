@@ -35,11 +35,29 @@ public func withGraphTask<T, Failure: Error>(
     _ body: (GraphScope) async throws(Failure) -> T
 ) async throws(Failure) -> T {
     let scope = ScopeRun.open(name: name, weight: weight, graph: graph)
-    let outcome: ScopeRun.Transfer<Result<T, Failure>> = await withoutActuallyEscaping(body) { body in
-        _ = isolation // the closure runs where the caller runs
-        let transfer = ScopeRun.Transfer(body)
-        async let result = ScopeRun.run(transfer, scope)
-        return await result
+    if #available(macOS 26, iOS 26, watchOS 26, tvOS 26, visionOS 26, *) {
+        // The body's task starts at once on the calling thread (with the caller's isolation)
+        // and runs there until it first suspends: a body that does not suspend costs no
+        // hop to another thread and back, as an `async let` would.
+        let out = ScopeRun.Slot<Result<T, Failure>>()
+        await withoutActuallyEscaping(body) { body in
+            _ = isolation // the closure runs where the caller runs
+            let transfer = ScopeRun.Transfer(body)
+            await withDiscardingTaskGroup(isolation: isolation) { group in
+                group.addImmediateTask {
+                    _ = isolation
+                    await ScopeRun.run(transfer, scope, into: out, isolation: isolation)
+                }
+            }
+        }
+        return try out.take().get()
+    } else {
+        let outcome: ScopeRun.Transfer<Result<T, Failure>> = await withoutActuallyEscaping(body) { body in
+            _ = isolation // the closure runs where the caller runs
+            let transfer = ScopeRun.Transfer(body)
+            async let result = ScopeRun.run(transfer, scope)
+            return await result
+        }
+        return try outcome.value.get()
     }
-    return try outcome.value.get()
 }
