@@ -150,7 +150,7 @@ extension Graph {
         _ s: Stripe, kindIndex: UInt8, name: String, weight: Double,
         parentSlot: Int? = nil, index: Int = 0
     ) -> (id: Int, slot: Int) {
-        let parentID = parentSlot.flatMap { s.contains($0) ? s[$0].id : nil } ?? -1
+        let parentID = parentSlot.flatMap { s.contains($0) ? s.id(ofSlot: $0) : nil } ?? -1
         // (id and slot come back together: reading the record again through the stripe's
         // nested `_read` accessors costs a heap-allocated coroutine frame.)
         let (id, slot) = s.append(
