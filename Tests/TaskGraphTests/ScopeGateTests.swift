@@ -41,6 +41,21 @@ import Testing
         #expect(d.swiftTask == nil)
     }
 
+    @Test func cancelsRacingTheTasksEndLeaveItEndedAndLetGo() async {
+        for _ in 0..<300 {
+            let d = ScopeDriver(derives: true)
+            async let body: Void = Task {
+                withUnsafeCurrentTask { d.enterSwiftTask($0) }
+                d.exitSwiftTask()
+            }.value
+            async let cancel: Void = Task.detached { d.cancelSwiftTask() }.value
+            _ = await (body, cancel)
+            #expect(d.swiftTask == nil)
+            #expect(d.gate.load(ordering: .acquiring) & ScopeGate.done != 0)
+            #expect(d.gate.load(ordering: .acquiring) & ScopeGate.cancelling == 0)
+        }
+    }
+
     @Test func onlyAScopesDriverCancelsASwiftTask() {
         #expect(ScopeDriver(derives: true).noticesCancel)
         #expect(!ScopeDriver(derives: false).noticesCancel)
