@@ -22,7 +22,9 @@ class CompositeDriver: @unchecked Sendable { // state guarded by the graph's loc
 
     deinit {
         // A long chain of never-run composites is released iteratively, not recursively: the
-        // pool takes the only references to the children.
+        // pool takes the only references to the children. (None: nothing to hand over, and
+        // no look-up of the thread's pool; a scope's driver keeps its children elsewhere.)
+        guard !children.isEmpty else { return }
         ReleasePool.hold(&children)
         ReleasePool.drain()
     }
@@ -55,6 +57,14 @@ class CompositeDriver: @unchecked Sendable { // state guarded by the graph's loc
     func childLocked(rawID: Int) -> AnyGraphTask? {
         children.first { $0.rawID == rawID }
     }
+
+    /// Whether the owner's cancel calls `ownerCancelled` (read with the owner's stripe lock
+    /// held, as it moves to `cancelled`).
+    var noticesCancel: Bool { false }
+
+    /// The owner was cancelled: called once, after its stripe is unlocked, right after its
+    /// `onCancel` handlers and before its executing subtasks are cancelled.
+    func ownerCancelled() {}
 
     /// The subtasks to cancel when the owner is cancelled (lock held).
     func executingChildrenLocked() -> [AnyGraphTask] {

@@ -99,6 +99,14 @@ final class Stripe: @unchecked Sendable { // mutable state behind `lock`
         }
     }
 
+    /// The id of the live record in `slot` (callers check `contains` first), read in place:
+    /// through the subscript, the nested `_read` accessors cost a heap-allocated coroutine
+    /// frame per read.
+    @inline(__always)
+    func id(ofSlot slot: Int) -> Int {
+        slot >= 0 ? own.pointer(slot).pointee.id : foreign.pointer(~slot).pointee.id
+    }
+
     @inline(__always)
     func modify(_ slot: Int, _ body: (inout NodeRecord) -> Void) {
         if slot >= 0 { own.modify(slot, body) } else { foreign.modify(~slot, body) }

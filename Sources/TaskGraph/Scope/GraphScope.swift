@@ -13,9 +13,9 @@
 public struct GraphScope: Sendable {
     /// The scope's task: a `scope` node made by `withGraphTask`, or a `GraphTask.async` task
     /// whose body runs (its own node is the current scope there).
-    let node: AnyGraphTask
+    @usableFromInline let node: AnyGraphTask
 
-    init(node: AnyGraphTask) { self.node = node }
+    @usableFromInline init(node: AnyGraphTask) { self.node = node }
 
     /// The scope's node in its graph.
     public var id: NodeID { node.id }
@@ -45,6 +45,12 @@ public struct GraphScope: Sendable {
 /// The task-local through which the core learns about Swift's task tree: the node of the
 /// innermost scope, inherited by `async let`, task-group children and `Task {}` (not by
 /// `Task.detached`).
+@usableFromInline
 enum ScopeContext {
-    @TaskLocal static var node: AnyGraphTask?
+    /// The task-local itself (what `@TaskLocal` would declare as `$node`), declared as such so
+    /// that the inlinable `withGraphTask` can bind it.
+    @usableFromInline static let local = TaskLocal<AnyGraphTask?>(wrappedValue: nil)
+
+    /// The innermost scope's node in the calling task, or nil.
+    static var node: AnyGraphTask? { local.get() }
 }

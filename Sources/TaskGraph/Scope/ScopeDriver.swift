@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What a scope's node (or a `GraphTask.async` task, or a span, while it runs) keeps about its
 /// children: the ones still running, to cancel them with it; how many were made and settled
 /// and their weights, for the derived progress ("N/M"); and the Swift task that runs a scope's
@@ -6,6 +8,7 @@
 /// Unlike the composites' drivers it has no upward rule: a child cancelled from outside does
 /// not cancel the owner (the Swift code learns it from what the child throws), and children
 /// come and go while the owner runs (only the running ones are kept).
+@usableFromInline
 final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by the owner's stripe lock
     /// One running child: its task, its weight and the fraction counted for it so far.
     private struct Entry {
@@ -19,8 +22,12 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
     let derives: Bool
     /// The owner reported progress of its own: children's progress is no longer shown.
     @exclusivity(unchecked) var ownProgress = false
-    /// The Swift task that runs the scope's body, while it runs (see `ScopeRun`).
+    /// The Swift task that runs a scope's body, while it runs: written by that task before it
+    /// sets `running` in `gate`, read by a canceller only while it holds `cancelling` there,
+    /// cleared by the task once it set `done` (see `ScopeDriver+Cancel.swift`).
     @exclusivity(unchecked) var swiftTask: UnsafeCurrentTask?
+    /// How the Swift task that runs a scope's body and a cancel of the node meet (`Gate`).
+    let gate = Atomic<UInt8>(0)
 
     @exclusivity(unchecked) private var live: [Int: Entry] = [:]
     @exclusivity(unchecked) private var made = 0
@@ -49,6 +56,11 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
         totalWeight += w
         return reportLocked(owner: owner)
     }
+
+    /// A scope's driver (`derives`) cancels the Swift task that runs its body.
+    override var noticesCancel: Bool { derives }
+
+    override func ownerCancelled() { cancelSwiftTask() }
 
     override func childLocked(rawID: Int) -> AnyGraphTask? {
         live.values.first { $0.task.rawID == rawID }?.task
@@ -95,7 +107,7 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
         report?.deliver(owner)
     }
 
-    private func settleLocked(owner: AnyGraphTask, _ index: Int) -> ProgressReport? {
+    func settleLocked(owner: AnyGraphTask, _ index: Int) -> ProgressReport? {
         guard let e = live.removeValue(forKey: index) else { return nil }
         settled += 1
         liveWeighted -= e.weight * e.counted
@@ -112,9 +124,38 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
             totalWeight > 0
             ? (doneWeight + liveWeighted) / totalWeight
             : Double(settled) / Double(made)
-        let p = TaskProgress(max(fraction, reported.fraction), info: "\(settled)/\(made)")
+        let p = TaskProgress(max(fraction, reported.fraction), info: ScopeDriver.ratio(settled, made))
         guard p != reported else { return nil }
         reported = p
         return recordLocked(owner: owner, p)
+    }
+
+    /// "a/b" for the derived progress's info, built in place: a string this short is stored
+    /// inline (no allocation), where an interpolation reserved heap storage for it.
+    static func ratio(_ a: Int, _ b: Int) -> String {
+        // Two non-negative counts of at most 19 digits each, and the slash: 39 bytes at most.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 40) { buf in
+            var n = 0
+            func put(_ v: Int) {
+                var v = v
+                let start = n
+                repeat {
+                    buf[n] = UInt8(truncatingIfNeeded: 48 + v % 10)
+                    v /= 10
+                    n += 1
+                } while v > 0
+                var (i, j) = (start, n - 1)
+                while i < j {
+                    buf.swapAt(i, j)
+                    i += 1
+                    j -= 1
+                }
+            }
+            put(a)
+            buf[n] = UInt8(ascii: "/")
+            n += 1
+            put(b)
+            return String(decoding: UnsafeBufferPointer(rebasing: buf[..<n]), as: UTF8.self)
+        }
     }
 }

@@ -1,12 +1,126 @@
-/// How `withGraphTask` makes its node and runs its body.
+/// How `withGraphTask` makes its node and runs its body. The generic steps are inlinable, so
+/// that they are specialized in the caller's module for its result and error types (generic
+/// code run unspecialized looked up the metadata of `Result<T, Failure>` and of the closure
+/// types at every call); the rest is plain functions of this module.
+@usableFromInline
 enum ScopeRun {
     /// A value handed between the caller of `withGraphTask` and the child task that runs its
     /// body, which the caller awaits before it goes on: the two never use it at once, so a
     /// body or a result that is not `Sendable` may cross (the caller's isolation is kept by
     /// the body itself, a closure formed in the caller's context).
+    @usableFromInline
     struct Transfer<Value>: @unchecked Sendable { // used by one task at a time, see above
-        let value: Value
-        init(_ value: Value) { self.value = value }
+        @usableFromInline let value: Value
+        @inlinable init(_ value: Value) { self.value = value }
+    }
+
+    /// Where the body's task leaves its outcome for `withGraphTask`, which takes it once the
+    /// task ended (the task group it ran in is over): one task at a time, as `Transfer`.
+    @usableFromInline
+    struct Slot<Value>: @unchecked Sendable { // used by one task at a time, see above
+        @usableFromInline let pointer: UnsafeMutablePointer<Value>
+
+        @inlinable init() { pointer = .allocate(capacity: 1) }
+
+        /// Leaves the value (the body's task, once).
+        @inlinable func put(_ value: consuming Value) { pointer.initialize(to: value) }
+
+        /// Takes the value and frees the slot (the caller, once, after `put`).
+        @inlinable func take() -> Value {
+            defer { pointer.deallocate() }
+            return pointer.move()
+        }
+    }
+
+    /// A scope's node and the driver that keeps its children and its Swift task.
+    @usableFromInline
+    struct Handle: Sendable {
+        @usableFromInline let node: GraphTask<Void, any Error>
+        @usableFromInline let driver: ScopeDriver
+    }
+
+    /// Checks the weight, then makes the node of a scope named `name`, executing, under the
+    /// current scope (or span) of its graph, else as a root (`withGraphTask`'s first step).
+    @usableFromInline
+    static func open(name: String, weight: Double, graph: Graph?) -> Handle {
+        // fatalError, not precondition: its message is printed in release builds too.
+        if !(weight.isFinite && weight >= 0) {
+            fatalError("withGraphTask '\(name)': weight must be finite and >= 0, got \(weight)")
+        }
+        let parent = currentParent()
+        let (node, driver) = makeNode(
+            name: name, weight: weight, graph: graph ?? parent?.graph ?? .shared, parent: parent)
+        return Handle(node: node, driver: driver)
+    }
+
+    /// Runs the body in the child task that `withGraphTask` awaits, with the scope current,
+    /// and settles the node from its outcome.
+    ///
+    /// The child task is published to cancels of the node while (and only while) this
+    /// function runs in it (`ScopeDriver.enterSwiftTask`, `exitSwiftTask`): it lives at least
+    /// until this function returns, so a cancel never reaches a task that is gone. (A task
+    /// group or a `Task` handle would do the same at the cost of a second allocation per
+    /// scope.)
+    @inlinable
+    static func run<T, Failure: Error>(
+        _ body: Transfer<(GraphScope) async throws(Failure) -> T>, _ scope: Handle,
+        into out: Slot<Result<T, Failure>>, isolation: isolated (any Actor)?
+    ) async {
+        withUnsafeCurrentTask { scope.driver.enterSwiftTask($0) }
+        let result: Result<T, Failure> = await ScopeContext.local.withValue(scope.node) {
+            _ = isolation
+            do throws(Failure) {
+                return .success(try await body.value(GraphScope(node: scope.node)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case .success: succeeded(scope)
+        case .failure(let error): failed(scope, error)
+        }
+        out.put(result)
+    }
+
+    /// `run` for an `async let` (systems without immediate tasks): the same steps, its
+    /// outcome returned.
+    @inlinable
+    static func run<T, Failure: Error>(
+        _ body: Transfer<(GraphScope) async throws(Failure) -> T>, _ scope: Handle
+    ) async -> Transfer<Result<T, Failure>> {
+        withUnsafeCurrentTask { scope.driver.enterSwiftTask($0) }
+        let result: Result<T, Failure> = await ScopeContext.local.withValue(scope.node) {
+            do throws(Failure) {
+                return .success(try await body.value(GraphScope(node: scope.node)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case .success: succeeded(scope)
+        case .failure(let error): failed(scope, error)
+        }
+        return Transfer(result)
+    }
+
+    /// The body returned: the node completes.
+    @usableFromInline
+    static func succeeded(_ scope: Handle) {
+        scope.node.completeScope()
+        scope.driver.exitSwiftTask()
+    }
+
+    /// The body threw `error`: the node is cancelled when that is `CancellationError` or the
+    /// task is cancelled (by the graph already, whose source stays, else by the program),
+    /// else it fails.
+    @usableFromInline
+    static func failed(_ scope: Handle, _ error: any Error) {
+        if error is CancellationError || Task.isCancelled {
+            scope.node.cancel(source: CancelSource.task)
+        } else {
+            scope.node.settle(.failure(error))
+        }
+        scope.driver.exitSwiftTask()
     }
 
     /// Makes the scope's node, executing, as a child of `parent` when that is a running task of
@@ -22,10 +136,9 @@ enum ScopeRun {
         {
             let node = GraphTask<Void, any Error>(
                 graph: graph, kindIndex: kindIndex, name: name, body: nil, weight: weight,
-                parent: parent, index: index, executing: true)
+                parent: parent, index: index, executing: true, driver: driver)
             var orphan = false
             let report: ProgressReport? = node.withStripe { _ in
-                node.driver = driver
                 // The parent settled meanwhile (its cancel did not see this child).
                 guard let d = parent.driver as? ScopeDriver, parent._state == .executing else {
                     orphan = parent._state == .cancelled
@@ -35,13 +148,11 @@ enum ScopeRun {
             }
             if let report { Trampoline.enter { report.deliver(parent) } }
             if orphan { Trampoline.enter { node.cancel(source: CancelSource.parent, byParent: true) } }
-            if kindIndex == KindIndex.scope { watch(node, driver) }
             return (node, driver)
         }
         let node = GraphTask<Void, any Error>(
-            graph: graph, kindIndex: kindIndex, name: name, body: nil, weight: weight, executing: true)
-        node.withStripe { _ in node.driver = driver }
-        if kindIndex == KindIndex.scope { watch(node, driver) }
+            graph: graph, kindIndex: kindIndex, name: name, body: nil, weight: weight, executing: true,
+            driver: driver)
         return (node, driver)
     }
 
@@ -54,55 +165,5 @@ enum ScopeRun {
         }
         guard let scope, scope !== span else { return span }
         return SpanNodes.isAncestor(scope, of: span) ? span : scope
-    }
-
-    /// A cancel of the node (from the graph, or from its parent's) cancels the Swift task that
-    /// runs the body, if it runs; `run` cancels it at its start otherwise.
-    private static func watch(_ node: GraphTask<Void, any Error>, _ driver: ScopeDriver) {
-        node.onCancel {
-            let task = node.withStripe { _ in driver.swiftTask }
-            task?.cancel()
-        }
-    }
-
-    /// Runs the body in the child task that `withGraphTask` awaits, with the scope current,
-    /// and settles the node from its outcome.
-    ///
-    /// The child task is kept in the driver as an `UnsafeCurrentTask` while (and only while)
-    /// this function runs in it, and cancelled under the same lock that clears it: the task
-    /// lives at least until this function returns, so the cancel never reaches a task that
-    /// is gone. (A task group or a `Task` handle would do the same at the cost of a second
-    /// allocation per scope.)
-    static func run<T, Failure: Error>(
-        _ body: Transfer<(GraphScope) async throws(Failure) -> T>,
-        node: GraphTask<Void, any Error>, driver: ScopeDriver
-    ) async -> Transfer<Result<T, Failure>> {
-        let current = withUnsafeCurrentTask { $0 }
-        let cancelledAlready = node.withStripe { _ in
-            driver.swiftTask = current
-            return node._state == .cancelled
-        }
-        if cancelledAlready { current?.cancel() }
-        let scope = GraphScope(node: node)
-        let result: Result<T, Failure> = await ScopeContext.$node.withValue(node) {
-            do throws(Failure) {
-                return .success(try await body.value(scope))
-            } catch {
-                return .failure(error)
-            }
-        }
-        switch result {
-        case .success:
-            node.settle(.success(()))
-        case .failure(let error):
-            if error is CancellationError || Task.isCancelled {
-                // Cancelled by the graph already (its source stays), else by the program.
-                node.cancel(source: CancelSource.task)
-            } else {
-                node.settle(.failure(error))
-            }
-        }
-        node.withStripe { _ in driver.swiftTask = nil }
-        return Transfer(result)
     }
 }

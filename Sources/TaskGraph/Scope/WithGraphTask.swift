@@ -26,6 +26,7 @@
 ///     `Graph.shared`.
 ///   - isolation: Where `body` runs: the caller's actor by default.
 ///   - body: The work; it gets the scope, to report progress or read its id.
+@inlinable
 public func withGraphTask<T, Failure: Error>(
     _ name: String,
     weight: Double = 1,
@@ -33,18 +34,30 @@ public func withGraphTask<T, Failure: Error>(
     isolation: isolated (any Actor)? = #isolation,
     _ body: (GraphScope) async throws(Failure) -> T
 ) async throws(Failure) -> T {
-    // fatalError, not precondition: its message is printed in release builds too.
-    if !(weight.isFinite && weight >= 0) {
-        fatalError("withGraphTask '\(name)': weight must be finite and >= 0, got \(weight)")
+    let scope = ScopeRun.open(name: name, weight: weight, graph: graph)
+    if #available(macOS 26, iOS 26, watchOS 26, tvOS 26, visionOS 26, *) {
+        // The body's task starts at once on the calling thread (with the caller's isolation)
+        // and runs there until it first suspends: a body that does not suspend costs no
+        // hop to another thread and back, as an `async let` would.
+        let out = ScopeRun.Slot<Result<T, Failure>>()
+        await withoutActuallyEscaping(body) { body in
+            _ = isolation // the closure runs where the caller runs
+            let transfer = ScopeRun.Transfer(body)
+            await withDiscardingTaskGroup(isolation: isolation) { group in
+                group.addImmediateTask {
+                    _ = isolation
+                    await ScopeRun.run(transfer, scope, into: out, isolation: isolation)
+                }
+            }
+        }
+        return try out.take().get()
+    } else {
+        let outcome: ScopeRun.Transfer<Result<T, Failure>> = await withoutActuallyEscaping(body) { body in
+            _ = isolation // the closure runs where the caller runs
+            let transfer = ScopeRun.Transfer(body)
+            async let result = ScopeRun.run(transfer, scope)
+            return await result
+        }
+        return try outcome.value.get()
     }
-    let parent = ScopeRun.currentParent()
-    let (node, driver) = ScopeRun.makeNode(
-        name: name, weight: weight, graph: graph ?? parent?.graph ?? .shared, parent: parent)
-    let outcome: ScopeRun.Transfer<Result<T, Failure>> = await withoutActuallyEscaping(body) { body in
-        _ = isolation // the closure runs where the caller runs
-        let transfer = ScopeRun.Transfer(body)
-        async let result = ScopeRun.run(transfer, node: node, driver: driver)
-        return await result
-    }
-    return try outcome.value.get()
 }

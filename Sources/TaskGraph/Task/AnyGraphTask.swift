@@ -213,10 +213,17 @@ public class AnyGraphTask: @unchecked Sendable {
     @usableFromInline
     init(
         graph: Graph, kindIndex: UInt8, name: String?, body: (@Sendable (AnyGraphTask) -> Void)?,
-        weight: Double = 1, parent: AnyGraphTask? = nil, index: Int = 0, executing: Bool = false
+        weight: Double = 1, parent: AnyGraphTask? = nil, index: Int = 0, executing: Bool = false,
+        driver: CompositeDriver? = nil
     ) {
         self.graph = graph
-        self._role = body.map { .leaf($0) } ?? .none
+        if let body {
+            self._role = .leaf(body)
+        } else if let driver {
+            self._role = .composite(driver)
+        } else {
+            self._role = .none
+        }
         self.name = name.map(Graph.cut) ?? NodeKind.all[Int(kindIndex)]
         self._weight = weight
         self.kindIndex = kindIndex
@@ -501,6 +508,8 @@ public class AnyGraphTask: @unchecked Sendable {
         var oldBody: (@Sendable (AnyGraphTask) -> Void)?
         var oldWork: Any?
         var refs: [AnyGraphTask] = []
+        /// The driver to tell once unlocked (`CompositeDriver.ownerCancelled`), if it asks.
+        var notice: CompositeDriver?
     }
 
     /// The locked step of a cancel: nil when there is nothing to do; `needsAll` when this is
@@ -529,7 +538,10 @@ public class AnyGraphTask: @unchecked Sendable {
         // The driver (and the subtasks it holds) stays until this task is released, so
         // cancel() does not pay for freeing a large subtree; a driver of a cancelled
         // task ignores everything (each of its steps checks that the owner executes).
-        if let d = driver { e.children = d.executingChildrenLocked() }
+        if let d = driver {
+            e.children = d.executingChildrenLocked()
+            if d.noticesCancel { e.notice = d }
+        }
         if !byParent, let p = _parent, !p._state.isSettled {
             e.parent = p
             e.index = _index
@@ -548,6 +560,7 @@ public class AnyGraphTask: @unchecked Sendable {
         }
         guard let e = effects else { return }
         for h in e.handlers { h() }
+        e.notice?.ownerCancelled()
         // Then the subtree, and only then internal waiters (`value`, `wait`): a program that
         // wakes on this task's cancel (and, say, stops its recorder or server) finds its
         // executing subtasks cancelled too, not still executing (deeper than the

@@ -27,7 +27,7 @@ extension GraphTask {
                 // inside it become its children (async.md).
                 if !graph.scopesMade.load(ordering: .relaxed) { graph.scopesMade.store(true, ordering: .relaxed) }
                 let work = Task(priority: priority) {
-                    await ScopeContext.$node.withValue(t) {
+                    await ScopeContext.local.withValue(t) {
                         do throws(Failure) {
                             let value = try await body({ t.report($0) })
                             t.settle(.success(value))

@@ -44,13 +44,13 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
     init(
         graph: Graph, kindIndex: UInt8, name: String?, body: (@Sendable (AnyGraphTask) -> Void)?,
         work: Work? = nil, weight: Double = 1, parent: AnyGraphTask? = nil, index: Int = 0,
-        executing: Bool = false
+        executing: Bool = false, driver: CompositeDriver? = nil
     ) {
         // Set before the node is published: from then on a cancel from another thread may take it.
         _work = work
         super.init(
             graph: graph, kindIndex: kindIndex, name: name, body: body, weight: weight, parent: parent,
-            index: index, executing: executing)
+            index: index, executing: executing, driver: driver)
     }
 
     convenience init(
