@@ -90,4 +90,31 @@ import Testing
         // The filter is worked out again: the renamed node now matches.
         #expect(m.displayTree().first() == 0)
     }
+
+    @Test func attachTranslatesTheRenamedNodeToItsLocalId() throws {
+        var a = AttachTree()
+        var tree = TreeModel()
+        let p = a.addProgram(name: "s", pid: nil)
+        let text =
+            AttachLines.header() + AttachLines.snapshot(seq: 1, base: 5)
+            + #"{"seq":2,"t":2,"ev":"name","id":6,"name":"job a renamed"}"# + "\n"
+        try a.apply(text, program: p, tree: &tree)
+        let root = Int(tree[tree.roots[0]].children[0])
+        let kids = tree[root].children.map { Int($0) }
+        #expect(kids.map { tree[$0].name } == ["job a renamed", "job b"])
+    }
+
+    @Test func aNameLineMustNameAnExistingNodeAndCarryAName() throws {
+        let path = temporaryLogPath("name")
+        defer { unlink(path) }
+        let header = #"{"format":"taskgraph-log","version":1,"created":"2026-01-01T00:00:00Z","producer":"t"}"#
+        let add = #"{"seq":1,"t":0,"ev":"add","id":0,"kind":"span","name":"s","weight":1}"#
+        for bad in [#"{"seq":2,"t":0,"ev":"name","id":3,"name":"x"}"#, #"{"seq":2,"t":0,"ev":"name","id":0}"#] {
+            try [header, add, bad, ""].joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            #expect(throws: LogLoadError.self) { try LogReader.load(path: path) }
+        }
+        let good = #"{"seq":2,"t":0,"ev":"name","id":0,"name":"t"}"#
+        try [header, add, good, ""].joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try LogReader.load(path: path).finalModel.nodes.map(\.name) == ["t"])
+    }
 }
