@@ -155,6 +155,8 @@ final class NodeSpans: ContextSource, @unchecked Sendable { // `table` behind `l
             table.pointee.setParent(id.rawValue, parent.rawValue)
         case .weightChanged(let id, let weight):
             table.pointee.setWeight(id.rawValue, weight)
+        case .renamed(let id, let name):
+            table.pointee.rename(id.rawValue, name)
         case .cancelRequested(let id, let source):
             table.pointee.cancelRequested(id.rawValue, source: source)
         case .dropped(let ids):

@@ -118,12 +118,14 @@ public final class GraphSpan: Tracing.Span, @unchecked Sendable { // mutable sta
     /// The span's node in the graph.
     public var nodeID: NodeID { node.id }
 
-    /// The span's name (the downstream span's; the node keeps the name it started with).
+    /// The span's name: set, it reaches the downstream span and renames the node (a
+    /// `renamed` event; the node's name is cut to 4 KiB), while the span runs.
     public var operationName: String {
         get { state.withLock { $0.operationName } }
         set {
             state.withLock { $0.operationName = newValue }
             inner?.operationName = newValue
+            SpanNodes.rename(node, newValue)
         }
     }
 

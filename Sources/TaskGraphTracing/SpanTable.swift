@@ -63,6 +63,13 @@ struct SpanTable {
         slots[Int(s)].parent = parent
     }
 
+    /// A renamed node: its span (if open) takes the new name.
+    mutating func rename(_ id: Int, _ name: String) {
+        guard let s = index.find(id), slots[Int(s)].name != name else { return }
+        slots[Int(s)].name = name
+        slots[Int(s)].span?.operationName = name
+    }
+
     mutating func setWeight(_ id: Int, _ weight: Double) {
         guard let s = index.find(id) else { return }
         slots[Int(s)].weight = weight

@@ -45,6 +45,7 @@ import Testing
         .added(id: NodeID(3), kind: NodeKind.task, name: "x", weight: 1, parent: NodeID(1), index: Int(Int32.max) + 1),
         .parentSet(id: NodeID(5), parent: NodeID(6), index: -1),
         .attempt(id: NodeID(12), of: NodeID(3)),
+        .renamed(id: NodeID(4), name: "GET /users/:id"),
     ]
 
     @Test(arguments: boxed)

@@ -132,6 +132,7 @@ extension Graph {
         case .dropped(let ids): _ = consume ids
         case .output(_, _, let text): _ = consume text
         case .attributes(_, let attributes): _ = consume attributes
+        case .renamed(_, let name): _ = consume name
         case .parentSet, .weightChanged, .ref, .attempt: break
         }
     }

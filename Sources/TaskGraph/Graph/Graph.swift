@@ -424,6 +424,21 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
         }
     }
 
+    /// Renames node `id` (what `GraphTracer` calls when a span's operation name changes):
+    /// the graph's node table takes `name`, cut to 4 KiB like a name at creation (views
+    /// sanitize it like any name), so later snapshots carry it, and a `renamed` event records
+    /// it. Unknown or dropped nodes, and a name equal to the node's, are ignored.
+    public func rename(_ id: NodeID, to name: String) {
+        let raw = id.rawValue
+        guard raw >= 0 else { return }
+        let name = cut(name)
+        withAllStripes {
+            guard let (s, slot) = locateLocked(raw), s[slot].name != name else { return }
+            s.modify(slot) { $0.name = name }
+            emit(s, .renamed(id: id, name: name))
+        }
+    }
+
     /// Records that node `id` is a new attempt of node `of` (an `attempt` event): a restart
     /// made `id` again from the definition `of` was made from, because states only move
     /// forward. Viewers (taskview's dashboard, replay, attach) draw it in the row of `of`,

@@ -53,13 +53,17 @@ public enum GraphChange: Sendable, Equatable {
     /// its own. It changes no state: replicas ignore it; logs, snapshots of logs and views
     /// keep it.
     case attempt(id: NodeID, of: NodeID)
+    /// The node was renamed (a span whose operation name changed, see `Graph.rename`): its
+    /// name is `name` from now on. Replicas, snapshots, logs and views take the new name.
+    case renamed(id: NodeID, name: String)
 
     /// The node the change is about (nil for `dropped`).
     public var nodeID: NodeID? {
         switch self {
         case .added(let id, _, _, _, _, _), .parentSet(let id, _, _), .weightChanged(let id, _),
             .stateChanged(let id, _, _, _), .progress(let id, _), .cancelRequested(let id, _),
-            .output(let id, _, _), .ref(let id, _), .attributes(let id, _), .attempt(let id, _):
+            .output(let id, _, _), .ref(let id, _), .attributes(let id, _), .attempt(let id, _),
+            .renamed(let id, _):
             return id
         case .dropped:
             return nil

@@ -74,6 +74,8 @@ public struct GraphReplica: Sendable {
             nodes[id]?.progress = progress
         case .ref(let id, let of):
             nodes[id]?.refOf = of
+        case .renamed(let id, let name):
+            nodes[id]?.name = name
         case .cancelRequested, .output, .attributes, .attempt:
             break
         case .dropped(let ids):

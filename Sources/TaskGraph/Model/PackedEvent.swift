@@ -106,6 +106,9 @@ enum PackedItem {
         case .attempt(let id, let of): // rare (a restart): boxed
             self = .boxed(
                 PackedEvent.Box(GraphEvent(sequence: sequence, time: time, change: .attempt(id: id, of: of))))
+        case .renamed(let id, let name): // rare (a span's rename): boxed
+            self = .boxed(
+                PackedEvent.Box(GraphEvent(sequence: sequence, time: time, change: .renamed(id: id, name: name))))
         }
     }
 

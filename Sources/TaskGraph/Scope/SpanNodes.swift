@@ -78,6 +78,12 @@ package enum SpanNodes {
         }
     }
 
+    /// The span's new operation name, while it runs: the node takes it (`Graph.rename`).
+    package static func rename(_ node: Node, _ name: String) {
+        guard node.withStripe({ _ in node._state == .executing }) else { return }
+        node.graph.rename(node.id, to: name)
+    }
+
     /// The node `GraphScope.current` names in the calling task, if any.
     package static var currentScopeNode: AnyGraphTask? { ScopeContext.node }
 }

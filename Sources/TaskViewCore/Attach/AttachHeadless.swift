@@ -110,6 +110,8 @@ public final class AttachHeadless {
                 switch e.change {
                 case .added(let id, _, let name, _, _, _):
                     k.names[id.rawValue] = name
+                case .renamed(let id, let name):
+                    if k.names[id.rawValue] != nil { k.names[id.rawValue] = name }
                 case .cancelRequested(let id, let source):
                     k.cancelSource[id.rawValue] = source
                 case .dropped(let ids):

@@ -273,6 +273,9 @@ struct AttachTree {
         case .attributes(let id, let list):
             guard let i = mapped(id) else { return }
             emit(.attributes(id: i, attributes: list), at: t, into: &tree)
+        case .renamed(let id, let name):
+            guard let i = mapped(id) else { return }
+            emit(.renamed(id: i, name: name), at: t, into: &tree)
         case .dropped(let ids):
             var locals: [NodeID] = []
             for id in ids {

@@ -66,6 +66,8 @@ public enum ChromeTrace {
                 spans[id.rawValue]?.refOf = of.rawValue
             case .attributes(let id, let list):
                 spans[id.rawValue]?.attributes = list
+            case .renamed(let id, let name):
+                spans[id.rawValue]?.name = name // a span renamed: its latest name
             default:
                 break
             }

@@ -77,6 +77,8 @@ public enum OTLPTrace {
                 if let i = index[id.rawValue] { spans[i].refOf = of.rawValue }
             case .attributes(let id, let list):
                 if let i = index[id.rawValue] { spans[i].attributes = list }
+            case .renamed(let id, let name):
+                if let i = index[id.rawValue] { spans[i].name = name } // a span renamed: its latest name
             case .stateChanged(let id, let state, let failed, let message):
                 guard let i = index[id.rawValue], spans[i].end == nil else { continue }
                 if state == .executing, spans[i].start == nil { spans[i].start = e.time }

@@ -59,6 +59,10 @@ extension TreeModel {
             attributes[id.rawValue] = list.isEmpty ? nil : list
         case .attempt(let id, let of):
             placeAttempt(id.rawValue, of: of.rawValue)
+        case .renamed(let id, let name):
+            guard contains(id.rawValue) else { return }
+            nodes.update(id.rawValue) { $0.name = Sanitizer.clean(name) }
+            structureVersion &+= 1 // a filter matches names
         case .dropped(let ids):
             drop(ids)
         }

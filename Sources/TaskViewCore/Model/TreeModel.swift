@@ -66,7 +66,7 @@ public struct TreeModel: Sendable {
     public internal(set) var time: Double = 0
     /// Sequence number of the last event absorbed.
     public internal(set) var sequence: UInt64 = 0
-    /// Bumped when nodes appear, move or vanish (not on state or progress): lets derived
+    /// Bumped when nodes appear, move, vanish or are renamed (not on state or progress): lets derived
     /// data such as a filter know when to recompute.
     public internal(set) var structureVersion: UInt64 = 0
     /// The last output lines of nodes that printed any (commands), by raw id.

@@ -124,7 +124,7 @@ public final class ReplaySource: DashboardSource {
     }
 
     /// Seeks to the next moment a node whose name (or progress info) contains `text` was
-    /// added or started (or reported it), selecting that node. Names of nodes that start
+    /// added, renamed or started (or reported it), selecting that node. Names of nodes that start
     /// later are those of the tree shown now (a node added later is found by its `added`).
     private func find(_ text: String, model: inout DashboardModel) {
         let needle = Array(text.lowercased().unicodeScalars)
@@ -135,6 +135,7 @@ public final class ReplaySource: DashboardSource {
             var node = -1
             switch e.change {
             case .added(let id, _, let name, _, _, _) where FilterCache.contains(name, needle): node = id.rawValue
+            case .renamed(let id, let name) where FilterCache.contains(name, needle): node = id.rawValue
             case .progress(let id, let p) where p.info.map { FilterCache.contains($0, needle) } ?? false:
                 node = id.rawValue
             case .stateChanged(let id, .executing, _, _):

@@ -54,6 +54,8 @@ extension LogParser {
             change = .attempt(id: NodeID(try existing(f.id)), of: NodeID(try need(f.of, "of")))
         case .attrs:
             change = .attributes(id: NodeID(try existing(f.id)), attributes: try need(f.attrs, "attrs"))
+        case .name:
+            change = .renamed(id: NodeID(try existing(f.id)), name: try need(f.name, "name"))
         case .drop:
             let ids = try need(f.ids, "ids")
             for id in ids where !model.contains(id) { throw LineError("node \(id) does not exist") }

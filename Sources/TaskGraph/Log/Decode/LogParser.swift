@@ -6,7 +6,7 @@
 /// far and appends its event to the log.
 struct LogParser {
     enum Kind {
-        case add, parent, weight, state, progress, cancel, drop, output, ref, attrs, attempt, key, snapshot, end,
+        case add, parent, weight, state, progress, cancel, drop, output, ref, attrs, attempt, name, key, snapshot, end,
             resync,
             error,
             unknown, missing
@@ -308,7 +308,7 @@ struct LogParser {
                     : v.equals("end")
                         ? .end
                         : v.equals("ref") ? .ref : .unknown
-        case 4: return v.equals("drop") ? .drop : .unknown
+        case 4: return v.equals("drop") ? .drop : v.equals("name") ? .name : .unknown
         case 7 where v.equals("attempt"): return .attempt
         case 5 where v.equals("attrs"): return .attrs
         case 5: return v.equals("state") ? .state : v.equals("error") ? .error : .unknown

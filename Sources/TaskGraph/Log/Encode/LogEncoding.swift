@@ -143,6 +143,12 @@ extension LogBuffer {
             int(id.rawValue)
             nextKey("of")
             int(of.rawValue)
+        case .renamed(let id, let name):
+            lineStart(seq: seq, t: t, ev: "name")
+            nextKey("id")
+            int(id.rawValue)
+            nextKey("name")
+            string(name)
         case .dropped(let ids):
             lineStart(seq: seq, t: t, ev: "drop")
             nextKey("ids")

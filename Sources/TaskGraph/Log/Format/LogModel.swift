@@ -162,6 +162,8 @@ public struct LogModel: Sendable {
         case .attempt(let id, let of):
             guard let s = slot(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
             nodes[s].attemptOf = Int32(of.rawValue)
+        case .renamed(let id, let name):
+            if let s = slot(id.rawValue) { nodes[s].name = name }
         case .cancelRequested, .output:
             break
         case .dropped(let ids):

@@ -290,6 +290,9 @@ struct RecorderModel {
         case .attributes(let id, let list):
             guard contains(id.rawValue) else { return }
             attributes[Int32(id.rawValue)] = list.isEmpty ? nil : list
+        case .renamed(let id, let name):
+            guard contains(id.rawValue), let c = chunk(id.rawValue) else { return }
+            c.setName(id.rawValue & (RecorderModel.chunkSize - 1), name)
         case .cancelRequested, .output:
             break
         case .dropped(let ids):
