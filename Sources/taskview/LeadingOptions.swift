@@ -6,7 +6,9 @@
 enum LeadingOptions {
     /// The root's options that take a value (`CommonOptions`): their value is not a
     /// subcommand name (`--record run` writes to a file named run).
-    static let taking: Set<String> = ["--record", "--seed", "--speed", "--jobs", "-j"]
+    static let taking: Set<String> = [
+        "--record", "--seed", "--speed", "--jobs", "-j", "--theme", "--output-limit",
+    ]
 
     /// `(subcommand, its arguments)` when a subcommand name follows only options; the
     /// options move right after the name. Nil: no subcommand (the root's default demo).
