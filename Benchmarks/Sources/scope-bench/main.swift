@@ -84,14 +84,33 @@ nonisolated func makeRows(loopN: Int, groupN: Int) -> [Row] {
             }
         },
         Row(name: "task group of 10,000 scopes", n: groupN) {
+            await groupOfScopes(groupN, in: Graph())
+        },
+        Row(name: "task group of 10,000 scopes, recorded", n: groupN) {
             let g = Graph()
-            await withGraphTask("group", graph: g) { _ in
-                await withTaskGroup(of: Void.self) { group in
-                    for _ in 0..<groupN { group.addTask { await withGraphTask("child") { _ in } } }
-                }
-            }
+            let path = NSTemporaryDirectory() + "scope-bench-group-\(getpid()).jsonl"
+            let rec = try! g.record(to: path, producer: "scope-bench")
+            await groupOfScopes(groupN, in: g)
+            rec.cancel()
+            unlink(path)
+        },
+        Row(name: "task group of 10,000 scopes, served (no viewer)", n: groupN) {
+            let g = Graph()
+            let server = try! g.serve(
+                at: NSTemporaryDirectory() + "scope-bench-group-\(getpid()).sock", name: "bench")
+            await groupOfScopes(groupN, in: g)
+            server.stop()
         },
     ]
+}
+
+/// A scope whose body runs `n` scopes with empty bodies as task-group children.
+nonisolated func groupOfScopes(_ n: Int, in g: Graph) async {
+    await withGraphTask("group", graph: g) { _ in
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<n { group.addTask { await withGraphTask("child") { _ in } } }
+        }
+    }
 }
 
 let allRows = makeRows(loopN: loopN, groupN: groupN)
@@ -143,3 +162,5 @@ print(String(format: "scope ÷ withSpan(InMemoryTracer): %.2f× (target < 1)", m
 print(String(format: "recorded ÷ unobserved: %.2f× (target ≤ 1.5×)", med[3] / med[1]))
 print(String(format: "served ÷ unobserved: %.2f× (target ≤ 1.5×)", med[4] / med[1]))
 print(String(format: "group of scopes ÷ bare group: %.2f× (target ≤ 1.5×)", med[6] / med[5]))
+print(String(format: "group recorded ÷ group unobserved: %.2f× (target ≤ 1.5×)", med[7] / med[6]))
+print(String(format: "group served ÷ group unobserved: %.2f× (target ≤ 1.5×)", med[8] / med[6]))
