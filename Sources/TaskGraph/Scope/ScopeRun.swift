@@ -131,28 +131,8 @@ enum ScopeRun {
     ) -> (GraphTask<Void, any Error>, ScopeDriver) {
         if !graph.scopesMade.load(ordering: .relaxed) { graph.scopesMade.store(true, ordering: .relaxed) }
         let driver = ScopeDriver(derives: kindIndex == KindIndex.scope)
-        if let parent, parent.graph === graph,
-            let index = parent.withStripe({ _ in parent.scopeDriverLocked()?.reserveLocked() })
-        {
-            let node = GraphTask<Void, any Error>(
-                graph: graph, kindIndex: kindIndex, name: name, body: nil, weight: weight,
-                parent: parent, index: index, executing: true, driver: driver)
-            var orphan = false
-            let report: ProgressReport? = node.withStripe { _ in
-                // The parent settled meanwhile (its cancel did not see this child).
-                guard let d = parent.driver as? ScopeDriver, parent._state == .executing else {
-                    orphan = parent._state == .cancelled
-                    return nil
-                }
-                return d.addLocked(node, index: index, owner: parent)
-            }
-            if let report { Trampoline.enter { report.deliver(parent) } }
-            if orphan { Trampoline.enter { node.cancel(source: CancelSource.parent, byParent: true) } }
-            return (node, driver)
-        }
         let node = GraphTask<Void, any Error>(
-            graph: graph, kindIndex: kindIndex, name: name, body: nil, weight: weight, executing: true,
-            driver: driver)
+            scopeOf: parent, graph: graph, kindIndex: kindIndex, name: name, weight: weight, driver: driver)
         return (node, driver)
     }
 

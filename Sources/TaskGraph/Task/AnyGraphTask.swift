@@ -254,6 +254,55 @@ public class AnyGraphTask: @unchecked Sendable {
         u.unlock()
     }
 
+    /// A scope's (or span's) node, executing, with `driver` to keep its children: made child
+    /// of `parent` when that is a running task of `graph` that can keep scope children, in one
+    /// turn of its stripe lock (the parent's reservation, the node and the parent's count
+    /// together), else a root. Tells the parent its new progress after unlocking.
+    init(
+        scopeOf parent: AnyGraphTask?, graph: Graph, kindIndex: UInt8, name: String, weight: Double,
+        driver: ScopeDriver
+    ) {
+        self.graph = graph
+        self._role = .composite(driver)
+        self.name = Graph.cut(name)
+        self._weight = weight
+        self.kindIndex = kindIndex
+        var u: Unmanaged<Stripe>
+        var joined: (parent: AnyGraphTask, driver: ScopeDriver, index: Int)?
+        if let parent, parent.graph === graph {
+            u = parent.lockStripeUnretained()
+            if let d = parent.scopeDriverLocked() {
+                joined = (parent, d, d.reserveLocked())
+            } else {
+                u.unlock()
+                u = graph.currentStripe
+                u.mutex.lock()
+                graph.admitRootLocked(u)
+            }
+        } else {
+            u = graph.currentStripe
+            u.mutex.lock()
+            graph.admitRootLocked(u)
+        }
+        _stripe = Atomic(UInt16(u.with { $0.index }))
+        let index = joined?.index ?? 0
+        (rawID, slot) = u.with {
+            graph.addNodeLocked(
+                $0, kindIndex: kindIndex, name: self.name, weight: weight,
+                parentSlot: joined?.parent.slot, index: index)
+        }
+        if let joined {
+            _parent = joined.parent
+            _index = index
+            _adopted = true
+        }
+        _state = .executing
+        _ = u.with { graph.setStateLocked($0, slot, .executing, retain: self) }
+        let report = joined.flatMap { $0.driver.addLocked(self, index: index, owner: $0.parent) }
+        u.unlock()
+        if let report, let parent = joined?.parent { Trampoline.enter { report.deliver(parent) } }
+    }
+
     /// Locks this task's stripe and returns it: the stripe's lock guards the task's state.
     @inlinable @inline(__always)
     final func lockStripe() -> Stripe {

@@ -53,6 +53,15 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
             index: index, executing: executing, driver: driver)
     }
 
+    /// A scope's (or span's) node: see `AnyGraphTask.init(scopeOf:graph:kindIndex:name:weight:driver:)`.
+    override init(
+        scopeOf parent: AnyGraphTask?, graph: Graph, kindIndex: UInt8, name: String, weight: Double,
+        driver: ScopeDriver
+    ) {
+        super.init(
+            scopeOf: parent, graph: graph, kindIndex: kindIndex, name: name, weight: weight, driver: driver)
+    }
+
     convenience init(
         graph: Graph, kind: String, name: String?, body: (@Sendable (AnyGraphTask) -> Void)?,
         parent: AnyGraphTask? = nil, index: Int = 0, executing: Bool = false
