@@ -66,6 +66,13 @@ class CompositeDriver: @unchecked Sendable { // state guarded by the graph's loc
     /// `onCancel` handlers and before its executing subtasks are cancelled.
     func ownerCancelled() {}
 
+    /// The owner is about to settle (lock held, before its state changes).
+    @usableFromInline func ownerSettlingLocked(owner: AnyGraphTask) {}
+
+    /// Records the owner's progress if the driver holds a change not recorded yet (lock held):
+    /// before it is read.
+    func recordPendingLocked(owner: AnyGraphTask) {}
+
     /// The subtasks to cancel when the owner is cancelled (lock held).
     func executingChildrenLocked() -> [AnyGraphTask] {
         children.filter { $0._state == .executing }

@@ -220,6 +220,16 @@ extension Graph {
         emit(s, .progress(id: NodeID(id), progress: progress))
     }
 
+    /// Stores a progress in the record with no event: a scope's derived progress recorded
+    /// late (`UnrecordedProgress`), whose event was counted when it changed, unobserved.
+    func storeProgressLocked(_ s: Stripe, _ slot: Int, _ progress: TaskProgress) {
+        guard s.contains(slot) else { return }
+        s.modify(slot) { r in
+            r.fraction = progress.fraction
+            r.info = progress.info
+        }
+    }
+
     func cancelRequestedLocked(_ s: Stripe, _ id: Int, source: String) {
         emit(s, .cancelRequested(id: NodeID(id), source: cut(source)))
     }

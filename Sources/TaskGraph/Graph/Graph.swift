@@ -101,6 +101,9 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
     /// graph: only then does a root's `execute()` look for a current scope to join (a
     /// task-local lookup), so a program that never makes one pays one relaxed load for it.
     let scopesMade = Atomic<Bool>(false)
+    /// The scopes whose derived progress is not recorded yet (recorded before any capture or
+    /// observation: see `UnrecordedProgress`).
+    let unrecordedProgress = UnrecordedProgress()
 
     /// Creates a graph that keeps every node (no retention limit).
     public convenience init(clock: any GraphClock = MonotonicClock()) {
@@ -185,6 +188,7 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
     /// wait only for the copy. Building the snapshot under the locks held them 80 ms for
     /// 200,000 nodes, a stall of the program on each viewer's resync. All stripes locked.
     func captureLocked(into nodes: inout [NodeCapture]) -> GraphCapture {
+        unrecordedProgress.recordAllLocked()
         nodes.reserveCapacity(stripes.reduce(0) { $0 + $1.own.count + $1.foreign.count })
         for s in stripes {
             // A hash lookup per node otherwise, for the few `ref` nodes.
@@ -273,6 +277,8 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
 
     /// All stripes locked: from now on every event takes `eventLock` for its number.
     private func addObserverLocked(_ observer: GraphObserver) {
+        // The observer sees every change from now on: none may stay unrecorded.
+        unrecordedProgress.recordAllLocked()
         eventLock.withLock {
             if !observed {
                 eventSequence = sequenceLocked()

@@ -32,7 +32,11 @@ public struct GraphScope: Sendable {
 
     /// Reports the scope's own progress (see `progress(_:info:)`).
     public func progress(_ progress: TaskProgress) {
-        node.withStripe { _ in (node.driver as? ScopeDriver)?.ownProgress = true }
+        node.withStripe { _ in
+            guard let d = node.driver as? ScopeDriver else { return }
+            d.recordPendingLocked(owner: node) // `report` compares with what is recorded
+            d.ownProgress = true
+        }
         node.report(progress)
     }
 

@@ -21,6 +21,7 @@ extension GraphTask where Success == Void, Failure == any Error {
             settle(.success(()))
             return
         }
+        driver?.ownerSettlingLocked(owner: self)
         _state = .completed
         _outcome = Result<Void, any Error>.success(())
         _fraction = 1

@@ -10,13 +10,6 @@ import Synchronization
 /// come and go while the owner runs (only the running ones are kept).
 @usableFromInline
 final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by the owner's stripe lock
-    /// One running child: its task, its weight and the fraction counted for it so far.
-    private struct Entry {
-        let task: AnyGraphTask
-        var weight: Double
-        var counted: Double
-    }
-
     /// Whether the owner shows its children's progress while it reports none of its own
     /// (scopes do; a `GraphTask.async` task reports its own through its body).
     let derives: Bool
@@ -29,13 +22,24 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
     /// How the Swift task that runs a scope's body and a cancel of the node meet (`Gate`).
     let gate = Atomic<UInt8>(0)
 
-    @exclusivity(unchecked) private var live: [Int: Entry] = [:]
+    @exclusivity(unchecked) private var live = LiveChildren()
     @exclusivity(unchecked) private var made = 0
     @exclusivity(unchecked) private var settled = 0
     @exclusivity(unchecked) private var totalWeight = 0.0
     @exclusivity(unchecked) private var doneWeight = 0.0
     @exclusivity(unchecked) private var liveWeighted = 0.0
-    @exclusivity(unchecked) private var reported = TaskProgress.zero
+    /// The derived progress last recorded: its fraction and the counts of its "settled/made"
+    /// (compared as numbers: the info string is built only when it is recorded).
+    @exclusivity(unchecked) private var reportedFraction = 0.0
+    @exclusivity(unchecked) private var reportedSettled = 0
+    @exclusivity(unchecked) private var reportedMade = 0
+    /// The reported progress is not recorded yet: nobody observed the graph when it changed
+    /// (the owner's `_fraction` is current, its info and the graph's record are not).
+    @exclusivity(unchecked) private var pendingRecord = false
+    /// Whether the owner is in its graph's `UnrecordedProgress` (owner's stripe lock).
+    @exclusivity(unchecked) var listed = false
+    /// Where in that list (guarded by the list's lock).
+    @exclusivity(unchecked) var listIndex = -1
 
     init(derives: Bool) {
         self.derives = derives
@@ -52,7 +56,7 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
     /// progress to pass on once unlocked, if it changed ("N/M" grew).
     func addLocked(_ child: AnyGraphTask, index: Int, owner: AnyGraphTask) -> ProgressReport? {
         let w = child._weight
-        live[index] = Entry(task: child, weight: w, counted: 0)
+        live.insert(index, LiveChildren.Entry(task: child, weight: w, counted: 0))
         totalWeight += w
         return reportLocked(owner: owner)
     }
@@ -63,11 +67,15 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
     override func ownerCancelled() { cancelSwiftTask() }
 
     override func childLocked(rawID: Int) -> AnyGraphTask? {
-        live.values.first { $0.task.rawID == rawID }?.task
+        var found: AnyGraphTask?
+        live.forEach { _, e in if found == nil && e.task.rawID == rawID { found = e.task } }
+        return found
     }
 
     override func executingChildrenLocked() -> [AnyGraphTask] {
-        live.values.compactMap { $0.task._state == .executing ? $0.task : nil }
+        var tasks: [AnyGraphTask] = []
+        live.forEach { _, e in if e.task._state == .executing { tasks.append(e.task) } }
+        return tasks
     }
 
     override func childSettled(owner: AnyGraphTask, index: Int) {
@@ -87,7 +95,7 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
             guard f > e.counted else { return nil }
             liveWeighted += e.weight * (f - e.counted)
             e.counted = f
-            live[index] = e
+            live.update(index, e)
             return reportLocked(owner: owner)
         }
         report?.deliver(owner)
@@ -95,12 +103,14 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
 
     override func weightsChanged(owner: AnyGraphTask) {
         let report: ProgressReport? = owner.withStripe { _ in
-            for (i, var e) in live where e.task._weight != e.weight {
+            var changed: [(Int, LiveChildren.Entry)] = []
+            live.forEach { i, e in if e.task._weight != e.weight { changed.append((i, e)) } }
+            for (i, var e) in changed {
                 let w = e.task._weight
                 totalWeight += w - e.weight
                 liveWeighted += (w - e.weight) * e.counted
                 e.weight = w
-                live[i] = e
+                live.update(i, e)
             }
             return reportLocked(owner: owner)
         }
@@ -108,7 +118,7 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
     }
 
     func settleLocked(owner: AnyGraphTask, _ index: Int) -> ProgressReport? {
-        guard let e = live.removeValue(forKey: index) else { return nil }
+        guard let e = live.remove(index) else { return nil }
         settled += 1
         liveWeighted -= e.weight * e.counted
         doneWeight += e.weight
@@ -124,38 +134,75 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
             totalWeight > 0
             ? (doneWeight + liveWeighted) / totalWeight
             : Double(settled) / Double(made)
-        let p = TaskProgress(max(fraction, reported.fraction), info: ScopeDriver.ratio(settled, made))
-        guard p != reported else { return nil }
-        reported = p
-        return recordLocked(owner: owner, p)
+        let f = TaskProgress.clamp(max(fraction, reportedFraction))
+        guard f != reportedFraction || settled != reportedSettled || made != reportedMade else { return nil }
+        let grew = f != reportedFraction
+        reportedFraction = f
+        reportedSettled = settled
+        reportedMade = made
+        let graph = owner.graph
+        guard !graph.observed, owner.handlers.progressCount == 0 else {
+            pendingRecord = false
+            return recordLocked(owner: owner, TaskProgress(f, info: ScopeDriver.ratio(settled, made)))
+        }
+        // Nobody sees it now: counted as the event it is, recorded when somebody looks. The
+        // parent needs only the fraction, which is kept current.
+        graph.stripeRefs[owner.stripeIndex]._withUnsafeGuaranteedRef { $0.sequence &+= 1 }
+        owner._fraction = f
+        pendingRecord = true
+        if !listed {
+            listed = true
+            graph.unrecordedProgress.add(owner, self)
+        }
+        guard grew, let parent = owner.executingParentLocked() else { return nil }
+        return ProgressReport(progress: TaskProgress(f), parent: parent, index: owner._index, hasHandlers: false)
     }
 
-    /// "a/b" for the derived progress's info, built in place: a string this short is stored
-    /// inline (no allocation), where an interpolation reserved heap storage for it.
-    static func ratio(_ a: Int, _ b: Int) -> String {
-        // Two non-negative counts of at most 19 digits each, and the slash: 39 bytes at most.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 40) { buf in
-            var n = 0
-            func put(_ v: Int) {
-                var v = v
-                let start = n
-                repeat {
-                    buf[n] = UInt8(truncatingIfNeeded: 48 + v % 10)
-                    v /= 10
-                    n += 1
-                } while v > 0
-                var (i, j) = (start, n - 1)
-                while i < j {
-                    buf.swapAt(i, j)
-                    i += 1
-                    j -= 1
-                }
-            }
-            put(a)
-            buf[n] = UInt8(ascii: "/")
-            n += 1
-            put(b)
-            return String(decoding: UnsafeBufferPointer(rebasing: buf[..<n]), as: UTF8.self)
+    override func recordPendingLocked(owner: AnyGraphTask) {
+        guard pendingRecord else { return }
+        pendingRecord = false
+        let p = TaskProgress(owner._fraction, info: ScopeDriver.ratio(reportedSettled, reportedMade))
+        owner._progress = p
+        owner.graph.storeProgressLocked(owner.lockedStripe, owner.slot, p)
+    }
+
+    @usableFromInline override func ownerSettlingLocked(owner: AnyGraphTask) {
+        recordPendingLocked(owner: owner)
+        if listed {
+            listed = false
+            owner.graph.unrecordedProgress.remove(self)
         }
+    }
+
+    /// "a/b" for the derived progress's info (two non-negative counts), written in place into
+    /// the string's own storage: a string this short is stored inline (no allocation).
+    static func ratio(_ a: Int, _ b: Int) -> String {
+        let da = digitCount(a)
+        let n = da + 1 + digitCount(b)
+        return String(unsafeUninitializedCapacity: n) { buf in
+            write(a, into: buf, endingAt: da)
+            buf[da] = UInt8(ascii: "/")
+            write(b, into: buf, endingAt: n)
+            return n
+        }
+    }
+
+    private static func digitCount(_ v: Int) -> Int {
+        var (v, n) = (v, 1)
+        while v >= 10 {
+            v /= 10
+            n += 1
+        }
+        return n
+    }
+
+    /// Writes the decimal digits of `v` (>= 0) backwards from `end` (exclusive).
+    private static func write(_ v: Int, into buf: UnsafeMutableBufferPointer<UInt8>, endingAt end: Int) {
+        var (v, i) = (v, end)
+        repeat {
+            i -= 1
+            buf[i] = UInt8(truncatingIfNeeded: 48 + v % 10)
+            v /= 10
+        } while v > 0
     }
 }

@@ -458,7 +458,12 @@ public class AnyGraphTask: @unchecked Sendable {
     }
 
     /// The task's own progress (for composites: the weighted aggregate of its subtasks).
-    public var currentProgress: TaskProgress { withStripe { _ in _progress } }
+    public var currentProgress: TaskProgress {
+        withStripe { _ in
+            driver?.recordPendingLocked(owner: self)
+            return _progress
+        }
+    }
 
     /// How much this task counts in its parent's aggregated progress: finite and >= 0,
     /// default 1; 0 means it does not count.
@@ -575,6 +580,7 @@ public class AnyGraphTask: @unchecked Sendable {
         // A shared task: a consumer cancelling downward only lets go while others wait.
         if byParent, let sh = sharing, sh.anyRefWaitingLocked() { return (false, nil) }
         var e = CancelEffects()
+        driver?.ownerSettlingLocked(owner: self)
         _state = .cancelled
         _cancelSource = source
         e.released = graph.setStateLocked(s, slot, .cancelled, cancelRequest: (rawID, source))

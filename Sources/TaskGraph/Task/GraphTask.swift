@@ -261,7 +261,10 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
         let list = takeHandlersLocked()
         _delivering = !list.isEmpty
         let oldDriver = driver
-        if oldDriver != nil { driver = nil }
+        if let oldDriver {
+            oldDriver.ownerSettlingLocked(owner: self)
+            driver = nil
+        }
         let oldCancelHandlers = _extras == nil ? [] : takeCancelHandlersLocked()
         let parent = executingParentLocked()
         let index = _index
