@@ -33,6 +33,24 @@ import Testing
         .output(id: NodeID(5), stream: .stderr, text: ""),
     ]
 
+    /// Every built-in kind is found by its bits (no scan), a copy of one made at run time is
+    /// found too, and a kind of the caller's own is not mistaken for one: it is boxed and comes
+    /// back as it went in.
+    @Test func everyKindHasItsOwnCodeAndOthersHaveNone() {
+        for (i, kind) in NodeKind.all.enumerated() {
+            #expect(PackedEvent.knownKindCode(kind) == UInt8(i), "\(kind)")
+            #expect(PackedEvent.kindCode(kind) == UInt8(i), "\(kind)")
+            let copy = String(decoding: Array(kind.utf8), as: UTF8.self)
+            #expect(PackedEvent.kindCode(copy) == UInt8(i), "\(kind)")
+        }
+        for other in ["", "tack", "Task", "scopes", "x", "a much longer kind of the caller's own"] {
+            #expect(PackedEvent.kindCode(other) == nil, "\(other)")
+            let change = GraphChange.added(id: NodeID(1), kind: other, name: "n", weight: 1, parent: nil, index: nil)
+            #expect(!isPacked(change))
+            #expect(roundTrip(change) == [GraphEvent(sequence: 7, time: 1.25, change: change)])
+        }
+    }
+
     @Test(arguments: changes)
     func aChangeComesBackAsItWentIn(_ change: GraphChange) {
         #expect(isPacked(change))

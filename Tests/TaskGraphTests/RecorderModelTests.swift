@@ -30,4 +30,72 @@ import Testing
         m.apply(.added(id: NodeID(1), kind: NodeKind.task, name: "third", weight: 1, parent: nil, index: nil))
         #expect(names(m) == [0: "", 1: "third"])
     }
+
+    /// The final snapshot and the `end` summary come straight from the columns: on random
+    /// histories (nodes added under random parents, moved, settled, failed, skipped, progress,
+    /// dropped) both must equal what `LogModel` writes and sums for the same events.
+    @Test func snapshotAndSummaryEqualLogModelsOnRandomHistories() {
+        var rng = SplitMix(seed: 7)
+        for _ in 0..<200 {
+            var m = RecorderModel()
+            var l = LogModel()
+            var ids: [Int] = []
+            for _ in 0..<Int(rng.next() % 60) {
+                let change = randomChange(&rng, ids: &ids)
+                m.apply(change)
+                l.apply(change)
+            }
+            var a = LogBuffer()
+            var b = LogBuffer()
+            #expect(m.writeSnapshot(into: &a, seq: 3, t: 1.5) == l.writeSnapshot(into: &b, seq: 3, t: 1.5))
+            #expect(a.withBytes { Array($0) } == b.withBytes { Array($0) })
+            let settle = rng.next() % 2 == 0 ? 0.75 : nil
+            var expected = l.summary(duration: 0)
+            let allSettled = l.rootIDs.allSatisfy { l[$0]?.state.isSettled ?? true }
+            expected.duration = allSettled ? settle ?? 2 : 2
+            #expect(m.endSummary(t: 2, lastRootSettle: settle) == expected)
+        }
+    }
+
+    private func randomChange(_ rng: inout SplitMix, ids: inout [Int]) -> GraphChange {
+        let known = ids
+        let pick = { (rng: inout SplitMix) -> NodeID in NodeID(known[Int(rng.next() % UInt64(known.count))]) }
+        switch ids.isEmpty ? 0 : rng.next() % 8 {
+        case 0, 1:
+            let id = ids.count < 30 ? ids.count : 5000 + ids.count // two chunks now and then
+            let parent = !known.isEmpty && rng.next() % 4 != 0 ? pick(&rng) : nil
+            ids.append(id)
+            return .added(
+                id: NodeID(id), kind: rng.next() % 3 == 0 ? NodeKind.scope : NodeKind.task,
+                name: rng.next() % 2 == 0 ? "n\(id)" : "", weight: rng.next() % 5 == 0 ? 2 : 1,
+                parent: parent == NodeID(id) ? nil : parent, index: rng.next() % 3 == 0 ? 0 : nil)
+        case 2:
+            let state: [TaskState] = [.executing, .completed, .cancelled]
+            let s = state[Int(rng.next() % 3)]
+            let failed = s == .completed && rng.next() % 3 == 0
+            return .stateChanged(id: pick(&rng), state: s, failed: failed, message: failed ? "boom" : nil)
+        case 3:
+            return .progress(id: pick(&rng), progress: TaskProgress(0.5, info: rng.next() % 2 == 0 ? "1/2" : nil))
+        case 4:
+            let (a, b) = (pick(&rng), pick(&rng))
+            return a == b ? .weightChanged(id: a, weight: 3) : .parentSet(id: a, parent: b, index: 0)
+        case 5:
+            return .dropped(ids: [pick(&rng)])
+        default:
+            return .stateChanged(id: pick(&rng), state: .completed, failed: false, message: nil)
+        }
+    }
+}
+
+/// A small deterministic generator (the tests' histories are the same on every run).
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }

@@ -158,9 +158,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
                 if self.observation != nil { pumpLocked() } else { resnapshotLocked(observe: false) }
                 let t = max(now, lastT)
                 lastT = t
-                let final = model.logModel()
-                let allSettled = final.rootIDs.allSatisfy { final[$0]?.state.isSettled ?? true }
-                let summary = final.summary(duration: allSettled ? (lastRootSettle ?? t) : t)
+                let summary = model.endSummary(t: t, lastRootSettle: lastRootSettle)
                 for c in connections where !c.closeAfterSending { // that one ends with its error line
                     if c.overflowed { // the final snapshot below is its fresh snapshot
                         c.seq += 1

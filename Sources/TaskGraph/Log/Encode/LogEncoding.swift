@@ -316,6 +316,18 @@ extension LogModel {
             }
             if !sorted { for (i, c) in n.children.enumerated() { explicit[Int(c)] = i } }
         }
+        return writeSnapshot(
+            count: count, explicit: explicit, forEach: forEach, into: &out, seq: firstSeq, t: t,
+            maxLineBytes: maxLineBytes)
+    }
+
+    /// `writeSnapshot` of the `count` live nodes `forEach` visits (ascending ids, once), where
+    /// `explicit` gives the index of each child whose parent's children are not in ascending
+    /// id order.
+    static func writeSnapshot(
+        count: Int, explicit: [Int: Int], forEach: ((Node) -> Void) -> Void, into out: inout LogBuffer,
+        seq firstSeq: UInt64, t: Double, maxLineBytes: Int = LogModel.maxSnapshotLineBytes
+    ) -> UInt64 {
         // Encode nodes first, then cut into parts that fit.
         var encoded = LogBuffer(capacity: count * 96)
         var ends: [Int] = []

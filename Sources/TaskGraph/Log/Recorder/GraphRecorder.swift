@@ -208,11 +208,8 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
     public func finish() {
         stop { t in
             writeSnapshotLocked(t: t)
-            let final = model.logModel()
-            let allSettled = final.rootIDs.allSatisfy { final[$0]?.state.isSettled ?? true }
-            let duration = allSettled ? (lastRootSettle ?? t) : t
             seq += 1
-            buffer.end(final.summary(duration: duration), seq: seq, t: t)
+            buffer.end(model.endSummary(t: t, lastRootSettle: lastRootSettle), seq: seq, t: t)
         }
     }
 

@@ -327,38 +327,103 @@ struct RecorderModel {
     func liveNodesByID() -> [LogModel.Node] {
         var out: [LogModel.Node] = []
         out.reserveCapacity(liveCount)
+        forEachLiveNode { out.append($0) }
+        return out
+    }
+
+    /// Calls `body` with each live node in ascending id order, as `LogModel` holds it, one at a
+    /// time (a snapshot of a large graph builds no array of them). Side tables are looked up
+    /// only when they hold something.
+    func forEachLiveNode(_ body: (LogModel.Node) -> Void) {
         for (ci, chunk) in chunks.enumerated() {
             guard let c = chunk else { continue }
             for k in 0..<RecorderModel.chunkSize where c.flags[k] & RecorderModel.liveBit != 0 {
                 let i = Int32(truncatingIfNeeded: (base + ci) << RecorderModel.shift | k)
                 let kind = c.kinds[k] == 255 ? extraKinds[i] ?? NodeKind.task : kindNames[Int(c.kinds[k])]
-                var n = LogModel.Node(id: i, kind: kind, name: c.name(k), weight: weights[i] ?? 1)
+                var n = LogModel.Node(
+                    id: i, kind: kind, name: c.name(k), weight: weights.isEmpty ? 1 : weights[i] ?? 1)
                 n.parent = c.parents[k]
                 n.state = state(i)
                 n.failed = failed(i)
                 n.fraction = fraction(i)
-                n.info = infos[i]
-                n.message = messages[i]
-                n.children = children[i] ?? []
-                n.refOf = refs[i] ?? -1
+                if !infos.isEmpty { n.info = infos[i] }
+                if !messages.isEmpty { n.message = messages[i] }
+                if !children.isEmpty, let kids = children[i] { n.children = kids }
+                if !refs.isEmpty { n.refOf = refs[i] ?? -1 }
                 if !attempts.isEmpty { n.attemptOf = attempts[i] ?? -1 }
                 if !starts.isEmpty { n.started = starts[i] }
-                n.attributes = attributes[i] ?? []
-                out.append(n)
+                if !attributes.isEmpty, let list = attributes[i] { n.attributes = list }
+                body(n)
             }
         }
-        return out
     }
 
-    /// The same state as a `LogModel` (for the final snapshot's summary).
+    /// The same state as a `LogModel`.
     func logModel() -> LogModel {
         var m = LogModel()
-        for n in liveNodesByID() { m.add(n) }
+        forEachLiveNode { _ = m.add($0) }
         return m
+    }
+
+    /// The figures of the `end` line, as `LogModel.summary` gives them for the same state,
+    /// straight from the columns: `duration` is `lastRootSettle` (else `t`) when every root
+    /// has settled, else `t`.
+    func endSummary(t: Double, lastRootSettle: Double?) -> LogSummary {
+        var s = LogSummary()
+        var outcome = "succeeded"
+        var unfinished = false
+        for (ci, chunk) in chunks.enumerated() {
+            guard let c = chunk else { continue }
+            for k in 0..<RecorderModel.chunkSize where c.flags[k] & RecorderModel.liveBit != 0 {
+                let i = Int32(truncatingIfNeeded: (base + ci) << RecorderModel.shift | k)
+                let state = state(i)
+                switch state {
+                case .completed: if failed(i) { s.failed += 1 } else { s.succeeded += 1 }
+                case .cancelled: s.cancelled += 1
+                case .executing: s.executing += 1
+                case .notExecuted: if isSkipped(i) { s.skipped += 1 } else { s.notExecuted += 1 }
+                }
+                guard c.parents[k] < 0 else { continue }
+                switch state { // a root: the outcome, as `LogModel.outcome`
+                case .completed: if failed(i) { outcome = "failed" }
+                case .cancelled: if outcome == "succeeded" { outcome = "cancelled" }
+                case .notExecuted, .executing: unfinished = true
+                }
+            }
+        }
+        s.outcome = unfinished ? "unfinished" : outcome
+        s.duration = unfinished ? t : lastRootSettle ?? t
+        return s
+    }
+
+    /// Never executed, and its parent has settled or is itself skipped (`LogModel.isSkipped`).
+    private func isSkipped(_ i: Int32) -> Bool {
+        var id = Int(i)
+        var steps = 0
+        while state(Int32(id)) == .notExecuted, steps <= liveCount {
+            let p = parentOf(id)
+            guard p >= 0, contains(p) else { return false }
+            if state(Int32(p)).isSettled { return true }
+            id = p
+            steps += 1
+        }
+        return false
     }
 
     /// Writes the state as `LogModel.writeSnapshot` does. Returns the next free seq.
     func writeSnapshot(into out: inout LogBuffer, seq: UInt64, t: Double) -> UInt64 {
-        LogModel.writeSnapshot(of: liveNodesByID(), into: &out, seq: seq, t: t)
+        // Children not in ascending id order get an explicit index (from the children table
+        // alone: no pass over every node for it).
+        var explicit = [Int: Int]()
+        for (_, kids) in children where kids.count > 1 {
+            var sorted = true
+            for j in 1..<kids.count where kids[j - 1] > kids[j] {
+                sorted = false
+                break
+            }
+            if !sorted { for (j, c) in kids.enumerated() { explicit[Int(c)] = j } }
+        }
+        return LogModel.writeSnapshot(
+            count: liveCount, explicit: explicit, forEach: { forEachLiveNode($0) }, into: &out, seq: seq, t: t)
     }
 }
