@@ -27,7 +27,7 @@ extension ScopeDriver {
     /// Called by the task that runs the body, first: publishes it; cancels it at once when the
     /// node was cancelled before it started.
     @usableFromInline
-    func enterSwiftTask(_ task: UnsafeCurrentTask?) {
+    final func enterSwiftTask(_ task: UnsafeCurrentTask?) {
         swiftTask = task
         let old = gate.bitwiseOr(ScopeGate.running, ordering: .acquiringAndReleasing).oldValue
         if old & ScopeGate.requested != 0 { task?.cancel() }
@@ -36,7 +36,7 @@ extension ScopeDriver {
     /// Called by the task that runs the body, last: waits for a canceller that is cancelling
     /// it (rare, and as long as the task's cancellation handlers run), then lets go of it.
     @usableFromInline
-    func exitSwiftTask() {
+    final func exitSwiftTask() {
         var old = gate.load(ordering: .acquiring)
         while true {
             if old & ScopeGate.cancelling != 0 {
@@ -55,7 +55,7 @@ extension ScopeDriver {
 
     /// The node was cancelled: cancels the task that runs the body if it runs, else has it
     /// cancel itself when it starts (`enterSwiftTask`).
-    func cancelSwiftTask() {
+    final func cancelSwiftTask() {
         var old = gate.load(ordering: .acquiring)
         while true {
             if old & ScopeGate.done != 0 { return }

@@ -41,20 +41,23 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
     /// Where in that list (guarded by the list's lock).
     @exclusivity(unchecked) var listIndex = -1
 
-    init(derives: Bool) {
+    /// Where a scope's body leaves its outcome for `withGraphTask` (`ScopeDriver+Outcome.swift`).
+    @exclusivity(unchecked) @usableFromInline var outcomeWords: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+    @usableFromInline init(derives: Bool) {
         self.derives = derives
         super.init(children: [])
     }
 
     /// The index the next child gets (lock held).
-    func reserveLocked() -> Int {
+    final func reserveLocked() -> Int {
         defer { made += 1 }
         return made
     }
 
     /// Counts `child`, made (or adopted) as child number `index` (lock held); returns the
     /// progress to pass on once unlocked, if it changed ("N/M" grew).
-    func addLocked(_ child: AnyGraphTask, index: Int, owner: AnyGraphTask) -> ProgressReport? {
+    final func addLocked(_ child: AnyGraphTask, index: Int, owner: AnyGraphTask) -> ProgressReport? {
         let w = child._weight
         live.insert(index, LiveChildren.Entry(task: child, weight: w, counted: 0))
         totalWeight += w
@@ -117,7 +120,7 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
         report?.deliver(owner)
     }
 
-    func settleLocked(owner: AnyGraphTask, _ index: Int) -> ProgressReport? {
+    final func settleLocked(owner: AnyGraphTask, _ index: Int) -> ProgressReport? {
         guard let e = live.remove(index) else { return nil }
         settled += 1
         liveWeighted -= e.weight * e.counted

@@ -14,24 +14,6 @@ enum ScopeRun {
         @inlinable init(_ value: Value) { self.value = value }
     }
 
-    /// Where the body's task leaves its outcome for `withGraphTask`, which takes it once the
-    /// task ended (the task group it ran in is over): one task at a time, as `Transfer`.
-    @usableFromInline
-    struct Slot<Value>: @unchecked Sendable { // used by one task at a time, see above
-        @usableFromInline let pointer: UnsafeMutablePointer<Value>
-
-        @inlinable init() { pointer = .allocate(capacity: 1) }
-
-        /// Leaves the value (the body's task, once).
-        @inlinable func put(_ value: consuming Value) { pointer.initialize(to: value) }
-
-        /// Takes the value and frees the slot (the caller, once, after `put`).
-        @inlinable func take() -> Value {
-            defer { pointer.deallocate() }
-            return pointer.move()
-        }
-    }
-
     /// A scope's node and the driver that keeps its children and its Swift task.
     @usableFromInline
     struct Handle: Sendable {
@@ -40,16 +22,17 @@ enum ScopeRun {
     }
 
     /// Checks the weight, then makes the node of a scope named `name`, executing, under the
-    /// current scope (or span) of its graph, else as a root (`withGraphTask`'s first step).
+    /// current scope (or span) of its graph, else as a root (`withGraphTask`'s first step),
+    /// with `driver` to keep its children.
     @usableFromInline
-    static func open(name: String, weight: Double, graph: Graph?) -> Handle {
+    static func open(name: String, weight: Double, graph: Graph?, driver: ScopeDriver) -> Handle {
         // fatalError, not precondition: its message is printed in release builds too.
         if !(weight.isFinite && weight >= 0) {
             fatalError("withGraphTask '\(name)': weight must be finite and >= 0, got \(weight)")
         }
         let parent = currentParent()
         let (node, driver) = makeNode(
-            name: name, weight: weight, graph: graph ?? parent?.graph ?? .shared, parent: parent)
+            name: name, weight: weight, graph: graph ?? parent?.graph ?? .shared, parent: parent, driver: driver)
         return Handle(node: node, driver: driver)
     }
 
@@ -64,7 +47,7 @@ enum ScopeRun {
     @inlinable
     static func run<T, Failure: Error>(
         _ body: Transfer<(GraphScope) async throws(Failure) -> T>, _ scope: Handle,
-        into out: Slot<Result<T, Failure>>, isolation: isolated (any Actor)?
+        isolation: isolated (any Actor)?
     ) async {
         withUnsafeCurrentTask { scope.driver.enterSwiftTask($0) }
         let result: Result<T, Failure> = await ScopeContext.local.withValue(scope.node) {
@@ -79,7 +62,7 @@ enum ScopeRun {
         case .success: succeeded(scope)
         case .failure(let error): failed(scope, error)
         }
-        out.put(result)
+        scope.driver.putOutcome(result)
     }
 
     /// `run` for an `async let` (systems without immediate tasks): the same steps, its
@@ -127,10 +110,10 @@ enum ScopeRun {
     /// the same graph, else as a root; with the driver that keeps its children.
     static func makeNode(
         name: String, weight: Double, graph: Graph, parent: AnyGraphTask?,
-        kindIndex: UInt8 = KindIndex.scope
+        kindIndex: UInt8 = KindIndex.scope, driver: ScopeDriver? = nil
     ) -> (GraphTask<Void, any Error>, ScopeDriver) {
         if !graph.scopesMade.load(ordering: .relaxed) { graph.scopesMade.store(true, ordering: .relaxed) }
-        let driver = ScopeDriver(derives: kindIndex == KindIndex.scope)
+        let driver = driver ?? ScopeDriver(derives: kindIndex == KindIndex.scope)
         let node = GraphTask<Void, any Error>(
             scopeOf: parent, graph: graph, kindIndex: kindIndex, name: name, weight: weight, driver: driver)
         return (node, driver)

@@ -34,24 +34,24 @@ public func withGraphTask<T, Failure: Error>(
     isolation: isolated (any Actor)? = #isolation,
     _ body: (GraphScope) async throws(Failure) -> T
 ) async throws(Failure) -> T {
-    let scope = ScopeRun.open(name: name, weight: weight, graph: graph)
     if #available(macOS 26, iOS 26, watchOS 26, tvOS 26, visionOS 26, *) {
         // The body's task starts at once on the calling thread (with the caller's isolation)
         // and runs there until it first suspends: a body that does not suspend costs no
         // hop to another thread and back, as an `async let` would.
-        let out = ScopeRun.Slot<Result<T, Failure>>()
+        let scope = ScopeRun.open(name: name, weight: weight, graph: graph, driver: ScopeDriver(derives: true))
         await withoutActuallyEscaping(body) { body in
             _ = isolation // the closure runs where the caller runs
             let transfer = ScopeRun.Transfer(body)
             await withDiscardingTaskGroup(isolation: isolation) { group in
                 group.addImmediateTask {
                     _ = isolation
-                    await ScopeRun.run(transfer, scope, into: out, isolation: isolation)
+                    await ScopeRun.run(transfer, scope, isolation: isolation)
                 }
             }
         }
-        return try out.take().get()
+        return try scope.driver.takeOutcome(Result<T, Failure>.self).get()
     } else {
+        let scope = ScopeRun.open(name: name, weight: weight, graph: graph, driver: ScopeDriver(derives: true))
         let outcome: ScopeRun.Transfer<Result<T, Failure>> = await withoutActuallyEscaping(body) { body in
             _ = isolation // the closure runs where the caller runs
             let transfer = ScopeRun.Transfer(body)
