@@ -14,6 +14,16 @@ enum ScopeRun {
         @inlinable init(_ value: Value) { self.value = value }
     }
 
+    /// The body of `withGraphTask`, handed to its child task as `Transfer` hands a value. Its
+    /// own type, not `Transfer<(GraphScope) async throws(Failure) -> T>`: a closure kept in a
+    /// value generic over the closure's type is stored reabstracted, and each call went
+    /// through two conversion thunks (each an async frame of its own).
+    @usableFromInline
+    struct Body<T, Failure: Error>: @unchecked Sendable { // used by one task at a time, as Transfer
+        @usableFromInline let call: (GraphScope) async throws(Failure) -> T
+        @inlinable init(_ call: @escaping (GraphScope) async throws(Failure) -> T) { self.call = call }
+    }
+
     /// A scope's node and the driver that keeps its children and its Swift task.
     @usableFromInline
     struct Handle: Sendable {
@@ -46,14 +56,14 @@ enum ScopeRun {
     /// scope.)
     @inlinable
     static func run<T, Failure: Error>(
-        _ body: Transfer<(GraphScope) async throws(Failure) -> T>, _ scope: Handle,
+        _ body: Body<T, Failure>, _ scope: Handle,
         isolation: isolated (any Actor)?
     ) async {
         withUnsafeCurrentTask { scope.driver.enterSwiftTask($0) }
         let result: Result<T, Failure> = await ScopeContext.local.withValue(scope.node) {
             _ = isolation
             do throws(Failure) {
-                return .success(try await body.value(GraphScope(node: scope.node)))
+                return .success(try await body.call(GraphScope(node: scope.node)))
             } catch {
                 return .failure(error)
             }
@@ -69,12 +79,12 @@ enum ScopeRun {
     /// outcome returned.
     @inlinable
     static func run<T, Failure: Error>(
-        _ body: Transfer<(GraphScope) async throws(Failure) -> T>, _ scope: Handle
+        _ body: Body<T, Failure>, _ scope: Handle
     ) async -> Transfer<Result<T, Failure>> {
         withUnsafeCurrentTask { scope.driver.enterSwiftTask($0) }
         let result: Result<T, Failure> = await ScopeContext.local.withValue(scope.node) {
             do throws(Failure) {
-                return .success(try await body.value(GraphScope(node: scope.node)))
+                return .success(try await body.call(GraphScope(node: scope.node)))
             } catch {
                 return .failure(error)
             }

@@ -41,7 +41,7 @@ public func withGraphTask<T, Failure: Error>(
         let scope = ScopeRun.open(name: name, weight: weight, graph: graph, driver: ScopeDriver(derives: true))
         await withoutActuallyEscaping(body) { body in
             _ = isolation // the closure runs where the caller runs
-            let transfer = ScopeRun.Transfer(body)
+            let transfer = ScopeRun.Body(body)
             await withDiscardingTaskGroup(isolation: isolation) { group in
                 group.addImmediateTask {
                     _ = isolation
@@ -54,7 +54,7 @@ public func withGraphTask<T, Failure: Error>(
         let scope = ScopeRun.open(name: name, weight: weight, graph: graph, driver: ScopeDriver(derives: true))
         let outcome: ScopeRun.Transfer<Result<T, Failure>> = await withoutActuallyEscaping(body) { body in
             _ = isolation // the closure runs where the caller runs
-            let transfer = ScopeRun.Transfer(body)
+            let transfer = ScopeRun.Body(body)
             async let result = ScopeRun.run(transfer, scope)
             return await result
         }
