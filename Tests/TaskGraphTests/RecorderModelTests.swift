@@ -33,7 +33,7 @@ import Testing
 
     /// The final snapshot and the `end` summary come straight from the columns: on random
     /// histories (nodes added under random parents, moved, settled, failed, skipped, progress,
-    /// dropped) both must equal what `LogModel` writes and sums for the same events.
+    /// dropped, added again) both must equal what `LogModel` writes and sums for the same events.
     @Test func snapshotAndSummaryEqualLogModelsOnRandomHistories() {
         var rng = SplitMix(seed: 7)
         for _ in 0..<200 {
@@ -60,7 +60,9 @@ import Testing
     private func randomChange(_ rng: inout SplitMix, ids: inout [Int]) -> GraphChange {
         let known = ids
         let pick = { (rng: inout SplitMix) -> NodeID in NodeID(known[Int(rng.next() % UInt64(known.count))]) }
-        switch ids.isEmpty ? 0 : rng.next() % 8 {
+        switch ids.isEmpty ? 0 : rng.next() % 9 {
+        case 8: // an id added again (its progress, message and children start afresh)
+            return .added(id: pick(&rng), kind: NodeKind.task, name: "again", weight: 1, parent: nil, index: nil)
         case 0, 1:
             let id = ids.count < 30 ? ids.count : 5000 + ids.count // two chunks now and then
             let parent = !known.isEmpty && rng.next() % 4 != 0 ? pick(&rng) : nil

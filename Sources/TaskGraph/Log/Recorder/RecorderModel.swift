@@ -18,6 +18,12 @@ struct RecorderModel {
     private static let chunkSize = 1 << shift
     private static let liveBit: UInt8 = 0x80
     private static let failedBit: UInt8 = 0x40
+    // A node has an entry in this side table (so a node that has none costs no hashing).
+    private static let fractionBit: UInt8 = 0x20
+    private static let infoBit: UInt8 = 0x10
+    private static let messageBit: UInt8 = 0x08
+    private static let childrenBit: UInt8 = 0x04
+    private static let sideBits: UInt8 = 0x3C
     /// `Chunk.nameSlots` entry of a node without a name.
     private static let noName = UInt16.max
 
@@ -31,7 +37,7 @@ struct RecorderModel {
         /// the node is renamed, added again or dropped).
         @exclusivity(unchecked) var names: [String] = []
         @exclusivity(unchecked) var parents = [Int32](repeating: -1, count: RecorderModel.chunkSize)
-        /// State (low 2 bits), `failedBit`, `liveBit`.
+        /// State (low 2 bits), `failedBit`, `liveBit`, and which side tables hold the node.
         @exclusivity(unchecked) var flags = [UInt8](repeating: 0, count: RecorderModel.chunkSize)
         @exclusivity(unchecked) var kinds = [UInt8](repeating: 0, count: RecorderModel.chunkSize)
         /// Live nodes in the chunk (it is freed when that drops to 0).
@@ -89,9 +95,12 @@ struct RecorderModel {
             set(i, parent: n.parent.flatMap { LogModel.kept($0.rawValue) } ?? -1)
             setState(i, n.state, failed: n.failed, message: n.message)
             setFraction(i, n.progress.fraction)
-            infos[i] = n.progress.info
+            setInfo(i, n.progress.info)
             let kids = n.children.compactMap { LogModel.kept($0.rawValue) }
-            if !kids.isEmpty { children[i] = kids }
+            if !kids.isEmpty {
+                children[i] = kids
+                mark(i, RecorderModel.childrenBit, true)
+            }
             if let of = n.refOf.flatMap({ LogModel.kept($0.rawValue) }) { refs[i] = of }
             if let startTime, n.state == .executing, let started = n.startTime { starts[i] = started - startTime }
         }
@@ -170,7 +179,27 @@ struct RecorderModel {
     }
 
     private func failed(_ i: Int32) -> Bool {
-        chunk(Int(i))!.flags[Int(i) & (RecorderModel.chunkSize - 1)] & RecorderModel.failedBit != 0
+        has(i, RecorderModel.failedBit)
+    }
+
+    private func has(_ i: Int32, _ bit: UInt8) -> Bool {
+        chunk(Int(i))!.flags[Int(i) & (RecorderModel.chunkSize - 1)] & bit != 0
+    }
+
+    private func mark(_ i: Int32, _ bit: UInt8, _ on: Bool) {
+        let c = chunk(Int(i))!
+        let k = Int(i) & (RecorderModel.chunkSize - 1)
+        if on { c.flags[k] |= bit } else { c.flags[k] &= ~bit }
+    }
+
+    private mutating func setInfo(_ i: Int32, _ info: String?) {
+        if let info {
+            infos[i] = info
+            mark(i, RecorderModel.infoBit, true)
+        } else if has(i, RecorderModel.infoBit) {
+            infos[i] = nil
+            mark(i, RecorderModel.infoBit, false)
+        }
     }
 
     private func impliedFraction(_ i: Int32) -> Double {
@@ -178,14 +207,18 @@ struct RecorderModel {
     }
 
     private func fraction(_ i: Int32) -> Double {
-        fractions.isEmpty ? impliedFraction(i) : fractions[i] ?? impliedFraction(i)
+        has(i, RecorderModel.fractionBit) ? fractions[i] ?? impliedFraction(i) : impliedFraction(i)
     }
 
     private mutating func setFraction(_ i: Int32, _ f: Double) {
         if f == impliedFraction(i) {
-            if !fractions.isEmpty { fractions[i] = nil }
+            if has(i, RecorderModel.fractionBit) {
+                fractions[i] = nil
+                mark(i, RecorderModel.fractionBit, false)
+            }
         } else {
             fractions[i] = f
+            mark(i, RecorderModel.fractionBit, true)
         }
     }
 
@@ -204,8 +237,15 @@ struct RecorderModel {
         case .completed: s = 2
         case .cancelled: s = 3
         }
-        c.flags[k] = (c.flags[k] & RecorderModel.liveBit) | s | (failed ? RecorderModel.failedBit : 0)
-        if failed, let message { messages[i] = message } else if !messages.isEmpty { messages[i] = nil }
+        let kept = RecorderModel.liveBit | RecorderModel.sideBits
+        c.flags[k] = (c.flags[k] & kept) | s | (failed ? RecorderModel.failedBit : 0)
+        if failed, let message {
+            messages[i] = message
+            c.flags[k] |= RecorderModel.messageBit
+        } else if c.flags[k] & RecorderModel.messageBit != 0 {
+            messages[i] = nil
+            c.flags[k] &= ~RecorderModel.messageBit
+        }
         setFraction(i, state == .completed && !failed ? 1 : keep)
     }
 
@@ -216,13 +256,20 @@ struct RecorderModel {
         guard let i = LogModel.kept(id) else { return }
         let c = makeChunk(id)
         let k = id & (RecorderModel.chunkSize - 1)
-        if c.flags[k] & RecorderModel.liveBit == 0 {
+        let old = c.flags[k]
+        if old & RecorderModel.liveBit == 0 {
             liveCount += 1
             c.live += 1
         }
         c.setName(k, name)
         c.parents[k] = -1
         c.flags[k] = RecorderModel.liveBit
+        if old & RecorderModel.sideBits != 0 { // a live node added again: its side entries go
+            if old & RecorderModel.fractionBit != 0 { fractions[i] = nil }
+            if old & RecorderModel.infoBit != 0 { infos[i] = nil }
+            if old & RecorderModel.messageBit != 0 { messages[i] = nil }
+            if old & RecorderModel.childrenBit != 0 { children[i] = nil }
+        }
         if !extraKinds.isEmpty { extraKinds[i] = nil }
         if let known = kindNames.firstIndex(of: kind) { // a handful of kinds, compared by identity first
             c.kinds[k] = UInt8(known)
@@ -235,10 +282,6 @@ struct RecorderModel {
         }
         // Side tables are touched only when they hold something (most runs: never).
         if weight != 1 { weights[i] = weight } else if !weights.isEmpty { weights[i] = nil }
-        if !fractions.isEmpty { fractions[i] = nil }
-        if !infos.isEmpty { infos[i] = nil }
-        if !messages.isEmpty { messages[i] = nil }
-        if !children.isEmpty { children[i] = nil }
     }
 
     private mutating func attach(_ child: Int, to parent: Int, at index: Int) {
@@ -246,19 +289,22 @@ struct RecorderModel {
         let old = parentOf(child)
         if old >= 0, contains(old) { removeChild(Int32(child), of: Int32(old)) }
         set(Int32(child), parent: Int32(parent))
-        var list = children.removeValue(forKey: Int32(parent)) ?? []
+        RecorderModel.insert(Int32(child), at: index, into: &children[Int32(parent), default: []]) // in place
+        mark(Int32(parent), RecorderModel.childrenBit, true)
+    }
+
+    private static func insert(_ child: Int32, at index: Int, into list: inout [Int32]) {
         if index >= list.count {
-            list.append(Int32(child))
+            list.append(child)
         } else {
-            list.insert(Int32(child), at: max(0, index))
+            list.insert(child, at: max(0, index))
         }
-        children[Int32(parent)] = list
     }
 
     private mutating func removeChild(_ child: Int32, of parent: Int32) {
-        guard var list = children.removeValue(forKey: parent) else { return }
+        guard has(parent, RecorderModel.childrenBit), var list = children.removeValue(forKey: parent) else { return }
         list.removeAll { $0 == child }
-        if !list.isEmpty { children[parent] = list }
+        if list.isEmpty { mark(parent, RecorderModel.childrenBit, false) } else { children[parent] = list }
     }
 
     mutating func apply(_ change: GraphChange) {
@@ -280,7 +326,7 @@ struct RecorderModel {
         case .progress(let id, let progress):
             guard contains(id.rawValue) else { return }
             setFraction(Int32(id.rawValue), progress.fraction)
-            infos[Int32(id.rawValue)] = progress.info
+            setInfo(Int32(id.rawValue), progress.info)
         case .ref(let id, let of):
             guard contains(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
             refs[Int32(id.rawValue)] = Int32(of.rawValue)
@@ -302,19 +348,20 @@ struct RecorderModel {
                 if p >= 0, contains(p) { removeChild(i, of: Int32(p)) }
                 let c = chunk(id.rawValue)!
                 let k = id.rawValue & (RecorderModel.chunkSize - 1)
-                c.flags[k] &= ~RecorderModel.liveBit
+                let old = c.flags[k]
+                c.flags[k] &= ~(RecorderModel.liveBit | RecorderModel.sideBits)
                 c.setName(k, "")
                 c.live -= 1
-                children[i] = nil
-                weights[i] = nil
-                fractions[i] = nil
-                infos[i] = nil
-                messages[i] = nil
-                refs[i] = nil
+                if old & RecorderModel.childrenBit != 0 { children[i] = nil }
+                if old & RecorderModel.fractionBit != 0 { fractions[i] = nil }
+                if old & RecorderModel.infoBit != 0 { infos[i] = nil }
+                if old & RecorderModel.messageBit != 0 { messages[i] = nil }
+                if !weights.isEmpty { weights[i] = nil }
+                if !refs.isEmpty { refs[i] = nil }
                 if !attempts.isEmpty { attempts[i] = nil }
                 if !starts.isEmpty { starts[i] = nil }
-                attributes[i] = nil
-                extraKinds[i] = nil
+                if !attributes.isEmpty { attributes[i] = nil }
+                if !extraKinds.isEmpty { extraKinds[i] = nil }
                 liveCount -= 1
                 if c.live == 0, id.rawValue >> RecorderModel.shift < newest { free(chunkOf: id.rawValue) }
             }
@@ -346,9 +393,10 @@ struct RecorderModel {
                 n.state = state(i)
                 n.failed = failed(i)
                 n.fraction = fraction(i)
-                if !infos.isEmpty { n.info = infos[i] }
-                if !messages.isEmpty { n.message = messages[i] }
-                if !children.isEmpty, let kids = children[i] { n.children = kids }
+                let flags = c.flags[k]
+                if flags & RecorderModel.infoBit != 0 { n.info = infos[i] }
+                if flags & RecorderModel.messageBit != 0 { n.message = messages[i] }
+                if flags & RecorderModel.childrenBit != 0, let kids = children[i] { n.children = kids }
                 if !refs.isEmpty { n.refOf = refs[i] ?? -1 }
                 if !attempts.isEmpty { n.attemptOf = attempts[i] ?? -1 }
                 if !starts.isEmpty { n.started = starts[i] }
