@@ -76,8 +76,10 @@ import Testing
             let s = state[Int(rng.next() % 3)]
             let failed = s == .completed && rng.next() % 3 == 0
             return .stateChanged(id: pick(&rng), state: s, failed: failed, message: failed ? "boom" : nil)
-        case 3:
-            return .progress(id: pick(&rng), progress: TaskProgress(0.5, info: rng.next() % 2 == 0 ? "1/2" : nil))
+        case 3: // often the same node several times in a row, as a scope's "N/M"
+            let id = rng.next() % 2 == 0 ? NodeID(known.last!) : pick(&rng)
+            let fraction = [0, 0.5, 1][Int(rng.next() % 3)]
+            return .progress(id: id, progress: TaskProgress(fraction, info: rng.next() % 2 == 0 ? "1/2" : nil))
         case 4:
             let (a, b) = (pick(&rng), pick(&rng))
             return a == b ? .weightChanged(id: a, weight: 3) : .parentSet(id: a, parent: b, index: 0)

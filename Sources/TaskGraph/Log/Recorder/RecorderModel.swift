@@ -73,6 +73,14 @@ struct RecorderModel {
     private var infos: [Int32: String] = [:]
     private var messages: [Int32: String] = [:]
     private var children: [Int32: [Int32]] = [:]
+    /// The node whose progress came last (-1: none), with that progress, not yet in
+    /// `fractions` and `infos`: a node reports progress many times in a row (a scope's "N/M"
+    /// changes twice per child), and each report hashed into both tables. Put there before
+    /// anything else reads or changes them: the node's state, its adding again, a drop, or
+    /// another node's progress.
+    private var hotID: Int32 = -1
+    private var hotFraction = 0.0
+    private var hotInfo: String?
     /// The shared node each `ref` node stands for.
     private var refs: [Int32: Int32] = [:]
     /// The node each restart's new attempt takes the row of (`attempt` events).
@@ -311,6 +319,7 @@ struct RecorderModel {
         switch change {
         case .added(let id, let kind, let name, let weight, let parent, let index):
             guard id.rawValue >= 0, id.rawValue <= LogModel.maxID else { return }
+            if id.rawValue == Int(hotID) { settleHot() }
             add(id.rawValue, kind: kind, name: name, weight: weight)
             if let parent, contains(parent.rawValue) {
                 attach(id.rawValue, to: parent.rawValue, at: index ?? Int.max)
@@ -321,12 +330,18 @@ struct RecorderModel {
             if contains(id.rawValue) { weights[Int32(id.rawValue)] = weight == 1 ? nil : weight }
         case .stateChanged(let id, let state, let failed, let message):
             guard contains(id.rawValue) else { return }
+            if id.rawValue == Int(hotID) { settleHot() }
             setState(Int32(id.rawValue), state, failed: failed, message: message)
             if state != .executing, !starts.isEmpty { starts[Int32(id.rawValue)] = nil }
         case .progress(let id, let progress):
             guard contains(id.rawValue) else { return }
-            setFraction(Int32(id.rawValue), progress.fraction)
-            setInfo(Int32(id.rawValue), progress.info)
+            let i = Int32(id.rawValue)
+            if i != hotID {
+                settleHot()
+                hotID = i
+            }
+            hotFraction = progress.fraction
+            hotInfo = progress.info
         case .ref(let id, let of):
             guard contains(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
             refs[Int32(id.rawValue)] = Int32(of.rawValue)
@@ -342,6 +357,7 @@ struct RecorderModel {
         case .cancelRequested, .output:
             break
         case .dropped(let ids):
+            settleHot()
             for id in ids where contains(id.rawValue) {
                 let i = Int32(id.rawValue)
                 let p = parentOf(id.rawValue)
@@ -366,6 +382,17 @@ struct RecorderModel {
                 if c.live == 0, id.rawValue >> RecorderModel.shift < newest { free(chunkOf: id.rawValue) }
             }
         }
+    }
+
+    /// Puts the last progress of `hotID` into the side tables (it is still live: a drop, or
+    /// the node added again, puts it there first).
+    private mutating func settleHot() {
+        guard hotID >= 0 else { return }
+        let i = hotID
+        hotID = -1
+        setFraction(i, hotFraction)
+        setInfo(i, hotInfo)
+        hotInfo = nil
     }
 
     // MARK: Snapshots
@@ -401,6 +428,10 @@ struct RecorderModel {
                 if !attempts.isEmpty { n.attemptOf = attempts[i] ?? -1 }
                 if !starts.isEmpty { n.started = starts[i] }
                 if !attributes.isEmpty, let list = attributes[i] { n.attributes = list }
+                if i == hotID { // as `settleHot` would leave it
+                    n.fraction = hotFraction
+                    n.info = hotInfo
+                }
                 body(n)
             }
         }
