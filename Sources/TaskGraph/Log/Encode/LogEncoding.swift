@@ -201,14 +201,27 @@ extension LogBuffer {
         }
         nextKey("name")
         string(n.name)
-        nextKey("weight")
-        double(n.weight)
-        nextKey("state")
-        stateName(n.state)
-        nextKey("failed")
-        raw(n.failed ? "true" : "false")
-        nextKey("fraction")
-        double(n.fraction)
+        // The common values in one piece each (a final snapshot of a large graph is mostly
+        // settled nodes of weight 1): the bytes are the same as field by field.
+        if n.weight == 1 {
+            raw(",\"weight\":1")
+        } else {
+            nextKey("weight")
+            double(n.weight)
+        }
+        switch n.state {
+        case .completed where !n.failed && n.fraction == 1:
+            raw(",\"state\":\"completed\",\"failed\":false,\"fraction\":1")
+        case .notExecuted where !n.failed && n.fraction == 0:
+            raw(",\"state\":\"notExecuted\",\"failed\":false,\"fraction\":0")
+        default:
+            nextKey("state")
+            stateName(n.state)
+            nextKey("failed")
+            raw(n.failed ? "true" : "false")
+            nextKey("fraction")
+            double(n.fraction)
+        }
         if let started = n.started {
             nextKey("started")
             time(started)
