@@ -24,26 +24,21 @@ import Testing
 
     @Test func commonAndUncommonNodesReadFieldByField() {
         let head = #"{"id":7,"kind":"scope","parent":3,"name":"s","#
-        #expect(
-            encoded(node(.completed, fraction: 1))
-                == head + #""weight":1,"state":"completed","failed":false,"fraction":1}"#)
-        #expect(
-            encoded(node(.notExecuted, fraction: 0))
-                == head + #""weight":1,"state":"notExecuted","failed":false,"fraction":0}"#)
-        #expect(
-            encoded(node(.completed, failed: true, fraction: 0.25, weight: 2))
-                == head + #""weight":2,"state":"completed","failed":true,"fraction":0.25}"#)
-        #expect(
-            encoded(node(.completed, fraction: 0.5, weight: 0))
-                == head + #""weight":0,"state":"completed","failed":false,"fraction":0.5}"#)
-        #expect(
-            encoded(node(.notExecuted, fraction: 0.5))
-                == head + #""weight":1,"state":"notExecuted","failed":false,"fraction":0.5}"#)
-        #expect(
-            encoded(node(.executing, fraction: 0))
-                == head + #""weight":1,"state":"executing","failed":false,"fraction":0}"#)
-        #expect(
-            encoded(node(.cancelled, fraction: 1))
-                == head + #""weight":1,"state":"cancelled","failed":false,"fraction":1}"#)
+        let cases: [(LogModel.Node, String)] = [
+            (node(.completed, fraction: 1), #""weight":1,"state":"completed","failed":false,"fraction":1}"#),
+            (node(.notExecuted, fraction: 0), #""weight":1,"state":"notExecuted","failed":false,"fraction":0}"#),
+            (
+                node(.completed, failed: true, fraction: 0.25, weight: 2),
+                #""weight":2,"state":"completed","failed":true,"fraction":0.25}"#
+            ),
+            (
+                node(.completed, fraction: 0.5, weight: 0),
+                #""weight":0,"state":"completed","failed":false,"fraction":0.5}"#
+            ),
+            (node(.notExecuted, fraction: 0.5), #""weight":1,"state":"notExecuted","failed":false,"fraction":0.5}"#),
+            (node(.executing, fraction: 0), #""weight":1,"state":"executing","failed":false,"fraction":0}"#),
+            (node(.cancelled, fraction: 1), #""weight":1,"state":"cancelled","failed":false,"fraction":1}"#),
+        ]
+        for (n, tail) in cases { #expect(encoded(n) == head + tail) }
     }
 }
