@@ -303,16 +303,6 @@ extension LogModel {
             maxLineBytes: maxLineBytes)
     }
 
-    /// `writeSnapshot` of these live nodes (ascending ids, children filled in).
-    static func writeSnapshot(
-        of live: [Node], into out: inout LogBuffer, seq firstSeq: UInt64, t: Double,
-        maxLineBytes: Int = LogModel.maxSnapshotLineBytes
-    ) -> UInt64 {
-        writeSnapshot(
-            count: live.count, forEach: { live.forEach($0) }, into: &out, seq: firstSeq, t: t,
-            maxLineBytes: maxLineBytes)
-    }
-
     /// `writeSnapshot` of the `count` live nodes `forEach` visits (ascending ids, twice).
     private static func writeSnapshot(
         count: Int, forEach: ((Node) -> Void) -> Void, into out: inout LogBuffer,

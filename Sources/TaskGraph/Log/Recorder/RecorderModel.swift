@@ -437,13 +437,6 @@ struct RecorderModel {
         }
     }
 
-    /// The same state as a `LogModel`.
-    func logModel() -> LogModel {
-        var m = LogModel()
-        forEachLiveNode { _ = m.add($0) }
-        return m
-    }
-
     /// The figures of the `end` line, as `LogModel.summary` gives them for the same state,
     /// straight from the columns: `duration` is `lastRootSettle` (else `t`) when every root
     /// has settled, else `t`.
