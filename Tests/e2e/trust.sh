@@ -23,6 +23,10 @@ OTHER_PY=/usr/bin/python3
 
 e2e_work taskview-trust
 chmod 755 "$WORK"
+# The other uids run a copy in the work directory: the clone may sit where only we can read
+# (a `mktemp -d` directory is 0700).
+cp "$FAKE" "$WORK/fake_server.py" && chmod 644 "$WORK/fake_server.py"
+FAKE="$WORK/fake_server.py"
 unset XDG_RUNTIME_DIR
 PIDS=()
 STOPPED=()
