@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "TaskGraph", targets: ["TaskGraph"]),
         .library(name: "TaskGraphProcess", targets: ["TaskGraphProcess"]),
         .library(name: "TaskViewCore", targets: ["TaskViewCore"]), // for Benchmarks/
+        .library(name: "TaskViewIO", targets: ["TaskViewIO"]), // for Benchmarks/
         .library(name: "TaskGraphTracing", targets: ["TaskGraphTracing"]),
         .executable(name: "taskview", targets: ["taskview"]),
     ],
@@ -40,7 +41,8 @@ let package = Package(
         .target(name: "CTaskGraphProcess"),
         // ncursesw with a shim header for what Swift cannot import.
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
-        // taskview's pure parts: model, reducer, renderer, scenarios, replay, headless output.
+        // taskview's pure parts: model, reducer, renderer, scenario parsing, headless
+        // formatting. No C library and no Foundation (a TaskViewTests test holds it).
         // The shipped demos are demos/*.json, compiled in (Scenario/Demos links to demos/).
         .target(
             name: "TaskViewCore", dependencies: ["TaskGraph", "TaskGraphProcess"],
@@ -49,12 +51,15 @@ let package = Package(
                 .embedInCode("Scenario/Demos/flaky.json"), .embedInCode("Scenario/Demos/stress.json"),
                 .embedInCode("Scenario/Demos/commands.json"), .embedInCode("Scenario/Demos/ci.json"),
             ]),
+        // taskview's I/O: attach connections, event feeds, wake pipe, pipeline history,
+        // output files, scenario files.
+        .target(name: "TaskViewIO", dependencies: ["TaskGraph", "TaskGraphProcess", "TaskViewCore"]),
         // The thin layer that talks to ncurses.
-        .target(name: "TaskViewTerminal", dependencies: ["TaskGraph", "TaskViewCore", "CNcurses"]),
+        .target(name: "TaskViewTerminal", dependencies: ["TaskGraph", "TaskViewCore", "TaskViewIO", "CNcurses"]),
         .executableTarget(
             name: "taskview",
             dependencies: [
-                "TaskGraph", "TaskViewCore", "TaskViewTerminal",
+                "TaskGraph", "TaskViewCore", "TaskViewIO", "TaskViewTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -68,7 +73,8 @@ let package = Package(
 
         .testTarget(name: "TaskGraphProcessTests", dependencies: ["TaskGraphProcess", "TaskGraph"]),
         .testTarget(
-            name: "TaskViewTests", dependencies: ["TaskViewCore", "TaskViewTerminal", "TaskGraph", "TaskGraphProcess"]),
+            name: "TaskViewTests",
+            dependencies: ["TaskViewCore", "TaskViewIO", "TaskViewTerminal", "TaskGraph", "TaskGraphProcess"]),
     ],
     swiftLanguageModes: [.v6]
 )

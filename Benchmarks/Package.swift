@@ -21,6 +21,7 @@ let package = Package(
                 "CMallocStats",
                 .product(name: "TaskGraph", package: "taskgraph"),
                 .product(name: "TaskViewCore", package: "taskgraph"),
+                .product(name: "TaskViewIO", package: "taskgraph"),
                 .product(name: "TaskGraphTracing", package: "taskgraph"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]
@@ -47,6 +48,7 @@ let package = Package(
             dependencies: [
                 .product(name: "TaskGraph", package: "taskgraph"),
                 .product(name: "TaskViewCore", package: "taskgraph"),
+                .product(name: "TaskViewIO", package: "taskgraph"),
             ]),
     ],
     swiftLanguageModes: [.v6]

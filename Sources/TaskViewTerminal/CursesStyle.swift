@@ -1,5 +1,6 @@
 import CNcurses
 import TaskViewCore
+import TaskViewIO
 
 /// Maps style roles to colour pairs and attributes (`Theme.look`). Without colours
 /// (NO_COLOR, `mono`, or a terminal without them) the roles become attributes, and the

@@ -1,4 +1,5 @@
 import TaskViewCore
+import TaskViewIO
 
 /// The short summary printed to the normal screen after the dashboard closes: outcome,
 /// counts, duration, failed nodes. The log path is named once, by the command's

@@ -1,5 +1,6 @@
 import CNcurses
 import TaskViewCore
+import TaskViewIO
 
 /// Turns curses key codes into `Key`s.
 enum KeyDecoder {

@@ -1,6 +1,7 @@
 import CNcurses
 import TaskGraph
 import TaskViewCore
+import TaskViewIO
 
 #if canImport(Glibc)
     import Glibc

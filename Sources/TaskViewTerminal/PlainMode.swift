@@ -1,5 +1,6 @@
 import CNcurses
 import TaskViewCore
+import TaskViewIO
 
 #if canImport(Glibc)
     import Glibc

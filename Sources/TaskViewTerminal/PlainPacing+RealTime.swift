@@ -1,4 +1,5 @@
 import TaskViewCore
+import TaskViewIO
 
 #if canImport(Glibc)
     import Glibc

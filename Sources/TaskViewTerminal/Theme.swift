@@ -1,5 +1,6 @@
 import CNcurses
 import TaskViewCore
+import TaskViewIO
 
 /// The dashboard's colours. By default the 16 ANSI colours on the terminal's own
 /// background, so the terminal's theme decides how they look; `dark` and `light` pick

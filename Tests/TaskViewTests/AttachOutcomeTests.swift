@@ -2,6 +2,7 @@ import Testing
 
 @testable import TaskGraph
 @testable import TaskViewCore
+@testable import TaskViewIO
 
 /// Attach reports the programs' own outcome, as `run` reports its root's: the header, the
 /// summary lines and the exit status (0 every root succeeded, 1 one failed or a program was

@@ -2,6 +2,7 @@ import Testing
 
 @testable import TaskGraph
 @testable import TaskViewCore
+@testable import TaskViewIO
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 import Synchronization
 
 @testable import TaskViewCore
+@testable import TaskViewIO
 
 #if canImport(Glibc)
     import Glibc

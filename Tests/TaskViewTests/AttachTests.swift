@@ -2,6 +2,7 @@ import Testing
 
 @testable import TaskGraph
 @testable import TaskViewCore
+@testable import TaskViewIO
 
 /// The viewer side of attach: the stream reader, the merged tree with its id mapping, and
 /// a session against a fake serving program.

@@ -3,6 +3,7 @@ import TaskGraphProcess
 import Testing
 
 @testable import TaskViewCore
+@testable import TaskViewIO
 
 /// The detail pane of a command node (commands.md): command line, working directory, pid while
 /// running, exit status, and its last output lines, scrollable with `[` / `]`.

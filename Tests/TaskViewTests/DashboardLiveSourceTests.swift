@@ -2,6 +2,7 @@ import TaskGraph
 import Testing
 
 @testable import TaskViewCore
+@testable import TaskViewIO
 
 /// The live source against a real graph: keys cancel through `Graph.cancel` and the tree
 /// shows the result at once; `allSettled` keeps its other members running.

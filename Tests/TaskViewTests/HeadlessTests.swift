@@ -2,6 +2,7 @@ import TaskGraph
 import Testing
 
 @testable import TaskViewCore
+@testable import TaskViewIO
 
 @Suite struct HeadlessTests {
     @Test func oneLinePerStateChangeThenSummary() {

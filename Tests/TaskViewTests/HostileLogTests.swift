@@ -2,6 +2,7 @@ import Testing
 
 @testable import TaskGraph
 @testable import TaskViewCore
+@testable import TaskViewIO
 
 /// Hostile headers and lines: the reader answers every one with a clear error or a valid
 /// log, and never traps (a trap would end the test process).

@@ -3,6 +3,7 @@ import Testing
 
 @testable import TaskGraph
 @testable import TaskViewCore
+@testable import TaskViewIO
 
 /// Ids near 2^31 and 2^53 (a long-running program, a hostile log or socket): every table
 /// and every pass follows the nodes present, never the id range. Memory is checked through

@@ -2,6 +2,7 @@ import TaskGraph
 import Testing
 
 @testable import TaskViewCore
+@testable import TaskViewIO
 
 /// One lexer for JSON string escapes: scenario files and replay logs decode the same way,
 /// and each reports a bad escape in its own words (scenarios with line and column).

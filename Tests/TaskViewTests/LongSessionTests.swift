@@ -2,6 +2,7 @@ import Testing
 
 @testable import TaskGraph
 @testable import TaskViewCore
+@testable import TaskViewIO
 
 /// A viewer attached for hours to a program whose finished roots are dropped: the tree holds
 /// a slot per live node, not one per id the program has used, and a node that lives the

@@ -3,6 +3,7 @@ import TaskGraphProcess
 import Testing
 
 @testable import TaskViewCore
+@testable import TaskViewIO
 
 #if canImport(Glibc)
     import Glibc

@@ -3,6 +3,7 @@ import TaskGraph
 import Testing
 
 @testable import TaskViewCore
+@testable import TaskViewIO
 
 @Suite struct PlainModeTests {
     /// The build demo run headless, plain or not, on a fake real clock that `wait` moves.

@@ -3,6 +3,7 @@ import Testing
 
 @testable import TaskGraph
 @testable import TaskViewCore
+@testable import TaskViewIO
 
 /// A node renamed after it was added (a span whose operation name changed): the `name` line
 /// of the replay log, read back, replayed at a time before and after it, exported, and

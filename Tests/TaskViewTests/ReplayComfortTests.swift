@@ -2,6 +2,7 @@ import TaskGraph
 import Testing
 
 @testable import TaskViewCore
+@testable import TaskViewIO
 
 @Suite struct ReplayComfortTests {
     /// The flaky demo's log in a replay source, started and paused at 0.

@@ -3,6 +3,7 @@ import TaskGraph
 import Testing
 
 @testable import TaskViewCore
+@testable import TaskViewIO
 
 /// ETA from the logs of earlier runs of the same scenario file (pipelines.md, "ETA from
 /// history"), on virtual-clock runs with known durations.

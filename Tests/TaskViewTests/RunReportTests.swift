@@ -3,6 +3,7 @@ import TaskGraph
 import Testing
 
 @testable import TaskViewCore
+@testable import TaskViewIO
 
 /// The report after a run (pipelines.md, "After the run"), on runs with known durations.
 @Suite struct RunReportTests {

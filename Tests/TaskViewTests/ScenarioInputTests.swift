@@ -1,6 +1,7 @@
 import Testing
 
 @testable import TaskViewCore
+@testable import TaskViewIO
 
 /// Bytes a scenario file must not hold, named where they are (FILE:LINE:COLUMN).
 @Suite struct ScenarioInputTests {

@@ -3,6 +3,7 @@ import Testing
 
 @testable import TaskGraph
 @testable import TaskViewCore
+@testable import TaskViewIO
 
 /// `id` and `needs` in scenario files (pipelines.md "Dependencies").
 @Suite struct ScenarioNeedsTests {

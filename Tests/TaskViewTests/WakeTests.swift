@@ -2,6 +2,7 @@ import TaskGraph
 import Testing
 
 @testable import TaskViewCore
+@testable import TaskViewIO
 
 #if canImport(Glibc)
     import Glibc

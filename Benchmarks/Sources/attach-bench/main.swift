@@ -14,6 +14,7 @@
 import Foundation
 import TaskGraph
 import TaskViewCore
+import TaskViewIO
 
 let quick = CommandLine.arguments.contains("--quick")
 let rounds = quick ? 3 : 7

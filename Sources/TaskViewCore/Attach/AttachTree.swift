@@ -6,12 +6,12 @@ import TaskGraph
 /// huge remote id costs no more than a small one); cancels map back. Times are moved onto
 /// the viewer's clock (seconds since attaching), so durations are the program's own.
 /// Pure: fed by `StreamItem`s, tested without sockets.
-struct AttachTree {
+package struct AttachTree {
     /// Kind of a program row (never a `TaskGraph` kind).
     static let programKind = TreeModel.programKind
 
     /// How a program's connection stands; shown in its row.
-    enum Status: Sendable, Equatable {
+    package enum Status: Sendable, Equatable {
         case connecting, connected
         case resynced(skipped: Int)
         /// Ended with `end`; the outcome of its roots then (nil: a root had not settled).
@@ -22,7 +22,7 @@ struct AttachTree {
         /// header): e.g. `refused: the program runs as another user`.
         case refused(String)
 
-        var word: String {
+        package var word: String {
             switch self {
             case .connecting: "connecting"
             case .connected: "connected"
@@ -37,7 +37,7 @@ struct AttachTree {
         /// The program's own outcome once its connection is over, as `run` reports a root's:
         /// a failed or unsettled root, a kill, a refusal or a broken stream are failures. Nil
         /// before.
-        var outcome: RootOutcome? {
+        package var outcome: RootOutcome? {
             switch self {
             case .exited(let o): o ?? .failed
             case .killed, .broken, .refused: .failed
@@ -46,7 +46,7 @@ struct AttachTree {
         }
 
         /// The connection is over (the subtree stays on screen).
-        var isOver: Bool {
+        package var isOver: Bool {
             switch self {
             case .exited, .killed, .broken, .refused: true
             default: false
@@ -54,26 +54,26 @@ struct AttachTree {
         }
     }
 
-    struct Program: Sendable {
-        var row: Int
-        var pid: Int?
-        var name: String
-        var status: Status = .connecting
+    package struct Program: Sendable {
+        package var row: Int
+        package var pid: Int?
+        package var name: String
+        package var status: Status = .connecting
         var localOf: [Int: Int] = [:]
         /// Program clock minus viewer clock, from the first timed line.
-        var clockOffset: Double?
+        package var clockOffset: Double?
         var awaitingSnapshot = false
         /// An error line received before the header: why the program refused us.
         var refusal: String?
 
         /// `NAME (pid N)`, sanitized.
-        var label: String {
+        package var label: String {
             let n = Sanitizer.clean(name)
             return pid.map { "\(n) (pid \($0))" } ?? n
         }
     }
 
-    private(set) var programs: [Program] = []
+    package private(set) var programs: [Program] = []
     /// By local id: the program index and remote id of each live node (not program rows).
     /// A dictionary, emptied as nodes are dropped: an array indexed by local id grew with
     /// every node a long-running program ever made.
@@ -88,12 +88,15 @@ struct AttachTree {
     private var nextLocal = 0
     private var sequence: UInt64 = 0
 
+    /// No programs yet.
+    package init() {}
+
     /// Where the tree's events are also written (`--record`), on the viewer's clock.
-    var recorder: GraphRecorder?
+    package var recorder: GraphRecorder?
 
     /// Adds a program; its row appears once its header names it (or when the connection
     /// ends first, under `name`, e.g. the socket path). Returns the program's index.
-    mutating func addProgram(name: String, pid: Int?) -> Int {
+    package mutating func addProgram(name: String, pid: Int?) -> Int {
         programs.append(Program(row: allocate(), pid: pid, name: name))
         return programs.count - 1
     }
@@ -109,7 +112,7 @@ struct AttachTree {
     }
 
     /// The program and remote id behind a local id; a program row gives its index and nil.
-    func target(of local: Int) -> (program: Int, remote: Int?)? {
+    package func target(of local: Int) -> (program: Int, remote: Int?)? {
         if let o = owner[local], o.program >= 0 {
             return (Int(o.program), o.remote)
         }
@@ -118,7 +121,7 @@ struct AttachTree {
     }
 
     /// The remote ids of a program's unsettled roots (what cancelling its row cancels).
-    func liveRoots(of p: Int, in tree: TreeModel) -> [Int] {
+    package func liveRoots(of p: Int, in tree: TreeModel) -> [Int] {
         let row = programs[p].row
         guard tree.contains(row) else { return [] }
         return tree[row].children.compactMap { c in
@@ -129,7 +132,7 @@ struct AttachTree {
     }
 
     /// Applies what program `p`'s stream said. `now`: viewer seconds since attaching.
-    mutating func apply(_ item: StreamItem, program p: Int, tree: inout TreeModel, now: Double) {
+    package mutating func apply(_ item: StreamItem, program p: Int, tree: inout TreeModel, now: Double) {
         guard p >= 0, p < programs.count, !programs[p].status.isOver else { return }
         switch item {
         case .header(let h):
@@ -161,7 +164,7 @@ struct AttachTree {
     }
 
     /// The connection ended: without `end` the program was killed (or the stream broke).
-    mutating func closed(program p: Int, error: String?, tree: inout TreeModel, now: Double) {
+    package mutating func closed(program p: Int, error: String?, tree: inout TreeModel, now: Double) {
         guard p >= 0, p < programs.count, !programs[p].status.isOver else { return }
         ensureRow(p, tree: &tree, now: now)
         let status: Status =
@@ -170,11 +173,11 @@ struct AttachTree {
     }
 
     /// Whether every program's connection is over.
-    var allOver: Bool { !programs.isEmpty && programs.allSatisfy { $0.status.isOver } }
+    package var allOver: Bool { !programs.isEmpty && programs.allSatisfy { $0.status.isOver } }
 
     /// The programs' outcome once every one is over: failed when one failed (or was killed),
     /// else cancelled when a root was cancelled, else succeeded. Nil before.
-    var outcome: RootOutcome? {
+    package var outcome: RootOutcome? {
         guard allOver else { return nil }
         let all = programs.compactMap(\.status.outcome)
         if all.contains(.failed) { return .failed }

@@ -2,26 +2,26 @@
 /// their ancestors; with `filterWide` (Tab in the prompt) also rows whose info text or error
 /// message contains it. Recomputed only when the text or the tree's structure changed (wide:
 /// when any event arrived, since info texts change with progress).
-struct FilterCache: Sendable {
-    var text = ""
-    var wide = false
-    var version: UInt64 = .max
-    var frozen = false
-    var mask: FilterMask?
+package struct FilterCache: Sendable {
+    package var text = ""
+    package var wide = false
+    package var version: UInt64 = .max
+    package var frozen = false
+    package var mask: FilterMask?
 
     /// Whether `mask` is the one for this tree, view and pause state.
-    func isCurrent(tree: TreeModel, view: ViewState, frozen isFrozen: Bool) -> Bool {
+    package func isCurrent(tree: TreeModel, view: ViewState, frozen isFrozen: Bool) -> Bool {
         view.filter.isEmpty
             || (mask != nil && text == view.filter && wide == view.filterWide
                 && version == Self.version(tree, wide: view.filterWide) && frozen == isFrozen)
     }
 
     /// What must not change for a mask to stay current.
-    static func version(_ tree: TreeModel, wide: Bool) -> UInt64 {
+    package static func version(_ tree: TreeModel, wide: Bool) -> UInt64 {
         wide ? tree.sequence &+ tree.structureVersion &* 0x9E37_79B9 : tree.structureVersion
     }
 
-    mutating func refresh(tree: TreeModel, view: ViewState, frozen isFrozen: Bool) {
+    package mutating func refresh(tree: TreeModel, view: ViewState, frozen isFrozen: Bool) {
         if view.filter.isEmpty {
             mask = nil
             text = ""
@@ -36,7 +36,7 @@ struct FilterCache: Sendable {
     }
 
     /// The rows `view.filter` keeps (nil for no filter). O(nodes).
-    static func mask(tree: TreeModel, view: ViewState) -> FilterMask? {
+    package static func mask(tree: TreeModel, view: ViewState) -> FilterMask? {
         if view.filter.isEmpty { return nil }
         let needle = Array(view.filter.lowercased().unicodeScalars)
         var m = FilterMask(denseRange: tree.nodes.denseRange)
@@ -59,7 +59,7 @@ struct FilterCache: Sendable {
         return m
     }
 
-    static func contains(_ haystack: String, _ needle: [Unicode.Scalar]) -> Bool {
+    package static func contains(_ haystack: String, _ needle: [Unicode.Scalar]) -> Bool {
         if needle.isEmpty { return true }
         let hay = Array(haystack.lowercased().unicodeScalars)
         guard hay.count >= needle.count else { return false }
@@ -80,7 +80,7 @@ public struct FilterMask: Sendable {
     private let base: Int
     private var far: Set<Int> = []
 
-    init(denseRange: Range<Int>) {
+    package init(denseRange: Range<Int>) {
         base = denseRange.lowerBound
         dense = [Bool](repeating: false, count: denseRange.count)
     }
@@ -92,13 +92,13 @@ public struct FilterMask: Sendable {
         return !far.isEmpty && far.contains(id)
     }
 
-    mutating func insert(_ id: Int) {
+    package mutating func insert(_ id: Int) {
         let k = id &- base
         if k >= 0 && k < dense.count { dense[k] = true } else { far.insert(id) }
     }
 
     /// Slots held (tests: memory follows the nodes, not the ids).
-    var storedCount: Int { dense.count + far.count }
+    package var storedCount: Int { dense.count + far.count }
 }
 
 extension DashboardModel {
@@ -147,7 +147,7 @@ extension DashboardModel {
     }
 
     /// `topRow(rows:)` on the display tree `d` the caller already has.
-    func topRow(rows: Int, in d: DisplayTree) -> Int? {
+    package func topRow(rows: Int, in d: DisplayTree) -> Int? {
         let sel = view.selection
         guard rows > 0, sel >= 0, d.isVisible(sel) else {
             if view.top >= 0 && d.isVisible(view.top) { return view.top }

@@ -68,7 +68,7 @@ public struct TreeModel: Sendable {
     public internal(set) var sequence: UInt64 = 0
     /// Bumped when nodes appear, move, vanish or are renamed (not on state or progress): lets derived
     /// data such as a filter know when to recompute.
-    public internal(set) var structureVersion: UInt64 = 0
+    public package(set) var structureVersion: UInt64 = 0
     /// The last output lines of nodes that printed any (commands), by raw id.
     public internal(set) var outputs: [Int: OutputRing] = [:]
     /// What is known about nodes that run commands (command line, directory, pid, exit), by

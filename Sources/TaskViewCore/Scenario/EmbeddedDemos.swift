@@ -1,10 +1,10 @@
 /// The shipped demos, compiled in so taskview runs them from any directory. The files in
 /// demos/ are the only copy: SwiftPM embeds them (`.embedInCode` in Package.swift, through
 /// the Scenario/Demos link to demos/, since resources must lie inside the target).
-enum EmbeddedDemos {
+package enum EmbeddedDemos {
     /// (name, JSON text without the file's final newline) in display order; `build` first
     /// (the default). A new demo is a file in demos/, a line in Package.swift and one here.
-    static let all: [(name: String, json: String)] = [
+    package static let all: [(name: String, json: String)] = [
         ("build", text(PackageResources.build_json)),
         ("pipeline", text(PackageResources.pipeline_json)),
         ("flaky", text(PackageResources.flaky_json)),

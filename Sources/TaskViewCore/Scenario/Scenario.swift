@@ -69,7 +69,7 @@ public struct ScenarioNode: Sendable, Equatable {
     public var count: Int { 1 + children.reduce(0) { $0 + $1.count } }
 
     /// Gives every `command` node without a `cwd` in this subtree the directory `path`.
-    mutating func defaultCommandDirectory(_ path: String) {
+    package mutating func defaultCommandDirectory(_ path: String) {
         if kind == .command && cwd == nil { cwd = path }
         for i in children.indices { children[i].defaultCommandDirectory(path) }
     }
@@ -84,6 +84,13 @@ public struct ScenarioError: Error, CustomStringConvertible, Sendable, Equatable
     public var file: String
     public var position: JSONPosition?
     public var message: String
+
+    /// An error in `file` at `position` (nil: the whole file).
+    package init(file: String, position: JSONPosition?, message: String) {
+        self.file = file
+        self.position = position
+        self.message = message
+    }
 
     public var description: String {
         if let position { return "\(file):\(position.line):\(position.column): \(message)" }

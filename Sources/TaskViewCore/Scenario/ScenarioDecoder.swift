@@ -1,9 +1,5 @@
 import TaskGraphProcess
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Turns parsed JSON into a `Scenario`, checking every field: unknown fields, wrong types
 /// and invalid values are errors naming the position and the node's JSON path.
 public enum ScenarioDecoder {
@@ -30,10 +26,10 @@ public enum ScenarioDecoder {
 
     /// Parses and validates scenario text. `file` names it in messages; relative `cwd`s of
     /// `command` nodes are resolved against `baseDirectory` (nil: the current directory)
-    /// and must exist.
+    /// and must be directories by `isDirectory` (TaskViewIO's overload asks the file system).
     public static func decode(
         _ bytes: [UInt8], file: String, name: String,
-        baseDirectory: String? = nil
+        baseDirectory: String? = nil, isDirectory: @escaping (String) -> Bool
     ) throws(ScenarioError) -> Scenario {
         let json: JSONNode
         do {
@@ -41,7 +37,7 @@ public enum ScenarioDecoder {
         } catch {
             throw ScenarioError(file: file, position: error.position, message: error.message)
         }
-        var d = Decoder(file: file, baseDirectory: baseDirectory)
+        var d = Decoder(file: file, baseDirectory: baseDirectory, isDirectory: isDirectory)
         guard case .object(let members) = json.value else {
             throw d.fail(
                 json.position, "$", "a scenario is one JSON object (the root node), not \(json.value.typeName)")
@@ -69,6 +65,8 @@ public enum ScenarioDecoder {
     struct Decoder {
         let file: String
         var baseDirectory: String? = nil
+        /// Whether a resolved `cwd` is an existing directory.
+        let isDirectory: (String) -> Bool
         var total = 0
 
         func fail(_ pos: JSONPosition, _ path: String, _ message: String) -> ScenarioError {
@@ -278,8 +276,7 @@ public enum ScenarioDecoder {
             } else {
                 resolved = path
             }
-            var st = stat()
-            guard stat(resolved, &st) == 0, st.st_mode & S_IFMT == S_IFDIR else {
+            guard isDirectory(resolved) else {
                 throw fail(pos, label, "\"cwd\" \"\(resolved)\" is not an existing directory")
             }
             return resolved

@@ -57,18 +57,6 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
     /// Executes the root.
     public func start() { root.execute() }
 
-    /// Runs headless without printing: timer to timer until the root settles (or nothing is
-    /// left to run). For tests and benchmarks; taskview's headless mode prints as it goes.
-    public func runToEnd() {
-        start()
-        if let virtual = clock as? VirtualClock {
-            while !root.state.isSettled, virtual.runNext() {}
-        } else {
-            while !root.state.isSettled { sleepBriefly() }
-        }
-        waitForCommands()
-    }
-
     /// The virtual clock of a scenario without commands.
     public var virtualClock: VirtualClock? { clock as? VirtualClock }
 
@@ -108,14 +96,4 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
 
     /// Ends the log: final snapshot and `end`.
     public func finishRecording() { recorder?.finish() }
-}
-
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// 10 ms of sleep (waiting for real-time work to settle).
-func sleepBriefly() {
-    var ts = timespec(tv_sec: 0, tv_nsec: 10_000_000)
-    nanosleep(&ts, nil)
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import TaskViewCore
+import TaskViewIO
 
 /// `taskview demo [NAME]`, `taskview demo --list`.
 struct DemoCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import TaskViewCore
+import TaskViewIO
 import TaskViewTerminal
 
 /// `taskview export LOG [--format chrome-trace|otlp-json] [-o FILE]`.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import TaskViewCore
+import TaskViewIO
 import TaskViewTerminal
 
 #if canImport(Glibc)

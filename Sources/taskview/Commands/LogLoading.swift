@@ -1,6 +1,7 @@
 import ArgumentParser
 import TaskGraph
 import TaskViewCore
+import TaskViewIO
 import TaskViewTerminal
 
 /// Loads a replay log for a command: a log that cannot be read is reported (sanitized) and

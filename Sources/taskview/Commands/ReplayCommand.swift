@@ -1,6 +1,7 @@
 import ArgumentParser
 import TaskGraph
 import TaskViewCore
+import TaskViewIO
 import TaskViewTerminal
 
 #if canImport(Glibc)

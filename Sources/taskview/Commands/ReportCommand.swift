@@ -1,5 +1,6 @@
 import ArgumentParser
 import TaskViewCore
+import TaskViewIO
 import TaskViewTerminal
 
 /// `taskview report LOG [--format text|json]` (pipelines.md, "After the run").

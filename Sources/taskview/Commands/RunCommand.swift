@@ -1,5 +1,6 @@
 import ArgumentParser
 import TaskViewCore
+import TaskViewIO
 
 /// `taskview run FILE`: a user's scenario file.
 struct RunCommand: ParsableCommand {

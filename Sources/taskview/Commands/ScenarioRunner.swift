@@ -1,6 +1,7 @@
 import ArgumentParser
 import TaskGraph
 import TaskViewCore
+import TaskViewIO
 import TaskViewTerminal
 
 /// Runs a scenario live (dashboard or headless), recorded unless `--no-record`: the common

@@ -1,6 +1,7 @@
 import Glibc
 import TaskGraph
 import TaskViewCore
+import TaskViewIO
 
 /// Dashboard and log workloads on TaskViewCore's and TaskGraph's public entry points:
 /// drawing a frame, absorbing events into the dashboard model, writing a replay log

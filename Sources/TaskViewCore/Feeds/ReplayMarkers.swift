@@ -18,13 +18,16 @@ public struct ReplayMark: Sendable, Equatable {
 
 /// The markers of a log, and the moments nodes failed or were cancelled (what `n`/`c`
 /// seek to), collected in the one pass over the log a replay makes anyway.
-struct ReplayMarkers {
-    private(set) var all: [ReplayMark] = []
+package struct ReplayMarkers {
+    package private(set) var all: [ReplayMark] = []
     private(set) var failures: [ReplayMark] = []
     private(set) var cancels: [ReplayMark] = []
 
+    /// No markers yet.
+    package init() {}
+
     /// Notes event `i` after `tree` absorbed it.
-    mutating func note(_ i: Int, _ change: Change?, time: Double, tree: TreeModel) {
+    package mutating func note(_ i: Int, _ change: Change?, time: Double, tree: TreeModel) {
         guard let change, tree.contains(change.node) else { return }
         let isRoot = tree[change.node].parent < 0
         guard change.state == .failed || change.state == .cancelled || isRoot else { return }
@@ -35,30 +38,30 @@ struct ReplayMarkers {
     }
 
     /// What an event that settles a node says (nil: any other event).
-    struct Change {
-        var node: Int
-        var state: DisplayState
+    package struct Change {
+        package var node: Int
+        package var state: DisplayState
     }
 
-    static func change(_ e: GraphEvent) -> Change? {
+    package static func change(_ e: GraphEvent) -> Change? {
         guard case .stateChanged(let id, let state, let failed, _) = e.change, state.isSettled else { return nil }
         return Change(node: id.rawValue, state: state == .cancelled ? .cancelled : failed ? .failed : .succeeded)
     }
 
     /// The list `n`/`N` (failed) or `c`/`C` (cancelled) walks.
-    func list(_ state: DisplayState) -> [ReplayMark] {
+    package func list(_ state: DisplayState) -> [ReplayMark] {
         state == .failed ? failures : state == .cancelled ? cancels : all
     }
 
     /// The first mark of `list` whose moment is not yet shown at replay position `count`
     /// (events applied), or the last one before the moment shown (`forward` false).
-    static func step(_ list: [ReplayMark], from count: Int, time: Double, forward: Bool) -> ReplayMark? {
+    package static func step(_ list: [ReplayMark], from count: Int, time: Double, forward: Bool) -> ReplayMark? {
         if forward { return list.first { $0.event >= count } }
         return list.last { $0.time < time }
     }
 
     /// Markers at or before the position (what the header's `marker k/N` counts).
-    func passed(_ count: Int) -> Int {
+    package func passed(_ count: Int) -> Int {
         var lo = 0
         var hi = all.count
         while lo < hi {

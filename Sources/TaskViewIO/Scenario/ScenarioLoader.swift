@@ -1,3 +1,5 @@
+import TaskViewCore
+
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -1,4 +1,5 @@
 import TaskGraph
+import TaskViewCore
 
 #if canImport(Glibc)
     import Glibc

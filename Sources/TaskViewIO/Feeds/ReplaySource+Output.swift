@@ -1,4 +1,5 @@
 import TaskGraph
+import TaskViewCore
 
 extension ReplaySource {
     /// `o` in a replay: what the log recorded as `node`'s output, written once to a file in

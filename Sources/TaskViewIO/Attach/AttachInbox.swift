@@ -1,5 +1,6 @@
 import Synchronization
 import TaskGraph
+import TaskViewCore
 
 #if canImport(Glibc)
     import Glibc

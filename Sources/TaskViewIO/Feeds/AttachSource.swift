@@ -1,4 +1,5 @@
 import TaskGraph
+import TaskViewCore
 
 /// `taskview attach` in the dashboard: the programs' trees under one row each, updated
 /// from their connections (read on their own threads); x/X cancel in the program. The

@@ -1,4 +1,5 @@
 import TaskGraph
+import TaskViewCore
 
 /// `taskview replay --plain` (and `TERM=dumb`): the headless lines of a log at the pace of
 /// the recording, as a person watching the dashboard's replay would see them happen: each

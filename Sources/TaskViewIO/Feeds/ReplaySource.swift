@@ -1,4 +1,5 @@
 import TaskGraph
+import TaskViewCore
 
 /// The dashboard driven by a replay log: plays the events against real time × speed, and
 /// implements the replay controls (play/pause, step, seek ∓5 s, jump to 0-90 %, speed

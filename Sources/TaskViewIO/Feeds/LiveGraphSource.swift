@@ -1,5 +1,6 @@
 import TaskGraph
 import TaskGraphProcess
+import TaskViewCore
 
 /// A running graph. On a `VirtualClock` it is paced against real time × `speed`: each tick
 /// runs the timers due by then (one at a time, so the clock stops where the root settled);

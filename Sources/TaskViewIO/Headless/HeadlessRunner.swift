@@ -1,4 +1,5 @@
 import TaskGraph
+import TaskViewCore
 
 /// Runs a graph without curses: a virtual clock jumps from timer to timer as fast as the
 /// machine allows (any other clock, real time, is simply waited for), and every state
