@@ -35,7 +35,7 @@ public struct LiveOptions: Sendable {
     /// directory removed at exit.
     public var outputDirectory: String?
     /// Bytes of output kept per command (`--output-limit`).
-    public var outputLimit = OutputFiles.defaultLimit
+    public var outputLimit = CommandOutputFiles.defaultLimit
     /// Headless: the clock time the lines' times count from (the log's `t = 0`); nil: when
     /// the run starts (0 on a virtual clock).
     public var origin: Double?
@@ -83,7 +83,7 @@ public enum LiveRunner {
         source.restarter = options.restarter
         source.history = options.history
         do {
-            source.outputFiles = try OutputFiles(directory: options.outputDirectory, limit: options.outputLimit)
+            source.outputFiles = try CommandOutputFiles(directory: options.outputDirectory, limit: options.outputLimit)
         } catch {
             writeStderr("taskview: \(error); o cannot show whole outputs\n")
         }

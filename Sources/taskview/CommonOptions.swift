@@ -65,7 +65,9 @@ struct CommonOptions: ParsableArguments {
 
     /// `--output-limit` in bytes (nil: not a size).
     var outputLimitBytes: Int? {
-        guard let text = outputLimit, !text.isEmpty else { return outputLimit == nil ? OutputFiles.defaultLimit : nil }
+        guard let text = outputLimit, !text.isEmpty else {
+            return outputLimit == nil ? CommandOutputFiles.defaultLimit : nil
+        }
         let shifts: [Character: Int] = ["K": 10, "M": 20, "G": 30]
         var digits = Substring(text)
         var shift = 0
@@ -109,7 +111,7 @@ struct CommonOptions: ParsableArguments {
             speed: display.speed, headless: display.headless, ascii: display.ascii,
             exitWhenDone: display.exitWhenDone, onKey: onKey)
         options.output = display.output
-        options.outputLimit = outputLimitBytes ?? OutputFiles.defaultLimit
+        options.outputLimit = outputLimitBytes ?? CommandOutputFiles.defaultLimit
         options.plain = display.isPlain
         options.mouse = !display.noMouse
         options.theme = display.resolvedTheme

@@ -9,7 +9,7 @@ import Testing
     import Glibc
 #endif
 
-/// `OutputFile`: where an export goes. Devices and FIFOs are written in place, symlinks
+/// `AtomicFileWriter`: where an export goes. Devices and FIFOs are written in place, symlinks
 /// followed, regular files replaced whole; a failure leaves neither half a file nor a temp file.
 @Suite struct OutputFileTests {
     /// A fresh empty directory under /tmp.
@@ -43,13 +43,15 @@ import Testing
     }
 
     @Test func devNullIsWrittenInPlaceAndStaysACharacterDevice() throws {
-        try OutputFile.write(Array("hello\n".utf8), to: "/dev/null")
+        try AtomicFileWriter.write(Array("hello\n".utf8), to: "/dev/null")
         #expect(fileType("/dev/null") == S_IFCHR)
     }
 
     @Test func aFullDeviceIsAnErrorNotAReplacement() {
         guard fileType("/dev/full") == S_IFCHR else { return }
-        #expect(throws: OutputFile.WriteError.self) { try OutputFile.write(Array("x".utf8), to: "/dev/full") }
+        #expect(throws: AtomicFileWriter.WriteError.self) {
+            try AtomicFileWriter.write(Array("x".utf8), to: "/dev/full")
+        }
         #expect(fileType("/dev/full") == S_IFCHR)
     }
 
@@ -86,7 +88,7 @@ import Testing
                 return nil
             }, args)
         let payload = Array(repeating: UInt8(ascii: "z"), count: 200_000)
-        try OutputFile.write(payload, to: fifo)
+        try AtomicFileWriter.write(payload, to: fifo)
         pthread_join(reader, nil)
         args.deallocate()
         free(path)
@@ -98,9 +100,9 @@ import Testing
     @Test func aSymlinkStaysALinkToTheUpdatedFile() throws {
         let dir = makeDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try OutputFile.write(Array("old".utf8), to: dir + "/real.json")
+        try AtomicFileWriter.write(Array("old".utf8), to: dir + "/real.json")
         #expect(symlink("real.json", dir + "/link.json") == 0)
-        try OutputFile.write(Array("new".utf8), to: dir + "/link.json")
+        try AtomicFileWriter.write(Array("new".utf8), to: dir + "/link.json")
         #expect(fileType(dir + "/link.json") == S_IFLNK)
         #expect(try contents(dir + "/real.json") == "new")
         #expect(names(in: dir) == ["link.json", "real.json"])
@@ -110,7 +112,7 @@ import Testing
         let dir = makeDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         #expect(symlink(dir + "/target.json", dir + "/link.json") == 0)
-        try OutputFile.write(Array("made".utf8), to: dir + "/link.json")
+        try AtomicFileWriter.write(Array("made".utf8), to: dir + "/link.json")
         #expect(fileType(dir + "/link.json") == S_IFLNK)
         #expect(try contents(dir + "/target.json") == "made")
     }
@@ -119,7 +121,7 @@ import Testing
         let dir = makeDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         #expect(symlink("/dev/null", dir + "/null") == 0)
-        try OutputFile.write(Array("x".utf8), to: dir + "/null")
+        try AtomicFileWriter.write(Array("x".utf8), to: dir + "/null")
         #expect(fileType(dir + "/null") == S_IFLNK)
         #expect(fileType("/dev/null") == S_IFCHR)
     }
@@ -128,11 +130,11 @@ import Testing
         let dir = makeDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/out.json"
-        try OutputFile.write(Array("first version, long".utf8), to: path)
+        try AtomicFileWriter.write(Array("first version, long".utf8), to: path)
         #expect(chmod(path, 0o640) == 0)
         var before = stat()
         stat(path, &before)
-        try OutputFile.write(Array("second".utf8), to: path)
+        try AtomicFileWriter.write(Array("second".utf8), to: path)
         var after = stat()
         stat(path, &after)
         #expect(try contents(path) == "second")
@@ -145,30 +147,30 @@ import Testing
         let dir = makeDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/out.json"
-        try OutputFile.write(Array("old content".utf8), to: path)
+        try AtomicFileWriter.write(Array("old content".utf8), to: path)
         var calls = 0
-        let failing: OutputFile.Writer = { fd, p, n in
+        let failing: AtomicFileWriter.Writer = { fd, p, n in
             calls += 1
             if calls == 1 { return Glibc.write(fd, p, min(n, 3)) } // some bytes, then ENOSPC
             errno = ENOSPC
             return -1
         }
-        #expect(throws: OutputFile.WriteError.self) {
-            try OutputFile.write(Array("new content that never lands".utf8), to: path, using: failing)
+        #expect(throws: AtomicFileWriter.WriteError.self) {
+            try AtomicFileWriter.write(Array("new content that never lands".utf8), to: path, using: failing)
         }
         #expect(try contents(path) == "old content")
         #expect(names(in: dir) == ["out.json"])
         // A new file that fails is not created at all.
         calls = 0
-        #expect(throws: OutputFile.WriteError.self) {
-            try OutputFile.write(Array("abcdef".utf8), to: dir + "/new.json", using: failing)
+        #expect(throws: AtomicFileWriter.WriteError.self) {
+            try AtomicFileWriter.write(Array("abcdef".utf8), to: dir + "/new.json", using: failing)
         }
         #expect(names(in: dir) == ["out.json"])
     }
 
     @Test func aMissingDirectoryIsAClearError() {
         do {
-            try OutputFile.write(Array("x".utf8), to: "/nonexistent-dir-\(getpid())/out.json")
+            try AtomicFileWriter.write(Array("x".utf8), to: "/nonexistent-dir-\(getpid())/out.json")
             Issue.record("expected an error")
         } catch {
             #expect(error.description.contains("nonexistent-dir"))
@@ -181,7 +183,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         symlink(dir + "/a", dir + "/b")
         symlink(dir + "/b", dir + "/a")
-        #expect(throws: OutputFile.WriteError.self) { try OutputFile.write(Array("x".utf8), to: dir + "/a") }
+        #expect(throws: AtomicFileWriter.WriteError.self) {
+            try AtomicFileWriter.write(Array("x".utf8), to: dir + "/a")
+        }
         #expect(fileType(dir + "/a") == S_IFLNK)
     }
 

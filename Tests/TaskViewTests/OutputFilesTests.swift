@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func linesInterleavedStderrMarkedOneFilePerNode() throws {
-        let files = try OutputFiles(directory: nil)
+        let files = try CommandOutputFiles(directory: nil)
         files.record([out(3, "one"), out(3, "oops", .stderr), out(5, "other"), out(3, "two")])
         let p = try #require(files.flushedPath(node: 3))
         #expect(p == files.directory + "/3.log")
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func nodeIdsFarApartLongAndWideLinesEachInTheirFile() throws {
-        let files = try OutputFiles(directory: nil)
+        let files = try CommandOutputFiles(directory: nil)
         defer { files.close() }
         let long = String(repeating: "é", count: 300) + " end"
         files.record([out(70_000, long), out(0, "first"), out(70_000, "short", .stderr)])
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func pastTheLimitALastLineSaysTheOutputWasCut() throws {
-        let files = try OutputFiles(directory: nil, limit: 10)
+        let files = try CommandOutputFiles(directory: nil, limit: 10)
         defer { files.close() }
         files.record([out(1, "1234"), out(1, "5678"), out(1, "9"), out(1, "more"), out(1, "and more")])
         #expect(
@@ -77,7 +77,7 @@ import Testing
         var template = Array("/tmp/taskview-outtest.XXXXXX".utf8CString)
         let base = String(cString: try #require(mkdtemp(&template)))
         let dir = base + "/run.output"
-        let files = try OutputFiles(directory: dir)
+        let files = try CommandOutputFiles(directory: dir)
         files.record([out(2, "kept")])
         files.close()
         #expect(read(dir + "/2.log") == "kept\n")

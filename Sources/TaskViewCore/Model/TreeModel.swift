@@ -3,7 +3,7 @@ import TaskGraphProcess
 
 /// The graph as the dashboard knows it, built from `GraphEvent`s alone (so a live run and a
 /// replay of its log look the same). Nodes are found by `NodeID.rawValue` in a
-/// `NodeTable` (an array while ids are dense, memory following the nodes present); counts per display state are kept up to date per event, so nothing
+/// `TreeNodeStore` (an array while ids are dense, memory following the nodes present); counts per display state are kept up to date per event, so nothing
 /// needs a pass over the whole tree per frame.
 public struct TreeModel: Sendable {
     /// One node's facts. `parent`/`children` use raw ids (-1: none).
@@ -55,7 +55,7 @@ public struct TreeModel: Sendable {
         }
     }
 
-    public internal(set) var nodes = NodeTable()
+    public internal(set) var nodes = TreeNodeStore()
     /// Root ids in creation order; entries whose node is no longer a root are tombstones
     /// (skipped when walking), so adopting a root costs O(1).
     var rootSlots: [Int32] = []

@@ -101,10 +101,10 @@ public final class ScenarioRestarter: @unchecked Sendable { // used from the das
         let paths = chains.joined().map(\.path)
         func rebuilt(_ p: String) -> Bool { paths.contains { p == $0 || p.hasPrefix($0 + ".") } }
         let builder = ScenarioBuilder(graph: graph, seed: seed, slots: slots)
-        builder.made.start(scenario)
-        builder.made.attemptBase = 1000 * (groups.count + 1)
+        builder.needsResolver.start(scenario)
+        builder.needsResolver.attemptBase = 1000 * (groups.count + 1)
         // Nodes not rebuilt are waited for as they are (their newest attempt).
-        builder.made.prefill(newest.filter { p, _ in !rebuilt(p) })
+        builder.needsResolver.prefill(newest.filter { p, _ in !rebuilt(p) })
         var tops: [(row: Int, task: ScenarioTask)] = []
         var groupTasks: [ScenarioTask] = []
         for chain in chains {
@@ -125,7 +125,7 @@ public final class ScenarioRestarter: @unchecked Sendable { // used from the das
                     })
         }
         let group = ScenarioTask.allSettled(groupTasks, name: "restart of \(node.name)", graph: graph) { _ in }
-        for (p, t) in builder.made.tracked { newest[p] = t }
+        for (p, t) in builder.needsResolver.tracked { newest[p] = t }
         for (r, t) in tops {
             attemptOf[t.id.rawValue] = r
             graph.recordAttempt(t.id, of: NodeID(r))

@@ -21,8 +21,8 @@ public typealias ScenarioTask = GraphTask<Void, any Error>
 public struct ScenarioBuilder {
     public let graph: Graph
     public let seed: UInt64
-    /// What `needs` resolves to while building (see `ScenarioBuild`).
-    let made = ScenarioBuild()
+    /// What `needs` resolves to while building (see `NeedsResolver`).
+    let needsResolver = NeedsResolver()
     /// Job slots every `command` node takes one of while it runs (`--jobs`); nil: no limit.
     public let slots: CommandSlots?
 
@@ -34,18 +34,18 @@ public struct ScenarioBuilder {
 
     /// The root task (not executed).
     public func build(_ scenario: Scenario) -> ScenarioTask {
-        made.start(scenario)
+        needsResolver.start(scenario)
         return build(scenario.root, path: "0")
     }
 
     /// The nodes made for the scenario's `id`s and `needs` by the last `build`.
-    public var needs: ScenarioNeedsMap { made.map }
+    public var needs: ScenarioNeedsMap { needsResolver.map }
 
     /// `path` is the node's position ("0.2.1"), which seeds its random draws. The first
     /// attempt of a `retry` of N > 1 attempts (`firstAttemptOf` N), leaf or composite, is
     /// named "NAME (attempt 1/N)", as the library names the later ones.
     func build(_ node: ScenarioNode, path: String, firstAttemptOf attempts: Int? = nil) -> ScenarioTask {
-        if let done = made.task(at: path) { return done }
+        if let done = needsResolver.task(at: path) { return done }
         let kids = { node.children.enumerated().map { build($1, path: "\(path).\($0)") } }
         let name = attempts.flatMap { $0 > 1 ? "\(node.name) (attempt 1/\($0))" : nil } ?? node.name
         let task: ScenarioTask
@@ -72,7 +72,7 @@ public struct ScenarioBuilder {
         case .command:
             task = command(node, name: name)
         }
-        return made.finish(node, path: path, task: task, builder: self)
+        return needsResolver.finish(node, path: path, task: task, builder: self)
     }
 
     /// A real command (TaskGraphProcess), one node. Every command gets `TASKVIEW_SEED` in
@@ -98,7 +98,7 @@ public struct ScenarioBuilder {
     /// copy) is one attempt, with its own generator.
     func work(_ node: ScenarioNode, path: String, name: String? = nil) -> ScenarioTask {
         let spec = WorkSpec(node)
-        let attempts = AttemptCounter(first: made.attemptBase)
+        let attempts = AttemptCounter(first: needsResolver.attemptBase)
         let seed = self.seed
         let clock = graph.clock
         return ScenarioTask(name: name ?? node.name, graph: graph) { task, succeed, fail, progress in

@@ -48,7 +48,7 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
         let builder = ScenarioBuilder(graph: graph, seed: seed, slots: slots)
         root = builder.build(scenario)
         needs = builder.needs
-        tracked = builder.made.tracked
+        tracked = builder.needsResolver.tracked
     }
 
     /// The root's node.

@@ -32,7 +32,7 @@ public final class LiveGraphSource: DashboardSource {
     /// Earlier runs of the same scenario file, for the ETA.
     public var history: RunHistory?
     /// Where every command's whole output is kept (what `o` opens); nil: nowhere.
-    public var outputFiles: OutputFiles?
+    public var outputFiles: CommandOutputFiles?
     /// The last state changes and output lines, for plain mode.
     public let plainFeed: PlainFeed? = PlainFeed()
     /// Events a tick took from the inbox but left for the next ticks (`backlog[backlogStart...]`):

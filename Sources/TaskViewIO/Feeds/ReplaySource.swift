@@ -18,7 +18,7 @@ public final class ReplaySource: DashboardSource {
     private var lastReal: Double?
     private let root: Int
     /// Outputs written for `o` (see `outputFile(node:model:)`).
-    var outputFiles: OutputFiles?
+    var outputFiles: CommandOutputFiles?
     var outputWritten: Set<Int> = []
     /// Trees after `count` events, ascending by count, the first at 0; spaced so that at most
     /// max(minSpacing, 3 × nodes) events separate two of them.

@@ -44,11 +44,11 @@ struct ExportCommand: ParsableCommand {
         case .otlpJSON: bytes = OTLPTrace.export(replay)
         }
         // `-o -` and no `-o` are stdout; a device or FIFO is written in place, a symlink
-        // followed, a regular file replaced whole (OutputFile).
+        // followed, a regular file replaced whole (AtomicFileWriter).
         let path = output ?? "-"
         if path == "-" { Main.fflushStdout() }
         do {
-            try OutputFile.write(bytes, to: path)
+            try AtomicFileWriter.write(bytes, to: path)
         } catch {
             writeStderr("taskview: \(Sanitizer.clean(error.description))\n")
             throw ExitCode(2)

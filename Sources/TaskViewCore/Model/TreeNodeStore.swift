@@ -5,7 +5,7 @@
 /// long-running program whose finished roots are dropped), that half is let go and its few
 /// live nodes move to the dictionary, so a long attach session holds what is live, not a
 /// slot for every id the program ever used.
-public struct NodeTable: Sendable {
+public struct TreeNodeStore: Sendable {
     private var dense: [TreeModel.Node] = []
     /// The id of `dense[0]`.
     private var base = 0
@@ -38,7 +38,7 @@ public struct NodeTable: Sendable {
         return IDs(base: base, denseCount: dense.count, far: sorted, farLow: low)
     }
 
-    /// The ids of `NodeTable.ids`: far ids below the window, the window's, then far ids above.
+    /// The ids of `TreeNodeStore.ids`: far ids below the window, the window's, then far ids above.
     public struct IDs: Sequence, Sendable {
         let base: Int
         let denseCount: Int

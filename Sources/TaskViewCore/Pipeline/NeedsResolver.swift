@@ -21,7 +21,7 @@ public struct ScenarioNeedsMap: Sendable, Equatable {
 /// when first needed (before its place in the tree comes up) and found again there, so each
 /// scenario node is one task; a node with needs is wrapped in `after(_:)` (named by ids).
 /// The decoder has refused cycles, so needing a node never comes back to itself.
-final class ScenarioBuild: @unchecked Sendable { // used by one build on one thread
+final class NeedsResolver: @unchecked Sendable { // used by one build on one thread
     private var byID: [String: (node: ScenarioNode, path: String)] = [:]
     private var built: [String: ScenarioTask] = [:]
     private(set) var map = ScenarioNeedsMap()

@@ -13,7 +13,7 @@ import TaskViewCore
 /// and stderr interleaved as they came, stderr lines marked `! `. At most `limit` bytes per
 /// command; past it, a last line says the output was cut. What `o` opens in the pager.
 /// Used from the dashboard's thread only.
-public final class OutputFiles {
+public final class CommandOutputFiles {
     /// 64 MiB per command.
     public static let defaultLimit = 64 << 20
 
@@ -29,16 +29,16 @@ public final class OutputFiles {
 
     /// Keeps files under `directory` (created if missing), or in a new temporary directory
     /// (removed by `close()`) when nil. Throws when the directory cannot be made.
-    public init(directory: String?, limit: Int = OutputFiles.defaultLimit) throws(OutputFilesError) {
+    public init(directory: String?, limit: Int = CommandOutputFiles.defaultLimit) throws(CommandOutputFilesError) {
         self.limit = max(0, limit)
         if let directory {
-            if mkdir(directory, 0o755) != 0 && errno != EEXIST { throw OutputFilesError(path: directory) }
+            if mkdir(directory, 0o755) != 0 && errno != EEXIST { throw CommandOutputFilesError(path: directory) }
             self.directory = directory
             temporary = false
         } else {
             let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
             var template = Array((base + "/taskview-output.XXXXXX").utf8CString)
-            guard let made = mkdtemp(&template) else { throw OutputFilesError(path: base) }
+            guard let made = mkdtemp(&template) else { throw CommandOutputFilesError(path: base) }
             self.directory = String(cString: made)
             temporary = true
         }
@@ -127,7 +127,7 @@ public final class OutputFiles {
 }
 
 /// A directory for output files that cannot be made.
-public struct OutputFilesError: Error, CustomStringConvertible {
+public struct CommandOutputFilesError: Error, CustomStringConvertible {
     public let path: String
     public var description: String { "cannot create directory \(path) for the output files" }
 }

@@ -18,7 +18,7 @@ import TaskViewCore
 /// - A regular file, or a new one, is written to a temporary file next to it and renamed over
 ///   it, so readers see the old content or the new, never half; a failure removes the
 ///   temporary file and leaves the old content.
-public enum OutputFile {
+public enum AtomicFileWriter {
     /// Why the output could not be written (`message` is the system's reason).
     public struct WriteError: Error, CustomStringConvertible, Sendable {
         public let path: String
@@ -127,6 +127,6 @@ public enum OutputFile {
     }
 }
 
-// `OutputFile.write` shadows the C call inside the enum; at file scope the unqualified name
+// `AtomicFileWriter.write` shadows the C call inside the enum; at file scope the unqualified name
 // reaches whichever C library was imported above (no module name, so every branch builds).
 private func systemWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
