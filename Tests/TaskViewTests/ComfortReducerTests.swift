@@ -71,8 +71,8 @@ func twoGroups() -> EventScript {
         #expect(press(&m, .char("N")) == [.replay(.prevFailed)])
         #expect(press(&m, .char("c")) == [.replay(.nextCancelled)])
         #expect(press(&m, .char("C")) == [.replay(.prevCancelled)])
-        #expect(press(&m, .char("]")) == [.replay(.replayNextMarker)])
-        #expect(press(&m, .char("[")) == [.replay(.replayPrevMarker)])
+        #expect(press(&m, .char("]")) == [.replay(.nextMarker)])
+        #expect(press(&m, .char("[")) == [.replay(.prevMarker)])
         // In the detail pane `[`/`]` keep scrolling its output: no seek.
         press(&m, .enter)
         #expect(press(&m, .char("]")) == [])
@@ -93,7 +93,7 @@ func twoGroups() -> EventScript {
         #expect(m.view.isExpanded(6))
         var r = model(twoGroups())
         r.isReplay = true
-        #expect(press(&r, .char("1")) == [.replay(.replayJump(tenths: 1))])
+        #expect(press(&r, .char("1")) == [.replay(.jump(tenths: 1))])
         #expect(r.view.isExpanded(0))
         press(&r, .char("z"), .char("1"))
         #expect(!r.view.isExpanded(0))
@@ -175,12 +175,12 @@ func twoGroups() -> EventScript {
         press(&m, .char("t"))
         #expect(m.view.mode == .seekInput)
         #expect(
-            press(&m, .char("1"), .char(":"), .char("3"), .char("0"), .enter) == [.replay(.replaySeek(.seconds(90)))])
+            press(&m, .char("1"), .char(":"), .char("3"), .char("0"), .enter) == [.replay(.seek(.seconds(90)))])
         press(&m, .char("t"), .char("x"), .enter)
         #expect(m.view.message == "Not a time: x (try 1:30, 90s or 45%)")
         #expect(
             press(&m, .char("F"), .char("l"), .char("i"), .char("n"), .char("k"), .enter) == [
-                .replay(.replayFind("link"))
+                .replay(.find("link"))
             ])
         #expect(SeekTarget("90s") == .seconds(90))
         #expect(SeekTarget("45%") == .fraction(0.45))

@@ -82,13 +82,13 @@ import Testing
     @Test func replayKeysAreReplayEffectsAndCancelIsReadOnly() {
         var m = model(smallBuild())
         m.isReplay = true
-        #expect(press(&m, .char(" ")) == [.replay(.replayPlayPause)])
-        #expect(press(&m, .left) == [.replay(.replaySeekBack)])
-        #expect(press(&m, .right) == [.replay(.replaySeekForward)])
-        #expect(press(&m, .char("7")) == [.replay(.replayJump(tenths: 7))])
+        #expect(press(&m, .char(" ")) == [.replay(.playPause)])
+        #expect(press(&m, .left) == [.replay(.seekBack)])
+        #expect(press(&m, .right) == [.replay(.seekForward)])
+        #expect(press(&m, .char("7")) == [.replay(.jump(tenths: 7))])
         #expect(
             press(&m, .char("<"), .char(">"), .char("."), .char(",")) == [
-                .replay(.replaySlower), .replay(.replayFaster), .replay(.replayStepForward), .replay(.replayStepBack),
+                .replay(.slower), .replay(.faster), .replay(.stepForward), .replay(.stepBack),
             ])
         #expect(press(&m, .char("x")).isEmpty)
         #expect(m.view.message == "A replay is read-only: nothing can be cancelled or restarted")

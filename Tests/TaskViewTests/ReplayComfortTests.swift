@@ -11,7 +11,7 @@ import Testing
         let source = ReplaySource(log: log, title: "replay flaky")
         var m = DashboardModel(title: "replay flaky")
         source.start(model: &m)
-        source.perform(.replay(.replayPlayPause), key: .char(" "), model: &m)
+        source.perform(.replay(.playPause), key: .char(" "), model: &m)
         m.fixSelection()
         return (source, m)
     }

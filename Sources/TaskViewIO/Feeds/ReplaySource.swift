@@ -68,42 +68,41 @@ public final class ReplaySource: DashboardSource {
     }
 
     public func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {
-        guard case .replay(let action) = effect else { return }
-        switch action {
-        case .replayPlayPause:
+        guard case .replay(let control) = effect else { return }
+        switch control {
+        case .playPause:
             if !playing && position >= log.eventCount && time >= log.duration {
                 rebuild(at: log.eventCount(atTime: 0), model: &model) // play again from the start
                 time = 0
             }
             playing.toggle()
-        case .replayStepForward:
+        case .stepForward:
             playing = false
             if position < log.eventCount {
                 _ = advance(to: position + 1, model: &model)
                 time = log.events.time(at: position - 1)
             }
-        case .replayStepBack:
+        case .stepBack:
             playing = false
             if position > 0 {
                 rebuild(at: position - 1, model: &model)
                 time = position > 0 ? log.events.time(at: position - 1) : 0
             }
-        case .replaySeekBack: seek(to: time - ReplaySource.seekStep, model: &model)
-        case .replaySeekForward: seek(to: time + ReplaySource.seekStep, model: &model)
-        case .replayJump(let tenths): seek(to: log.duration * Double(min(max(tenths, 0), 9)) / 10, model: &model)
-        case .replayNextMarker, .replayPrevMarker:
-            jump(markers.list(.succeeded), forward: action == .replayNextMarker, model: &model)
+        case .seekBack: seek(to: time - ReplaySource.seekStep, model: &model)
+        case .seekForward: seek(to: time + ReplaySource.seekStep, model: &model)
+        case .jump(let tenths): seek(to: log.duration * Double(min(max(tenths, 0), 9)) / 10, model: &model)
+        case .nextMarker, .prevMarker:
+            jump(markers.list(.succeeded), forward: control == .nextMarker, model: &model)
         case .nextFailed, .prevFailed:
-            jump(markers.list(.failed), forward: action == .nextFailed, model: &model, noMore: .failed)
+            jump(markers.list(.failed), forward: control == .nextFailed, model: &model, noMore: .failed)
         case .nextCancelled, .prevCancelled:
-            jump(markers.list(.cancelled), forward: action == .nextCancelled, model: &model, noMore: .cancelled)
-        case .replaySeek(let target):
+            jump(markers.list(.cancelled), forward: control == .nextCancelled, model: &model, noMore: .cancelled)
+        case .seek(let target):
             seek(to: target.seconds(in: log.duration), model: &model)
-        case .replayFind(let text):
+        case .find(let text):
             find(text, model: &model)
-        case .replaySlower: speed = max(ReplaySource.minSpeed, speed / 2)
-        case .replayFaster: speed = min(ReplaySource.maxSpeed, speed * 2)
-        default: break
+        case .slower: speed = max(ReplaySource.minSpeed, speed / 2)
+        case .faster: speed = min(ReplaySource.maxSpeed, speed * 2)
         }
         publish(&model)
     }

@@ -1,84 +1,110 @@
-/// The keys of comfort.md: failure and cancel jumps, folding to a depth, sorting, the
-/// replay prompts, and the mouse.
+import TaskGraph
+
+/// Moving through the tree and shaping it: the move keys, expanding and collapsing, folding
+/// to a depth, sorting, following, failure and cancel jumps, and the mouse.
 extension Reducer {
-    /// Keys while `z`, `t` or `F` waits for more; nil when the mode is none of these.
-    static func reducePrompt(_ model: inout DashboardModel, key: Key, rows: Int) -> [DashboardEffect]? {
-        switch model.view.mode {
-        case .foldPrefix:
-            model.view.mode = .normal
-            if case .char(let c) = key, let d = c.wholeNumberValue, d >= 1 {
-                return apply(&model, .foldDepth(d), rows: rows)
+    /// Where a move key goes.
+    enum Move: Sendable {
+        case up, down, pageUp, pageDown, top, bottom
+    }
+
+    /// Moves the selection (`rows` is a page); stops following and leaves the output search.
+    static func move(_ model: inout DashboardModel, _ move: Move, rows: Int) {
+        model.view.follow = false
+        model.view.detailOutputEnd = nil
+        clearSearch(&model)
+        let d = model.displayTree()
+        var sel = model.view.selection
+        guard sel >= 0, d.isVisible(sel) else {
+            model.view.selection = d.first() ?? -1
+            return
+        }
+        switch move {
+        case .up: sel = d.prev(sel) ?? sel
+        case .down: sel = d.next(sel) ?? sel
+        case .pageUp:
+            for _ in 0..<rows {
+                guard let p = d.prev(sel) else { break }
+                sel = p
             }
-            if key == .ctrlC { model.view.quitRequested = true }
-            return []
-        case .seekInput, .findInput:
-            return editPrompt(&model, key)
-        default:
-            return nil
+        case .pageDown:
+            for _ in 0..<rows {
+                guard let n = d.next(sel) else { break }
+                sel = n
+            }
+        case .top: sel = d.first() ?? sel
+        case .bottom: sel = d.last() ?? sel
+        }
+        model.view.selection = sel
+    }
+
+    /// `←`/`h`: collapses the selected row, or selects its parent.
+    static func collapseOrParent(_ model: inout DashboardModel) {
+        model.view.follow = false
+        let d = model.displayTree()
+        let sel = model.view.selection
+        guard sel >= 0 else { return }
+        if d.hasChildren(sel) && d.isExpanded(sel) && model.view.filter.isEmpty {
+            model.view.setCollapsed(sel, true)
+        } else {
+            let p = d.parent(sel)
+            if p >= 0 { model.view.selection = p }
         }
     }
 
-    static func editPrompt(_ model: inout DashboardModel, _ key: Key) -> [DashboardEffect] {
-        let seeking = model.view.mode == .seekInput
-        switch key {
-        case .escape:
-            model.view.mode = .normal
-        case .ctrlC:
-            model.view.mode = .normal
-            model.view.quitRequested = true
-        case .backspace:
-            if !model.view.prompt.isEmpty { model.view.prompt.removeLast() }
-        case .char(let c):
-            if model.view.prompt.count < 200 { model.view.prompt += Sanitizer.clean(String(c)) }
-        case .enter:
-            model.view.mode = .normal
-            let text = model.view.prompt
-            if text.isEmpty { return [] }
-            if !seeking { return [.replay(.replayFind(text))] }
-            guard let target = SeekTarget(text) else {
-                model.view.message = "Not a time: \(text) (try 1:30, 90s or 45%)"
-                return []
-            }
-            return [.replay(.replaySeek(target))]
-        default:
-            break
-        }
-        return []
+    /// Expands or collapses the selected row.
+    static func setSelectionCollapsed(_ model: inout DashboardModel, _ collapsed: Bool) {
+        if model.view.selection >= 0 { model.view.setCollapsed(model.view.selection, collapsed) }
     }
 
-    /// The comfort actions; nil for the others.
-    static func applyComfort(_ model: inout DashboardModel, _ action: Action, rows: Int) -> [DashboardEffect]? {
-        switch action {
-        case .nextFailed, .prevFailed, .nextCancelled, .prevCancelled:
-            if model.isReplay { return [.replay(action)] }
-            let state: DisplayState = action == .nextFailed || action == .prevFailed ? .failed : .cancelled
-            jump(&model, to: state, forward: action == .nextFailed || action == .nextCancelled)
-        case .foldDepth(let depth):
-            foldToDepth(&model, depth)
-        case .foldPrefix:
-            model.view.mode = .foldPrefix
-        case .cycleSort:
-            let all = ViewState.Sort.allCases
-            model.view.sort = all[(all.firstIndex(of: model.view.sort)! + 1) % all.count]
-            model.view.top = -1
-        case .replayPrevMarker, .replayNextMarker:
-            if model.view.detailOpen {
-                scrollDetail(&model, up: action == .replayPrevMarker)
-                return []
-            }
-            return [.replay(action)]
-        case .replaySeekPrompt:
-            model.view.mode = .seekInput
-            model.view.prompt = ""
-        case .replayFindPrompt:
-            model.view.mode = .findInput
-            model.view.prompt = ""
-        case .replaySeek, .replayFind:
-            return [.replay(action)]
-        default:
-            return nil
+    /// `s`: the next order of siblings.
+    static func cycleSort(_ model: inout DashboardModel) {
+        let all = ViewState.Sort.allCases
+        model.view.sort = all[(all.firstIndex(of: model.view.sort)! + 1) % all.count]
+        model.view.top = -1
+    }
+
+    /// `f`: follows the newest executing node, or stops.
+    static func toggleFollow(_ model: inout DashboardModel) {
+        model.view.follow.toggle()
+        if model.view.follow { applyFollow(&model) }
+    }
+
+    /// When the selected row shows a `ref` node whose shared node is in the tree: selects the
+    /// shared node's row (expanding its ancestors, clearing a filter that hides it) and
+    /// returns true.
+    static func jumpToShared(_ model: inout DashboardModel) -> Bool {
+        let sel = model.view.selection
+        guard sel >= 0 else { return false }
+        let d = model.displayTree()
+        let tree = d.tree
+        let ref = d.content(sel)
+        guard tree.contains(ref), tree[ref].kind == NodeKind.ref else { return false }
+        var target = Int(tree[ref].refOf)
+        guard tree.contains(target) else { return false }
+        model.view.follow = false
+        while d.isFolded(target) { target = Int(tree.nodes[target].parent) }
+        select(&model, row: target, in: d)
+        return true
+    }
+
+    /// FOLLOW: select the newest executing node, expanding its ancestors.
+    public static func applyFollow(_ model: inout DashboardModel) {
+        guard model.view.follow else { return }
+        var tree = model.shown
+        guard let newest = tree.newestExecuting() else { return }
+        if model.frozen == nil { model.tree = tree } else { model.frozen = tree }
+        var d = model.displayTree()
+        var target = newest
+        while d.isFolded(target) { target = Int(d.tree.nodes[target].parent) }
+        var p = d.parent(target)
+        while p >= 0 {
+            if !model.view.isExpanded(p) { model.view.setCollapsed(p, false) }
+            p = d.parent(p)
         }
-        return []
+        model.view.selection = target
+        d = model.displayTree()
+        if !d.isVisible(target) { model.fixSelection() }
     }
 
     /// What the footer says when no node in `state` is left in that direction.

@@ -1,0 +1,59 @@
+import TaskGraph
+
+/// Cancelling and restarting nodes: `x`/`X` and `r`/`R`, asking first or not.
+extension Reducer {
+    /// `x` (ask first) or `X`: cancels the selected node, or says why it cannot be.
+    static func cancel(_ model: inout DashboardModel, ask: Bool) -> [DashboardEffect] {
+        let sel = model.view.selection
+        guard sel >= 0, model.tree.contains(sel) else { return [] }
+        let preview = CancelPreview(tree: model.tree, display: model.displayTree(), node: sel)
+        guard preview.cancellable else {
+            model.view.message = preview.readOnly ?? "\(preview.name) has finished: nothing to cancel"
+            return []
+        }
+        if !ask { return cancel(&model, sel) }
+        model.view.mode = .confirmCancel(node: sel)
+        return []
+    }
+
+    /// `r` (ask first) or `R`: restarts the selected node and what was skipped because of
+    /// it, or says why it cannot be.
+    static func restart(_ model: inout DashboardModel, ask: Bool) -> [DashboardEffect] {
+        let sel = model.view.selection
+        guard sel >= 0, model.tree.contains(sel) else { return [] }
+        guard let k = restartable(&model, sel) else { return [] }
+        if !ask { return [.restart(node: sel)] }
+        model.view.mode = .confirmRestart(node: sel, dependents: k)
+        return []
+    }
+
+    /// How many skipped nodes would run again with row `row` (nil, with the footer saying
+    /// why, when it cannot be restarted).
+    static func restartable(_ model: inout DashboardModel, _ row: Int) -> Int? {
+        let tree = model.tree
+        let shown = tree.nodes[tree.shownNode(row)]
+        let name = tree.nodes[model.displayTree().content(row)].name
+        let waiting =
+            shown.kind == NodeKind.after && shown.children.count == 1 && tree.contains(Int(shown.children[0]))
+            && tree.nodes[Int(shown.children[0])].state == .notExecuted
+        if shown.display == .notExecuted || (shown.state == .executing && waiting) {
+            model.view.message = "\(name) has not run yet: nothing to restart"
+            return nil
+        }
+        if shown.state == .executing {
+            model.view.message = "\(name) is running: it cannot be restarted (cancel it first with x)"
+            return nil
+        }
+        guard model.canRestart else {
+            model.view.message = "cannot restart: \(name) was not made restartable"
+            return nil
+        }
+        return tree.restartPlan(row).others
+    }
+
+    static func cancel(_ model: inout DashboardModel, _ node: Int) -> [DashboardEffect] {
+        let name = model.tree.nodes[model.displayTree().content(node)].name
+        model.view.message = "Cancelled \(name)"
+        return [.cancel(node: node, source: ViewerCancelSource.keyboard)]
+    }
+}
