@@ -66,7 +66,7 @@ func twoGroups() -> EventScript {
 
     @Test func replayJumpsAreSeeks() {
         var m = model(twoGroups())
-        m.isReplay = true
+        m.replay = ReplayState()
         #expect(press(&m, .char("n")) == [.replay(.nextFailed)])
         #expect(press(&m, .char("N")) == [.replay(.prevFailed)])
         #expect(press(&m, .char("c")) == [.replay(.nextCancelled)])
@@ -92,7 +92,7 @@ func twoGroups() -> EventScript {
         press(&m, .char("*"))
         #expect(m.view.isExpanded(6))
         var r = model(twoGroups())
-        r.isReplay = true
+        r.replay = ReplayState()
         #expect(press(&r, .char("1")) == [.replay(.jump(tenths: 1))])
         #expect(r.view.isExpanded(0))
         press(&r, .char("z"), .char("1"))
@@ -171,7 +171,7 @@ func twoGroups() -> EventScript {
 
     @Test func seekAndFindPromptsAskTheReplay() {
         var m = model(twoGroups())
-        m.isReplay = true
+        m.replay = ReplayState()
         press(&m, .char("t"))
         #expect(m.view.mode == .seekInput)
         #expect(

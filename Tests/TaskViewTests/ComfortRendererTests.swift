@@ -71,7 +71,7 @@ func bigGroup() -> EventScript {
 @Suite struct HelpOverlayTests {
     @Test func helpListsTheNewKeysInTwoColumnsWhenTall() {
         var m = model(twoGroups())
-        m.isReplay = true
+        m.replay = ReplayState()
         press(&m, .char("?"))
         let rows = frame(&m, 140, 30, ascii: false)
         let text = rows.joined(separator: "\n")

@@ -81,7 +81,7 @@ import Testing
 
     @Test func replayKeysAreReplayEffectsAndCancelIsReadOnly() {
         var m = model(smallBuild())
-        m.isReplay = true
+        m.replay = ReplayState()
         #expect(press(&m, .char(" ")) == [.replay(.playPause)])
         #expect(press(&m, .left) == [.replay(.seekBack)])
         #expect(press(&m, .right) == [.replay(.seekForward)])

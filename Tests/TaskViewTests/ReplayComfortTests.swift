@@ -24,27 +24,27 @@ import Testing
 
     @Test func bracketsSeekFromMarkerToMarkerAndTheHeaderSaysWhich() throws {
         var (source, m) = try flakyReplay()
-        let marks = m.replayMarks
+        let marks = try #require(m.replay).marks
         #expect(marks.count >= 3)
-        #expect(m.replayMarker == 0)
+        #expect(m.replay?.marker == 0)
         press(source, &m, .char("]"))
-        #expect(m.replayMarker == 1)
-        #expect(m.replayPosition == marks[0].time)
-        #expect(!m.replayPlaying)
+        #expect(m.replay?.marker == 1)
+        #expect(m.replay?.position == marks[0].time)
+        #expect(m.replay?.playing == false)
         #expect(m.view.selection == m.displayTree().row(of: marks[0].node))
         press(source, &m, .char("]"))
-        #expect(m.replayMarker == 2)
+        #expect(m.replay?.marker == 2)
         var rows = frame(&m, 120, 10)
         #expect(rows[0].contains("marker 2/\(marks.count)"))
         press(source, &m, .char("["))
-        #expect(m.replayMarker == 1)
-        #expect(m.replayPosition == marks[0].time)
+        #expect(m.replay?.marker == 1)
+        #expect(m.replay?.position == marks[0].time)
         press(source, &m, .char("["))
         #expect(m.view.message == "no more markers")
         // The last marker is the root settling.
         press(source, &m, .char("G"))
         for _ in 0..<marks.count { press(source, &m, .char("]")) }
-        #expect(m.replayMarker == marks.count)
+        #expect(m.replay?.marker == marks.count)
         #expect(marks.last!.rootSettled)
         rows = frame(&m, 120, 10)
         #expect(rows[0].contains("marker \(marks.count)/\(marks.count)"))
@@ -55,12 +55,12 @@ import Testing
         press(source, &m, .char("n"))
         let sel = m.displayTree().content(m.view.selection)
         #expect(m.shown[sel].display == .failed)
-        let first = m.replayPosition
+        let first = try #require(m.replay).position
         press(source, &m, .char("n"))
-        #expect(m.replayPosition > first)
+        #expect(try #require(m.replay).position > first)
         #expect(m.shown[m.displayTree().content(m.view.selection)].display == .failed)
         press(source, &m, .char("N"))
-        #expect(m.replayPosition == first)
+        #expect(m.replay?.position == first)
         press(source, &m, .char("N"))
         #expect(m.view.message == "no more failures")
     }
@@ -68,34 +68,35 @@ import Testing
     @Test func tSeeksToATimeAndFFindsTheMomentANodeAppeared() throws {
         var (source, m) = try flakyReplay()
         press(source, &m, .char("t"), .char("5"), .char("s"), .enter)
-        #expect(m.replayPosition == 5)
+        #expect(m.replay?.position == 5)
         press(source, &m, .char("t"), .char("5"), .char("0"), .char("%"), .enter)
-        #expect(m.replayPosition == m.replayDuration / 2)
+        let half = try #require(m.replay)
+        #expect(half.position == half.duration / 2)
         press(source, &m, .char("t"), .char("0"), .enter)
         press(source, &m, .char("F"), .char("a"), .char("u"), .char("d"), .enter)
         #expect(m.shown[m.displayTree().content(m.view.selection)].name == "audit")
         #expect(m.view.message == "found aud at 2.0s")
-        #expect(m.replayPosition == 2)
+        #expect(m.replay?.position == 2)
         press(source, &m, .char("F"), .char("z"), .char("z"), .char("z"), .enter)
         #expect(m.view.message == "not found after here: zzz")
     }
 
     @Test func timelineStripShowsPositionAndMarkers() {
         var m = DashboardModel(title: "replay x")
-        m.isReplay = true
-        m.replayDuration = 10
-        m.replayPosition = 5
-        m.replayMarks = [
+        m.replay = ReplayState()
+        m.replay?.duration = 10
+        m.replay?.position = 5
+        m.replay?.marks = [
             ReplayMark(event: 3, time: 2, state: .failed, node: 1, rootSettled: false),
             ReplayMark(event: 5, time: 7.5, state: .cancelled, node: 2, rootSettled: false),
             ReplayMark(event: 9, time: 10, state: .failed, node: 0, rootSettled: true),
         ]
-        m.replayMarker = 1
+        m.replay?.marker = 1
         let rows = frame(&m, 20, 8, ascii: false)
         #expect(rows[0].hasPrefix(" replay x  0.0s  replay 5.0s/10.0s x1  marker 1/3".prefix(20)))
         #expect(rows[1] == "━━━━✗━━━━━┃────⊘───✗")
         #expect(frame(&m, 20, 8)[1] == "====X=====|----/---X")
-        m.replayPosition = 2
+        m.replay?.position = 2
         let grid = Renderer(ascii: false).render(m, width: 20, height: 8).grid
         #expect(grid[4, 1].scalar == "✗")
         #expect(grid[4, 1].style.reverse) // the position on a marker

@@ -10,8 +10,8 @@
 /// 3. calls `tick` with the real seconds since the loop started, and redraws when the
 ///    model changed (at most ~30 times a second).
 ///
-/// A live graph is `LiveGraphSource`. A replay source sets `model.isReplay = true` in
-/// `start`, keeps `model.replayPosition/replayDuration/replaySpeed/replayPlaying` current,
+/// A live graph is `LiveGraphSource`. A replay source sets `model.replay` (a `ReplayState`)
+/// in `start`, keeps its position, duration, speed, playing and markers current,
 /// and feeds events through `model.absorb(_:)` (or replaces `model.tree` after a seek,
 /// keeping `model.view`). The key table already maps the replay-only keys (space . , ← →
 /// 0-9 < >) to `.replay` effects and answers x/X with "read-only" for replays.

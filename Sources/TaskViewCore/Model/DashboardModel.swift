@@ -21,18 +21,12 @@ public struct DashboardModel: Sendable {
     /// Said after the outcome in the header and the exit summary (attach: which program
     /// ended how).
     public var outcomeDetail: String?
-    /// Replay-only fields, set by a replay source (see `DashboardSource`).
-    public var isReplay = false
     /// Earlier runs' durations (`taskview run`): time-based progress and the header's ETA.
     public var history: RunHistory?
-    public var replayPosition: Double = 0
-    public var replayDuration: Double = 0
-    public var replaySpeed: Double = 1
-    public var replayPlaying = true
-    /// The replay's markers (failures, cancels, roots settling), for the timeline strip.
-    public var replayMarks: [ReplayMark] = []
-    /// Markers at or before the replay position (the header's `marker 3/17`).
-    public var replayMarker = 0
+    /// Where a replay stands, set by a replay source (see `DashboardSource`); nil: live.
+    public var replay: ReplayState?
+    /// A replay (or a followed log): read-only, with replay keys and the timeline strip.
+    public var isReplay: Bool { replay != nil }
     /// Draw ASCII glyphs only.
     public var ascii = false
     /// Cached filter visibility (see `Filter`).
@@ -92,4 +86,23 @@ public struct DashboardModel: Sendable {
         }
         return true
     }
+}
+
+/// Where a replay stands: what the header and the timeline strip show of it.
+public struct ReplayState: Sendable {
+    /// Seconds into the log shown now.
+    public var position: Double = 0
+    /// The log's length in seconds.
+    public var duration: Double = 0
+    /// Playback speed (1: as recorded).
+    public var speed: Double = 1
+    /// Playing (false: paused).
+    public var playing = true
+    /// The replay's markers (failures, cancels, roots settling), for the timeline strip.
+    public var marks: [ReplayMark] = []
+    /// Markers at or before the position (the header's `marker 3/17`).
+    public var marker = 0
+
+    /// The start of a replay: at 0, playing at speed 1, no markers yet.
+    public init() {}
 }

@@ -21,14 +21,14 @@ extension Renderer {
                 x = grid.write(" (" + clean(detail) + ")", x: x, y: 0, style: base)
             }
         }
-        if model.isReplay {
-            var r = "  replay " + Format.duration(model.replayPosition) + "/" + Format.duration(model.replayDuration)
-            r += " x" + Format.speed(model.replaySpeed)
-            if !model.replayMarks.isEmpty { r += "  marker \(model.replayMarker)/\(model.replayMarks.count)" }
+        if let replay = model.replay {
+            var r = "  replay " + Format.duration(replay.position) + "/" + Format.duration(replay.duration)
+            r += " x" + Format.speed(replay.speed)
+            if !replay.marks.isEmpty { r += "  marker \(replay.marker)/\(replay.marks.count)" }
             x = grid.write(r, x: x, y: 0, style: base)
         }
         // Live: the display is frozen. Replay: playback is paused.
-        if model.view.paused || (model.isReplay && !model.replayPlaying) {
+        if model.view.paused || model.replay?.playing == false {
             x = grid.write("  ", x: x, y: 0, style: base)
             x = grid.write("PAUSED", x: x, y: 0, style: CellStyle(.accent, bold: true, reverse: true))
         }

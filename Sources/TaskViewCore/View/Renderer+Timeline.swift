@@ -5,18 +5,19 @@ extension Renderer {
     func drawTimeline(_ model: DashboardModel, y: Int, into grid: inout CellGrid) {
         let w = grid.width
         guard w > 0 else { return }
-        let duration = model.replayDuration
+        let replay = model.replay ?? ReplayState()
+        let duration = replay.duration
         func column(_ t: Double) -> Int {
             guard duration > 0, t.isFinite else { return 0 }
             return min(w - 1, max(0, Int((t / duration * Double(w)).rounded(.down))))
         }
-        let at = column(model.replayPosition)
+        let at = column(replay.position)
         let played: Unicode.Scalar = glyphs.isASCII ? "=" : "━"
         let rest: Unicode.Scalar = glyphs.isASCII ? "-" : "─"
         for c in 0..<w {
             grid.set(c, y, c < at ? Cell(played, CellStyle(.accent)) : Cell(rest, CellStyle(.dim)))
         }
-        for mark in model.replayMarks {
+        for mark in replay.marks {
             let c = column(mark.time)
             let existing = grid[c, y].scalar
             // A failure outranks a cancel, which outranks a success, in a shared column.

@@ -105,8 +105,7 @@ public final class FollowSource: DashboardSource {
 
     public func start(model: inout DashboardModel) {
         model.title = title
-        model.isReplay = true
-        model.replayPlaying = true
+        model.replay = ReplayState() // playing
         model.view.follow = true
         _ = tick(realElapsed: 0, model: &model)
     }
@@ -117,10 +116,10 @@ public final class FollowSource: DashboardSource {
             let (changed, _) = try follower.poll(into: &model.tree)
             guard changed else { return false }
             model.clockNow = model.tree.time
-            model.replayPosition = model.tree.time
-            model.replayDuration = model.tree.time
+            model.replay?.position = model.tree.time
+            model.replay?.duration = model.tree.time
             model.updateOutcome()
-            if follower.ended { model.replayPlaying = false }
+            if follower.ended { model.replay?.playing = false }
             Reducer.applyFollow(&model)
             return true
         } catch let e as LogLoadError {

@@ -39,7 +39,7 @@ public final class ReplaySource: DashboardSource {
     }
 
     public func start(model: inout DashboardModel) {
-        model.isReplay = true
+        model.replay = ReplayState()
         model.title = title
         model.root = root
         buildTrees()
@@ -54,9 +54,9 @@ public final class ReplaySource: DashboardSource {
         time = min(log.duration, time + (realElapsed - last) * speed)
         let changed = advance(to: log.eventCount(atTime: time), model: &model)
         if time >= log.duration && position >= log.eventCount { playing = false }
-        let before = model.replayPosition
+        let before = model.replay?.position ?? 0
         publish(&model)
-        return changed || Format.duration(before) != Format.duration(model.replayPosition) || !playing
+        return changed || Format.duration(before) != Format.duration(model.replay?.position ?? 0) || !playing
     }
 
     public func secondsUntilNextTick(realElapsed: Double, model: DashboardModel) -> Double? {
@@ -239,12 +239,14 @@ public final class ReplaySource: DashboardSource {
 
     private func publish(_ model: inout DashboardModel) {
         model.clockNow = time
-        model.replayPosition = time
-        model.replayDuration = log.duration
-        model.replaySpeed = speed
-        model.replayPlaying = playing
-        model.replayMarker = markers.passed(position)
-        if model.replayMarks.count != markers.all.count { model.replayMarks = markers.all }
+        var replay = model.replay ?? ReplayState()
+        replay.position = time
+        replay.duration = log.duration
+        replay.speed = speed
+        replay.playing = playing
+        replay.marker = markers.passed(position)
+        if replay.marks.count != markers.all.count { replay.marks = markers.all }
+        model.replay = replay
     }
 
     /// Headless replay: the lines a headless live run of the same session printed (state
