@@ -10,18 +10,18 @@ import TaskViewIO
 /// on the source's wake descriptors at most until the source next has work, runs keys
 /// through the reducer, lets the source take events and move time, and redraws only when
 /// the model or the screen changed (at most ~30 frames a second).
-public enum DashboardLoop {
+package enum DashboardLoop {
     /// What the loop needs besides a source.
-    public struct Options: Sendable {
-        public var ascii: Bool
-        public var noColor: Bool
-        public var exitWhenDone: Bool
+    package struct Options: Sendable {
+        package var ascii: Bool
+        package var noColor: Bool
+        package var exitWhenDone: Bool
         /// Clicks select rows, double clicks open the detail pane, the wheel scrolls
         /// (`--no-mouse` turns it off).
-        public var mouse: Bool
+        package var mouse: Bool
         /// The colours (`--theme`, `TASKVIEW_THEME`).
-        public var theme: Theme
-        public init(
+        package var theme: Theme
+        package init(
             ascii: Bool, noColor: Bool, exitWhenDone: Bool, mouse: Bool = true, theme: Theme = .ansi
         ) {
             self.ascii = ascii
@@ -34,7 +34,7 @@ public enum DashboardLoop {
 
     /// Runs the dashboard until the person quits (or the root settled with
     /// `exitWhenDone`), restoring the terminal on every way out. Returns the final model.
-    public static func run(source: any DashboardSource, title: String, options: Options) throws -> DashboardModel {
+    package static func run(source: any DashboardSource, title: String, options: Options) throws -> DashboardModel {
         Signals.install()
         let terminal = try Terminal(noColor: options.noColor, theme: options.theme)
         defer { terminal.close() }

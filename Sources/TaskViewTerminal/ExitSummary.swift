@@ -4,9 +4,9 @@ import TaskViewIO
 /// The short summary printed to the normal screen after the dashboard closes: outcome,
 /// counts, duration, failed nodes. The log path is named once, by the command's
 /// `Log written to PATH` notice on stderr right after these lines.
-public enum ExitSummary {
+package enum ExitSummary {
     /// At most ~one screen of lines.
-    public static func lines(model: DashboardModel) -> [String] {
+    package static func lines(model: DashboardModel) -> [String] {
         let summary = HeadlessSummary(tree: model.tree)
         var out: [String] = []
         var outcome = model.outcome.map { "finished: " + $0.word } ?? "not finished"

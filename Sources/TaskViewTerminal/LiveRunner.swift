@@ -8,41 +8,41 @@ import TaskViewIO
 #endif
 
 /// How a live run looks and ends.
-public struct LiveOptions: Sendable {
+package struct LiveOptions: Sendable {
     /// Simulated seconds per real second (> 0); headless runs ignore it.
-    public var speed: Double = 1
+    package var speed: Double = 1
     /// No curses even on a terminal.
-    public var headless = false
+    package var headless = false
     /// ASCII glyphs only (also chosen automatically for a non-UTF-8 locale).
-    public var ascii = false
+    package var ascii = false
     /// Quit by itself when the root settled.
-    public var exitWhenDone = false
+    package var exitWhenDone = false
     /// Headless: also print commands' output lines (`--output`).
-    public var output = false
+    package var output = false
     /// What a scenario's `id`s and `needs` became (the detail pane lists them).
-    public var needs = ScenarioNeedsMap()
+    package var needs = ScenarioNeedsMap()
     /// Restarts nodes of a scenario run (`r`/`R` in the dashboard); nil: no restarts.
-    public var restarter: ScenarioRestarter?
+    package var restarter: ScenarioRestarter?
     /// Plain mode (`--plain`, `TERM=dumb`): headless lines paced live, with `running:` lines.
-    public var plain = false
+    package var plain = false
     /// Mouse reports on (`--no-mouse` turns them off).
-    public var mouse = true
+    package var mouse = true
     /// The colours (`--theme`, `TASKVIEW_THEME`).
-    public var theme: Theme = .ansi
+    package var theme: Theme = .ansi
     /// Earlier runs of the same scenario file: time-based progress and the ETA.
-    public var history: RunHistory?
+    package var history: RunHistory?
     /// Where the dashboard keeps every command's whole output (`o`); nil: a temporary
     /// directory removed at exit.
-    public var outputDirectory: String?
+    package var outputDirectory: String?
     /// Bytes of output kept per command (`--output-limit`).
-    public var outputLimit = CommandOutputFiles.defaultLimit
+    package var outputLimit = CommandOutputFiles.defaultLimit
     /// Headless: the clock time the lines' times count from (the log's `t = 0`); nil: when
     /// the run starts (0 on a virtual clock).
-    public var origin: Double?
+    package var origin: Double?
     /// Called for every key that cancelled something: the key's name and the node.
-    public var onKey: (@Sendable (_ key: String, _ selection: NodeID?) -> Void)?
+    package var onKey: (@Sendable (_ key: String, _ selection: NodeID?) -> Void)?
 
-    public init(
+    package init(
         speed: Double = 1, headless: Bool = false, ascii: Bool = false, exitWhenDone: Bool = false,
         onKey: (@Sendable (String, NodeID?) -> Void)? = nil
     ) {
@@ -56,12 +56,12 @@ public struct LiveOptions: Sendable {
 
 /// The entry point for every live run (default demo, `demo`, `run`): headless when stdout
 /// is not a terminal or `--headless`, else the curses dashboard.
-public enum LiveRunner {
+package enum LiveRunner {
     /// Runs `root` of `graph` (on `clock`) to the end; `start` executes the root and is
     /// called once observation has begun. Quitting before the root settled cancels it
     /// (source `quit`, or `signal` for Ctrl-C/SIGTERM). Returns the exit status:
     /// 0 succeeded, 1 failed, 130 cancelled.
-    public static func run(
+    package static func run(
         graph: Graph, clock: any GraphClock, root: NodeID, title: String,
         options: LiveOptions, start: @escaping () -> Void
     ) -> Int32 {
@@ -122,10 +122,10 @@ public enum LiveRunner {
 }
 
 /// Locale and environment checks shared by every dashboard command.
-public enum TerminalEnvironment {
+package enum TerminalEnvironment {
     /// Sets the locale from the environment and tells whether it is UTF-8 (else the
     /// dashboard draws ASCII only).
-    public static func isUTF8() -> Bool {
+    package static func isUTF8() -> Bool {
         setlocale(LC_ALL, "")
         guard let cs = tv_codeset() else { return false }
         let name = String(cString: cs).uppercased()
@@ -133,25 +133,25 @@ public enum TerminalEnvironment {
     }
 
     /// `TERM=dumb` (or no TERM at all): a terminal curses cannot draw on; plain output.
-    public static func isDumb() -> Bool {
+    package static func isDumb() -> Bool {
         guard let v = getenv("TERM") else { return false }
         return String(cString: v) == "dumb"
     }
 
     /// Plain mode (live lines, `running:` lines): `--plain` whatever stdout is, or `TERM=dumb`
     /// on a terminal (into a pipe or file, `TERM=dumb` alone gets the headless output).
-    public static func plainChosen(flag: Bool) -> Bool {
+    package static func plainChosen(flag: Bool) -> Bool {
         flag || (isDumb() && isatty(1) != 0)
     }
 
     /// `TASKVIEW_THEME` when it names a theme, else the ANSI colours.
-    public static func theme() -> Theme {
+    package static func theme() -> Theme {
         guard let v = getenv("TASKVIEW_THEME") else { return .ansi }
         return Theme(name: String(cString: v)) ?? .ansi
     }
 
     /// NO_COLOR set to anything non-empty (no-color.org).
-    public static func noColor() -> Bool {
+    package static func noColor() -> Bool {
         guard let v = getenv("NO_COLOR") else { return false }
         return v.pointee != 0
     }

@@ -8,7 +8,7 @@ import TaskViewIO
 extension PlainPacing {
     /// Plain mode against the real clock: `wait` sleeps, `realNow` reads the monotonic
     /// clock; `speed` recorded or simulated seconds per real second.
-    public static func realTime(speed: Double) -> PlainPacing {
+    package static func realTime(speed: Double) -> PlainPacing {
         PlainPacing(
             speed: speed,
             wait: { s in

@@ -8,18 +8,18 @@ import Synchronization
 /// SIGINT/SIGTERM/SIGHUP handling that lets the main loop restore the terminal: the handlers
 /// only record the signal; the loop polls `pending` between key waits. SIGHUP (the terminal
 /// went away: window closed, ssh dropped) ends the session like SIGTERM (taskview.md "Exit").
-public enum Signals {
+package enum Signals {
     static let received = Atomic<Int32>(0)
 
     /// Clears the signal mask inherited from the parent (Swift Testing blocks SIGINT,
     /// SIGTERM, SIGWINCH and more in the processes it spawns). Call at program start.
-    public static func unblockAll() {
+    package static func unblockAll() {
         tv_unblock_signals()
     }
 
     /// Installs the handlers (before curses starts, so ncurses keeps its hands off them).
     /// No SA_RESTART: a signal interrupts the key wait at once.
-    public static func install() {
+    package static func install() {
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { sig in
             Signals.received.store(sig, ordering: .relaxed)
@@ -32,8 +32,8 @@ public enum Signals {
     }
 
     /// The signal received since the last `reset` (0: none).
-    public static var pending: Int32 { received.load(ordering: .relaxed) }
+    package static var pending: Int32 { received.load(ordering: .relaxed) }
 
     /// Forgets a received signal.
-    public static func reset() { received.store(0, ordering: .relaxed) }
+    package static func reset() { received.store(0, ordering: .relaxed) }
 }

@@ -8,10 +8,10 @@ import TaskViewIO
 
 /// The curses screen: setup and restore, size, key input, and drawing a `CellGrid` by
 /// copying only the cells that changed since the last frame. Every call on the main thread.
-public final class Terminal {
-    public enum OpenError: Error, CustomStringConvertible {
+package final class Terminal {
+    package enum OpenError: Error, CustomStringConvertible {
         case unknownTerminal(String)
-        public var description: String {
+        package var description: String {
             switch self {
             case .unknownTerminal(let t): "cannot use terminal type '\(Sanitizer.clean(t))'"
             }
@@ -30,14 +30,14 @@ public final class Terminal {
     private var closed = false
 
     /// Starts curses on the real terminal (stdout/stdin) with `TERM`.
-    public convenience init(noColor: Bool, theme: Theme = .ansi) throws {
+    package convenience init(noColor: Bool, theme: Theme = .ansi) throws {
         try self.init(
             term: nil, output: tv_fdopen(1, "w"), input: tv_fdopen(0, "r"), ownsFiles: true, noColor: noColor,
             theme: theme)
     }
 
     /// Starts curses on the given streams (tests use /dev/null).
-    public init(
+    package init(
         term: String?, output: UnsafeMutablePointer<FILE>?, input: UnsafeMutablePointer<FILE>?,
         ownsFiles: Bool, noColor: Bool, theme: Theme = .ansi
     ) throws {
@@ -76,7 +76,7 @@ public final class Terminal {
     deinit { close() }
 
     /// Restores the terminal (cursor visible, alternate screen off). Safe to call twice.
-    public func close() {
+    package func close() {
         guard !closed else { return }
         closed = true
         curs_set(1)
@@ -89,24 +89,24 @@ public final class Terminal {
     }
 
     /// Columns and rows.
-    public var size: (width: Int, height: Int) {
+    package var size: (width: Int, height: Int) {
         (Int(tv_getmaxx(window)), Int(tv_getmaxy(window)))
     }
 
     /// Repaints everything on the next draw (after a resize, curses already resized the
     /// standard screen).
-    public func handleResize() {
+    package func handleResize() {
         previous = nil
     }
 
     /// Resizes the virtual screen (off-terminal tests).
-    public func resize(width: Int, height: Int) {
+    package func resize(width: Int, height: Int) {
         resizeterm(Int32(height), Int32(width))
         previous = nil
     }
 
     /// Waits at most `milliseconds` (negative: forever) for a key.
-    public func readKey(timeout milliseconds: Int) -> Key? {
+    package func readKey(timeout milliseconds: Int) -> Key? {
         wtimeout(window, Int32(max(-1, min(milliseconds, 60_000))))
         var ch: wint_t = 0
         let r = wget_wch(window, &ch)
@@ -133,7 +133,7 @@ public final class Terminal {
     /// Turns mouse reports on (clicks, double clicks, the wheel) or off; false when the
     /// terminal has no mouse.
     @discardableResult
-    public func enableMouse(_ on: Bool) -> Bool {
+    package func enableMouse(_ on: Bool) -> Bool {
         tv_mouse(on ? 1 : 0) != 0
     }
 
@@ -164,10 +164,10 @@ public final class Terminal {
     }
 
     /// The descriptor curses reads keys from (what the loop polls).
-    public var inputDescriptor: Int32 { input.map { fileno($0) } ?? 0 }
+    package var inputDescriptor: Int32 { input.map { fileno($0) } ?? 0 }
 
     /// Draws `grid`, writing only cells that differ from the last frame.
-    public func draw(_ grid: CellGrid) {
+    package func draw(_ grid: CellGrid) {
         let full = previous == nil || previous!.width != grid.width || previous!.height != grid.height
         if full { werase(window) }
         for y in 0..<grid.height {
@@ -184,8 +184,8 @@ public final class Terminal {
     }
 
     /// Forgets the last frame so the next `draw` repaints everything.
-    public func invalidate() { previous = nil }
+    package func invalidate() { previous = nil }
 
     /// The underlying window (tests read cells back from it).
-    public var rawWindow: UnsafeMutablePointer<WINDOW> { window }
+    package var rawWindow: UnsafeMutablePointer<WINDOW> { window }
 }

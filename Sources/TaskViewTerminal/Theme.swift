@@ -6,12 +6,12 @@ import TaskViewIO
 /// background, so the terminal's theme decides how they look; `dark` and `light` pick
 /// 256-colour shades that read well on such a background (with fewer colours, the
 /// terminal's own colours that do); `mono` uses attributes only, like `NO_COLOR`.
-public enum Theme: String, Sendable, CaseIterable {
+package enum Theme: String, Sendable, CaseIterable {
     case ansi, dark, light, mono
 
     /// `--theme` values and `TASKVIEW_THEME`: `dark`, `light`, `mono` (and `ansi`, the
     /// default). nil: not a theme.
-    public init?(name: String) {
+    package init?(name: String) {
         self.init(rawValue: name.lowercased())
     }
 
@@ -60,7 +60,7 @@ public enum Theme: String, Sendable, CaseIterable {
 
     /// How `style` looks under this theme on a terminal with `colors` colours (0: colours
     /// off, as with NO_COLOR; `mono` never uses any): what the tests check for contrast.
-    public func drawn(_ style: CellStyle, colors: Int32) -> DrawnStyle {
+    package func drawn(_ style: CellStyle, colors: Int32) -> DrawnStyle {
         let useColors = colors > 0 && self != .mono
         let look = Self.look(style.role, colors: useColors)
         var fg = ThemeColor.terminalForeground
@@ -77,7 +77,7 @@ public enum Theme: String, Sendable, CaseIterable {
 }
 
 /// A colour as the terminal draws it: its own foreground or background, or a palette entry.
-public enum ThemeColor: Hashable, Sendable {
+package enum ThemeColor: Hashable, Sendable {
     /// The terminal's own text colour.
     case terminalForeground
     /// The terminal's own background.
@@ -87,15 +87,15 @@ public enum ThemeColor: Hashable, Sendable {
 }
 
 /// A cell's look on the terminal: colours (after reverse video) and attributes.
-public struct DrawnStyle: Hashable, Sendable {
+package struct DrawnStyle: Hashable, Sendable {
     /// The colour the text is drawn in.
-    public var foreground: ThemeColor
+    package var foreground: ThemeColor
     /// The colour behind it.
-    public var background: ThemeColor
+    package var background: ThemeColor
     /// Bold.
-    public var bold: Bool
+    package var bold: Bool
     /// Dim (half-bright).
-    public var dim: Bool
+    package var dim: Bool
     /// Underlined.
-    public var underline: Bool
+    package var underline: Bool
 }

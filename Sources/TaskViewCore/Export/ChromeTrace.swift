@@ -9,7 +9,7 @@ import TaskGraph
 /// Slices are put in lanes (`tid`, named `lane N` by metadata events) so that within one lane
 /// a slice is either inside its parent's slice or overlaps nothing: a viewer draws a lane as a
 /// flame graph, so tasks that ran side by side must not share one (see `Lanes`).
-public enum ChromeTrace {
+package enum ChromeTrace {
     struct Span {
         var name = ""
         var kind = ""
@@ -27,7 +27,7 @@ public enum ChromeTrace {
     }
 
     /// The trace JSON (one document, newline-terminated).
-    public static func export(_ log: ReplayLog) -> [UInt8] {
+    package static func export(_ log: ReplayLog) -> [UInt8] {
         var spans: [Int: Span] = [:]
         // The log's first snapshot may hold nodes that existed before recording began.
         if let first = log.initialNodes {

@@ -16,7 +16,7 @@
 /// keeping `model.view`). The key table already maps the replay-only keys (space . , ← →
 /// 0-9 < >) to `.replay` effects and answers x/X with "read-only" for replays.
 /// All calls happen on the main thread.
-public protocol DashboardSource: AnyObject {
+package protocol DashboardSource: AnyObject {
     /// Fills the model before the first frame (title, tree seeded from a snapshot, ...).
     func start(model: inout DashboardModel)
     /// Brings the model up to `realElapsed` seconds of real time since the start; returns
@@ -43,9 +43,9 @@ public protocol DashboardSource: AnyObject {
 
 extension DashboardSource {
     /// No descriptors: the source's time moves only by `secondsUntilNextTick`.
-    public var wakeDescriptors: [Int32] { [] }
+    package var wakeDescriptors: [Int32] { [] }
 
-    public func outputFile(node: Int, model: DashboardModel) -> String? { nil }
+    package func outputFile(node: Int, model: DashboardModel) -> String? { nil }
 
-    public var plainFeed: PlainFeed? { nil }
+    package var plainFeed: PlainFeed? { nil }
 }

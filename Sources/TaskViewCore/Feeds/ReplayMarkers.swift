@@ -3,17 +3,17 @@ import TaskGraph
 /// A moment worth jumping to in a replay: a node failed, was cancelled, or a root settled.
 /// Events at the same time make one marker (a cancelled subtree is one moment, not a
 /// thousand).
-public struct ReplayMark: Sendable, Equatable {
+package struct ReplayMark: Sendable, Equatable {
     /// Index of the first event of the moment in the log.
-    public var event: Int
+    package var event: Int
     /// Time on the recorded clock.
-    public var time: Double
+    package var time: Double
     /// `failed` or `cancelled`; for a root settling, its outcome (`succeeded` too).
-    public var state: DisplayState
+    package var state: DisplayState
     /// The node the first event is about.
-    public var node: Int
+    package var node: Int
     /// A root settled at this moment.
-    public var rootSettled: Bool
+    package var rootSettled: Bool
 }
 
 /// The markers of a log, and the moments nodes failed or were cancelled (what `n`/`c`

@@ -6,21 +6,21 @@ import TaskGraph
 /// Lines: `[T] #ID NAME: executing` / `succeeded` / `failed: MESSAGE` / `cancelled (SOURCE)`
 /// / `skipped (needs core, which failed)` (a node skipped by `needs`),
 /// T in seconds on the graph clock with three decimals, names and messages sanitized.
-public struct HeadlessPrinter: Sendable {
+package struct HeadlessPrinter: Sendable {
     /// Everything absorbed so far (names, states, counts) for the summary.
-    public private(set) var tree: TreeModel
+    package private(set) var tree: TreeModel
     /// Also print commands' output lines: `[T] #ID NAME | TEXT` (`--output`).
-    public var showOutput = false
+    package var showOutput = false
     /// Earlier runs' durations: state lines end with the run's ETA when one is known.
-    public var history: RunHistory?
+    package var history: RunHistory?
 
     /// Starts empty, or from the snapshot the events continue.
-    public init(snapshot: GraphSnapshot? = nil) {
+    package init(snapshot: GraphSnapshot? = nil) {
         tree = snapshot.map(TreeModel.init(snapshot:)) ?? TreeModel()
     }
 
     /// Absorbs an event; returns the line to print for a state change (nil otherwise).
-    public mutating func absorb(_ event: GraphEvent) -> String? {
+    package mutating func absorb(_ event: GraphEvent) -> String? {
         tree.absorb(event)
         if showOutput, let line = Self.outputLine(for: event, in: tree) { return line }
         guard let line = Self.line(for: event, in: tree) else { return nil }
@@ -31,14 +31,14 @@ public struct HeadlessPrinter: Sendable {
     }
 
     /// `[T] #ID NAME | TEXT` for a command's output line (`--output`), sanitized.
-    public static func outputLine(for event: GraphEvent, in tree: TreeModel) -> String? {
+    package static func outputLine(for event: GraphEvent, in tree: TreeModel) -> String? {
         guard case .output(let id, _, let text) = event.change, tree.contains(id.rawValue) else { return nil }
         return "[" + Format.seconds3(event.time) + "] #\(id.rawValue) " + tree[id.rawValue].name + " | "
             + Sanitizer.clean(text)
     }
 
     /// The line for `event` once `tree` has absorbed it (nil: not a state change to print).
-    public static func line(for event: GraphEvent, in tree: TreeModel) -> String? {
+    package static func line(for event: GraphEvent, in tree: TreeModel) -> String? {
         guard case .stateChanged(let id, let state, let failed, let message) = event.change,
             tree.contains(id.rawValue)
         else { return nil }
@@ -67,7 +67,7 @@ public struct HeadlessPrinter: Sendable {
     /// `root` settled; the last event's time if it never did), then the tree in ASCII with
     /// each node's final state, then the run's report (`RunReport`: first failure, critical
     /// path, slowest commands).
-    public func summary(root: NodeID? = nil) -> [String] {
+    package func summary(root: NodeID? = nil) -> [String] {
         HeadlessSummary(tree: tree).lines(root: root?.rawValue) + RunReport(tree: tree).lines
     }
 }

@@ -2,15 +2,15 @@ import TaskGraph
 
 /// Counts, duration and the final tree of a session, as plain ASCII lines (used by the
 /// headless output and, shortened, by the summary printed after the dashboard closes).
-public struct HeadlessSummary: Sendable {
-    public let tree: TreeModel
+package struct HeadlessSummary: Sendable {
+    package let tree: TreeModel
 
-    public init(tree: TreeModel) {
+    package init(tree: TreeModel) {
         self.tree = tree
     }
 
     /// The root a session is about: `root` if live, else the first root.
-    public func rootID(_ root: Int?) -> Int? {
+    package func rootID(_ root: Int?) -> Int? {
         if let root, tree.contains(root) { return root }
         var first: Int?
         tree.forEachRoot {
@@ -21,7 +21,7 @@ public struct HeadlessSummary: Sendable {
     }
 
     /// Seconds on the graph clock until the root settled (last event time otherwise).
-    public func duration(root: Int?) -> Double {
+    package func duration(root: Int?) -> Double {
         if let r = rootID(root), !tree[r].endedAt.isNaN {
             // After restarts the run ends with the last restart's attempts.
             var end = tree[r].endedAt
@@ -34,10 +34,10 @@ public struct HeadlessSummary: Sendable {
     }
 
     /// `Summary: 3 succeeded, 1 failed, 0 cancelled, 2 skipped, 0 not executed, 0 executing`
-    public var countsLine: String { Self.countsLine(tree.counts) }
+    package var countsLine: String { Self.countsLine(tree.counts) }
 
     /// The counts line for counts per `DisplayState.rawValue`.
-    public static func countsLine(_ c: [Int]) -> String {
+    package static func countsLine(_ c: [Int]) -> String {
         return "Summary: \(c[DisplayState.succeeded.rawValue]) succeeded, \(c[DisplayState.failed.rawValue]) failed, "
             + "\(c[DisplayState.cancelled.rawValue]) cancelled, \(c[DisplayState.skipped.rawValue]) skipped, "
             + "\(c[DisplayState.notExecuted.rawValue]) not executed, \(c[DisplayState.executing.rawValue]) executing"
@@ -45,7 +45,7 @@ public struct HeadlessSummary: Sendable {
 
     /// `#ID NAME: STATE` with the error or cancel source (sanitized; the tree lines are
     /// ASCII, names keep their characters).
-    public func describe(_ i: Int) -> String {
+    package func describe(_ i: Int) -> String {
         let n = tree[i]
         var s = "#\(i) " + name(i) + ": " + n.display.word
         if n.display == .failed { s += ": " + Sanitizer.clean(n.message ?? "error") }
@@ -64,7 +64,7 @@ public struct HeadlessSummary: Sendable {
     }
 
     /// The whole block.
-    public func lines(root: Int?) -> [String] {
+    package func lines(root: Int?) -> [String] {
         var out = [countsLine, "Duration: " + Format.seconds3(duration(root: root)) + "s"]
         tree.forEachRoot { r in
             appendTree(r, into: &out)

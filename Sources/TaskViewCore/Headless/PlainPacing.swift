@@ -4,17 +4,17 @@ import TaskGraph
 /// real time like the dashboard, and a line every `runningEvery` seconds of graph time
 /// saying what is running (`[T] running: a, b, c (+4)`), for screen readers, Emacs shells
 /// and CI logs that want to see progress.
-public struct PlainPacing: Sendable {
+package struct PlainPacing: Sendable {
     /// Simulated seconds per real second (a virtual clock only).
-    public var speed: Double
+    package var speed: Double
     /// Graph seconds between `running:` lines.
-    public var runningEvery: Double
+    package var runningEvery: Double
     /// Sleeps this many real seconds (tests pass one that returns at once).
-    public var wait: @Sendable (Double) -> Void
+    package var wait: @Sendable (Double) -> Void
     /// Real seconds since some fixed point (tests pass a clock that follows `wait`).
-    public var realNow: @Sendable () -> Double
+    package var realNow: @Sendable () -> Double
 
-    public init(
+    package init(
         speed: Double = 1, runningEvery: Double = defaultRunningEvery, wait: @escaping @Sendable (Double) -> Void,
         realNow: @escaping @Sendable () -> Double
     ) {
@@ -25,14 +25,14 @@ public struct PlainPacing: Sendable {
     }
 
     /// Seconds between `running:` lines: 10.
-    public static let defaultRunningEvery = 10.0
+    package static let defaultRunningEvery = 10.0
 
     /// How many names a `running:` line spells out before `(+N)`.
-    public static let namesShown = 3
+    package static let namesShown = 3
 
     /// `[T] running: a, b, c (+4)`: the executing nodes with no executing child (what is
     /// actually at work), in creation order; nil when nothing executes.
-    public static func runningLine(_ tree: TreeModel, time: Double) -> String? {
+    package static func runningLine(_ tree: TreeModel, time: Double) -> String? {
         guard tree.counts[DisplayState.executing.rawValue] > 0 else { return nil }
         var names: [String] = []
         var more = 0
@@ -47,7 +47,7 @@ public struct PlainPacing: Sendable {
     /// The `running:` line for the subtree under `row` (not counting `row` itself), in tree
     /// order: what one attached program is doing. Walks only branches where something
     /// executes.
-    public static func runningLine(_ tree: TreeModel, under row: Int, time: Double) -> String? {
+    package static func runningLine(_ tree: TreeModel, under row: Int, time: Double) -> String? {
         guard tree.contains(row), tree[row].subtree.count(.executing) > 0 else { return nil }
         var names: [String] = []
         var more = 0

@@ -1,6 +1,6 @@
 /// What a key asks the outside world to do; the reducer stays pure and the source
 /// (live graph or replay) carries these out.
-public enum DashboardEffect: Sendable, Equatable {
+package enum DashboardEffect: Sendable, Equatable {
     /// Cancel this node through `Graph.cancel(_:source:)`.
     case cancel(node: Int, source: String)
     /// Restart this settled node and the nodes skipped because of it (a live scenario run).
@@ -15,7 +15,7 @@ public enum DashboardEffect: Sendable, Equatable {
 
 /// What a replay source is asked to do (`DashboardEffect.replay`): a switch over these is
 /// exhaustive, so a new control does not compile until every replay source handles it.
-public enum ReplayControl: Hashable, Sendable {
+package enum ReplayControl: Hashable, Sendable {
     /// Play or pause (space); at the end, play again from the start.
     case playPause
     /// One event forward / back (`.` / `,`), paused.
@@ -38,11 +38,11 @@ public enum ReplayControl: Hashable, Sendable {
 
 /// taskview's own cancel labels (the `source` of a cancel it asks for; the library's own
 /// labels are `CancelSource`).
-public enum ViewerCancelSource {
+package enum ViewerCancelSource {
     /// `x` then `y` on a row.
-    public static let keyboard = "keyboard"
+    package static let keyboard = "keyboard"
     /// Quitting while the graph runs.
-    public static let quit = "quit"
+    package static let quit = "quit"
     /// SIGINT, SIGTERM or SIGHUP while the graph runs.
-    public static let signal = "signal"
+    package static let signal = "signal"
 }

@@ -1,5 +1,5 @@
 /// A key press, decoded from the terminal (or scripted in tests).
-public enum Key: Hashable, Sendable {
+package enum Key: Hashable, Sendable {
     case char(Character)
     case up, down, left, right, pageUp, pageDown, home, end
     case enter, escape, backspace, ctrlC, resize, tab
@@ -9,7 +9,7 @@ public enum Key: Hashable, Sendable {
     case mouse(MouseEvent)
 
     /// How the key is named in help, footers and replay logs.
-    public var name: String {
+    package var name: String {
         switch self {
         case .char(" "): "space"
         case .char(let c): String(c)
@@ -34,7 +34,7 @@ public enum Key: Hashable, Sendable {
 }
 
 /// Everything a key can do.
-public enum Action: Hashable, Sendable {
+package enum Action: Hashable, Sendable {
     case moveUp, moveDown, pageUp, pageDown, moveTop, moveBottom
     case collapseOrParent, expand, expandOne, collapseOne, expandAll
     case openDetail, close
@@ -72,37 +72,37 @@ public enum Action: Hashable, Sendable {
 }
 
 /// Where a binding applies.
-public enum KeyScope: Sendable, Equatable {
+package enum KeyScope: Sendable, Equatable {
     case always, liveOnly, replayOnly
 }
 
 /// Where in the dashboard a binding applies: anywhere, or only with the detail pane of a
 /// command open (and, for match keys, an output search active). A binding for a narrower
 /// context wins over one for anywhere with the same key.
-public enum KeyContext: Int, Sendable, Comparable {
+package enum KeyContext: Int, Sendable, Comparable {
     case anywhere, commandDetail, outputSearch
 
-    public static func < (a: KeyContext, b: KeyContext) -> Bool { a.rawValue < b.rawValue }
+    package static func < (a: KeyContext, b: KeyContext) -> Bool { a.rawValue < b.rawValue }
 }
 
 /// One row of the key table: the keys, what they do, and how help and footer show them.
-public struct KeyBinding: Sendable {
-    public let action: Action
-    public let keys: [Key]
+package struct KeyBinding: Sendable {
+    package let action: Action
+    package let keys: [Key]
     /// Keys as help shows them: `↑/k`.
-    public let label: String
-    public let help: String
-    public let scope: KeyScope
+    package let label: String
+    package let help: String
+    package let scope: KeyScope
     /// Shown in the footer (the most useful keys).
-    public let footer: String?
+    package let footer: String?
     /// Where it applies (see `KeyContext`).
-    public var context: KeyContext = .anywhere
+    package var context: KeyContext = .anywhere
 }
 
 /// The one key table: it dispatches keys and generates the help overlay and the footer,
 /// so they never disagree.
-public enum KeyTable {
-    public static let bindings: [KeyBinding] = {
+package enum KeyTable {
+    package static let bindings: [KeyBinding] = {
         var b: [KeyBinding] = [
             .init(
                 action: .moveUp, keys: [.up, .char("k")], label: "↑/k", help: "move up", scope: .always, footer: nil),
@@ -264,13 +264,13 @@ public enum KeyTable {
     }()
 
     /// The bindings that apply in a live session or a replay.
-    public static func bindings(replay: Bool) -> [KeyBinding] {
+    package static func bindings(replay: Bool) -> [KeyBinding] {
         bindings.filter { $0.scope == .always || $0.scope == (replay ? .replayOnly : .liveOnly) }
     }
 
     /// The bindings in force in `context`: its own, and those for anywhere whose keys it
     /// does not take over.
-    public static func bindings(replay: Bool, context: KeyContext) -> [KeyBinding] {
+    package static func bindings(replay: Bool, context: KeyContext) -> [KeyBinding] {
         let rows = bindings(replay: replay)
         let own = rows.filter { $0.context != .anywhere && $0.context <= context }
         let taken = Set(own.flatMap(\.keys))
@@ -282,7 +282,7 @@ public enum KeyTable {
     /// The action for a key, if any (`context`: where the keyboard is, see `KeyContext`). A
     /// binding for a narrower context wins; then live- or replay-only ones (replay binds
     /// `[`/`]` to markers before the detail pane's scrolling), then those for both.
-    public static func action(for key: Key, replay: Bool, context: KeyContext = .anywhere) -> Action? {
+    package static func action(for key: Key, replay: Bool, context: KeyContext = .anywhere) -> Action? {
         let all = bindings(replay: replay)
         for b in all where b.context != .anywhere && b.context <= context && b.keys.contains(key) {
             return b.action
@@ -304,7 +304,7 @@ public enum KeyTable {
     }
 
     /// The help overlay's lines: `label  description`, in table order.
-    public static func helpLines(replay: Bool, ascii: Bool = false) -> [String] {
+    package static func helpLines(replay: Bool, ascii: Bool = false) -> [String] {
         let rows = bindings(replay: replay).filter { !$0.help.isEmpty }
         let labels = rows.map { ascii ? asciiLabel($0.label) : $0.label }
         let width = labels.map(\.count).max() ?? 0
@@ -314,13 +314,13 @@ public enum KeyTable {
     }
 
     /// The footer's key hints.
-    public static func footer(replay: Bool, ascii: Bool = false, context: KeyContext = .anywhere) -> String {
+    package static func footer(replay: Bool, ascii: Bool = false, context: KeyContext = .anywhere) -> String {
         let text = bindings(replay: replay, context: context).compactMap(\.footer).joined(separator: "  ")
         return ascii ? asciiLabel(text) : text
     }
 
     /// Arrow names spelled in ASCII.
-    public static func asciiLabel(_ text: String) -> String {
+    package static func asciiLabel(_ text: String) -> String {
         text.replacing("↑↓", with: "Up/Down").replacing("←→", with: "Left/Right")
             .replacing("↑", with: "Up").replacing("↓", with: "Down")
             .replacing("←", with: "Left").replacing("→", with: "Right")

@@ -24,7 +24,7 @@ extension Reducer {
     }
 
     /// Lines one `[` or `]` scrolls the detail pane's output.
-    public static let detailScrollStep = 5
+    package static let detailScrollStep = 5
 
     /// Scrolls the open detail pane's output by `detailScrollStep` lines; scrolling down to
     /// the newest line follows it again.

@@ -89,7 +89,7 @@ extension Reducer {
     }
 
     /// FOLLOW: select the newest executing node, expanding its ancestors.
-    public static func applyFollow(_ model: inout DashboardModel) {
+    package static func applyFollow(_ model: inout DashboardModel) {
         guard model.view.follow else { return }
         var tree = model.shown
         guard let newest = tree.newestExecuting() else { return }
@@ -108,7 +108,7 @@ extension Reducer {
     }
 
     /// What the footer says when no node in `state` is left in that direction.
-    public static func noMoreMessage(_ state: DisplayState) -> String {
+    package static func noMoreMessage(_ state: DisplayState) -> String {
         state == .failed ? "no more failures" : "no more cancelled nodes"
     }
 
@@ -128,7 +128,7 @@ extension Reducer {
     }
 
     /// Selects row `target`, expanding its ancestors and clearing a filter that hides it.
-    public static func reveal(_ model: inout DashboardModel, _ target: Int) {
+    package static func reveal(_ model: inout DashboardModel, _ target: Int) {
         let d = model.displayTree()
         guard d.tree.contains(target) else { return }
         select(&model, row: d.row(of: target), in: d)

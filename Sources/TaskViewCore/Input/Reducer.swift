@@ -2,9 +2,9 @@ import TaskGraph
 
 /// The pure update step: (model, key) -> model + effects. Keys reach actions only through
 /// `KeyTable`; nothing here talks to a graph or a terminal.
-public enum Reducer {
+package enum Reducer {
     /// Applies a key. `rows` is the height of the tree area (for PgUp/PgDn).
-    public static func reduce(_ model: inout DashboardModel, key: Key, rows: Int) -> [DashboardEffect] {
+    package static func reduce(_ model: inout DashboardModel, key: Key, rows: Int) -> [DashboardEffect] {
         model.refreshDerived()
         switch model.view.mode {
         case .confirmCancel(let node):
@@ -58,7 +58,7 @@ public enum Reducer {
     /// new `Action` does not compile until it is handled here; each concern's work is in its
     /// own file (`Reducer+Navigation`, `Reducer+Detail`, `Reducer+Output`, `Reducer+Commands`,
     /// `Reducer+Replay`, `Reducer+Prompts`).
-    public static func apply(_ model: inout DashboardModel, _ action: Action, rows: Int) -> [DashboardEffect] {
+    package static func apply(_ model: inout DashboardModel, _ action: Action, rows: Int) -> [DashboardEffect] {
         switch action {
         // Moving through the tree and shaping it (Reducer+Navigation).
         case .moveUp: move(&model, .up, rows: rows)

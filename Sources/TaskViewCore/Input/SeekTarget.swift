@@ -1,11 +1,11 @@
 /// Where `t` seeks a replay: a time on the recorded clock or a share of the recording.
-public enum SeekTarget: Hashable, Sendable {
+package enum SeekTarget: Hashable, Sendable {
     case seconds(Double)
     case fraction(Double)
 
     /// Parses what a person types after `t`: `1:30`, `1:02:03`, `90s`, `90`, `2m`, `45%`
     /// (nil: not a time).
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let t = text.filter { $0 != " " }.lowercased()
         guard !t.isEmpty else { return nil }
         if t.hasSuffix("%") {
@@ -43,7 +43,7 @@ public enum SeekTarget: Hashable, Sendable {
     }
 
     /// The time it names in a recording `duration` seconds long (clamped to it).
-    public func seconds(in duration: Double) -> Double {
+    package func seconds(in duration: Double) -> Double {
         switch self {
         case .seconds(let s): min(max(0, s), duration)
         case .fraction(let f): duration * min(max(0, f), 1)

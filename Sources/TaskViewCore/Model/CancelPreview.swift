@@ -3,28 +3,28 @@ import TaskGraph
 /// What cancelling a node will do, for the `x` confirmation: how many running subtasks go
 /// with it, and which ancestors the upward rule cancels (api.md, "Upward": every unsettled
 /// ancestor up to, not including, the first `allSettled`, which absorbs the cancel).
-public struct CancelPreview: Sendable, Equatable {
-    public let node: Int
+package struct CancelPreview: Sendable, Equatable {
+    package let node: Int
     /// The row name of the node.
-    public let name: String
+    package let name: String
     /// Executing descendants (not counting the node).
-    public let runningSubtasks: Int
+    package let runningSubtasks: Int
     /// Names of the ancestors cancelled with it, nearest first.
-    public let ancestors: [String]
+    package let ancestors: [String]
     /// False when the node has settled: there is nothing to cancel.
-    public let cancellable: Bool
+    package let cancellable: Bool
     /// The attached program the node runs in (`NAME (pid N)`), nil outside `attach`.
-    public let program: String?
+    package let program: String?
     /// For a span (async.md): its name; `name` is then the scope or task that owns it, the
     /// one a cancel reaches.
-    public let span: String?
+    package let span: String?
     /// Why nothing can be cancelled although the node runs (a span no scope or task owns).
-    public let readOnly: String?
+    package let readOnly: String?
     /// The node has no subtasks; `leafRunning`: and it is executing.
-    public let isLeaf: Bool
-    public let leafRunning: Bool
+    package let isLeaf: Bool
+    package let leafRunning: Bool
 
-    public init(tree: TreeModel, display: DisplayTree, node selected: Int) {
+    package init(tree: TreeModel, display: DisplayTree, node selected: Int) {
         self.node = selected
         // A span is not a task: a cancel reaches its nearest scope or task.
         var node = selected
@@ -75,7 +75,7 @@ public struct CancelPreview: Sendable, Equatable {
 
     /// "Cancel NAME and its N running subtasks? [y/N]"; for a leaf, which has no subtasks,
     /// "Cancel NAME (it is running)? [y/N]" (or just "Cancel NAME? [y/N]" before it runs).
-    public var prompt: String {
+    package var prompt: String {
         let place = program.map { " in " + $0 } ?? ""
         let runs = span.map { ", which runs span " + $0 + "," } ?? ""
         if isLeaf { return "Cancel \(name)\(runs)\(place)\(leafRunning ? " (it is running)" : "")? [y/N]" }
@@ -84,7 +84,7 @@ public struct CancelPreview: Sendable, Equatable {
     }
 
     /// The line about the upward rule (nil when no ancestor goes with it).
-    public var upwardNote: String? {
+    package var upwardNote: String? {
         guard !ancestors.isEmpty else { return nil }
         return "Also cancels (upward): " + ancestors.joined(separator: ", ")
     }

@@ -6,43 +6,45 @@ public struct DashboardModel: Sendable {
     /// The live graph; events are absorbed here even while the display is paused.
     public var tree = TreeModel()
     /// The tree as it was when the person paused (nil when not paused): what is drawn.
-    public var frozen: TreeModel?
+    package var frozen: TreeModel?
+    /// What the person did to the view: selection, scrolling, folds, panes, filter.
     public var view = ViewState()
     /// Header title: scenario or log name (sanitized when drawn).
-    public var title: String
+    package var title: String
     /// Elapsed time on the graph clock, as the source last set it.
-    public var clockNow: Double = 0
+    package var clockNow: Double = 0
     /// The clock when the display was paused (what a frozen display shows).
-    public var pausedClock: Double?
+    package var pausedClock: Double?
     /// The root whose outcome ends the session (-1: the first root).
-    public var root: Int = -1
+    package var root: Int = -1
     /// Set when the root settled.
-    public var outcome: RootOutcome?
+    package var outcome: RootOutcome?
     /// Said after the outcome in the header and the exit summary (attach: which program
     /// ended how).
-    public var outcomeDetail: String?
+    package var outcomeDetail: String?
     /// Earlier runs' durations (`taskview run`): time-based progress and the header's ETA.
-    public var history: RunHistory?
+    package var history: RunHistory?
     /// Where a replay stands, set by a replay source (see `DashboardSource`); nil: live.
-    public var replay: ReplayState?
+    package var replay: ReplayState?
     /// A replay (or a followed log): read-only, with replay keys and the timeline strip.
-    public var isReplay: Bool { replay != nil }
+    package var isReplay: Bool { replay != nil }
     /// Draw ASCII glyphs only.
-    public var ascii = false
+    package var ascii = false
     /// Cached filter visibility (see `Filter`).
     var filterCache = FilterCache()
 
     /// Whether the source can restart nodes (`r`/`R`): a live scenario run.
-    public var canRestart = false
+    package var canRestart = false
     /// A restart's attempts are running: the run is live again, no outcome yet.
-    public var restartsRunning = false
+    package var restartsRunning = false
 
+    /// An empty model whose header says `title`.
     public init(title: String) {
         self.title = title
     }
 
     /// The tree that is drawn and navigated: frozen while paused.
-    public var shown: TreeModel { frozen ?? tree }
+    package var shown: TreeModel { frozen ?? tree }
 
     /// Absorbs one graph event into the live tree.
     public mutating func absorb(_ event: GraphEvent) {
@@ -50,7 +52,7 @@ public struct DashboardModel: Sendable {
     }
 
     /// The root the session is about (explicit, else the first live root).
-    public var rootID: Int? {
+    package var rootID: Int? {
         if root >= 0 { return tree.contains(root) ? root : nil }
         var first: Int?
         tree.forEachRoot {
@@ -62,7 +64,7 @@ public struct DashboardModel: Sendable {
 
     /// Updates `outcome` from the live tree; returns true when it changed.
     @discardableResult
-    public mutating func updateOutcome() -> Bool {
+    package mutating func updateOutcome() -> Bool {
         if !tree.attempts.isEmpty { tree.rejudge() } // the rows above restarted ones
         guard !restartsRunning, let r = rootID else { return false }
         if !tree.attempts.isEmpty {
@@ -89,20 +91,20 @@ public struct DashboardModel: Sendable {
 }
 
 /// Where a replay stands: what the header and the timeline strip show of it.
-public struct ReplayState: Sendable {
+package struct ReplayState: Sendable {
     /// Seconds into the log shown now.
-    public var position: Double = 0
+    package var position: Double = 0
     /// The log's length in seconds.
-    public var duration: Double = 0
+    package var duration: Double = 0
     /// Playback speed (1: as recorded).
-    public var speed: Double = 1
+    package var speed: Double = 1
     /// Playing (false: paused).
-    public var playing = true
+    package var playing = true
     /// The replay's markers (failures, cancels, roots settling), for the timeline strip.
-    public var marks: [ReplayMark] = []
+    package var marks: [ReplayMark] = []
     /// Markers at or before the position (the header's `marker 3/17`).
-    public var marker = 0
+    package var marker = 0
 
     /// The start of a replay: at 0, playing at speed 1, no markers yet.
-    public init() {}
+    package init() {}
 }

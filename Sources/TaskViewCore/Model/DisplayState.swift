@@ -4,11 +4,11 @@ import TaskGraph
 /// `skipped` is a node that never executed and never will: its parent has settled or is
 /// itself skipped (the rest of a failed `sequential`, an unneeded recovery, everything
 /// under a cancelled node).
-public enum DisplayState: Int, Sendable, CaseIterable {
+package enum DisplayState: Int, Sendable, CaseIterable {
     case notExecuted, executing, succeeded, failed, cancelled, skipped
 
     /// The word used in headless lines, summaries and the detail pane.
-    public var word: String {
+    package var word: String {
         switch self {
         case .notExecuted: "not executed"
         case .executing: "executing"
@@ -20,15 +20,15 @@ public enum DisplayState: Int, Sendable, CaseIterable {
     }
 
     /// Whether the node has reached its final state (skipped counts as final).
-    public var isFinal: Bool { self != .notExecuted && self != .executing }
+    package var isFinal: Bool { self != .notExecuted && self != .executing }
 }
 
 /// How a root (and so a run) ended.
-public enum RootOutcome: Sendable, Equatable {
+package enum RootOutcome: Sendable, Equatable {
     case succeeded, failed, cancelled
 
     /// The exit status taskview uses for it: 0, 1, 130.
-    public var exitStatus: Int32 {
+    package var exitStatus: Int32 {
         switch self {
         case .succeeded: 0
         case .failed: 1
@@ -37,7 +37,7 @@ public enum RootOutcome: Sendable, Equatable {
     }
 
     /// `succeeded`, `failed`, `cancelled`.
-    public var word: String {
+    package var word: String {
         switch self {
         case .succeeded: "succeeded"
         case .failed: "failed"

@@ -4,9 +4,9 @@ import TaskGraph
 /// nodes' children hidden, and a filter applied. Every walk is local (O(depth) or
 /// O(siblings)), never a pass over the whole tree, so a 100,000-node graph stays fast:
 /// the renderer starts at the top row's node and steps `next` once per row.
-public struct DisplayTree {
-    public let tree: TreeModel
-    public let view: ViewState
+package struct DisplayTree {
+    package let tree: TreeModel
+    package let view: ViewState
     /// Filter visibility by raw id (nil: no filter).
     let mask: FilterMask?
     /// The graph clock (what `duration` sorting measures running nodes against).
@@ -14,7 +14,7 @@ public struct DisplayTree {
     /// Sibling lists in `view.sort` order, worked out per parent as rows need them.
     let order = SiblingOrder()
 
-    public init(tree: TreeModel, view: ViewState, mask: FilterMask?, now: Double = 0) {
+    package init(tree: TreeModel, view: ViewState, mask: FilterMask?, now: Double = 0) {
         self.tree = tree
         self.view = view
         self.mask = mask
@@ -27,18 +27,18 @@ public struct DisplayTree {
     func node(_ i: Int) -> TreeModel.Node { tree.nodes[i] }
 
     /// A `map` adapter whose single child is drawn in its row.
-    public func isFoldingMap(_ i: Int) -> Bool {
+    package func isFoldingMap(_ i: Int) -> Bool {
         view.foldMaps && tree.nodes[i].foldsIntoChild
     }
 
     /// A node drawn inside its adapter's row, not on a row of its own.
-    public func isFolded(_ i: Int) -> Bool {
+    package func isFolded(_ i: Int) -> Bool {
         let p = Int(tree.nodes[i].parent)
         return p >= 0 && tree.contains(p) && isFoldingMap(p)
     }
 
     /// The node whose name and children a row shows (itself unless it is a folding map).
-    public func content(_ i: Int) -> Int {
+    package func content(_ i: Int) -> Int {
         var c = i
         var guardSteps = 0
         while isFoldingMap(c) && guardSteps < 10_000 {
@@ -49,7 +49,7 @@ public struct DisplayTree {
     }
 
     /// The row a node's row hangs under (-1: a root row).
-    public func parent(_ i: Int) -> Int {
+    package func parent(_ i: Int) -> Int {
         var p = Int(tree.nodes[i].parent)
         while p >= 0 && tree.contains(p) && isFolded(p) { p = Int(tree.nodes[p].parent) }
         return p >= 0 && tree.contains(p) ? p : -1
@@ -66,10 +66,10 @@ public struct DisplayTree {
     }
 
     /// Whether the row's children are shown.
-    public func isExpanded(_ i: Int) -> Bool { mask != nil || view.isExpanded(i) }
+    package func isExpanded(_ i: Int) -> Bool { mask != nil || view.isExpanded(i) }
 
     /// Whether the row has any child row (regardless of collapsing).
-    public func hasChildren(_ i: Int) -> Bool {
+    package func hasChildren(_ i: Int) -> Bool {
         for c in tree.nodes[content(i)].children where tree.contains(Int(c)) && passes(Int(c)) {
             return true
         }
@@ -95,7 +95,7 @@ public struct DisplayTree {
     }
 
     /// The next row at the same level, if any.
-    public func nextSibling(_ i: Int) -> Int? {
+    package func nextSibling(_ i: Int) -> Int? {
         if isSorted { return sortedSibling(i, step: 1) }
         let p = Int(tree.nodes[i].parent)
         let start = Int(tree.nodes[i].index) + 1
@@ -142,7 +142,7 @@ public struct DisplayTree {
     }
 
     /// The first row of the tree.
-    public func first() -> Int? {
+    package func first() -> Int? {
         if isSorted { return rootOrder().first(where: rootShown) }
         var found: Int?
         tree.forEachRoot { r in
@@ -156,7 +156,7 @@ public struct DisplayTree {
     }
 
     /// The last row of the tree.
-    public func last() -> Int? {
+    package func last() -> Int? {
         var lastRoot: Int?
         if isSorted {
             lastRoot = rootOrder().last(where: rootShown)
@@ -177,7 +177,7 @@ public struct DisplayTree {
     }
 
     /// The row after `i` (preorder), if any.
-    public func next(_ i: Int) -> Int? {
+    package func next(_ i: Int) -> Int? {
         if let c = firstChild(i) { return c }
         var x = i
         while true {
@@ -188,14 +188,14 @@ public struct DisplayTree {
     }
 
     /// The row before `i`, if any.
-    public func prev(_ i: Int) -> Int? {
+    package func prev(_ i: Int) -> Int? {
         if let s = prevSibling(i) { return lastDescendant(s) }
         let p = parent(i)
         return p >= 0 ? p : nil
     }
 
     /// Whether `i` has a row now (exists, not folded, passes the filter, ancestors expanded).
-    public func isVisible(_ i: Int) -> Bool {
+    package func isVisible(_ i: Int) -> Bool {
         guard tree.contains(i), !isFolded(i), passes(i) else { return false }
         var p = parent(i)
         while p >= 0 {
@@ -217,7 +217,7 @@ public struct DisplayTree {
     }
 
     /// Whether row `a` comes before row `b` (both visible).
-    public func precedes(_ a: Int, _ b: Int) -> Bool {
+    package func precedes(_ a: Int, _ b: Int) -> Bool {
         if a == b { return false }
         let pa = [a] + ancestors(a)
         let pb = [b] + ancestors(b)

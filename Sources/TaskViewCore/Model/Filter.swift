@@ -74,7 +74,7 @@ package struct FilterCache: Sendable {
 
 /// The rows a filter keeps, by raw id: a flag per id of the node table's array, and a set
 /// for the ids beyond it (so a huge id costs one entry, not a flag per smaller id).
-public struct FilterMask: Sendable {
+package struct FilterMask: Sendable {
     private var dense: [Bool]
     /// The id of `dense[0]`.
     private let base: Int
@@ -86,7 +86,7 @@ public struct FilterMask: Sendable {
     }
 
     /// Whether `id` passes the filter.
-    public subscript(_ id: Int) -> Bool {
+    package subscript(_ id: Int) -> Bool {
         let k = id &- base
         if k >= 0 && k < dense.count { return dense[k] }
         return !far.isEmpty && far.contains(id)
@@ -110,7 +110,7 @@ extension DashboardModel {
 
     /// The navigable tree as drawn now. Always current: when the tree's structure or the
     /// filter changed since the last `refreshDerived()`, the filter is worked out afresh.
-    public func displayTree() -> DisplayTree {
+    package func displayTree() -> DisplayTree {
         let frozen = self.frozen != nil
         let mask =
             filterCache.isCurrent(tree: shown, view: view, frozen: frozen)
@@ -142,7 +142,7 @@ extension DashboardModel {
 
     /// The node of the first tree row for a tree area `rows` high, keeping the selection
     /// visible with as little scrolling as possible. O(rows + depth).
-    public func topRow(rows: Int) -> Int? {
+    package func topRow(rows: Int) -> Int? {
         topRow(rows: rows, in: displayTree())
     }
 

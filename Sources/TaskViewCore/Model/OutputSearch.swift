@@ -1,9 +1,9 @@
 /// The detail pane's output search: case-insensitive substring matches in a command's kept
 /// output lines, as shown (sanitized).
-public enum OutputSearch {
+package enum OutputSearch {
     /// Where `query` occurs in `text`, case-insensitively: (first character, characters)
     /// of each match, in order, not overlapping. An empty query matches nothing.
-    public static func occurrences(in text: String, of query: String) -> [(start: Int, length: Int)] {
+    package static func occurrences(in text: String, of query: String) -> [(start: Int, length: Int)] {
         let q = query.map { $0.lowercased() }
         guard !q.isEmpty else { return [] }
         let t = text.map { $0.lowercased() }
@@ -21,13 +21,13 @@ public enum OutputSearch {
     }
 
     /// Whether `text` contains `query`, case-insensitively.
-    public static func contains(_ text: String, _ query: String) -> Bool {
+    package static func contains(_ text: String, _ query: String) -> Bool {
         !query.isEmpty && !occurrences(in: text, of: query).isEmpty
     }
 
     /// The kept lines of `ring` that match, as line numbers counted like `OutputRing.total`
     /// from 0, oldest first.
-    public static func matches(_ ring: OutputRing, _ query: String) -> [Int] {
+    package static func matches(_ ring: OutputRing, _ query: String) -> [Int] {
         guard !query.isEmpty else { return [] }
         let oldest = ring.total - ring.count
         var out: [Int] = []
@@ -38,7 +38,7 @@ public enum OutputSearch {
     }
 
     /// The pane header's words: `match 2 of 5`, `no match for "x"`.
-    public static func status(query: String, matches: [Int], current: Int?) -> String {
+    package static func status(query: String, matches: [Int], current: Int?) -> String {
         guard !matches.isEmpty else { return "no match for \"" + query + "\"" }
         let k = current.flatMap { c in matches.firstIndex { $0 >= c } } ?? 0
         return "match \(k + 1) of \(matches.count)"
@@ -48,13 +48,13 @@ public enum OutputSearch {
 extension DashboardModel {
     /// Where the keyboard is (see `KeyContext`): the detail pane of a command, with or
     /// without an output search, or anywhere else.
-    public var keyContext: KeyContext {
+    package var keyContext: KeyContext {
         guard detailShowsCommand else { return .anywhere }
         return view.search.isEmpty ? .commandDetail : .outputSearch
     }
 
     /// Whether the open detail pane shows a command (facts or output lines).
-    public var detailShowsCommand: Bool {
+    package var detailShowsCommand: Bool {
         let sel = view.selection
         guard view.detailOpen, shown.contains(sel) else { return false }
         let c = displayTree().content(sel)
@@ -62,7 +62,7 @@ extension DashboardModel {
     }
 
     /// The output lines of the command whose detail pane is open.
-    public var detailOutput: OutputRing? {
+    package var detailOutput: OutputRing? {
         let sel = view.selection
         guard view.detailOpen, shown.contains(sel) else { return nil }
         return shown.outputs[displayTree().content(sel)]

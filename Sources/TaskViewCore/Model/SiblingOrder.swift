@@ -55,13 +55,13 @@ final class SiblingOrder {
 
 extension DisplayTree {
     /// `x`'s live children in row order.
-    public func children(of x: Int) -> [Int] {
+    package func children(of x: Int) -> [Int] {
         if isSorted { return order.list(x, in: self) }
         return tree.nodes[x].children.map { Int($0) }.filter { tree.contains($0) && Int(tree.nodes[$0].parent) == x }
     }
 
     /// The live roots in row order.
-    public func rootOrder() -> [Int] {
+    package func rootOrder() -> [Int] {
         isSorted ? order.list(-1, in: self) : tree.roots
     }
 

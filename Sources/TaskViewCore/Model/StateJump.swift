@@ -45,7 +45,7 @@ extension DisplayTree {
     }
 
     /// The first node in `state` after node `from` in row order (-1: from the top).
-    public func nextNode(in state: DisplayState, after from: Int) -> Int? {
+    package func nextNode(in state: DisplayState, after from: Int) -> Int? {
         guard from >= 0, tree.contains(from) else {
             for r in rootOrder() where holds(r, state) { return firstIn(r, state) }
             return nil
@@ -69,7 +69,7 @@ extension DisplayTree {
     }
 
     /// The last node in `state` before node `from` in row order (-1: from the bottom).
-    public func prevNode(in state: DisplayState, before from: Int) -> Int? {
+    package func prevNode(in state: DisplayState, before from: Int) -> Int? {
         guard from >= 0, tree.contains(from) else {
             for r in rootOrder().reversed() where holds(r, state) { return lastIn(r, state) }
             return nil
@@ -93,7 +93,7 @@ extension DisplayTree {
     }
 
     /// The row that shows node `x` (its adapter's, when an adapter folds it).
-    public func row(of x: Int) -> Int {
+    package func row(of x: Int) -> Int {
         var r = x
         var steps = 0
         while isFolded(r) && steps < 10_000 {

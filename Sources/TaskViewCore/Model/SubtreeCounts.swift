@@ -2,7 +2,7 @@
 /// `DisplayState.rawValue`. Kept in every `TreeModel.Node` and updated per event along the
 /// path to the root (O(depth)), so a collapsed row can say what it hides and whether a
 /// failure is inside without a walk over the subtree.
-public typealias SubtreeCounts = SIMD8<Int32>
+package typealias SubtreeCounts = SIMD8<Int32>
 
 extension SubtreeCounts {
     /// One node in `state`.
@@ -23,16 +23,16 @@ extension SubtreeCounts {
     }
 
     /// The count for `state`.
-    public func count(_ state: DisplayState) -> Int { Int(self[state.rawValue]) }
+    package func count(_ state: DisplayState) -> Int { Int(self[state.rawValue]) }
 }
 
 extension TreeModel.Node {
     /// Counts per state of the node's descendants (itself excluded): what its collapsed
     /// row hides.
-    public var descendantCounts: SubtreeCounts { subtree &- .one(display) }
+    package var descendantCounts: SubtreeCounts { subtree &- .one(display) }
 
     /// Whether any descendant failed.
-    public var hasFailedDescendant: Bool { descendantCounts.count(.failed) > 0 }
+    package var hasFailedDescendant: Bool { descendantCounts.count(.failed) > 0 }
 }
 
 extension TreeModel {

@@ -3,7 +3,7 @@ import TaskGraphProcess
 
 extension TreeModel {
     /// Applies one event. Events about unknown nodes are ignored (a log may start late).
-    public mutating func absorb(_ event: consuming GraphEvent) {
+    package mutating func absorb(_ event: consuming GraphEvent) {
         let t = event.time
         sequence = event.sequence
         time = t
@@ -69,13 +69,13 @@ extension TreeModel {
     }
 
     /// Records what is known about the command node `id` runs (ignored for unknown nodes).
-    public mutating func setCommand(_ info: CommandInfo, for id: Int) {
+    package mutating func setCommand(_ info: CommandInfo, for id: Int) {
         guard contains(id), commands[id] != info else { return }
         commands[id] = info
     }
 
     /// Applies events in order.
-    public mutating func absorb<S: Sequence>(_ events: S) where S.Element == GraphEvent {
+    package mutating func absorb<S: Sequence>(_ events: S) where S.Element == GraphEvent {
         for e in events { absorb(e) }
     }
 

@@ -6,7 +6,7 @@ import TaskGraph
 extension TreeModel {
     /// Records `node` (absorbed already) as the newest attempt of `row`, and each of its
     /// descendants as the newest attempt of the row at the same place under `row`.
-    public mutating func addAttempt(row: Int, node: Int) {
+    package mutating func addAttempt(row: Int, node: Int) {
         var stack = [(row, node)]
         while let (r, n) = stack.popLast() {
             guard contains(r), contains(n) else { continue }
@@ -18,7 +18,7 @@ extension TreeModel {
     }
 
     /// Hides a root holding restarts' attempts.
-    public mutating func hideRoot(_ id: Int) { hiddenRoots.insert(id) }
+    package mutating func hideRoot(_ id: Int) { hiddenRoots.insert(id) }
 
     /// An `attempt` event: `node` is a new attempt of `of` (its first attempt: the row). The
     /// attempt is drawn in that row and the root holding it is not drawn. An `of` that is
@@ -49,7 +49,7 @@ extension TreeModel {
     /// newest attempt's outcome; a composite above restarted rows is judged again from its
     /// children (an `allSettled` always succeeds, `recover` takes the recovery when the
     /// first link did not succeed); other rows keep their own outcome.
-    public func outcomeWithAttempts(root: Int) -> RootOutcome {
+    package func outcomeWithAttempts(root: Int) -> RootOutcome {
         guard contains(root) else { return .cancelled }
         var memo: [Int: DisplayState] = [:]
         switch judged(root, above: rowsAboveAttempts(), memo: &memo, depth: 0) {
@@ -61,7 +61,7 @@ extension TreeModel {
 
     /// Judges again every row above a restarted row from its children's newest attempts,
     /// for the rows drawn (`rejudged`); does nothing when no event came since the last time.
-    public mutating func rejudge() {
+    package mutating func rejudge() {
         guard !attempts.isEmpty, rejudgedSequence != sequence else { return }
         rejudgedSequence = sequence
         let above = rowsAboveAttempts()
@@ -73,7 +73,7 @@ extension TreeModel {
 
     /// Whether node `n` is what the tree shows now: not a row's earlier attempt, and not a
     /// node a restart made only to hold its attempts.
-    public func isCurrent(_ n: Int) -> Bool {
+    package func isCurrent(_ n: Int) -> Bool {
         guard !attempts.isEmpty, contains(n) else { return true }
         if attempts[n] != nil { return false }
         var p = n
@@ -136,7 +136,7 @@ extension TreeModel {
 extension TreeModel.Node {
     /// The node as drawn in a row judged again (`TreeModel.rejudged`): its state, failure
     /// and progress made to say `state`.
-    public mutating func show(as state: DisplayState) {
+    package mutating func show(as state: DisplayState) {
         guard state != display else { return }
         skipped = false
         cancelSource = nil

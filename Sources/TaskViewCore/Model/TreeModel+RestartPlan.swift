@@ -3,20 +3,20 @@ import TaskGraph
 /// What one restart re-runs (pipelines.md "Restart"), worked out on the rows: the restarted
 /// row, the later steps of its `sequential`s that never ran because it failed, and the rows
 /// skipped by `needs` because of any of them, each again with the steps after it.
-public struct RestartPlan: Sendable, Equatable {
+package struct RestartPlan: Sendable, Equatable {
     /// Rows run one after another: the first chain starts with the restarted row, each later
     /// one with a row skipped by its needs; the rest of a chain are the steps after its head
     /// that never ran (a `sequential` stops at a failure).
-    public var chains: [[Int]] = []
+    package var chains: [[Int]] = []
 
     /// The rows that run again besides the restarted one (what `r` asks about: "and K nodes
     /// that need it").
-    public var others: Int { max(0, chains.reduce(0) { $0 + $1.count } - 1) }
+    package var others: Int { max(0, chains.reduce(0) { $0 + $1.count } - 1) }
 }
 
 extension TreeModel {
     /// The restart of `row` (a settled row).
-    public func restartPlan(_ row: Int) -> RestartPlan {
+    package func restartPlan(_ row: Int) -> RestartPlan {
         var plan = RestartPlan()
         guard contains(row) else { return plan }
         var members = Set<Int>()

@@ -7,35 +7,35 @@ import TaskGraphProcess
 /// needs a pass over the whole tree per frame.
 public struct TreeModel: Sendable {
     /// One node's facts. `parent`/`children` use raw ids (-1: none).
-    public struct Node: Sendable {
-        public var exists = false
-        public var kind: String = NodeKind.task
+    package struct Node: Sendable {
+        package var exists = false
+        package var kind: String = NodeKind.task
         /// The name, sanitized once on arrival.
-        public var name: String = ""
-        public var parent: Int32 = -1
-        public var children: [Int32] = []
+        package var name: String = ""
+        package var parent: Int32 = -1
+        package var children: [Int32] = []
         /// Position in the parent's `children` (or in `roots`).
-        public var index: Int32 = 0
-        public var weight: Double = 1
-        public var state: TaskState = .notExecuted
-        public var failed = false
-        public var skipped = false
-        public var fraction: Double = 0
+        package var index: Int32 = 0
+        package var weight: Double = 1
+        package var state: TaskState = .notExecuted
+        package var failed = false
+        package var skipped = false
+        package var fraction: Double = 0
         /// Raw (unsanitized) info and error texts; sanitized when drawn.
-        public var info: String?
-        public var message: String?
-        public var addedAt: Double = 0
-        public var startedAt: Double = .nan
-        public var endedAt: Double = .nan
+        package var info: String?
+        package var message: String?
+        package var addedAt: Double = 0
+        package var startedAt: Double = .nan
+        package var endedAt: Double = .nan
         /// Source of the last cancel request seen for the node.
-        public var cancelSource: String?
+        package var cancelSource: String?
         /// For a `ref` node: the raw id of the shared node it stands for (-1: none).
-        public var refOf: Int32 = -1
+        package var refOf: Int32 = -1
         /// Counts per display state of the node's subtree, itself included (kept per event).
-        public internal(set) var subtree = SubtreeCounts()
+        package internal(set) var subtree = SubtreeCounts()
 
         /// The state a row shows.
-        public var display: DisplayState {
+        package var display: DisplayState {
             switch state {
             case .notExecuted: skipped ? .skipped : .notExecuted
             case .executing: .executing
@@ -46,75 +46,75 @@ public struct TreeModel: Sendable {
 
         /// An `after` node cancelled because a node it needs failed, was cancelled or
         /// skipped: its task never ran, so the row shows it skipped (with the reason as info).
-        public var skippedByNeeds: Bool { cancelSource == CancelSource.needs && kind == NodeKind.after }
+        package var skippedByNeeds: Bool { cancelSource == CancelSource.needs && kind == NodeKind.after }
 
         /// An adapter drawn in its only child's row (`map`, and `after`, whose row is the task
         /// it guards), so the tree shows the nodes as written.
-        public var foldsIntoChild: Bool {
+        package var foldsIntoChild: Bool {
             children.count == 1 && (kind == NodeKind.map || kind == NodeKind.after)
         }
     }
 
-    public internal(set) var nodes = TreeNodeStore()
+    package internal(set) var nodes = TreeNodeStore()
     /// Root ids in creation order; entries whose node is no longer a root are tombstones
     /// (skipped when walking), so adopting a root costs O(1).
     var rootSlots: [Int32] = []
     var rootTombstones = 0
     /// Number of live nodes per `DisplayState.rawValue`.
-    public internal(set) var counts = [Int](repeating: 0, count: DisplayState.allCases.count)
+    package internal(set) var counts = [Int](repeating: 0, count: DisplayState.allCases.count)
     /// Time of the last event absorbed (graph clock).
-    public internal(set) var time: Double = 0
+    package internal(set) var time: Double = 0
     /// Sequence number of the last event absorbed.
-    public internal(set) var sequence: UInt64 = 0
+    package internal(set) var sequence: UInt64 = 0
     /// Bumped when nodes appear, move, vanish or are renamed (not on state or progress): lets derived
     /// data such as a filter know when to recompute.
-    public package(set) var structureVersion: UInt64 = 0
+    package var structureVersion: UInt64 = 0
     /// The last output lines of nodes that printed any (commands), by raw id.
-    public internal(set) var outputs: [Int: OutputRing] = [:]
+    package internal(set) var outputs: [Int: OutputRing] = [:]
     /// What is known about nodes that run commands (command line, directory, pid, exit), by
     /// raw id. Filled by the live source from `CommandRegistry`; a replay has none.
-    public internal(set) var commands: [Int: CommandInfo] = [:]
+    package internal(set) var commands: [Int: CommandInfo] = [:]
     /// Spans' attributes (the last `attributes` event of each), by raw id.
-    public internal(set) var attributes: [Int: [NodeAttribute]] = [:]
+    package internal(set) var attributes: [Int: [NodeAttribute]] = [:]
     /// What a scenario's `id`s and `needs` became (live runs of scenarios; empty otherwise).
-    public var needsMap = ScenarioNeedsMap()
+    package var needsMap = ScenarioNeedsMap()
     /// Restarts: each row's later attempts (nodes drawn in its place, newest last).
-    public internal(set) var attempts: [Int: [Int]] = [:]
+    package internal(set) var attempts: [Int: [Int]] = [:]
     /// The nodes that hold restarts' attempts (a root; under an attach program's row, a child
     /// of it): not drawn as rows, their attempts are drawn in the rows they replace.
-    public internal(set) var hiddenRoots: Set<Int> = []
+    package internal(set) var hiddenRoots: Set<Int> = []
 
     /// Rows above restarted rows, judged again from their children's newest attempts
     /// (`rejudge()`): the state such a row is drawn with.
-    public internal(set) var rejudged: [Int: DisplayState] = [:]
+    package internal(set) var rejudged: [Int: DisplayState] = [:]
     /// The event sequence `rejudged` was worked out at.
     var rejudgedSequence: UInt64 = .max
 
     /// The node drawn in row `n`: its newest attempt (itself unless restarted).
     @inline(__always)
-    public func shownNode(_ n: Int) -> Int {
+    package func shownNode(_ n: Int) -> Int {
         attempts.isEmpty ? n : attempts[n]?.last ?? n
     }
     /// Ids that entered `executing`, in order; settled ones are dropped lazily.
     var executingOrder: [Int32] = []
 
-    public init() {}
+    package init() {}
 
     /// Number of live nodes.
     public var liveCount: Int { counts.reduce(0, +) }
 
     /// Whether `id` names a live node.
-    public func contains(_ id: Int) -> Bool {
+    package func contains(_ id: Int) -> Bool {
         id >= 0 && id < nodes.count && nodes.read(id) { $0.exists }
     }
 
     /// The node (must exist).
-    public subscript(_ id: Int) -> Node {
+    package subscript(_ id: Int) -> Node {
         _read { yield nodes[id] }
     }
 
     /// Live roots in creation order.
-    public var roots: [Int] {
+    package var roots: [Int] {
         var out: [Int] = []
         forEachRoot {
             out.append($0)
@@ -125,7 +125,7 @@ public struct TreeModel: Sendable {
 
     /// Calls `body` for each live root in order until it returns false.
 
-    public func forEachRoot(_ body: (Int) -> Bool) {
+    package func forEachRoot(_ body: (Int) -> Bool) {
         for slot in rootSlots {
             let id = Int(slot)
             if isRootSlot(id) && !body(id) { return }
@@ -137,7 +137,7 @@ public struct TreeModel: Sendable {
     }
 
     /// The newest node still executing, if any.
-    public mutating func newestExecuting() -> Int? {
+    package mutating func newestExecuting() -> Int? {
         while let last = executingOrder.last {
             let id = Int(last)
             if contains(id) && nodes[id].state == .executing { return id }
@@ -147,7 +147,7 @@ public struct TreeModel: Sendable {
     }
 
     /// Overall weighted progress: the weighted mean of the roots' fractions (nil: no tasks).
-    public var overallProgress: Double? {
+    package var overallProgress: Double? {
         var sum = 0.0
         var weights = 0.0
         var plain = 0.0

@@ -5,7 +5,7 @@
 /// long-running program whose finished roots are dropped), that half is let go and its few
 /// live nodes move to the dictionary, so a long attach session holds what is live, not a
 /// slot for every id the program ever used.
-public struct TreeNodeStore: Sendable {
+package struct TreeNodeStore: Sendable {
     private var dense: [TreeModel.Node] = []
     /// The id of `dense[0]`.
     private var base = 0
@@ -24,7 +24,7 @@ public struct TreeNodeStore: Sendable {
     init() {}
 
     /// One past the largest id ever stored (ids below may be absent: `exists` is false).
-    public var count: Int { Swift.max(base + dense.count, farMax + 1) }
+    package var count: Int { Swift.max(base + dense.count, farMax + 1) }
 
     /// Slots actually held (tests: memory follows the nodes, not the ids).
     var storedCount: Int { dense.count + far.count }
@@ -32,26 +32,26 @@ public struct TreeNodeStore: Sendable {
     /// Ids of the slots held, ascending: every node present is among them (absent ones
     /// too: check `exists`). A pass over the nodes walks these, never `0..<count`, which a
     /// single huge id makes billions long.
-    public var ids: IDs {
+    package var ids: IDs {
         let sorted = far.isEmpty ? [] : far.keys.sorted()
         let low = sorted.prefix { $0 < base }.count
         return IDs(base: base, denseCount: dense.count, far: sorted, farLow: low)
     }
 
     /// The ids of `TreeNodeStore.ids`: far ids below the window, the window's, then far ids above.
-    public struct IDs: Sequence, Sendable {
+    package struct IDs: Sequence, Sendable {
         let base: Int
         let denseCount: Int
         let far: [Int]
         let farLow: Int
 
-        public func makeIterator() -> Iterator { Iterator(ids: self) }
+        package func makeIterator() -> Iterator { Iterator(ids: self) }
 
-        public struct Iterator: IteratorProtocol {
+        package struct Iterator: IteratorProtocol {
             let ids: IDs
             var k = 0
 
-            public mutating func next() -> Int? {
+            package mutating func next() -> Int? {
                 defer { k += 1 }
                 if k < ids.farLow { return ids.far[k] }
                 let d = k - ids.farLow
@@ -65,7 +65,7 @@ public struct TreeNodeStore: Sendable {
     /// The ids held in the array (filter masks size themselves by it).
     var denseRange: Range<Int> { base..<(base + dense.count) }
 
-    public subscript(_ id: Int) -> TreeModel.Node {
+    package subscript(_ id: Int) -> TreeModel.Node {
         // Borrowed, not copied: `nodes[i].state` must not retain and release every string
         // and array of the node (a third of the time of absorbing an attach snapshot).
         _read {

@@ -3,21 +3,21 @@ import TaskGraph
 /// What plain mode (`p`) prints: the last `capacity` state changes and output lines of a
 /// live run, kept as events (formatted only when printed), so the lines missed while the
 /// dashboard was drawn can be printed first. Used from the dashboard's thread only.
-public final class PlainFeed {
+package final class PlainFeed {
     /// Lines kept for printing later.
-    public static let capacity = 1000
+    package static let capacity = 1000
 
     private var ring: [GraphEvent] = []
     private var head = 0
     /// Printable events seen in all (kept or not).
-    public private(set) var total = 0
+    package private(set) var total = 0
 
-    public init() {}
+    package init() {}
 
     /// Keeps the events among `events` that plain mode prints (state changes, output lines).
     /// Only the last `capacity` of a batch can stay, so only those are copied (a flood of
     /// output lines costs one test per event, not one copy).
-    public func record(_ events: [GraphEvent]) {
+    package func record(_ events: [GraphEvent]) {
         var from = events.count
         var kept = 0
         while from > 0 && kept < Self.capacity {
@@ -49,7 +49,7 @@ public final class PlainFeed {
 
     /// The kept events after the first `seen` (counted like `total`), oldest first, and
     /// how many after `seen` are no longer kept.
-    public func events(after seen: Int) -> (events: [GraphEvent], dropped: Int) {
+    package func events(after seen: Int) -> (events: [GraphEvent], dropped: Int) {
         let oldest = total - ring.count
         let from = max(seen, oldest)
         guard from < total else { return ([], 0) }
@@ -61,7 +61,7 @@ public final class PlainFeed {
 
     /// The plain line of an event once `tree` absorbed it: `[T] #ID NAME: STATE` or
     /// `[T] #ID NAME | TEXT` (stderr lines marked: `[T] #ID NAME | ! TEXT`), as headless prints them.
-    public static func line(for event: GraphEvent, in tree: TreeModel) -> String? {
+    package static func line(for event: GraphEvent, in tree: TreeModel) -> String? {
         if case .output(let id, let stream, let text) = event.change, tree.contains(id.rawValue) {
             return "[" + Format.seconds3(event.time) + "] #\(id.rawValue) " + Sanitizer.clean(tree[id.rawValue].name)
                 + (stream == .stderr ? " | ! " : " | ") + Sanitizer.clean(text)

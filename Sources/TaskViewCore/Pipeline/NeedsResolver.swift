@@ -3,16 +3,16 @@ import TaskGraph
 /// Which graph nodes a scenario's `id`s and `needs` became, for the dashboard's detail
 /// pane (`Needs:`, `Needed by:`): by raw node id, the node a row shows (the `after` node of a
 /// node with needs, else the node's own task).
-public struct ScenarioNeedsMap: Sendable, Equatable {
+package struct ScenarioNeedsMap: Sendable, Equatable {
     /// Node -> the nodes it needs, in the file's order.
-    public var needs: [Int: [Int]] = [:]
+    package var needs: [Int: [Int]] = [:]
     /// Node -> its `id`.
-    public var ids: [Int: String] = [:]
+    package var ids: [Int: String] = [:]
 
-    public init() {}
+    package init() {}
 
     /// The nodes that need `node`, in node order.
-    public func dependents(of node: Int) -> [Int] {
+    package func dependents(of node: Int) -> [Int] {
         needs.compactMap { $0.value.contains(node) ? $0.key : nil }.sorted()
     }
 }

@@ -4,28 +4,28 @@ import TaskGraph
 /// history"): from the replay logs of the last `RunHistory.runs` runs of the same scenario
 /// file (the logs' header `file`), the median duration of each node that succeeded, by its
 /// path of names from the root.
-public struct RunHistory: Sendable, Equatable {
+package struct RunHistory: Sendable, Equatable {
     /// How many earlier runs count.
-    public static let runs = 10
+    package static let runs = 10
     /// Trees larger than this get no ETA (walking them per frame would cost too much).
-    public static let maxNodes = 20_000
+    package static let maxNodes = 20_000
 
     /// Median seconds by node path (`NodeKey.path`).
-    public var expected: [String: Double] {
+    package var expected: [String: Double] {
         didSet { cache = RemainingCache() }
     }
     /// How many earlier runs the figures come from.
-    public var runCount: Int
+    package var runCount: Int
     /// What `remaining` keeps between calls (copies share it; it knows which tree state
     /// it holds).
     private var cache = RemainingCache()
 
     /// Equal figures (what `remaining` keeps aside).
-    public static func == (a: RunHistory, b: RunHistory) -> Bool {
+    package static func == (a: RunHistory, b: RunHistory) -> Bool {
         a.expected == b.expected && a.runCount == b.runCount
     }
 
-    public init(expected: [String: Double] = [:], runCount: Int = 0) {
+    package init(expected: [String: Double] = [:], runCount: Int = 0) {
         self.expected = expected
         self.runCount = runCount
     }
@@ -43,7 +43,7 @@ public struct RunHistory: Sendable, Equatable {
     }
 
     /// Names from the root down to `id`, joined by U+001F (which no sanitized name holds).
-    public static func path(of id: Int, in tree: TreeModel) -> String {
+    package static func path(of id: Int, in tree: TreeModel) -> String {
         var names: [String] = []
         var i = id
         while i >= 0 && tree.contains(i) && names.count < 4096 {
@@ -54,13 +54,13 @@ public struct RunHistory: Sendable, Equatable {
     }
 
     /// The expected seconds of node `id`, when its path has a history.
-    public func expected(_ id: Int, in tree: TreeModel) -> Double? {
+    package func expected(_ id: Int, in tree: TreeModel) -> Double? {
         expected.isEmpty ? nil : expected[Self.path(of: id, in: tree)]
     }
 
     /// Time-based progress of an executing leaf without progress of its own: elapsed over
     /// expected, at most 0.99, and the seconds left (at least 1 while it runs).
-    public func timeProgress(_ id: Int, in tree: TreeModel, now: Double) -> (fraction: Double, left: Double)? {
+    package func timeProgress(_ id: Int, in tree: TreeModel, now: Double) -> (fraction: Double, left: Double)? {
         let n = tree[id]
         guard n.state == .executing, n.children.isEmpty, n.fraction == 0, !n.startedAt.isNaN,
             let e = expected(id, in: tree), e > 0
@@ -73,7 +73,7 @@ public struct RunHistory: Sendable, Equatable {
     /// still to run (groups that run their children at once take the longest child, others
     /// the sum), and how many leaves still to run have no history. Nil for trees larger
     /// than `maxNodes` or without history.
-    public func remaining(in tree: TreeModel, now: Double) -> (seconds: Double, unknown: Int)? {
+    package func remaining(in tree: TreeModel, now: Double) -> (seconds: Double, unknown: Int)? {
         guard !expected.isEmpty, tree.liveCount <= Self.maxNodes else { return nil }
         return cache.remaining(in: tree, now: now) { expected($0, in: tree) }
     }

@@ -4,46 +4,46 @@ import TaskGraph
 /// of its stderr, the critical path (the chain of steps that decided the total time), the
 /// slowest commands, and the counts. Built from a `TreeModel`, so a live run, a headless
 /// run and any replay log (`taskview report LOG`) give the same report.
-public struct RunReport: Sendable, Equatable {
+package struct RunReport: Sendable, Equatable {
     /// The failure that happened first.
-    public struct Failure: Sendable, Equatable {
-        public var id: Int
+    package struct Failure: Sendable, Equatable {
+        package var id: Int
         /// The node's name (raw; sanitized when printed).
-        public var name: String
+        package var name: String
         /// The failure message (`exit status 2: ...` for a command).
-        public var message: String
+        package var message: String
         /// When it failed (seconds on the run's clock).
-        public var time: Double
+        package var time: Double
         /// Its last stderr lines (at most `RunReport.stderrLines`), oldest first.
-        public var stderr: [String]
+        package var stderr: [String]
     }
 
     /// A step of the critical path, or one of the slowest commands.
-    public struct Step: Sendable, Equatable {
-        public var id: Int
-        public var name: String
-        public var start: Double
-        public var duration: Double
+    package struct Step: Sendable, Equatable {
+        package var id: Int
+        package var name: String
+        package var start: Double
+        package var duration: Double
     }
 
     /// Lines of stderr kept for the first failure.
-    public static let stderrLines = 10
+    package static let stderrLines = 10
     /// How many of the slowest commands are listed.
-    public static let slowestCount = 5
+    package static let slowestCount = 5
 
-    public var firstFailure: Failure?
+    package var firstFailure: Failure?
     /// The steps whose ends decided when the run ended, first to last.
-    public var criticalPath: [Step]
+    package var criticalPath: [Step]
     /// The slowest commands (leaves when the run has no command), slowest first.
-    public var slowest: [Step]
+    package var slowest: [Step]
     /// Nodes per state: `succeeded`, `failed`, `cancelled`, `skipped`, `notExecuted`,
     /// `executing`.
-    public var counts: [String: Int]
+    package var counts: [String: Int]
     /// Seconds from the first start to the last end.
-    public var duration: Double
+    package var duration: Double
 
     /// The report of `tree` as it stands.
-    public init(tree: TreeModel) {
+    package init(tree: TreeModel) {
         var leaves: [Step] = []
         var commandIDs: Set<Int> = []
         var first: Failure?
@@ -105,7 +105,7 @@ public struct RunReport: Sendable, Equatable {
     }
 
     /// The report as text lines (sanitized), for the end of a run and `taskview report`.
-    public var lines: [String] {
+    package var lines: [String] {
         var out: [String] = []
         if let f = firstFailure {
             out.append(
@@ -131,7 +131,7 @@ public struct RunReport: Sendable, Equatable {
 
     /// The report as one JSON object with the keys `firstFailure`, `criticalPath`,
     /// `slowest` and `counts` (pipelines.md), plus `duration`; times in seconds.
-    public var json: String {
+    package var json: String {
         var w = JSONWriter(capacity: 4096)
         w.raw("{\"firstFailure\":")
         if let f = firstFailure {

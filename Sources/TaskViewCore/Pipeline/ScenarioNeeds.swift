@@ -7,9 +7,9 @@
 /// its children ended, and in a `sequential` (and a `then`/`recover`) each child starts
 /// after the one before it ended. A node needing one of its ancestors or descendants, or a
 /// node before it in its own `sequential`, is refused that way too.
-public enum ScenarioNeeds {
+package enum ScenarioNeeds {
     /// Whether `text` is a valid id: letters, digits, `-`, `_`, `.` (ASCII), 1 to 128 of them.
-    public static func isValidID(_ text: String) -> Bool {
+    package static func isValidID(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.count <= 128
             && text.utf8.allSatisfy { c in
                 (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A)
@@ -110,14 +110,14 @@ public enum ScenarioNeeds {
     }
 
     /// The ids of `scenario`, each with the builder's path of its node (`0.1.2`).
-    public static func paths(_ scenario: Scenario) -> [String: String] {
+    package static func paths(_ scenario: Scenario) -> [String: String] {
         var out: [String: String] = [:]
         for f in flatten(scenario.root) { if let id = f.node.id { out[id] = f.key } }
         return out
     }
 
     /// Refuses unknown ids, duplicate ids, `needs` into a `retry`, and cycles.
-    public static func check(_ scenario: Scenario, file: String) throws(ScenarioError) {
+    package static func check(_ scenario: Scenario, file: String) throws(ScenarioError) {
         let flat = flatten(scenario.root)
         guard flat.contains(where: { $0.node.id != nil || !$0.node.needs.isEmpty }) else { return }
         func fail(_ pos: JSONPosition?, _ message: String) -> ScenarioError {

@@ -9,7 +9,7 @@ import TaskGraphProcess
 /// `allSettled` root per restart holds them, and an `attempt` event per new top node says
 /// which row it takes (the dashboard, replay and attach hide the root and draw each new node
 /// in the row of the node it replaces).
-public final class ScenarioRestarter: @unchecked Sendable { // used from the dashboard's thread
+package final class ScenarioRestarter: @unchecked Sendable { // used from the dashboard's thread
     let scenario: Scenario
     let graph: Graph
     let seed: UInt64
@@ -24,21 +24,21 @@ public final class ScenarioRestarter: @unchecked Sendable { // used from the das
     private var attemptOf: [Int: Int] = [:]
 
     /// One restart carried out.
-    public struct Restart: Sendable, Equatable {
+    package struct Restart: Sendable, Equatable {
         /// The hidden root holding the new attempts.
-        public let group: Int
+        package let group: Int
         /// (original row, the new node drawn in it): the restarted node first, then the
         /// dependents.
-        public let tops: [Restarted]
+        package let tops: [Restarted]
     }
 
     /// A row and its new attempt's node.
-    public struct Restarted: Sendable, Equatable {
-        public let row: Int
-        public let node: Int
+    package struct Restarted: Sendable, Equatable {
+        package let row: Int
+        package let node: Int
     }
 
-    public init(session: ScenarioSession) {
+    package init(session: ScenarioSession) {
         scenario = session.scenario
         graph = session.graph
         seed = session.seed
@@ -48,16 +48,16 @@ public final class ScenarioRestarter: @unchecked Sendable { // used from the das
     }
 
     /// Whether a restart's attempts still run.
-    public var running: Bool { groups.contains { !$0.state.isSettled } }
+    package var running: Bool { groups.contains { !$0.state.isSettled } }
 
     /// Cancels the attempts still running (quitting).
-    public func cancelAll(source: String) {
+    package func cancelAll(source: String) {
         for g in groups where !g.state.isSettled { graph.cancel(g.id, source: source) }
     }
 
     /// The scenario node drawn in `row`, and its path (`0.2.1`); nil for rows that are no
     /// scenario node.
-    public func locate(_ row: Int, in tree: TreeModel) -> (node: ScenarioNode, path: String)? {
+    package func locate(_ row: Int, in tree: TreeModel) -> (node: ScenarioNode, path: String)? {
         var steps: [(kind: String, index: Int)] = []
         var n = row
         var guardSteps = 0
@@ -91,7 +91,7 @@ public final class ScenarioRestarter: @unchecked Sendable { // used from the das
     /// succeeded), all of them under one hidden `allSettled` group, and each new top node is
     /// recorded as an attempt of its row (`Graph.recordAttempt`), which places it in the
     /// dashboard, the log and attached viewers alike. Nil when the row is no scenario node.
-    public func restart(_ row: Int, in tree: TreeModel) -> Restart? {
+    package func restart(_ row: Int, in tree: TreeModel) -> Restart? {
         guard let (node, _) = locate(row, in: tree) else { return nil }
         var chains: [[(row: Int, node: ScenarioNode, path: String)]] = []
         for rows in tree.restartPlan(row).chains {

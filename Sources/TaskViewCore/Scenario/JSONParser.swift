@@ -3,8 +3,8 @@ import TaskGraph
 /// A strict RFC 8259 parser that remembers where every value starts, so scenario errors
 /// can say FILE:LINE:COLUMN. No comments, no trailing commas, no NaN; duplicate keys,
 /// nesting over `maxDepth` and trailing text are errors, never traps.
-public struct JSONParser {
-    public static let maxDepth = 256
+package struct JSONParser {
+    package static let maxDepth = 256
 
     private let bytes: [UInt8]
     private var i = 0
@@ -14,7 +14,7 @@ public struct JSONParser {
     private init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     /// Parses one JSON document.
-    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONNode {
+    package static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONNode {
         var p = JSONParser(bytes)
         if p.bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
             p.i = 3

@@ -1,5 +1,5 @@
 /// A JSON value with the line and column where it starts, from `JSONParser`.
-public indirect enum JSONValue: Sendable, Equatable {
+package indirect enum JSONValue: Sendable, Equatable {
     case object([JSONMember])
     case array([JSONNode])
     case string(String)
@@ -21,27 +21,27 @@ public indirect enum JSONValue: Sendable, Equatable {
 }
 
 /// A position in a text: 1-based line and column (columns count Unicode scalars).
-public struct JSONPosition: Sendable, Equatable, CustomStringConvertible {
-    public var line: Int
-    public var column: Int
-    public var description: String { "\(line):\(column)" }
+package struct JSONPosition: Sendable, Equatable, CustomStringConvertible {
+    package var line: Int
+    package var column: Int
+    package var description: String { "\(line):\(column)" }
 }
 
 /// A value and where it starts.
-public struct JSONNode: Sendable, Equatable {
-    public var value: JSONValue
-    public var position: JSONPosition
+package struct JSONNode: Sendable, Equatable {
+    package var value: JSONValue
+    package var position: JSONPosition
 }
 
 /// An object member, in file order.
-public struct JSONMember: Sendable, Equatable {
-    public var key: String
-    public var keyPosition: JSONPosition
-    public var value: JSONNode
+package struct JSONMember: Sendable, Equatable {
+    package var key: String
+    package var keyPosition: JSONPosition
+    package var value: JSONNode
 }
 
 /// A syntax error with its position.
-public struct JSONSyntaxError: Error, Sendable, Equatable {
-    public var position: JSONPosition
-    public var message: String
+package struct JSONSyntaxError: Error, Sendable, Equatable {
+    package var position: JSONPosition
+    package var message: String
 }

@@ -1,72 +1,72 @@
 /// A scenario (taskview.md, "Scenarios"): a tree of simulated work that taskview builds with
 /// the real TaskGraph API. `repeat` is already expanded.
-public struct Scenario: Sendable {
+package struct Scenario: Sendable {
     /// The scenario's name (demo name or file name without extension).
-    public var name: String
+    package var name: String
     /// The root's `description` (shown by `demo --list`).
-    public var description: String?
+    package var description: String?
     /// The absolute path of the scenario file (`demo:NAME` for a shipped demo): recorded in
     /// the log's header, it finds the earlier runs of the same file (`RunHistory`).
-    public var file: String?
-    public var root: ScenarioNode
+    package var file: String?
+    package var root: ScenarioNode
 
     /// A scenario with `command` nodes runs real processes, so it runs on real time.
-    public var runsCommands: Bool { root.hasCommands }
+    package var runsCommands: Bool { root.hasCommands }
 }
 
 /// One node of a scenario.
-public struct ScenarioNode: Sendable, Equatable {
-    public enum Kind: String, Sendable, CaseIterable {
+package struct ScenarioNode: Sendable, Equatable {
+    package enum Kind: String, Sendable, CaseIterable {
         case work, sequential, concurrent, allSettled, then, recover, retry, timeout, command
     }
 
     /// What a `command` node runs.
-    public enum Command: Sendable, Equatable {
+    package enum Command: Sendable, Equatable {
         /// A string run with `/bin/sh -c`.
         case shell(String)
         /// argv, no shell.
         case argv([String])
     }
 
-    public var kind: Kind
-    public var name: String
-    public var weight: Double?
+    package var kind: Kind
+    package var name: String
+    package var weight: Double?
     /// `id`: names the node for `needs` (unique in the file; letters, digits, `-`, `_`, `.`).
-    public var id: String?
+    package var id: String?
     /// `needs`: the ids of the nodes that must succeed before this one starts.
-    public var needs: [String] = []
+    package var needs: [String] = []
     /// Where `id` and each of `needs` stand in the file (for messages).
     var idPosition: JSONPosition?
     var needsPositions: [JSONPosition] = []
-    public var children: [ScenarioNode] = []
+    package var children: [ScenarioNode] = []
     // work
-    public var duration: Double = 1
-    public var steps: Int = 10
-    public var phases: [String] = []
-    public var fail = false
-    public var failAt: Double?
-    public var failProbability: Double?
-    public var message: String?
+    package var duration: Double = 1
+    package var steps: Int = 10
+    package var phases: [String] = []
+    package var fail = false
+    package var failAt: Double?
+    package var failProbability: Double?
+    package var message: String?
     // retry / timeout
-    public var attempts: Int = 3
-    public var seconds: Double = 0
+    package var attempts: Int = 3
+    package var seconds: Double = 0
     // command
-    public var run: Command?
+    package var run: Command?
     /// The working directory, resolved against the scenario file's directory.
-    public var cwd: String?
-    public var env: [String: String] = [:]
+    package var cwd: String?
+    package var env: [String: String] = [:]
     /// The progress regex (validated).
-    public var progress: String?
+    package var progress: String?
     /// Seconds between SIGTERM and SIGKILL when cancelled.
-    public var grace: Double?
+    package var grace: Double?
 
-    public init(kind: Kind, name: String) {
+    package init(kind: Kind, name: String) {
         self.kind = kind
         self.name = name
     }
 
     /// Nodes in the tree (the scenario's own, not the adapters the builder adds).
-    public var count: Int { 1 + children.reduce(0) { $0 + $1.count } }
+    package var count: Int { 1 + children.reduce(0) { $0 + $1.count } }
 
     /// Gives every `command` node without a `cwd` in this subtree the directory `path`.
     package mutating func defaultCommandDirectory(_ path: String) {
@@ -75,15 +75,15 @@ public struct ScenarioNode: Sendable, Equatable {
     }
 
     /// Whether this node or a descendant runs a real command.
-    public var hasCommands: Bool { kind == .command || children.contains { $0.hasCommands } }
+    package var hasCommands: Bool { kind == .command || children.contains { $0.hasCommands } }
 }
 
 /// A scenario that cannot be used: `FILE:LINE:COLUMN: message` (the message names the
 /// node's JSON path where one is to blame).
-public struct ScenarioError: Error, CustomStringConvertible, Sendable, Equatable {
-    public var file: String
-    public var position: JSONPosition?
-    public var message: String
+package struct ScenarioError: Error, CustomStringConvertible, Sendable, Equatable {
+    package var file: String
+    package var position: JSONPosition?
+    package var message: String
 
     /// An error in `file` at `position` (nil: the whole file).
     package init(file: String, position: JSONPosition?, message: String) {
@@ -92,7 +92,7 @@ public struct ScenarioError: Error, CustomStringConvertible, Sendable, Equatable
         self.message = message
     }
 
-    public var description: String {
+    package var description: String {
         if let position { return "\(file):\(position.line):\(position.column): \(message)" }
         return "\(file): \(message)"
     }

@@ -2,20 +2,20 @@
 /// expanded, and each `retry` multiplies everything under it by its attempts (nested retries
 /// multiply). A scenario over budget is refused (exit 2) naming the node where the count
 /// went over, so a file cannot ask for hours of work or fill the disk when recorded.
-public enum ScenarioBudget {
+package enum ScenarioBudget {
     /// Most nodes, counting every retry attempt's copy of its subtree.
-    public static let maxNodes = 1_000_000
+    package static let maxNodes = 1_000_000
     /// Most runs of `work` leaves, counting every retry attempt.
-    public static let maxAttempts = 1_000_000
+    package static let maxAttempts = 1_000_000
     /// Most progress reports of `work` leaves (`steps` per run), counting every attempt.
-    public static let maxProgressEvents = 10_000_000
+    package static let maxProgressEvents = 10_000_000
 
     struct Totals {
         var nodes = 0, attempts = 0, progress = 0
     }
 
     /// Throws when `scenario` exceeds a budget; `file` names it in the message.
-    public static func check(_ scenario: Scenario, file: String) throws(ScenarioError) {
+    package static func check(_ scenario: Scenario, file: String) throws(ScenarioError) {
         var totals = Totals()
         try visit(scenario.root, times: 1, path: "$", totals: &totals, file: file)
     }

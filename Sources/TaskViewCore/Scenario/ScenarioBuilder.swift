@@ -3,43 +3,43 @@ import TaskGraph
 import TaskGraphProcess
 
 /// What a failing `work` node fails with.
-public struct ScenarioFailure: Error, CustomStringConvertible, Sendable, Equatable {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct ScenarioFailure: Error, CustomStringConvertible, Sendable, Equatable {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }
 
 /// Every scenario node becomes a task of this type (`any Error`, so that `timeout` needs no
 /// adapter).
-public typealias ScenarioTask = GraphTask<Void, any Error>
+package typealias ScenarioTask = GraphTask<Void, any Error>
 
 /// Builds a scenario with the real TaskGraph API on `graph` (which should use a
 /// `VirtualClock`): `work` leaves are four-argument `GraphTask`s that report `steps` progress
 /// reports on the graph's clock and then succeed or fail; the other kinds are the library's
 /// composites (the groups in their `combine:` form, so each scenario node is exactly one
 /// node of the graph).
-public struct ScenarioBuilder {
-    public let graph: Graph
-    public let seed: UInt64
+package struct ScenarioBuilder {
+    package let graph: Graph
+    package let seed: UInt64
     /// What `needs` resolves to while building (see `NeedsResolver`).
     let needsResolver = NeedsResolver()
     /// Job slots every `command` node takes one of while it runs (`--jobs`); nil: no limit.
-    public let slots: CommandSlots?
+    package let slots: CommandSlots?
 
-    public init(graph: Graph, seed: UInt64, slots: CommandSlots? = nil) {
+    package init(graph: Graph, seed: UInt64, slots: CommandSlots? = nil) {
         self.graph = graph
         self.seed = seed
         self.slots = slots
     }
 
     /// The root task (not executed).
-    public func build(_ scenario: Scenario) -> ScenarioTask {
+    package func build(_ scenario: Scenario) -> ScenarioTask {
         needsResolver.start(scenario)
         return build(scenario.root, path: "0")
     }
 
     /// The nodes made for the scenario's `id`s and `needs` by the last `build`.
-    public var needs: ScenarioNeedsMap { needsResolver.map }
+    package var needs: ScenarioNeedsMap { needsResolver.map }
 
     /// `path` is the node's position ("0.2.1"), which seeds its random draws. The first
     /// attempt of a `retry` of N > 1 attempts (`firstAttemptOf` N), leaf or composite, is

@@ -2,13 +2,13 @@ import TaskGraphProcess
 
 /// Turns parsed JSON into a `Scenario`, checking every field: unknown fields, wrong types
 /// and invalid values are errors naming the position and the node's JSON path.
-public enum ScenarioDecoder {
+package enum ScenarioDecoder {
     /// Most nodes a scenario may expand to (with `repeat`).
-    public static let maxNodes = 1_000_000
-    public static let maxRepeat = 100_000
-    public static let maxSteps = 100_000
-    public static let maxDuration = 1_000_000.0
-    public static let maxAttempts = 1000
+    package static let maxNodes = 1_000_000
+    package static let maxRepeat = 100_000
+    package static let maxSteps = 100_000
+    package static let maxDuration = 1_000_000.0
+    package static let maxAttempts = 1000
 
     static let nulInRun = "\"run\" cannot contain a NUL character (\\u0000)"
 
@@ -22,12 +22,12 @@ public enum ScenarioDecoder {
         .command: common.union(["run", "cwd", "env", "progress", "grace"]),
     ]
     /// Longest `grace` (seconds).
-    public static let maxGrace = 3600.0
+    package static let maxGrace = 3600.0
 
     /// Parses and validates scenario text. `file` names it in messages; relative `cwd`s of
     /// `command` nodes are resolved against `baseDirectory` (nil: the current directory)
     /// and must be directories by `isDirectory` (TaskViewIO's overload asks the file system).
-    public static func decode(
+    package static func decode(
         _ bytes: [UInt8], file: String, name: String,
         baseDirectory: String? = nil, isDirectory: @escaping (String) -> Bool
     ) throws(ScenarioError) -> Scenario {

@@ -5,15 +5,15 @@ import TaskGraphProcess
 /// runs real commands: processes take real time), optionally recorded (the
 /// recorder is attached before any task exists, so the log has every event), and the root
 /// task, built but not executed.
-public final class ScenarioSession: @unchecked Sendable { // used from the main thread only
-    public let scenario: Scenario
-    public let seed: UInt64
-    public let clock: any GraphClock
-    public let graph: Graph
-    public let recorder: GraphRecorder?
-    public let root: ScenarioTask
+package final class ScenarioSession: @unchecked Sendable { // used from the main thread only
+    package let scenario: Scenario
+    package let seed: UInt64
+    package let clock: any GraphClock
+    package let graph: Graph
+    package let recorder: GraphRecorder?
+    package let root: ScenarioTask
     /// The nodes the scenario's `id`s and `needs` became (empty without needs).
-    public let needs: ScenarioNeedsMap
+    package let needs: ScenarioNeedsMap
     /// The task of each node with an `id` or `needs`, by path (where restarts start).
     let tracked: [String: ScenarioTask]
     /// Job slots of the scenario's commands (`--jobs`); restarts take theirs too.
@@ -21,13 +21,13 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
     /// The clock time the session's times count from: the log's `t = 0` (when recording
     /// began), else when the session was made. Headless lines print times from it, so a run
     /// and the replay of its log print the same times.
-    public let origin: Double
+    package let origin: Double
 
     /// - Parameters:
     ///   - recordTo: log path (nil: no log).
     ///   - producer: the log header's producer (default: the command line).
     ///   - jobs: at most this many commands at once in the whole scenario (nil: no limit).
-    public init(
+    package init(
         scenario: Scenario, seed: UInt64, recordTo: String? = nil, producer: String? = nil, jobs: Int? = nil
     ) throws {
         self.scenario = scenario
@@ -52,16 +52,16 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
     }
 
     /// The root's node.
-    public var rootID: NodeID { root.id }
+    package var rootID: NodeID { root.id }
 
     /// Executes the root.
-    public func start() { root.execute() }
+    package func start() { root.execute() }
 
     /// The virtual clock of a scenario without commands.
-    public var virtualClock: VirtualClock? { clock as? VirtualClock }
+    package var virtualClock: VirtualClock? { clock as? VirtualClock }
 
     /// Longest `grace` of the scenario's commands.
-    public var maxGrace: Double { Self.maxGrace(scenario.root) }
+    package var maxGrace: Double { Self.maxGrace(scenario.root) }
 
     private static func maxGrace(_ n: ScenarioNode) -> Double {
         n.children.reduce(n.kind == .command ? (n.grace ?? 5) : 0) { max($0, maxGrace($1)) }
@@ -70,7 +70,7 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
     /// Blocks until every process of the scenario's commands is gone (after a cancel they
     /// get SIGTERM, then SIGKILL after their grace). Call before exiting.
     @discardableResult
-    public func waitForCommands() -> Bool {
+    package func waitForCommands() -> Bool {
         guard scenario.runsCommands else { return true }
         return CommandRegistry.shared.waitUntilAllReaped(timeout: maxGrace + 10)
     }
@@ -79,7 +79,7 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
     /// a child subreaper, so daemons that `setsid` stay its descendants, and starts the
     /// watchdog that ends every command's processes when the program is gone, `kill -9`
     /// included (`ProcessTeardown`). Does nothing for a scenario without commands.
-    public func guardProcesses() {
+    package func guardProcesses() {
         guard scenario.runsCommands else { return }
         ProcessTeardown.adoptOrphans()
         ProcessTeardown.startWatchdog(grace: 1)
@@ -89,11 +89,11 @@ public final class ScenarioSession: @unchecked Sendable { // used from the main 
     /// process still left (descendants that cleared their environment and left their group),
     /// SIGTERM then SIGKILL after the scenario's longest grace. Returns how many there were.
     @discardableResult
-    public func terminateLeftovers() -> Int {
+    package func terminateLeftovers() -> Int {
         guard scenario.runsCommands else { return 0 }
         return ProcessTeardown.terminateLeftovers(grace: maxGrace)
     }
 
     /// Ends the log: final snapshot and `end`.
-    public func finishRecording() { recorder?.finish() }
+    package func finishRecording() { recorder?.finish() }
 }

@@ -1,11 +1,11 @@
 /// SplitMix64 (Steele, Lea, Flood 2014): a tiny, fast, well-mixed generator. Scenarios draw
 /// all their randomness from it, seeded per node and attempt, never from the system.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+package struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -14,13 +14,13 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
     }
 
     /// A double in [0, 1) with 53 random bits.
-    public mutating func nextUnit() -> Double {
+    package mutating func nextUnit() -> Double {
         Double(next() >> 11) * 0x1p-53
     }
 
     /// The generator of one node's attempt: seeded by (seed, path, attempt) through FNV-1a
     /// and SplitMix mixing, so cancelling or adding draws elsewhere changes nothing here.
-    public init(seed: UInt64, path: String, attempt: Int) {
+    package init(seed: UInt64, path: String, attempt: Int) {
         var h: UInt64 = 0xCBF2_9CE4_8422_2325
         for b in path.utf8 {
             h ^= UInt64(b)

@@ -1,13 +1,13 @@
 /// Number formats shared by the dashboard and the headless output (no Foundation, so the
 /// output does not depend on the locale).
-public enum Format {
+package enum Format {
     /// Seconds with exactly three decimals: `12.345`.
-    public static func seconds3(_ t: Double) -> String {
+    package static func seconds3(_ t: Double) -> String {
         fixed(t, decimals: 3)
     }
 
     /// `value` rounded to `decimals` places, always printing them.
-    public static func fixed(_ value: Double, decimals: Int) -> String {
+    package static func fixed(_ value: Double, decimals: Int) -> String {
         guard value.isFinite else { return "0" }
         var scale: Int64 = 1
         for _ in 0..<decimals { scale *= 10 }
@@ -23,7 +23,7 @@ public enum Format {
     }
 
     /// A short duration: `4.2s`, `1m05s`, `2h03m`.
-    public static func duration(_ t: Double) -> String {
+    package static func duration(_ t: Double) -> String {
         let t = t.isFinite ? max(0, t) : 0
         if t < 60 { return fixed(t, decimals: 1) + "s" }
         let whole = Int(t)
@@ -33,7 +33,7 @@ public enum Format {
 
     /// Seconds from `t` until `duration(_:)` shows another text (a tenth of a second under a
     /// minute, then a second, then a minute), never less than a frame (1/30 s).
-    public static func secondsUntilDurationChanges(_ t: Double) -> Double {
+    package static func secondsUntilDurationChanges(_ t: Double) -> Double {
         let t = t.isFinite ? max(0, t) : 0
         let next: Double
         if t < 60 {
@@ -46,21 +46,21 @@ public enum Format {
     }
 
     /// Whole percent of a fraction, right-aligned in 4 columns: ` 45%`.
-    public static func percent(_ fraction: Double) -> String {
+    package static func percent(_ fraction: Double) -> String {
         let p = Int((min(max(fraction, 0), 1) * 100).rounded(.down))
         let s = "\(p)%"
         return String(repeating: " ", count: max(0, 4 - s.count)) + s
     }
 
     /// A weight as shown next to a name: `2`, `0.5`.
-    public static func weight(_ w: Double) -> String {
+    package static func weight(_ w: Double) -> String {
         if w == w.rounded() && abs(w) < 1e15 { return String(Int64(w)) }
         return fixed(w, decimals: 2)
     }
 
     /// A weight as the row shows it after the name, so it cannot be read as a count:
     /// `w 3`, `w 0.5`, `w 12.3k`, `w 2.05M` (three significant digits from 10,000 up).
-    public static func weightLabel(_ w: Double) -> String {
+    package static func weightLabel(_ w: Double) -> String {
         let units: [(Double, String)] = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")]
         guard w.isFinite, w >= 10_000 else {
             var text = weight(w)
@@ -85,7 +85,7 @@ public enum Format {
     }
 
     /// A replay speed: `2`, `0.5`, `1/64`.
-    public static func speed(_ s: Double) -> String {
+    package static func speed(_ s: Double) -> String {
         if s >= 1 || s <= 0 { return weight(s) }
         let inverse = (1 / s).rounded()
         if abs(1 / inverse - s) < 1e-9 { return "1/" + weight(inverse) }

@@ -1,9 +1,9 @@
 /// Makes text from users, files and task names safe to print on a terminal: no control
 /// characters, no escape sequences, no zero-width or bidi tricks.
-public enum Sanitizer {
+package enum Sanitizer {
     /// `text` with every control or format character replaced by `?`, tabs and newlines by a
     /// space, combining marks dropped; with `ascii`, every non-ASCII character becomes `?`.
-    public static func clean(_ text: String, ascii: Bool = false) -> String {
+    package static func clean(_ text: String, ascii: Bool = false) -> String {
         // Fast path: plain printable ASCII needs no work (most task names).
         // Over the contiguous bytes: `String.UTF8View` iterated byte by byte costs several
         // times more (a tenth of a replay seek went into this check).
@@ -18,7 +18,7 @@ public enum Sanitizer {
 
     /// What one scalar becomes (nil: dropped).
 
-    public static func cleanScalar(_ s: Unicode.Scalar, ascii: Bool) -> Unicode.Scalar? {
+    package static func cleanScalar(_ s: Unicode.Scalar, ascii: Bool) -> Unicode.Scalar? {
         let v = s.value
         if v >= 0x20 && v < 0x7F { return s }
         if v == 0x09 || v == 0x0A || v == 0x0D { return " " }
@@ -36,7 +36,7 @@ public enum Sanitizer {
     /// Terminal columns a (clean) scalar takes: 2 for wide East Asian characters and emoji,
     /// else 1.
 
-    public static func width(_ s: Unicode.Scalar) -> Int {
+    package static func width(_ s: Unicode.Scalar) -> Int {
         let v = s.value
         if v < 0x1100 { return 1 }
         if (0x1100...0x115F).contains(v) || (0x2E80...0x303E).contains(v)
@@ -53,7 +53,7 @@ public enum Sanitizer {
     }
 
     /// Columns `text` takes once cleaned.
-    public static func columns(_ text: String) -> Int {
+    package static func columns(_ text: String) -> Int {
         var n = 0
         for s in text.unicodeScalars { n += width(s) }
         return n

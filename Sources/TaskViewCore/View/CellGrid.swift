@@ -1,17 +1,17 @@
 /// What a cell's colour means; the terminal layer maps roles to colours (or, with
 /// NO_COLOR, to attributes only).
-public enum StyleRole: UInt8, Sendable, CaseIterable {
+package enum StyleRole: UInt8, Sendable, CaseIterable {
     case normal, dim, executing, succeeded, failed, cancelled, skipped, header, bar, accent
 }
 
 /// A cell's look: a role plus attributes.
-public struct CellStyle: Hashable, Sendable {
-    public var role: StyleRole
-    public var bold: Bool
-    public var reverse: Bool
-    public var underline: Bool
+package struct CellStyle: Hashable, Sendable {
+    package var role: StyleRole
+    package var bold: Bool
+    package var reverse: Bool
+    package var underline: Bool
 
-    public init(
+    package init(
         _ role: StyleRole = .normal, bold: Bool = false, reverse: Bool = false,
         underline: Bool = false
     ) {
@@ -21,50 +21,52 @@ public struct CellStyle: Hashable, Sendable {
         self.underline = underline
     }
 
-    public static let normal = CellStyle()
+    package static let normal = CellStyle()
 }
 
 /// One screen cell. A wide character occupies its cell and the next, which holds
 /// `Cell.continuation`.
 public struct Cell: Hashable, Sendable {
-    public var scalar: Unicode.Scalar
-    public var style: CellStyle
+    package var scalar: Unicode.Scalar
+    package var style: CellStyle
 
-    public init(_ scalar: Unicode.Scalar, _ style: CellStyle = .normal) {
+    package init(_ scalar: Unicode.Scalar, _ style: CellStyle = .normal) {
         self.scalar = scalar
         self.style = style
     }
 
-    public static let blank = Cell(" ")
+    package static let blank = Cell(" ")
     /// The right half of a wide character.
-    public static let continuationScalar: Unicode.Scalar = "\u{0}"
+    package static let continuationScalar: Unicode.Scalar = "\u{0}"
 }
 
 /// A frame: `height` rows of `width` cells, what the pure renderer produces and the
 /// terminal layer copies (only the cells that changed).
 public struct CellGrid: Sendable, Equatable {
+    /// Columns.
     public let width: Int
-    public let height: Int
+    package let height: Int
+    /// The cells, row by row (`y * width + x`).
     public private(set) var cells: [Cell]
 
-    public init(width: Int, height: Int) {
+    package init(width: Int, height: Int) {
         self.width = max(0, width)
         self.height = max(0, height)
         cells = [Cell](repeating: .blank, count: self.width * self.height)
     }
 
-    public subscript(x: Int, y: Int) -> Cell {
+    package subscript(x: Int, y: Int) -> Cell {
         cells[y * width + x]
     }
 
     /// Sets one cell (ignored outside the grid).
-    public mutating func set(_ x: Int, _ y: Int, _ cell: Cell) {
+    package mutating func set(_ x: Int, _ y: Int, _ cell: Cell) {
         guard x >= 0, y >= 0, x < width, y < height else { return }
         cells[y * width + x] = cell
     }
 
     /// Applies `style` to cells `x..<x+count` of row `y`.
-    public mutating func restyle(y: Int, from x: Int, count: Int, _ style: (inout CellStyle) -> Void) {
+    package mutating func restyle(y: Int, from x: Int, count: Int, _ style: (inout CellStyle) -> Void) {
         guard y >= 0, y < height else { return }
         let start = max(0, x)
         let end = min(width, x + count)
@@ -75,7 +77,7 @@ public struct CellGrid: Sendable, Equatable {
     /// Writes clean text from column `x` on row `y`, at most `limit` columns; returns the
     /// column after the last one written. Wide characters that do not fit are not split.
     @discardableResult
-    public mutating func write(
+    package mutating func write(
         _ text: String, x: Int, y: Int, style: CellStyle = .normal,
         limit: Int = .max
     ) -> Int {
@@ -96,7 +98,7 @@ public struct CellGrid: Sendable, Equatable {
 
     /// Writes text cut to `limit` columns, ending with `ellipsis` when cut.
     @discardableResult
-    public mutating func writeFitted(
+    package mutating func writeFitted(
         _ text: String, x: Int, y: Int, style: CellStyle = .normal,
         limit: Int, ellipsis: Unicode.Scalar
     ) -> Int {
@@ -109,7 +111,7 @@ public struct CellGrid: Sendable, Equatable {
     }
 
     /// Row `y` as text (continuation cells skipped), trailing spaces kept.
-    public func rowText(_ y: Int) -> String {
+    package func rowText(_ y: Int) -> String {
         var out = String.UnicodeScalarView()
         for x in 0..<width {
             let s = cells[y * width + x].scalar
@@ -119,7 +121,7 @@ public struct CellGrid: Sendable, Equatable {
     }
 
     /// Every row as text with trailing spaces removed: handy for exact-row tests.
-    public var lines: [String] {
+    package var lines: [String] {
         (0..<height).map { y in
             var s = rowText(y)
             while s.hasSuffix(" ") { s.removeLast() }

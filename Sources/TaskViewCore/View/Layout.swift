@@ -1,27 +1,27 @@
 /// Where things go on a screen of a given size: header row, tree rows, detail pane,
 /// footer rows, and the widths of a tree row's columns. Narrow screens drop columns
 /// (info, bar, time, percent) before they cut names.
-public struct Layout: Sendable, Equatable {
-    public let width: Int
-    public let height: Int
+package struct Layout: Sendable, Equatable {
+    package let width: Int
+    package let height: Int
     /// Rows of the replay's timeline strip, under the header (0 or 1).
-    public let timelineRows: Int
+    package let timelineRows: Int
     /// First tree row and number of tree rows.
-    public let treeTop: Int
-    public let treeRows: Int
+    package let treeTop: Int
+    package let treeRows: Int
     /// Detail pane rows (0: closed), drawn below the tree rows.
-    public let detailRows: Int
+    package let detailRows: Int
     /// Footer rows at the bottom (1, or 2 for a cancel prompt with an upward note).
-    public let footerRows: Int
-    public let barWidth: Int
-    public let percentWidth: Int
-    public let timeWidth: Int
-    public let infoWidth: Int
+    package let footerRows: Int
+    package let barWidth: Int
+    package let percentWidth: Int
+    package let timeWidth: Int
+    package let infoWidth: Int
 
     /// `tallDetail`: the pane shows a command (its facts and output need more room), so it
     /// takes up to two thirds of the area instead of at most 10 rows.
     /// `timeline`: a replay draws its timeline strip under the header (from 8 rows up).
-    public init(
+    package init(
         width: Int, height: Int, detailOpen: Bool, tallDetail: Bool = false, footerRows: Int = 1,
         timeline: Bool = false
     ) {
@@ -43,7 +43,7 @@ public struct Layout: Sendable, Equatable {
     }
 
     /// Columns left for tree lines, glyph and name.
-    public var nameColumns: Int {
+    package var nameColumns: Int {
         var w = width
         for c in [barWidth, percentWidth, timeWidth, infoWidth] where c > 0 { w -= c + 1 }
         return max(0, w)

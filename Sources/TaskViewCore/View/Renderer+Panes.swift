@@ -4,7 +4,7 @@ extension Renderer {
     /// The lines of the detail pane for node `n`: name, kind, id, parent, weight, progress,
     /// state history with timestamps, error message, cancel source; for a command, its command
     /// line, working directory, pid while running or exit status, and its last output lines.
-    public func detailLines(_ tree: TreeModel, _ d: DisplayTree, node n: Int) -> [String] {
+    package func detailLines(_ tree: TreeModel, _ d: DisplayTree, node n: Int) -> [String] {
         guard tree.contains(n) else { return [] }
         let row = n
         let n = tree.shownNode(row) // a restarted row shows its newest attempt

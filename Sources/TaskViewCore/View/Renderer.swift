@@ -2,20 +2,23 @@
 /// visited (starting at the top row's node and stepping `next`), so the cost of a frame
 /// does not depend on the size of the graph.
 public struct Renderer {
-    public let glyphs: Glyphs
+    package let glyphs: Glyphs
 
+    /// A renderer drawing ASCII glyphs only when `ascii`, else Unicode.
     public init(ascii: Bool) {
         glyphs = ascii ? .ascii : .unicode
     }
 
     /// A frame and the top row it settled on (store it back as `view.top`).
     public struct Frame: Sendable {
+        /// The screen, cell by cell.
         public var grid: CellGrid
+        /// The tree row drawn first.
         public var top: Int
         /// Rows the tree area had (what PgUp/PgDn move by).
-        public var treeRows: Int = 0
+        package var treeRows: Int = 0
         /// The screen row of the first tree row (mouse clicks are placed on tree rows by it).
-        public var treeTop: Int = 1
+        package var treeTop: Int = 1
     }
 
     /// Draws the model as it is (nothing to prepare: `displayTree()` is always current;
@@ -59,7 +62,7 @@ public struct Renderer {
     }
 
     /// The style role of a display state.
-    public static func role(_ s: DisplayState) -> StyleRole {
+    package static func role(_ s: DisplayState) -> StyleRole {
         switch s {
         case .notExecuted: .dim
         case .executing: .executing

@@ -8,21 +8,21 @@ import TaskViewCore
 /// Finding programs that serve their graph (attach.md, default path rules) and asking each
 /// who it is, trusting only what the server itself would trust: a private directory of our
 /// own and programs of our own user.
-public enum AttachDiscovery {
+package enum AttachDiscovery {
     /// `$TASKGRAPH_SOCKET_DIR`, else `$XDG_RUNTIME_DIR/taskgraph`, else `/tmp/taskgraph-<uid>`.
-    public static func directory(environment: (String) -> String? = Self.env) -> String {
+    package static func directory(environment: (String) -> String? = Self.env) -> String {
         if let d = environment("TASKGRAPH_SOCKET_DIR"), !d.isEmpty { return d }
         if let x = environment("XDG_RUNTIME_DIR"), !x.isEmpty { return x + "/taskgraph" }
         return "/tmp/taskgraph-\(getuid())"
     }
 
     /// The process environment.
-    public static func env(_ name: String) -> String? {
+    package static func env(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
     }
 
     /// The `*.sock` files in `dir`, sorted by name (none when the directory is missing).
-    public static func sockets(in dir: String) -> [String] {
+    package static func sockets(in dir: String) -> [String] {
         guard let d = opendir(dir) else { return [] }
         defer { closedir(d) }
         var out: [String] = []
@@ -40,21 +40,21 @@ public enum AttachDiscovery {
     }
 
     /// What `attach --list` says about one program.
-    public struct ProgramInfo: Sendable, Equatable {
-        public var pid: Int?
-        public var name: String
-        public var socket: String
+    package struct ProgramInfo: Sendable, Equatable {
+        package var pid: Int?
+        package var name: String
+        package var socket: String
         /// The header's `created` (when the server started).
-        public var started: String
+        package var started: String
         /// Nodes in the program's graph now, and how many of them execute.
-        public var tasks: Int
-        public var executing: Int
+        package var tasks: Int
+        package var executing: Int
         /// False when the program answered but its snapshot (a big graph) had not all come
         /// within the probe's time: `tasks` and `executing` are unknown.
-        public var counted = true
+        package var counted = true
 
         /// `PID  NAME  SOCKET  started STARTED  N tasks (M executing)`, sanitized.
-        public var line: String {
+        package var line: String {
             let p = pid.map(String.init) ?? "?"
             let count =
                 counted ? "\(tasks) \(tasks == 1 ? "task" : "tasks") (\(executing) executing)" : "tasks not counted"
@@ -64,7 +64,7 @@ public enum AttachDiscovery {
     }
 
     /// What probing one socket found.
-    public enum Probe: Sendable, Equatable {
+    package enum Probe: Sendable, Equatable {
         /// A program that answered: what `--list` says about it.
         case live(ProgramInfo)
         /// A program that did not answer in time (stopped, or its queue of connections is
@@ -76,7 +76,7 @@ public enum AttachDiscovery {
         case gone(socket: String)
 
         /// `PID  ?  SOCKET  not answering` for a program that did not answer.
-        public var line: String? {
+        package var line: String? {
             switch self {
             case .live(let info): info.line
             case .notAnswering(let socket, let pid):
@@ -87,7 +87,7 @@ public enum AttachDiscovery {
     }
 
     /// The pid in a socket's name (`PID.sock`, `PID-N.sock`), if it has one.
-    public static func pid(inName path: String) -> Int? {
+    package static func pid(inName path: String) -> Int? {
         let file = path.split(separator: "/").last.map(String.init) ?? path
         guard file.hasSuffix(".sock") else { return nil }
         let digits = file.dropLast(5).prefix { $0 != "-" }
@@ -98,7 +98,7 @@ public enum AttachDiscovery {
     /// Why the socket directory must not be used (attach.md: the server's own rules: owned
     /// by this user, closed to group and others, not a symlink, no parent anyone may write
     /// to without the sticky bit), or nil when it may (a missing directory holds nothing).
-    public static func refusal(directory dir: String) -> String? {
+    package static func refusal(directory dir: String) -> String? {
         var st = stat()
         if lstat(dir, &st) != 0 && errno == ENOENT { return nil }
         do {
@@ -112,7 +112,7 @@ public enum AttachDiscovery {
     /// Connects to every socket at once, reads each header and first snapshot, and hangs
     /// up: each program has at most `timeout` seconds (all are probed in parallel), so a
     /// stopped program never holds up the others. Results in the order of `paths`.
-    public static func probe(_ paths: [String], timeout: Double = 1) -> [Probe] {
+    package static func probe(_ paths: [String], timeout: Double = 1) -> [Probe] {
         var results: [Probe?] = paths.map { _ in nil }
         var probes: [Pending] = []
         for (k, path) in paths.enumerated() {

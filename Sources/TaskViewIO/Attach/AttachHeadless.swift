@@ -9,7 +9,7 @@ import TaskViewCore
 /// first snapshot arrives, then the lines `run --headless` prints as things change (the
 /// program's own ids and clock), prefixed by `NAME: ` when several programs are attached;
 /// at the end each program's status and the counts.
-public final class AttachHeadless {
+package final class AttachHeadless {
     private struct Known {
         var names: [Int: String] = [:]
         var cancelSource: [Int: String] = [:]
@@ -22,10 +22,10 @@ public final class AttachHeadless {
     private let emit: (String) -> Void
     /// Plain mode (`--plain`, `TERM=dumb`): every this many seconds after attaching, each
     /// connected program's `[T] running: a, b, c (+4)` line (T on its own clock); nil: none.
-    public let runningEvery: Double?
+    package let runningEvery: Double?
 
     /// `print` receives each line.
-    public init(session: AttachSession, runningEvery: Double? = nil, print: @escaping (String) -> Void) {
+    package init(session: AttachSession, runningEvery: Double? = nil, print: @escaping (String) -> Void) {
         self.session = session
         self.runningEvery = runningEvery.flatMap { $0 > 0 ? $0 : nil }
         self.emit = print
@@ -36,7 +36,7 @@ public final class AttachHeadless {
     /// succeeded, 1 when one failed or a program was killed, 130 when one was cancelled) or
     /// `interrupted()` (returns 130). `now` is the viewer's clock in seconds (default: the
     /// monotonic clock); `wait` (default: until a connection posts something) pauses.
-    public func run(
+    package func run(
         interrupted: () -> Bool, now: (() -> Double)? = nil, wait: ((Double) -> Void)? = nil
     ) -> Int32 {
         let now = now ?? AttachDiscovery.monotonic

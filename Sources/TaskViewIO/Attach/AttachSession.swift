@@ -15,11 +15,13 @@ public final class AttachSession {
     var connections: [AttachConnection] = []
     private var paths: Set<String> = []
     /// `--all`: the directory rescanned for programs that start later.
-    public let watchDirectory: String?
+    package let watchDirectory: String?
     private var lastScan = -Double.infinity
     /// Called for every stream item, in order (headless output), with the program index.
     var onItem: ((Int, StreamItem) -> Void)?
 
+    /// A session with no program yet; with `watchDirectory` (`--all`), programs that start
+    /// serving there later are attached too.
     public init(watchDirectory: String? = nil) {
         self.watchDirectory = watchDirectory
     }
@@ -47,34 +49,34 @@ public final class AttachSession {
     public func record(to recorder: GraphRecorder) { programs.recorder = recorder }
 
     /// Number of programs attached so far.
-    public var programCount: Int { programs.programs.count }
+    package var programCount: Int { programs.programs.count }
 
     /// Whether every attached program has ended (exited, killed or disconnected).
-    public var allEnded: Bool { programs.allOver }
+    package var allEnded: Bool { programs.allOver }
 
     /// The programs' own outcome once every one has ended, as `run` gives a root's: failed
     /// when a root failed or a program ended without `end` (killed), else cancelled when a
     /// root was cancelled, else succeeded. Nil while a program is still attached.
-    public var outcome: RootOutcome? { programs.outcome }
+    package var outcome: RootOutcome? { programs.outcome }
 
     /// Which program ended how, for the header: `NAME (pid N) cancelled, ...`.
-    public var endings: String {
+    package var endings: String {
         programs.programs.map { $0.label + " " + ($0.status.outcome?.word ?? $0.status.word) }
             .joined(separator: ", ")
     }
 
     /// The exit status of the session: the programs' outcome (0, 1, 130) once every one has
     /// ended, 130 when the viewer stopped before that (interrupted).
-    public var exitStatus: Int32 { outcome?.exitStatus ?? 130 }
+    package var exitStatus: Int32 { outcome?.exitStatus ?? 130 }
 
     /// `NAME (pid N): STATUS` for every program.
-    public var statusLines: [String] {
+    package var statusLines: [String] {
         programs.programs.map { $0.label + ": " + $0.status.word }
     }
 
     /// Absorbs what the connections posted; returns whether anything changed and the
     /// program error lines received (`NAME (pid N): MESSAGE`, sanitized).
-    public func pump(tree: inout TreeModel, now: Double) -> (changed: Bool, errors: [String]) {
+    package func pump(tree: inout TreeModel, now: Double) -> (changed: Bool, errors: [String]) {
         var changed = rescan(now: now)
         var errors: [String] = []
         for m in inbox.drain() {
@@ -103,11 +105,11 @@ public final class AttachSession {
     public func wait(seconds: Double) { inbox.wait(seconds: seconds) }
 
     /// Readable while a connection has posted something `pump` has not taken.
-    public var wakeDescriptor: Int32? { inbox.wakeDescriptor }
+    package var wakeDescriptor: Int32? { inbox.wakeDescriptor }
 
     /// Sends a cancel for the local node `id`: a program row cancels its unsettled roots.
     /// Returns the message the dashboard shows.
-    public func cancel(local id: Int, name: String, tree: TreeModel) -> String {
+    package func cancel(local id: Int, name: String, tree: TreeModel) -> String {
         guard let (p, remote) = programs.target(of: id), p < connections.count else {
             return "Nothing to cancel"
         }
@@ -154,9 +156,11 @@ public final class AttachSession {
 
 /// A program that cannot be attached (the message names it).
 public struct AttachError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong, naming the program.
     public let message: String
     /// The program did not answer (stopped, or its queue of connections full): worth
     /// trying again later.
-    public var notAnswering = false
+    package var notAnswering = false
+    /// `message`.
     public var description: String { message }
 }

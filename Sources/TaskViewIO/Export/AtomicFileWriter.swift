@@ -18,16 +18,16 @@ import TaskViewCore
 /// - A regular file, or a new one, is written to a temporary file next to it and renamed over
 ///   it, so readers see the old content or the new, never half; a failure removes the
 ///   temporary file and leaves the old content.
-public enum AtomicFileWriter {
+package enum AtomicFileWriter {
     /// Why the output could not be written (`message` is the system's reason).
-    public struct WriteError: Error, CustomStringConvertible, Sendable {
-        public let path: String
-        public let message: String
-        public var description: String { "cannot write \(path): \(message)" }
+    package struct WriteError: Error, CustomStringConvertible, Sendable {
+        package let path: String
+        package let message: String
+        package var description: String { "cannot write \(path): \(message)" }
     }
 
     /// Writes `bytes` to `path` by the rules above.
-    public static func write(_ bytes: [UInt8], to path: String) throws(WriteError) {
+    package static func write(_ bytes: [UInt8], to path: String) throws(WriteError) {
         try write(bytes, to: path, using: systemWrite)
     }
 

@@ -6,22 +6,26 @@ import TaskViewCore
 /// header's clock is real time since attaching. Quitting closes the connections and
 /// cancels nothing in the programs.
 public final class AttachSource: DashboardSource {
-    public let session: AttachSession
-    public let title: String
+    package let session: AttachSession
+    package let title: String
     /// Called for keys that cancelled something (the replay log's `key` events).
     let onKey: ((String, NodeID?) -> Void)?
 
+    /// The dashboard of `session`, its header saying `title`; `onKey` hears the keys that
+    /// cancelled something.
     public init(session: AttachSession, title: String, onKey: ((String, NodeID?) -> Void)? = nil) {
         self.session = session
         self.title = title
         self.onKey = onKey
     }
 
+    /// Sets the title and takes what has arrived (see `DashboardSource.start`).
     public func start(model: inout DashboardModel) {
         model.title = title
         _ = tick(realElapsed: 0, model: &model)
     }
 
+    /// Takes what the connections received (see `DashboardSource.tick`).
     public func tick(realElapsed: Double, model: inout DashboardModel) -> Bool {
         let before = Format.duration(model.clockNow)
         let (changed, errors) = session.pump(tree: &model.tree, now: realElapsed)
@@ -38,7 +42,7 @@ public final class AttachSource: DashboardSource {
         return changed || done || before != Format.duration(realElapsed)
     }
 
-    public func secondsUntilNextTick(realElapsed: Double, model: DashboardModel) -> Double? {
+    package func secondsUntilNextTick(realElapsed: Double, model: DashboardModel) -> Double? {
         if session.allEnded, let rescan = session.secondsUntilRescan(now: realElapsed) { return max(rescan, 1.0 / 30) }
         if session.allEnded { return nil }
         // Data wakes the loop through `wakeDescriptors`; time only moves the header clock.
@@ -47,9 +51,9 @@ public final class AttachSource: DashboardSource {
     }
 
     /// The connections' wake pipe: streamed lines are drawn as soon as they arrive.
-    public var wakeDescriptors: [Int32] { session.wakeDescriptor.map { [$0] } ?? [] }
+    package var wakeDescriptors: [Int32] { session.wakeDescriptor.map { [$0] } ?? [] }
 
-    public func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {
+    package func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {
         guard case .cancel(let node, _) = effect, model.tree.contains(node) else { return }
         let name = model.tree[node].name
         model.view.message = session.cancel(local: node, name: name, tree: model.tree)
@@ -57,13 +61,13 @@ public final class AttachSource: DashboardSource {
     }
 
     /// Whether the session ended by a signal (exit 130) rather than by quitting.
-    public private(set) var endedBySignal = false
+    package private(set) var endedBySignal = false
 
     /// The session's exit status: 130 after a signal, else the programs' outcome once every
     /// one has ended (0, 1, 130), else 130 (the person quit while programs ran).
-    public var exitStatus: Int32 { endedBySignal ? 130 : session.exitStatus }
+    package var exitStatus: Int32 { endedBySignal ? 130 : session.exitStatus }
 
-    public func finish(source: String, model: inout DashboardModel) {
+    package func finish(source: String, model: inout DashboardModel) {
         endedBySignal = source == ViewerCancelSource.signal
         session.stop()
     }

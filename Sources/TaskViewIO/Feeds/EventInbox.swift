@@ -10,7 +10,7 @@ import TaskViewCore
 /// for the main loop to absorb in batches, and notes when a given root settles. With
 /// `wakeable`, a pipe becomes readable when events wait (one byte per batch, never per
 /// event; the write never blocks the graph's threads).
-public final class EventInbox: Sendable {
+package final class EventInbox: Sendable {
     private struct State {
         var events: [GraphEvent] = []
         var rootSettled = false
@@ -27,21 +27,21 @@ public final class EventInbox: Sendable {
     /// Watches for `root` settling; `wakeable` adds the wake pipe (`wakeDescriptor`).
     /// `holdsBackOutput` (default: `wakeable`) holds output senders back past `floodLimit`:
     /// only for an inbox drained by a thread that never sends output itself.
-    public init(root: NodeID, wakeable: Bool = false, holdsBackOutput: Bool? = nil) {
+    package init(root: NodeID, wakeable: Bool = false, holdsBackOutput: Bool? = nil) {
         self.root = root.rawValue
         wake = wakeable ? WakePipe() : nil
         holdsBack = holdsBackOutput ?? wakeable
     }
 
     /// Readable while events wait to be drained (nil without the wake pipe).
-    public var wakeDescriptor: Int32? { wakeRead >= 0 ? wakeRead : nil }
+    package var wakeDescriptor: Int32? { wakeRead >= 0 ? wakeRead : nil }
 
     /// Events waiting past which the sender of an output line is held back a little (see
     /// `init`): a flood of output then waits in the commands' pipes, not in memory.
-    public static let floodLimit = 131_072
+    package static let floodLimit = 131_072
 
     /// The observer callback.
-    public func receive(_ event: GraphEvent) {
+    package func receive(_ event: GraphEvent) {
         let (wasEmpty, waiting) = state.withLock { s in
             let empty = s.events.isEmpty
             s.events.append(event)
@@ -68,10 +68,10 @@ public final class EventInbox: Sendable {
     }
 
     /// Whether the root has settled (seen among received events).
-    public var rootSettled: Bool { state.withLock { $0.rootSettled } }
+    package var rootSettled: Bool { state.withLock { $0.rootSettled } }
 
     /// Takes every event received so far.
-    public func drain() -> [GraphEvent] {
+    package func drain() -> [GraphEvent] {
         if wakeRead >= 0 {
             // Emptied before the events are taken: a batch posted meanwhile wakes again.
             var buf = (0 as UInt64, 0 as UInt64)

@@ -7,13 +7,13 @@ import TaskViewCore
 /// single-threaded and deterministic: the clock only moves inside `tick`. On any other
 /// clock (real time: commands) the graph runs on its own threads and a tick only takes the
 /// events that arrived; event times are shown relative to the start.
-public final class LiveGraphSource: DashboardSource {
-    public let graph: Graph
-    public let clock: any GraphClock
+package final class LiveGraphSource: DashboardSource {
+    package let graph: Graph
+    package let clock: any GraphClock
     var virtualClock: VirtualClock? { clock as? VirtualClock }
-    public let root: NodeID
-    public let title: String
-    public let speed: Double
+    package let root: NodeID
+    package let title: String
+    package let speed: Double
     let inbox: EventInbox
     var observation: (any GraphObservation)?
     let startWork: () -> Void
@@ -22,29 +22,29 @@ public final class LiveGraphSource: DashboardSource {
     /// Called for keys that cancelled something (for the replay log's `key` events).
     let onKey: ((String, NodeID?) -> Void)?
     /// What a scenario's `id`s and `needs` became, for the detail pane.
-    public var needs = ScenarioNeedsMap()
+    package var needs = ScenarioNeedsMap()
     /// The real time of the last tick, and where graph time is paced from after a restart
     /// (the clock stood still meanwhile: a restart's attempts take their own time).
     var lastRealElapsed = 0.0
     var pacingOrigin: Double?
     /// Restarts nodes of a scenario run (`r`/`R`); nil: the graph has no remakes.
-    public var restarter: ScenarioRestarter?
+    package var restarter: ScenarioRestarter?
     /// Earlier runs of the same scenario file, for the ETA.
-    public var history: RunHistory?
+    package var history: RunHistory?
     /// Where every command's whole output is kept (what `o` opens); nil: nowhere.
-    public var outputFiles: CommandOutputFiles?
+    package var outputFiles: CommandOutputFiles?
     /// The last state changes and output lines, for plain mode.
-    public let plainFeed: PlainFeed? = PlainFeed()
+    package let plainFeed: PlainFeed? = PlainFeed()
     /// Events a tick took from the inbox but left for the next ticks (`backlog[backlogStart...]`):
     /// under a flood of output a tick absorbs at most `eventsPerTick`, so keys are read and
     /// frames drawn between batches.
     var backlog: [GraphEvent] = []
     var backlogStart = 0
     /// What one tick absorbs at most (a few milliseconds of work).
-    public static let eventsPerTick = 16_384
+    package static let eventsPerTick = 16_384
 
     /// `start` executes the root; it runs after observation begins, in `start(model:)`.
-    public init(
+    package init(
         graph: Graph, clock: any GraphClock, root: NodeID, title: String, speed: Double,
         onKey: ((String, NodeID?) -> Void)? = nil, start: @escaping () -> Void
     ) {
@@ -61,7 +61,7 @@ public final class LiveGraphSource: DashboardSource {
 
     deinit { observation?.cancel() }
 
-    public func start(model: inout DashboardModel) {
+    package func start(model: inout DashboardModel) {
         let inbox = self.inbox
         let (snapshot, obs) = graph.snapshotAndObserve { inbox.receive($0) }
         observation = obs
@@ -82,7 +82,7 @@ public final class LiveGraphSource: DashboardSource {
     /// The root settled and no restart's attempts still run.
     var rootSettled: Bool { inbox.rootSettled && !(restarter?.running ?? false) }
 
-    public func tick(realElapsed: Double, model: inout DashboardModel) -> Bool {
+    package func tick(realElapsed: Double, model: inout DashboardModel) -> Bool {
         lastRealElapsed = realElapsed
         if !rootSettled, let clock = virtualClock {
             let target = (pacingOrigin ?? clockOrigin) + realElapsed * speed
@@ -172,11 +172,11 @@ public final class LiveGraphSource: DashboardSource {
         return changed
     }
 
-    public func outputFile(node: Int, model: DashboardModel) -> String? {
+    package func outputFile(node: Int, model: DashboardModel) -> String? {
         outputFiles?.flushedPath(node: node)
     }
 
-    public func secondsUntilNextTick(realElapsed: Double, model: DashboardModel) -> Double? {
+    package func secondsUntilNextTick(realElapsed: Double, model: DashboardModel) -> Double? {
         if !backlog.isEmpty { return 0 }
         if rootSettled { return nil }
         // The elapsed time in the header moves every 0.1 s of graph time.
@@ -192,9 +192,9 @@ public final class LiveGraphSource: DashboardSource {
     }
 
     /// The inbox's wake pipe off a virtual clock (nothing on one: time moves only in `tick`).
-    public var wakeDescriptors: [Int32] { inbox.wakeDescriptor.map { [$0] } ?? [] }
+    package var wakeDescriptors: [Int32] { inbox.wakeDescriptor.map { [$0] } ?? [] }
 
-    public func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {
+    package func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {
         if case .restart(let node) = effect {
             restart(node, key: key, model: &model)
             return
@@ -225,7 +225,7 @@ public final class LiveGraphSource: DashboardSource {
             "Restarted \(name)" + (k == 0 ? "" : " and \(k) node\(k == 1 ? " that needs" : "s that need") it")
     }
 
-    public func finish(source: String, model: inout DashboardModel) {
+    package func finish(source: String, model: inout DashboardModel) {
         restarter?.cancelAll(source: source)
         if !inbox.rootSettled { graph.cancel(root, source: source) }
         absorb(&model)

@@ -8,16 +8,16 @@ import TaskViewCore
 /// `replay --follow`: reads a log that is still being written, like `tail -f`, through the
 /// log reader's parser (complete lines only; a partly flushed line waits for its newline),
 /// until its `end`.
-public final class LogFollower {
-    public let path: String
+package final class LogFollower {
+    package let path: String
     private let fd: Int32
     private var stream: LogStream
     private var seeded = false
     /// Whether the log's `end` was read.
-    public private(set) var ended = false
+    package private(set) var ended = false
 
     /// Opens `path`; throws `LogLoadError` naming it.
-    public init(path: String) throws {
+    package init(path: String) throws {
         self.path = path
         fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw LogLoadError(path: path, line: nil, message: String(cString: strerror(errno))) }
@@ -35,7 +35,7 @@ public final class LogFollower {
     /// the log's first snapshot; later snapshots change nothing, the events already did).
     /// Returns whether anything new was read, and the state lines `run --headless` printed
     /// for it. Throws `LogLoadError` naming the line of a bad line.
-    public func poll(into tree: inout TreeModel) throws -> (changed: Bool, lines: [String]) {
+    package func poll(into tree: inout TreeModel) throws -> (changed: Bool, lines: [String]) {
         var lines: [String] = []
         var changed = false
         var buf = [UInt8](repeating: 0, count: 1 << 16)
@@ -79,7 +79,7 @@ public final class LogFollower {
     }
 
     /// 0 succeeded, 1 failed, 130 cancelled, 3 when the root never settled.
-    public static func exitStatus(_ tree: TreeModel) -> Int32 {
+    package static func exitStatus(_ tree: TreeModel) -> Int32 {
         guard let r = tree.roots.last else { return 3 }
         switch tree[r].display {
         case .succeeded: return 0
@@ -92,25 +92,25 @@ public final class LogFollower {
 
 /// The dashboard on a followed log: new lines appear as they are flushed; FOLLOW (the
 /// selection on the newest executing node) is on at the start. Read-only.
-public final class FollowSource: DashboardSource {
-    public let follower: LogFollower
-    public let title: String
+package final class FollowSource: DashboardSource {
+    package let follower: LogFollower
+    package let title: String
     /// A bad line stops the following; the message is shown.
-    public private(set) var failure: LogLoadError?
+    package private(set) var failure: LogLoadError?
 
-    public init(follower: LogFollower, title: String) {
+    package init(follower: LogFollower, title: String) {
         self.follower = follower
         self.title = title
     }
 
-    public func start(model: inout DashboardModel) {
+    package func start(model: inout DashboardModel) {
         model.title = title
         model.replay = ReplayState() // playing
         model.view.follow = true
         _ = tick(realElapsed: 0, model: &model)
     }
 
-    public func tick(realElapsed: Double, model: inout DashboardModel) -> Bool {
+    package func tick(realElapsed: Double, model: inout DashboardModel) -> Bool {
         guard failure == nil, !follower.ended else { return false }
         do {
             let (changed, _) = try follower.poll(into: &model.tree)
@@ -131,11 +131,11 @@ public final class FollowSource: DashboardSource {
         }
     }
 
-    public func secondsUntilNextTick(realElapsed: Double, model: DashboardModel) -> Double? {
+    package func secondsUntilNextTick(realElapsed: Double, model: DashboardModel) -> Double? {
         follower.ended || failure != nil ? nil : 0.1 // the writer flushes at least every 100 ms
     }
 
-    public func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {}
+    package func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {}
 
-    public func finish(source: String, model: inout DashboardModel) {}
+    package func finish(source: String, model: inout DashboardModel) {}
 }

@@ -7,14 +7,14 @@ import TaskViewCore
 /// one pass over its events when the replay starts) or from where the replay is, whichever
 /// leaves fewer events to apply.
 public final class ReplaySource: DashboardSource {
-    public let log: ReplayLog
-    public let title: String
+    package let log: ReplayLog
+    package let title: String
     /// Graph events applied so far.
-    public private(set) var position = 0
+    package private(set) var position = 0
     /// Replay clock (seconds on the recorded graph's clock).
     public private(set) var time = 0.0
-    public private(set) var speed: Double
-    public private(set) var playing = true
+    package private(set) var speed: Double
+    package private(set) var playing = true
     private var lastReal: Double?
     private let root: Int
     /// Outputs written for `o` (see `outputFile(node:model:)`).
@@ -27,10 +27,12 @@ public final class ReplaySource: DashboardSource {
     private var markers = ReplayMarkers()
     static let minSpacing = 5000
 
-    public static let minSpeed = 1.0 / 64
-    public static let maxSpeed = 64.0
-    public static let seekStep = 5.0
+    package static let minSpeed = 1.0 / 64
+    package static let maxSpeed = 64.0
+    package static let seekStep = 5.0
 
+    /// A replay of `log`, its header saying `title`, playing at `speed` (clamped to
+    /// `minSpeed`...`maxSpeed`).
     public init(log: ReplayLog, title: String, speed: Double = 1) {
         self.log = log
         self.title = title
@@ -38,6 +40,7 @@ public final class ReplaySource: DashboardSource {
         root = log.finalSnapshot.roots.last?.rawValue ?? -1
     }
 
+    /// Fills the model with the log's start (see `DashboardSource.start`).
     public func start(model: inout DashboardModel) {
         model.replay = ReplayState()
         model.title = title
@@ -48,7 +51,7 @@ public final class ReplaySource: DashboardSource {
         publish(&model)
     }
 
-    public func tick(realElapsed: Double, model: inout DashboardModel) -> Bool {
+    package func tick(realElapsed: Double, model: inout DashboardModel) -> Bool {
         defer { lastReal = realElapsed }
         guard playing, let last = lastReal else { return false }
         time = min(log.duration, time + (realElapsed - last) * speed)
@@ -59,7 +62,7 @@ public final class ReplaySource: DashboardSource {
         return changed || Format.duration(before) != Format.duration(model.replay?.position ?? 0) || !playing
     }
 
-    public func secondsUntilNextTick(realElapsed: Double, model: DashboardModel) -> Double? {
+    package func secondsUntilNextTick(realElapsed: Double, model: DashboardModel) -> Double? {
         guard playing else { return nil }
         let frame = 1.0 / 30
         let nextTime = position < log.eventCount ? log.events.time(at: position) : log.duration
@@ -67,7 +70,7 @@ public final class ReplaySource: DashboardSource {
         return min(max(wait, frame), max(frame, 0.1 / speed))
     }
 
-    public func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {
+    package func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {
         guard case .replay(let control) = effect else { return }
         switch control {
         case .playPause:
@@ -107,7 +110,7 @@ public final class ReplaySource: DashboardSource {
         publish(&model)
     }
 
-    public func finish(source: String, model: inout DashboardModel) {}
+    package func finish(source: String, model: inout DashboardModel) {}
 
     /// Seeks to the next / previous mark of `list` and pauses there, selecting its node;
     /// says so in the footer when there is none.
@@ -254,7 +257,7 @@ public final class ReplaySource: DashboardSource {
     /// How a recorded run with restarts ended as the dashboard judges it (the newest attempts
     /// count; the log's `end` line counts the roots as they are); nil for a log without
     /// restarts.
-    public static func restartedOutcome(_ log: ReplayLog) -> RootOutcome? {
+    package static func restartedOutcome(_ log: ReplayLog) -> RootOutcome? {
         guard log.hasAttempts else { return nil }
         var model = DashboardModel(title: "")
         model.tree.absorb(log.rebuildEvents(afterEvents: log.eventCount))
@@ -262,7 +265,7 @@ public final class ReplaySource: DashboardSource {
         return model.outcome
     }
 
-    public static func headlessLines(_ log: ReplayLog) -> [String] {
+    package static func headlessLines(_ log: ReplayLog) -> [String] {
         let initial = log.initialSnapshot
         var printer = HeadlessPrinter(snapshot: initial)
         var out: [String] = []

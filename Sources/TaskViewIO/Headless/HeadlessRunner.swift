@@ -5,14 +5,14 @@ import TaskViewCore
 /// machine allows (any other clock, real time, is simply waited for), and every state
 /// change prints one line (and, with `output`, every output line of a command); then the
 /// summary.
-public enum HeadlessRunner {
+package enum HeadlessRunner {
     /// Runs until `root` settles. `start` executes the root (after observing begins);
     /// `interrupted` is polled between timers (a signal: the root is cancelled with source
     /// `signal`). Lines go to `print`, with times counted from `origin` (the log's `t = 0`, so
     /// the replay of the run's log prints the same lines; nil: 0 on a virtual clock, else when
     /// this starts). Returns the root's outcome (nil: it never settled because nothing was
     /// left to run; the root is then cancelled with source `quit`).
-    public static func run(
+    package static func run(
         graph: Graph, clock: any GraphClock, root: NodeID,
         interrupted: () -> Bool = { false },
         output: Bool = false, origin: Double? = nil,
@@ -93,7 +93,7 @@ public enum HeadlessRunner {
     }
 
     /// The root's outcome in a tree (cancelled when unsettled).
-    public static func outcome(_ tree: TreeModel, _ root: NodeID) -> RootOutcome {
+    package static func outcome(_ tree: TreeModel, _ root: NodeID) -> RootOutcome {
         guard tree.contains(root.rawValue) else { return .cancelled }
         let n = tree[root.rawValue]
         switch n.display {

@@ -7,9 +7,9 @@ import TaskViewCore
 /// reaches its event, a `[T] running: a, b, c (+4)` line every `pacing.runningEvery`
 /// recorded seconds while something executes, then the summary. Without the `running:`
 /// lines the output is `ReplaySource.headlessLines` line for line.
-public enum PlainReplay {
+package enum PlainReplay {
     /// How a plain replay ended.
-    public enum Ending: Sendable, Equatable {
+    package enum Ending: Sendable, Equatable {
         /// Every event was played.
         case played
         /// `interrupted` said so (Ctrl-C, SIGTERM, SIGHUP) at this recorded time.
@@ -19,7 +19,7 @@ public enum PlainReplay {
     /// Plays `log` and prints its lines, then the summary (of what was played when
     /// interrupted). `interrupted` is asked before every line and at least every 0.1 s of
     /// waiting; each line goes to `print` whole.
-    public static func run(
+    package static func run(
         _ log: ReplayLog, pacing: PlainPacing, interrupted: () -> Bool, print: (String) -> Void
     ) -> Ending {
         var printer = HeadlessPrinter(snapshot: log.initialSnapshot)

@@ -13,13 +13,13 @@ import TaskViewCore
 /// and stderr interleaved as they came, stderr lines marked `! `. At most `limit` bytes per
 /// command; past it, a last line says the output was cut. What `o` opens in the pager.
 /// Used from the dashboard's thread only.
-public final class CommandOutputFiles {
+package final class CommandOutputFiles {
     /// 64 MiB per command.
-    public static let defaultLimit = 64 << 20
+    package static let defaultLimit = 64 << 20
 
-    public let directory: String
+    package let directory: String
     /// Bytes kept per command.
-    public let limit: Int
+    package let limit: Int
     /// A temporary directory, removed by `close()`.
     let temporary: Bool
     /// By node id: its open file (nil: not open), and the bytes written to it (-1: no file yet).
@@ -29,7 +29,7 @@ public final class CommandOutputFiles {
 
     /// Keeps files under `directory` (created if missing), or in a new temporary directory
     /// (removed by `close()`) when nil. Throws when the directory cannot be made.
-    public init(directory: String?, limit: Int = CommandOutputFiles.defaultLimit) throws(CommandOutputFilesError) {
+    package init(directory: String?, limit: Int = CommandOutputFiles.defaultLimit) throws(CommandOutputFilesError) {
         self.limit = max(0, limit)
         if let directory {
             if mkdir(directory, 0o755) != 0 && errno != EEXIST { throw CommandOutputFilesError(path: directory) }
@@ -47,10 +47,10 @@ public final class CommandOutputFiles {
     deinit { close() }
 
     /// The file of `node` (whether or not it has output yet).
-    public func path(node: Int) -> String { directory + "/\(node).log" }
+    package func path(node: Int) -> String { directory + "/\(node).log" }
 
     /// Appends the output lines among `events`; closes a command's file once it settled.
-    public func record(_ events: [GraphEvent]) {
+    package func record(_ events: [GraphEvent]) {
         // By index, not `for e in events`: an event is not copied (retained) to look at it.
         for k in events.indices {
             switch events[k].change {
@@ -109,14 +109,14 @@ public final class CommandOutputFiles {
     }
 
     /// Writes out what is buffered and returns `node`'s file, nil when it printed nothing.
-    public func flushedPath(node: Int) -> String? {
+    package func flushedPath(node: Int) -> String? {
         guard node >= 0 && node < written.count && written[node] >= 0 else { return nil }
         if let f = open[node] { fflush(f) }
         return path(node: node)
     }
 
     /// Closes every file; a temporary directory is removed with its files.
-    public func close() {
+    package func close() {
         for case let f? in open { fclose(f) }
         open = []
         guard temporary else { return }
@@ -127,7 +127,7 @@ public final class CommandOutputFiles {
 }
 
 /// A directory for output files that cannot be made.
-public struct CommandOutputFilesError: Error, CustomStringConvertible {
-    public let path: String
-    public var description: String { "cannot create directory \(path) for the output files" }
+package struct CommandOutputFilesError: Error, CustomStringConvertible {
+    package let path: String
+    package var description: String { "cannot create directory \(path) for the output files" }
 }

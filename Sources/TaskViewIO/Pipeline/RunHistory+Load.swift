@@ -9,7 +9,7 @@ import TaskViewCore
 extension RunHistory {
     /// The history of `file` (an absolute path) from the logs in `directory`, newest
     /// first. Logs that cannot be read are skipped with one `notice` (never a failure).
-    public static func load(file: String, directory: String, notice: (String) -> Void) -> RunHistory {
+    package static func load(file: String, directory: String, notice: (String) -> Void) -> RunHistory {
         var candidates: [(mtime: Int, path: String)] = []
         guard let dir = opendir(directory) else { return RunHistory() }
         while let entry = readdir(dir) {

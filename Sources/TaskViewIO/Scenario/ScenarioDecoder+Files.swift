@@ -10,7 +10,7 @@ extension ScenarioDecoder {
     /// Parses and validates scenario text. `file` names it in messages; relative `cwd`s of
     /// `command` nodes are resolved against `baseDirectory` (nil: the current directory)
     /// and must be existing directories of the file system.
-    public static func decode(
+    package static func decode(
         _ bytes: [UInt8], file: String, name: String, baseDirectory: String? = nil
     ) throws(ScenarioError) -> Scenario {
         try decode(bytes, file: file, name: name, baseDirectory: baseDirectory, isDirectory: isExistingDirectory)

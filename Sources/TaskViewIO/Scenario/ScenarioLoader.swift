@@ -5,22 +5,22 @@ import TaskViewCore
 #endif
 
 /// Finds scenarios: the embedded demos by name, or a user's file.
-public enum ScenarioLoader {
+package enum ScenarioLoader {
     /// The name of the default demo (`taskview` without arguments).
-    public static let defaultDemo = "build"
+    package static let defaultDemo = "build"
     /// Largest scenario file read.
-    public static let maxFileBytes = 64 << 20
+    package static let maxFileBytes = 64 << 20
 
     /// Names of the shipped demos, in display order.
-    public static var demoNames: [String] { EmbeddedDemos.all.map(\.name) }
+    package static var demoNames: [String] { EmbeddedDemos.all.map(\.name) }
 
     /// The JSON text of a shipped demo.
-    public static func demoText(_ name: String) -> String? {
+    package static func demoText(_ name: String) -> String? {
         EmbeddedDemos.all.first { $0.name == name }?.json
     }
 
     /// A shipped demo by name.
-    public static func demo(_ name: String) throws(ScenarioError) -> Scenario {
+    package static func demo(_ name: String) throws(ScenarioError) -> Scenario {
         guard let text = demoText(name) else {
             throw ScenarioError(
                 file: name, position: nil,
@@ -32,7 +32,7 @@ public enum ScenarioLoader {
     }
 
     /// `(name, description)` of every shipped demo.
-    public static func demoList() -> [(name: String, description: String)] {
+    package static func demoList() -> [(name: String, description: String)] {
         demoNames.map { name in
             let d = (try? demo(name))?.description ?? ""
             return (name, d)
@@ -40,7 +40,7 @@ public enum ScenarioLoader {
     }
 
     /// A user's scenario file; its name is the file name without directory and extension.
-    public static func file(_ path: String) throws(ScenarioError) -> Scenario {
+    package static func file(_ path: String) throws(ScenarioError) -> Scenario {
         let bytes: [UInt8]
         do {
             bytes = try readFile(path)

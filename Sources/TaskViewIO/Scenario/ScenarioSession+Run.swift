@@ -8,7 +8,7 @@ import TaskViewCore
 extension ScenarioSession {
     /// Runs headless without printing: timer to timer until the root settles (or nothing is
     /// left to run). For tests and benchmarks; taskview's headless mode prints as it goes.
-    public func runToEnd() {
+    package func runToEnd() {
         start()
         if let virtual = clock as? VirtualClock {
             while !root.state.isSettled, virtual.runNext() {}
