@@ -114,10 +114,10 @@ package enum DashboardLoop {
 
     /// `o`: the command's whole output in the pager, the source still ticking meanwhile.
     static func openOutput(
-        _ node: Int, source: any DashboardSource, terminal: Terminal, model: inout DashboardModel, t0: Double
+        _ node: NodeIndex, source: any DashboardSource, terminal: Terminal, model: inout DashboardModel, t0: Double
     ) {
         guard let path = source.outputFile(node: node, model: model) else {
-            model.view.message = "No output kept for " + model.shown.nodes[node].name
+            model.view.message = "No output kept for " + model.shown.nodes[node.rawValue].name
             return
         }
         var m = model

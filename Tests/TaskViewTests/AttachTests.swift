@@ -314,7 +314,7 @@ import Testing
         var effects = Reducer.reduce(&model, key: .char("x"), rows: 20)
         #expect(effects.isEmpty)
         effects = Reducer.reduce(&model, key: .char("y"), rows: 20)
-        #expect(effects == [.cancel(node: root, source: "keyboard")])
+        #expect(effects == [.cancel(node: NodeIndex(root), source: "keyboard")])
         for e in effects { source.perform(e, key: .char("y"), model: &model) }
         #expect(model.view.message == "Cancel of root sent to svc (pid 9)")
         while server.received.isEmpty && AttachLines.monotonic() < deadline { session.wait(seconds: 0.02) }

@@ -37,7 +37,7 @@ import Testing
         _ = f.source.tick(realElapsed: 2, model: &f.model)
         #expect(f.model.clockNow == 2)
         let effects = press(&f.model, .down, .char("x"), .char("y"))
-        #expect(effects == [.cancel(node: f.leaves[0].id.rawValue, source: "keyboard")])
+        #expect(effects == [.cancel(node: NodeIndex(f.leaves[0].id.rawValue), source: "keyboard")])
         for e in effects { f.source.perform(e, key: .char("y"), model: &f.model) }
         #expect(f.model.tree[f.leaves[0].id.rawValue].display == .cancelled)
         #expect(f.model.tree[f.leaves[0].id.rawValue].cancelSource == "keyboard")

@@ -52,7 +52,7 @@ import Testing
         var m = model(smallBuild())
         press(&m, .end) // link, executing
         #expect(press(&m, .char("x")).isEmpty)
-        #expect(m.view.mode == .confirmCancel(node: 4))
+        #expect(m.view.mode == .confirmCancel(row: 4))
         let effects = press(&m, .char("y"))
         #expect(effects == [.cancel(node: 4, source: "keyboard")])
         #expect(m.view.mode == .normal)

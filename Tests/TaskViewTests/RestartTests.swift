@@ -99,7 +99,7 @@ import Testing
         #expect(run.shown("upload").display == .skipped)
         run.model.view.selection = run.row("flaky")
         run.key("r")
-        #expect(run.model.view.mode == .confirmRestart(node: run.row("flaky"), dependents: 2))
+        #expect(run.model.view.mode == .confirmRestart(row: RowIndex(run.row("flaky")), dependents: 2))
         let frame = Renderer(ascii: true).render(run.model, width: 80, height: 10).grid.lines
         #expect(frame.last?.hasPrefix("Restart flaky (and 2 nodes that need it)? [y/N]") == true)
         run.key("y")
@@ -158,7 +158,7 @@ import Testing
         #expect(run.shown("package").display == .skipped)
         run.model.view.selection = run.row("build")
         run.key("r")
-        #expect(run.model.view.mode == .confirmRestart(node: run.row("build"), dependents: 0))
+        #expect(run.model.view.mode == .confirmRestart(row: RowIndex(run.row("build")), dependents: 0))
         run.key("n")
         #expect(run.model.view.message == "Not restarted")
         run.model.canRestart = false // a graph without remakes
@@ -193,7 +193,7 @@ import Testing
         run.model.view.selection = run.row("flaky")
         run.key("r")
         // package and ship (with upload) come after it.
-        #expect(run.model.view.mode == .confirmRestart(node: run.row("flaky"), dependents: 2))
+        #expect(run.model.view.mode == .confirmRestart(row: RowIndex(run.row("flaky")), dependents: 2))
         run.key("y")
         #expect(run.model.view.message == "Restarted flaky and 2 nodes that need it")
         #expect(run.model.outcome == nil)
@@ -257,7 +257,7 @@ import Testing
         run.toEnd()
         run.model.view.selection = run.row("build")
         run.key("r")
-        #expect(run.model.view.mode == .confirmRestart(node: run.row("build"), dependents: 0))
+        #expect(run.model.view.mode == .confirmRestart(row: RowIndex(run.row("build")), dependents: 0))
         run.key("y")
         run.toEnd()
         #expect(run.shown("build").display == .succeeded)

@@ -36,7 +36,7 @@ package protocol DashboardSource: AnyObject {
     func finish(source: String, model: inout DashboardModel)
     /// The file holding the whole output of command `node` (what `o` opens in the pager),
     /// nil when none is kept. Default: none.
-    func outputFile(node: Int, model: DashboardModel) -> String?
+    func outputFile(node: NodeIndex, model: DashboardModel) -> String?
     /// The run's recent state changes and output lines, for plain mode (`p`); nil: none.
     var plainFeed: PlainFeed? { get }
 }
@@ -45,7 +45,7 @@ extension DashboardSource {
     /// No descriptors: the source's time moves only by `secondsUntilNextTick`.
     package var wakeDescriptors: [Int32] { [] }
 
-    package func outputFile(node: Int, model: DashboardModel) -> String? { nil }
+    package func outputFile(node: NodeIndex, model: DashboardModel) -> String? { nil }
 
     package var plainFeed: PlainFeed? { nil }
 }

@@ -2,13 +2,13 @@
 /// (live graph or replay) carries these out.
 package enum DashboardEffect: Sendable, Equatable {
     /// Cancel this node through `Graph.cancel(_:source:)`.
-    case cancel(node: Int, source: String)
-    /// Restart this settled node and the nodes skipped because of it (a live scenario run).
-    case restart(node: Int)
+    case cancel(node: NodeIndex, source: String)
+    /// Restart this settled row and the nodes skipped because of it (a live scenario run).
+    case restart(row: RowIndex)
     /// A replay-only control (see `DashboardSource`).
     case replay(ReplayControl)
     /// Show command `node`'s whole output in the pager (the terminal layer does it).
-    case openOutput(node: Int)
+    case openOutput(node: NodeIndex)
     /// Plain mode: the terminal's own screen, lines as they come, until a key.
     case plainMode
 }

@@ -11,8 +11,8 @@ extension Reducer {
             model.view.message = preview.readOnly ?? "\(preview.name) has finished: nothing to cancel"
             return []
         }
-        if !ask { return cancel(&model, sel) }
-        model.view.mode = .confirmCancel(node: sel)
+        if !ask { return cancel(&model, RowIndex(sel)) }
+        model.view.mode = .confirmCancel(row: RowIndex(sel))
         return []
     }
 
@@ -22,8 +22,8 @@ extension Reducer {
         let sel = model.view.selection
         guard sel >= 0, model.tree.contains(sel) else { return [] }
         guard let k = restartable(&model, sel) else { return [] }
-        if !ask { return [.restart(node: sel)] }
-        model.view.mode = .confirmRestart(node: sel, dependents: k)
+        if !ask { return [.restart(row: RowIndex(sel))] }
+        model.view.mode = .confirmRestart(row: RowIndex(sel), dependents: k)
         return []
     }
 
@@ -51,9 +51,11 @@ extension Reducer {
         return tree.restartPlan(row).others
     }
 
-    static func cancel(_ model: inout DashboardModel, _ node: Int) -> [DashboardEffect] {
-        let name = model.tree.nodes[model.displayTree().content(node)].name
+    /// Cancels the node `row` is named by (a folded `map` row: the adapter, and so its
+    /// child), saying which node the row shows.
+    static func cancel(_ model: inout DashboardModel, _ row: RowIndex) -> [DashboardEffect] {
+        let name = model.tree.nodes[model.displayTree().content(row.rawValue)].name
         model.view.message = "Cancelled \(name)"
-        return [.cancel(node: node, source: ViewerCancelSource.keyboard)]
+        return [.cancel(node: row.node, source: ViewerCancelSource.keyboard)]
     }
 }

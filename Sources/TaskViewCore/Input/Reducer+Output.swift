@@ -71,7 +71,7 @@ extension Reducer {
             model.view.message = model.shown.nodes[c].name + " has printed nothing"
             return []
         }
-        return [.openOutput(node: c)]
+        return [.openOutput(node: NodeIndex(c))]
     }
 
     /// Makes `line` the current match and scrolls the pane so it shows.

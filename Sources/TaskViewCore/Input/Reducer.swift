@@ -7,24 +7,24 @@ package enum Reducer {
     package static func reduce(_ model: inout DashboardModel, key: Key, rows: Int) -> [DashboardEffect] {
         model.refreshDerived()
         switch model.view.mode {
-        case .confirmCancel(let node):
+        case .confirmCancel(let row):
             model.view.mode = .normal
             if key == .ctrlC {
                 model.view.quitRequested = true
                 return []
             }
             if key == .char("y") || key == .char("Y") {
-                return cancel(&model, node)
+                return cancel(&model, row)
             }
             model.view.message = "Not cancelled"
             return []
-        case .confirmRestart(let node, _):
+        case .confirmRestart(let row, _):
             model.view.mode = .normal
             if key == .ctrlC {
                 model.view.quitRequested = true
                 return []
             }
-            if key == .char("y") || key == .char("Y") { return [.restart(node: node)] }
+            if key == .char("y") || key == .char("Y") { return [.restart(row: row)] }
             model.view.message = "Not restarted"
             return []
         case .filterInput:

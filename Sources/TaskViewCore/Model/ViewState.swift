@@ -5,9 +5,9 @@ public struct ViewState: Sendable, Equatable {
     package enum Mode: Sendable, Equatable {
         case normal
         /// `x` asked to cancel this node; waiting for y/N.
-        case confirmCancel(node: Int)
+        case confirmCancel(row: RowIndex)
         /// `r` asked to restart this node (and `dependents` skipped nodes); waiting for y/N.
-        case confirmRestart(node: Int, dependents: Int)
+        case confirmRestart(row: RowIndex, dependents: Int)
         /// Typing a filter after `/`.
         case filterInput
         /// Typing an output search after `/` in a command's detail pane.

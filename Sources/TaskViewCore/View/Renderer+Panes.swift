@@ -198,8 +198,8 @@ extension Renderer {
                 clean(preview.prompt), x: 0, y: y, style: style, limit: grid.width, ellipsis: glyphs.ellipsis)
             return
         }
-        if case .confirmRestart(let node, let k) = model.view.mode, model.tree.contains(node) {
-            let name = model.tree.nodes[model.displayTree().content(node)].name
+        if case .confirmRestart(let row, let k) = model.view.mode, model.tree.contains(row.rawValue) {
+            let name = model.tree.nodes[model.displayTree().content(row.rawValue)].name
             let more = k == 0 ? "" : " (and \(k) node\(k == 1 ? "" : "s") that need\(k == 1 ? "s" : "") it)"
             grid.writeFitted(
                 clean("Restart \(name)\(more)? [y/N]"), x: 0, y: y, style: style, limit: grid.width,

@@ -55,10 +55,10 @@ public struct Renderer {
     }
 
     func confirmPreview(_ model: DashboardModel, _ d: DisplayTree) -> CancelPreview? {
-        guard case .confirmCancel(let node) = model.view.mode, model.tree.contains(node) else { return nil }
+        guard case .confirmCancel(let row) = model.view.mode, model.tree.contains(row.rawValue) else { return nil }
         return CancelPreview(
             tree: model.tree, display: DisplayTree(tree: model.tree, view: model.view, mask: nil),
-            node: node)
+            node: row.rawValue)
     }
 
     /// The style role of a display state.

@@ -54,7 +54,8 @@ public final class AttachSource: DashboardSource {
     package var wakeDescriptors: [Int32] { session.wakeDescriptor.map { [$0] } ?? [] }
 
     package func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {
-        guard case .cancel(let node, _) = effect, model.tree.contains(node) else { return }
+        guard case .cancel(let id, _) = effect, model.tree.contains(id.rawValue) else { return }
+        let node = id.rawValue
         let name = model.tree[node].name
         model.view.message = session.cancel(local: node, name: name, tree: model.tree)
         onKey?(key.name, NodeID(node))

@@ -172,8 +172,8 @@ package final class LiveGraphSource: DashboardSource {
         return changed
     }
 
-    package func outputFile(node: Int, model: DashboardModel) -> String? {
-        outputFiles?.flushedPath(node: node)
+    package func outputFile(node: NodeIndex, model: DashboardModel) -> String? {
+        outputFiles?.flushedPath(node: node.rawValue)
     }
 
     package func secondsUntilNextTick(realElapsed: Double, model: DashboardModel) -> Double? {
@@ -195,19 +195,20 @@ package final class LiveGraphSource: DashboardSource {
     package var wakeDescriptors: [Int32] { inbox.wakeDescriptor.map { [$0] } ?? [] }
 
     package func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {
-        if case .restart(let node) = effect {
-            restart(node, key: key, model: &model)
+        if case .restart(let row) = effect {
+            restart(row, key: key, model: &model)
             return
         }
         guard case .cancel(let node, let source) = effect else { return }
-        graph.cancel(NodeID(node), source: source)
-        onKey?(key.name, NodeID(node))
+        graph.cancel(NodeID(node.rawValue), source: source)
+        onKey?(key.name, NodeID(node.rawValue))
         absorb(&model)
     }
 
-    /// Restarts row `node` as a new attempt (and what was skipped because of it): the run is
+    /// Restarts `row` as a new attempt (and what was skipped because of it): the run is
     /// live again until the attempts settle.
-    func restart(_ node: Int, key: Key, model: inout DashboardModel) {
+    func restart(_ row: RowIndex, key: Key, model: inout DashboardModel) {
+        let node = row.rawValue
         let name = model.tree.nodes[model.displayTree().content(node)].name
         guard let restarter, let done = restarter.restart(node, in: model.tree) else {
             model.view.message = "cannot restart: \(name) was not made restartable"

@@ -4,7 +4,8 @@ import TaskViewCore
 extension ReplaySource {
     /// `o` in a replay: what the log recorded as `node`'s output, written once to a file in
     /// a temporary directory (removed when the source goes away).
-    package func outputFile(node: Int, model: DashboardModel) -> String? {
+    package func outputFile(node: NodeIndex, model: DashboardModel) -> String? {
+        let node = node.rawValue
         if outputFiles == nil { outputFiles = try? CommandOutputFiles(directory: nil, limit: .max) }
         guard let files = outputFiles else { return nil }
         if !outputWritten.contains(node) {

@@ -1,0 +1,41 @@
+/// A row of the dashboard tree. Rows are named by the raw id of the node they stand for (a
+/// folded `map` adapter's row by the adapter); `DisplayTree.content` gives the node whose
+/// name and children the row shows, `TreeModel.shownNode` the newest attempt of a restarted
+/// row. Typed where a row crosses from the reducer to a source (`DashboardEffect`,
+/// `ViewState.Mode`), so a row is not passed where a node is meant.
+package struct RowIndex: Hashable, Comparable, Sendable, ExpressibleByIntegerLiteral, CustomStringConvertible {
+    /// The raw id of the node the row is named by.
+    package var rawValue: Int
+
+    /// The row named by node id `rawValue`.
+    package init(_ rawValue: Int) { self.rawValue = rawValue }
+
+    /// A row written as a number (tests).
+    package init(integerLiteral value: Int) { rawValue = value }
+
+    /// The node the row is named by (for a folded `map` row, the adapter itself).
+    package var node: NodeIndex { NodeIndex(rawValue) }
+
+    package static func < (a: RowIndex, b: RowIndex) -> Bool { a.rawValue < b.rawValue }
+
+    /// `row N`.
+    package var description: String { "row \(rawValue)" }
+}
+
+/// A node of a `TreeModel`, by its raw id (the graph's `NodeID.rawValue`, or an attach
+/// session's local id).
+package struct NodeIndex: Hashable, Comparable, Sendable, ExpressibleByIntegerLiteral, CustomStringConvertible {
+    /// The node's raw id.
+    package var rawValue: Int
+
+    /// Node `rawValue`.
+    package init(_ rawValue: Int) { self.rawValue = rawValue }
+
+    /// A node written as a number (tests).
+    package init(integerLiteral value: Int) { rawValue = value }
+
+    package static func < (a: NodeIndex, b: NodeIndex) -> Bool { a.rawValue < b.rawValue }
+
+    /// `#N`.
+    package var description: String { "#\(rawValue)" }
+}
