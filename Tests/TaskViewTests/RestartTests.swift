@@ -73,7 +73,7 @@ import Testing
             return -1
         }
 
-        func shown(_ name: String) -> TreeModel.Node { model.tree.nodes[model.tree.shownNode(row(name))] }
+        func shown(_ name: String) -> TreeModel.Node { model.tree.nodes[model.tree.shownNode(RowIndex(row(name)))] }
 
         mutating func key(_ c: Character) {
             for e in Reducer.reduce(&model, key: .char(c), rows: 20) { source.perform(e, key: .char(c), model: &model) }
@@ -211,19 +211,19 @@ import Testing
         #expect(run.model.outcome?.exitStatus == 0)
         // Only the newest attempts are current (what the exit summary lists as failed).
         #expect(!run.model.tree.isCurrent(run.row("flaky")))
-        #expect(run.model.tree.isCurrent(run.model.tree.shownNode(run.row("flaky"))))
+        #expect(run.model.tree.isCurrent(run.model.tree.shownNode(RowIndex(run.row("flaky"))).rawValue))
         // The group's row is judged again from its children's newest attempts.
         let root = run.session.rootID.rawValue
         #expect(run.model.tree.rejudged[root] == .succeeded)
         let ci = try #require(rows(run).first { $0.contains(" ci ") })
         #expect(ci.contains("100%") && !ci.contains("flaky failed"))
         // The run took until upload's new attempt ended (the exit summary's duration).
-        let upload = run.model.tree.nodes[run.model.tree.shownNode(run.row("upload"))]
+        let upload = run.model.tree.nodes[run.model.tree.shownNode(RowIndex(run.row("upload")))]
         #expect(HeadlessSummary(tree: run.model.tree).duration(root: root) == upload.endedAt)
         #expect(upload.endedAt > run.model.tree.nodes[root].endedAt)
         // package started when flaky's new attempt ended, not before.
-        let flaky = run.model.tree.nodes[run.model.tree.shownNode(run.row("flaky"))]
-        let package = run.model.tree.nodes[run.model.tree.shownNode(run.row("package"))]
+        let flaky = run.model.tree.nodes[run.model.tree.shownNode(RowIndex(run.row("flaky")))]
+        let package = run.model.tree.nodes[run.model.tree.shownNode(RowIndex(run.row("package")))]
         #expect(package.startedAt == flaky.endedAt)
     }
 
@@ -308,7 +308,7 @@ import Testing
         let attempts = lines.filter { $0.contains("\"ev\":\"attempt\"") }
         #expect(attempts.count == 3)
         let flakyRow = run.row("flaky")
-        let flakyNew = run.model.tree.shownNode(flakyRow)
+        let flakyNew = run.model.tree.shownNode(RowIndex(flakyRow)).rawValue
         #expect(attempts.contains { $0.hasSuffix("\"ev\":\"attempt\",\"id\":\(flakyNew),\"of\":\(flakyRow)}") })
         // Snapshots keep the link.
         #expect(lines.contains { $0.contains("\"ev\":\"snapshot\"") && $0.contains("\"attemptOf\":\(flakyRow)") })
@@ -322,7 +322,7 @@ import Testing
         var m = DashboardModel(title: "replay")
         source.start(model: &m)
         source.seek(to: log.duration, model: &m)
-        #expect(m.tree.shownNode(flakyRow) == flakyNew)
+        #expect(m.tree.shownNode(RowIndex(flakyRow)).rawValue == flakyNew)
         #expect(m.tree.attempts[flakyRow] == [flakyNew])
         #expect(m.outcome == .succeeded)
         let frame = Renderer(ascii: true).render(m, width: 80, height: 12).grid.lines

@@ -31,8 +31,8 @@ extension Reducer {
     /// why, when it cannot be restarted).
     static func restartable(_ model: inout DashboardModel, _ row: Int) -> Int? {
         let tree = model.tree
-        let shown = tree.nodes[tree.shownNode(row)]
-        let name = tree.nodes[model.displayTree().content(row)].name
+        let shown = tree.nodes[tree.shownNode(RowIndex(row))]
+        let name = tree.nodes[model.displayTree().content(RowIndex(row))].name
         let waiting =
             shown.kind == NodeKind.after && shown.children.count == 1 && tree.contains(Int(shown.children[0]))
             && tree.nodes[Int(shown.children[0])].state == .notExecuted

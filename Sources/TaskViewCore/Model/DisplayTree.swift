@@ -37,8 +37,14 @@ package struct DisplayTree {
         return p >= 0 && tree.contains(p) && isFoldingMap(p)
     }
 
-    /// The node whose name and children a row shows (itself unless it is a folding map).
-    package func content(_ i: Int) -> Int {
+    /// The node whose name and children `row` shows (the node it is named by unless that is
+    /// a folding map).
+    package func content(_ row: RowIndex) -> NodeIndex {
+        NodeIndex(content(row.rawValue))
+    }
+
+    /// `content` on raw ids, for the walks here (rows and nodes share ids).
+    func content(_ i: Int) -> Int {
         var c = i
         var guardSteps = 0
         while isFoldingMap(c) && guardSteps < 10_000 {

@@ -34,8 +34,29 @@ package struct NodeIndex: Hashable, Comparable, Sendable, ExpressibleByIntegerLi
     /// A node written as a number (tests).
     package init(integerLiteral value: Int) { rawValue = value }
 
+    /// The row named by this node (where it is drawn unless folded into its adapter's row;
+    /// an attempt is drawn in the row of the node it restarts).
+    package var row: RowIndex { RowIndex(rawValue) }
+
     package static func < (a: NodeIndex, b: NodeIndex) -> Bool { a.rawValue < b.rawValue }
 
     /// `#N`.
     package var description: String { "#\(rawValue)" }
+}
+
+extension TreeModel {
+    /// Node `node` (must exist).
+    package subscript(_ node: NodeIndex) -> Node {
+        _read { yield nodes[node.rawValue] }
+    }
+
+    /// Whether `node` names a live node.
+    package func contains(_ node: NodeIndex) -> Bool { contains(node.rawValue) }
+}
+
+extension TreeNodeStore {
+    /// Node `node` (absent: an empty node whose `exists` is false).
+    package subscript(_ node: NodeIndex) -> TreeModel.Node {
+        _read { yield self[node.rawValue] }
+    }
 }

@@ -99,7 +99,7 @@ extension TreeModel {
     /// The state row `n` stands for: its newest attempt's; for a row above restarted rows,
     /// judged from its children as its kind would (running while one of them runs).
     func judged(_ n: Int, above: Set<Int>, memo: inout [Int: DisplayState], depth: Int) -> DisplayState {
-        let s = shownNode(n)
+        let s = newestAttempt(n)
         if s != n { return nodes[s].display }
         guard above.contains(n), depth < 10_000 else { return nodes[n].display }
         if let known = memo[n] { return known }

@@ -44,8 +44,8 @@ extension TreeModel {
             changed = false
             let reached = Set(map.needs.values.joined().filter(inside))
             for (n, needs) in candidates where !inside(n) && needs.contains(where: reached.contains) {
-                guard contains(n), nodes[shownNode(n)].skippedByNeeds,
-                    needs.allSatisfy({ reached.contains($0) || nodes[shownNode($0)].display == .succeeded })
+                guard contains(n), nodes[newestAttempt(n)].skippedByNeeds,
+                    needs.allSatisfy({ reached.contains($0) || nodes[newestAttempt($0)].display == .succeeded })
                 else { continue }
                 addChain(n)
                 changed = true
@@ -66,7 +66,7 @@ extension TreeModel {
         var cur = row
         var steps = 0
         func neverRan(_ n: Int) -> Bool {
-            let d = nodes[shownNode(n)].display
+            let d = nodes[newestAttempt(n)].display
             return d == .skipped || d == .notExecuted
         }
         while steps < 100_000 {
@@ -86,7 +86,7 @@ extension TreeModel {
                 break
             case NodeKind.concurrent:
                 for k in kids where k != cur {
-                    guard contains(k), nodes[shownNode(k)].display == .succeeded else { return out }
+                    guard contains(k), nodes[newestAttempt(k)].display == .succeeded else { return out }
                 }
             case NodeKind.recover:
                 guard i == 1 else { return out }

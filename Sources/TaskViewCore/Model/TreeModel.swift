@@ -90,9 +90,16 @@ public struct TreeModel: Sendable {
     /// The event sequence `rejudged` was worked out at.
     var rejudgedSequence: UInt64 = .max
 
-    /// The node drawn in row `n`: its newest attempt (itself unless restarted).
+    /// The node drawn in `row`: the newest attempt of the node it is named by (that node
+    /// itself unless restarted).
     @inline(__always)
-    package func shownNode(_ n: Int) -> Int {
+    package func shownNode(_ row: RowIndex) -> NodeIndex {
+        NodeIndex(newestAttempt(row.rawValue))
+    }
+
+    /// The newest attempt of node `n` (`n` itself unless restarted), on raw ids.
+    @inline(__always)
+    func newestAttempt(_ n: Int) -> Int {
         attempts.isEmpty ? n : attempts[n]?.last ?? n
     }
     /// Ids that entered `executing`, in order; settled ones are dropped lazily.

@@ -7,9 +7,9 @@ extension Renderer {
     package func detailLines(_ tree: TreeModel, _ d: DisplayTree, node n: Int) -> [String] {
         guard tree.contains(n) else { return [] }
         let row = n
-        let n = tree.shownNode(row) // a restarted row shows its newest attempt
+        let n = tree.shownNode(RowIndex(row)).rawValue // a restarted row shows its newest attempt
         let node = tree.nodes[n]
-        let c = d.content(n)
+        let c = d.content(RowIndex(n)).rawValue
         var lines: [String] = []
         lines.append("Name: " + clean(tree.nodes[c].name))
         var kind = "Kind: " + clean(node.kind)
@@ -87,7 +87,7 @@ extension Renderer {
         let rule = String(repeating: glyphs.isASCII ? "-" : "─", count: grid.width)
         grid.write(rule, x: 0, y: y0, style: CellStyle(.dim))
         let tree = model.shown
-        let ring = tree.outputs[d.content(tree.shownNode(model.view.selection))]
+        let ring = tree.outputs[d.content(tree.shownNode(RowIndex(model.view.selection)).row).rawValue]
         let query = model.view.search
         var title = " detail (Esc closes) "
         var matches: [Int] = []
@@ -235,7 +235,7 @@ extension Renderer {
         func list(_ ids: [Int]) -> String {
             ids.map { i in
                 guard tree.contains(i) else { return map.ids[i] ?? "#\(i)" }
-                let state = tree.nodes[tree.shownNode(i)].display.word
+                let state = tree.nodes[tree.shownNode(RowIndex(i))].display.word
                 return clean(map.ids[i] ?? tree.nodes[i].name) + " (" + state + ")"
             }.joined(separator: ", ")
         }

@@ -29,7 +29,7 @@ extension Renderer {
         history: RunHistory? = nil, into grid: inout CellGrid
     ) {
         let tree = d.tree
-        let shown = tree.shownNode(n) // a restarted row shows its newest attempt
+        let shown = tree.shownNode(RowIndex(n)).rawValue // a restarted row shows its newest attempt
         var node = tree.nodes[shown]
         // A group above restarted rows: as judged from its children's newest attempts.
         if !tree.rejudged.isEmpty, let judged = tree.rejudged[n] { node.show(as: judged) }

@@ -50,7 +50,7 @@ public struct Renderer {
     func detailShowsCommand(_ model: DashboardModel, _ d: DisplayTree) -> Bool {
         let sel = model.view.selection
         guard model.view.detailOpen, model.shown.contains(sel) else { return false }
-        let c = d.content(model.shown.shownNode(sel))
+        let c = d.content(model.shown.shownNode(RowIndex(sel)).row).rawValue
         return model.shown.outputs[c] != nil || model.shown.commands[c] != nil
     }
 

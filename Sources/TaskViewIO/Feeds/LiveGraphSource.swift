@@ -152,7 +152,7 @@ package final class LiveGraphSource: DashboardSource {
         for (id, info) in model.tree.commands where info.exit == nil { ids.append(id) }
         if model.view.detailOpen, model.view.selection >= 0 {
             // The selected row, and the node a folded `map` adapter shows.
-            var sel = model.tree.shownNode(model.view.selection)
+            var sel = model.tree.shownNode(RowIndex(model.view.selection)).rawValue
             var steps = 0
             ids.append(sel)
             while model.tree.contains(sel), model.tree.nodes[sel].foldsIntoChild, steps < 64 {
@@ -209,7 +209,7 @@ package final class LiveGraphSource: DashboardSource {
     /// live again until the attempts settle.
     func restart(_ row: RowIndex, key: Key, model: inout DashboardModel) {
         let node = row.rawValue
-        let name = model.tree.nodes[model.displayTree().content(node)].name
+        let name = model.tree.nodes[model.displayTree().content(row)].name
         guard let restarter, let done = restarter.restart(node, in: model.tree) else {
             model.view.message = "cannot restart: \(name) was not made restartable"
             return
