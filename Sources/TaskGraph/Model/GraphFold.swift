@@ -10,7 +10,9 @@
 ///
 /// `apply` is `@inlinable` so that each fold gets its own specialized copy, also across
 /// modules: the recorder's writer thread and the dashboard call it per event, and neither
-/// may pay an existential call or an allocation per event for the contract.
+/// may pay an existential call or an allocation per event for the contract. Hence the
+/// protocol is `@usableFromInline`, and so must be the hooks of a public conforming type
+/// (`@usableFromInline package mutating func`).
 @usableFromInline
 package protocol GraphFold {
     /// A node was created (`GraphChange.added`).
