@@ -100,7 +100,7 @@ final class NodeSpans: ContextSource, @unchecked Sendable { // `table` behind `l
             // A keeping observer: each event is handed over, not copied.
             (snapshot, observation) = graph.snapshotAndKeep { [self] event in
                 lock.lock()
-                handleLocked(event, root: TaskLocalContext.current())
+                handleLocked(event, note: nil, taskLocal: true)
                 lock.unlock()
             }
         }
@@ -122,22 +122,41 @@ final class NodeSpans: ContextSource, @unchecked Sendable { // `table` behind `l
 
     private func drainLocked() {
         relay?.drain { (event: consuming GraphEvent, note: AnyObject?) in
-            handleLocked(consume event, root: (note as? ContextNote)?.context)
+            handleLocked(consume event, note: note, taskLocal: false)
         }
     }
 
-    /// One event, taken apart once here (the table's methods get its fields; switching on a
-    /// borrowed event copied the whole event, and its strings, per event). `root`: the
-    /// caller's trace context when the node started executing.
-    private func handleLocked(_ event: consuming GraphEvent, root: @autoclosure () -> ServiceContext?) {
+    /// One event, taken apart once (the table's methods get its fields; switching on a
+    /// borrowed event copied the whole event, and its strings, per event). The caller's trace
+    /// context when the node started executing: the task-local one (`taskLocal`), else the
+    /// one `note` carries.
+    private func handleLocked(_ event: consuming GraphEvent, note: AnyObject?, taskLocal: Bool) {
         let time = event.time
-        let change = (consume event).change
-        switch consume change {
-        case .added(let id, let kind, let name, let weight, let parent, _):
+        var fold = SpanEvents(spans: self, note: note, taskLocal: taskLocal)
+        fold.apply((consume event).change, time: time)
+    }
+
+    /// The spans' fold of one event (`GraphFold`, specialized: no call through the protocol).
+    private struct SpanEvents: GraphFold {
+        // Lives for one event, while `spans` handles it.
+        unowned(unsafe) let spans: NodeSpans
+        let note: AnyObject?
+        let taskLocal: Bool
+
+        /// Looked up only when a node starts executing.
+        var root: ServiceContext? { taskLocal ? TaskLocalContext.current() : (note as? ContextNote)?.context }
+
+        var table: UnsafeMutablePointer<SpanTable> { spans.table }
+
+        func nodeAdded(
+            id: NodeID, kind: String, name: String, weight: Double, parent: NodeID?, index: Int?, time: Double
+        ) {
             table.pointee.add(id.rawValue, name: name, kind: kind, weight: weight, parent: parent?.rawValue ?? -1)
-        case .stateChanged(let id, let state, let failed, let message):
+        }
+
+        func stateChanged(id: NodeID, state: TaskState, failed: Bool, message: String?, time: Double) {
             if state == .executing {
-                table.pointee.start(id.rawValue, tracer: tracer, at: clock.instant(time), root: root())
+                table.pointee.start(id.rawValue, tracer: spans.tracer, at: spans.clock.instant(time), root: root)
             } else if state.isSettled {
                 var cancelSource: String?
                 let settled = table.pointee.settle(id.rawValue, cancelSource: &cancelSource)
@@ -146,24 +165,38 @@ final class NodeSpans: ContextSource, @unchecked Sendable { // `table` behind `l
                     span.attributes.set(TaskGraphSpanAttribute.cancelSource, value: .string(cancelSource))
                 }
                 if failed { span.setStatus(SpanStatus(code: .error, message: message)) }
-                span.end(at: clock.instant(time))
+                span.end(at: spans.clock.instant(time))
             }
-        case .progress(let id, let progress):
-            guard let info = progress.info else { return }
-            table.pointee.progress(id.rawValue, info: info, fraction: progress.fraction, at: clock.instant(time))
-        case .parentSet(let id, let parent, _):
-            table.pointee.setParent(id.rawValue, parent.rawValue)
-        case .weightChanged(let id, let weight):
-            table.pointee.setWeight(id.rawValue, weight)
-        case .renamed(let id, let name):
-            table.pointee.rename(id.rawValue, name)
-        case .cancelRequested(let id, let source):
-            table.pointee.cancelRequested(id.rawValue, source: source)
-        case .dropped(let ids):
-            table.pointee.drop(ids)
-        case .output, .ref, .attributes, .attempt:
-            return // a command's output lines reach the span as progress info already
         }
+
+        func progressReported(id: NodeID, progress: TaskProgress, time: Double) {
+            guard let info = progress.info else { return }
+            table.pointee.progress(id.rawValue, info: info, fraction: progress.fraction, at: spans.clock.instant(time))
+        }
+
+        func parentSet(id: NodeID, parent: NodeID, index: Int, time: Double) {
+            table.pointee.setParent(id.rawValue, parent.rawValue)
+        }
+
+        func weightChanged(id: NodeID, weight: Double, time: Double) {
+            table.pointee.setWeight(id.rawValue, weight)
+        }
+
+        func renamed(id: NodeID, name: String, time: Double) {
+            table.pointee.rename(id.rawValue, name)
+        }
+
+        func cancelRequested(id: NodeID, source: String, time: Double) {
+            table.pointee.cancelRequested(id.rawValue, source: source)
+        }
+
+        func nodesDropped(ids: [NodeID], time: Double) {
+            table.pointee.drop(ids)
+        }
+
+        // Output lines reach the span as progress info already; refs, attributes (set on the
+        // span directly) and attempts change no span: the defaults ignore them.
+        func refSet(id: NodeID, of: NodeID, time: Double) {}
     }
 
     func context(for id: Int) -> ServiceContext? {

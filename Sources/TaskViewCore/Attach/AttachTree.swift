@@ -249,36 +249,6 @@ package struct AttachTree {
                 .added(
                     id: NodeID(l), kind: kind, name: name, weight: weight, parent: NodeID(parentLocal),
                     index: parent == nil ? rootIndex : index), at: t, into: &tree)
-        case .parentSet(let id, let parent, let index):
-            guard let i = mapped(id), let q = mapped(parent) else { return }
-            emit(.parentSet(id: i, parent: q, index: index), at: t, into: &tree)
-        case .weightChanged(let id, let weight):
-            guard let i = mapped(id) else { return }
-            emit(.weightChanged(id: i, weight: weight), at: t, into: &tree)
-        case .stateChanged(let id, let state, let failed, let message):
-            guard let i = mapped(id) else { return }
-            emit(.stateChanged(id: i, state: state, failed: failed, message: message), at: t, into: &tree)
-        case .progress(let id, let progress):
-            guard let i = mapped(id) else { return }
-            emit(.progress(id: i, progress: progress), at: t, into: &tree)
-        case .cancelRequested(let id, let source):
-            guard let i = mapped(id) else { return }
-            emit(.cancelRequested(id: i, source: source), at: t, into: &tree)
-        case .output(let id, let stream, let text):
-            guard let i = mapped(id) else { return }
-            emit(.output(id: i, stream: stream, text: text), at: t, into: &tree)
-        case .ref(let id, let of):
-            guard let i = mapped(id), let o = mapped(of) else { return }
-            emit(.ref(id: i, of: o), at: t, into: &tree)
-        case .attempt(let id, let of):
-            guard let i = mapped(id), let o = mapped(of) else { return }
-            emit(.attempt(id: i, of: o), at: t, into: &tree)
-        case .attributes(let id, let list):
-            guard let i = mapped(id) else { return }
-            emit(.attributes(id: i, attributes: list), at: t, into: &tree)
-        case .renamed(let id, let name):
-            guard let i = mapped(id) else { return }
-            emit(.renamed(id: i, name: name), at: t, into: &tree)
         case .dropped(let ids):
             var locals: [NodeID] = []
             for id in ids {
@@ -287,6 +257,10 @@ package struct AttachTree {
                 locals.append(NodeID(l))
             }
             if !locals.isEmpty { emit(.dropped(ids: locals), at: t, into: &tree) }
+        default:
+            // Every other change is about nodes the program already named: only ids change.
+            guard let change = e.change.mappingIDs(mapped) else { return }
+            emit(change, at: t, into: &tree)
         }
     }
 

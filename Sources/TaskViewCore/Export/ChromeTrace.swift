@@ -26,6 +26,56 @@ package enum ChromeTrace {
         var attributes: [NodeAttribute] = []
     }
 
+    /// The spans, folded from the log's events: a dropped node keeps its span.
+    struct SpanFold: GraphFold {
+        var spans: [Int: Span]
+
+        mutating func nodeAdded(
+            id: NodeID, kind: String, name: String, weight: Double, parent: NodeID?, index: Int?, time: Double
+        ) {
+            spans[id.rawValue] = Span(name: name, kind: kind, parent: parent?.rawValue ?? -1)
+        }
+
+        mutating func parentSet(id: NodeID, parent: NodeID, index: Int, time: Double) {
+            spans[id.rawValue]?.parent = parent.rawValue
+        }
+
+        mutating func weightChanged(id: NodeID, weight: Double, time: Double) {}
+
+        mutating func stateChanged(id: NodeID, state: TaskState, failed: Bool, message: String?, time: Double) {
+            guard var s = spans[id.rawValue] else { return }
+            s.state = state
+            if state == .executing && s.start == nil { s.start = time }
+            if state.isSettled {
+                if s.start == nil && state == .completed { s.start = time }
+                s.end = time
+                s.failed = failed
+                s.message = message
+            }
+            spans[id.rawValue] = s
+        }
+
+        mutating func progressReported(id: NodeID, progress: TaskProgress, time: Double) {}
+
+        mutating func cancelRequested(id: NodeID, source: String, time: Double) {
+            if spans[id.rawValue]?.cancelSource == nil { spans[id.rawValue]?.cancelSource = source }
+        }
+
+        mutating func nodesDropped(ids: [NodeID], time: Double) {}
+
+        mutating func refSet(id: NodeID, of: NodeID, time: Double) {
+            spans[id.rawValue]?.refOf = of.rawValue
+        }
+
+        mutating func attributesSet(id: NodeID, attributes: [NodeAttribute], time: Double) {
+            spans[id.rawValue]?.attributes = attributes
+        }
+
+        mutating func renamed(id: NodeID, name: String, time: Double) {
+            spans[id.rawValue]?.name = name // a span renamed: its latest name
+        }
+    }
+
     /// The trace JSON (one document, newline-terminated).
     package static func export(_ log: ReplayLog) -> [UInt8] {
         var spans: [Int: Span] = [:]
@@ -43,35 +93,9 @@ package enum ChromeTrace {
                 spans[Int(n.id)] = s
             }
         }
-        for e in log.events {
-            switch e.change {
-            case .added(let id, let kind, let name, _, let parent, _):
-                spans[id.rawValue] = Span(name: name, kind: kind, parent: parent?.rawValue ?? -1)
-            case .parentSet(let id, let parent, _):
-                spans[id.rawValue]?.parent = parent.rawValue
-            case .stateChanged(let id, let state, let failed, let message):
-                guard var s = spans[id.rawValue] else { continue }
-                s.state = state
-                if state == .executing && s.start == nil { s.start = e.time }
-                if state.isSettled {
-                    if s.start == nil && state == .completed { s.start = e.time }
-                    s.end = e.time
-                    s.failed = failed
-                    s.message = message
-                }
-                spans[id.rawValue] = s
-            case .cancelRequested(let id, let source):
-                if spans[id.rawValue]?.cancelSource == nil { spans[id.rawValue]?.cancelSource = source }
-            case .ref(let id, let of):
-                spans[id.rawValue]?.refOf = of.rawValue
-            case .attributes(let id, let list):
-                spans[id.rawValue]?.attributes = list
-            case .renamed(let id, let name):
-                spans[id.rawValue]?.name = name // a span renamed: its latest name
-            default:
-                break
-            }
-        }
+        var fold = SpanFold(spans: spans)
+        for e in log.events { fold.apply(e.change, time: e.time) }
+        spans = fold.spans
         let order = spans.keys.sorted()
         let lanes = Lanes.assign(spans, order: order, logEnd: micros(log.duration))
         var out = JSONWriter(capacity: spans.count * 160 + 256)

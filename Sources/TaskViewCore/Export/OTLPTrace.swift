@@ -38,11 +38,13 @@ public enum OTLPTrace {
     /// The most progress events one span carries.
     static let maxEvents = 32
 
-    /// The export (one JSON document, newline-terminated).
-    public static func export(_ log: ReplayLog) -> [UInt8] {
+    /// The spans in the order their nodes were first added, folded from the log's events: a
+    /// dropped node keeps its span.
+    struct SpanFold: GraphFold {
         var index: [Int: Int] = [:]
         var spans: [Span] = []
-        func add(_ id: Int, _ span: Span) {
+
+        mutating func add(_ id: Int, _ span: Span) {
             if let i = index[id] {
                 spans[i] = span
             } else {
@@ -50,6 +52,64 @@ public enum OTLPTrace {
                 spans.append(span)
             }
         }
+
+        mutating func nodeAdded(
+            id: NodeID, kind: String, name: String, weight: Double, parent: NodeID?, index: Int?, time: Double
+        ) {
+            add(id.rawValue, Span(name: name, kind: kind, weight: weight, parent: parent?.rawValue ?? -1))
+        }
+
+        mutating func parentSet(id: NodeID, parent: NodeID, index: Int, time: Double) {
+            if let i = self.index[id.rawValue] { spans[i].parent = parent.rawValue }
+        }
+
+        mutating func weightChanged(id: NodeID, weight: Double, time: Double) {
+            if let i = index[id.rawValue] { spans[i].weight = weight }
+        }
+
+        mutating func refSet(id: NodeID, of: NodeID, time: Double) {
+            if let i = index[id.rawValue] { spans[i].refOf = of.rawValue }
+        }
+
+        mutating func attributesSet(id: NodeID, attributes: [NodeAttribute], time: Double) {
+            if let i = index[id.rawValue] { spans[i].attributes = attributes }
+        }
+
+        mutating func renamed(id: NodeID, name: String, time: Double) {
+            if let i = index[id.rawValue] { spans[i].name = name } // a span renamed: its latest name
+        }
+
+        mutating func stateChanged(id: NodeID, state: TaskState, failed: Bool, message: String?, time: Double) {
+            guard let i = index[id.rawValue], spans[i].end == nil else { return }
+            if state == .executing, spans[i].start == nil { spans[i].start = time }
+            if state.isSettled, spans[i].start != nil {
+                spans[i].end = time
+                spans[i].failed = failed
+                spans[i].message = message
+                spans[i].cancelled = state == .cancelled
+            }
+        }
+
+        mutating func progressReported(id: NodeID, progress: TaskProgress, time: Double) {
+            guard let info = progress.info, let i = index[id.rawValue], spans[i].start != nil,
+                spans[i].end == nil, spans[i].info != info
+            else { return }
+            spans[i].info = info
+            if spans[i].events.count < maxEvents {
+                spans[i].events.append((time, info, progress.fraction))
+            }
+        }
+
+        mutating func cancelRequested(id: NodeID, source: String, time: Double) {
+            if let i = index[id.rawValue], spans[i].cancelSource == nil { spans[i].cancelSource = source }
+        }
+
+        mutating func nodesDropped(ids: [NodeID], time: Double) {}
+    }
+
+    /// The export (one JSON document, newline-terminated).
+    public static func export(_ log: ReplayLog) -> [UInt8] {
+        var fold = SpanFold()
         // The log's first snapshot may hold nodes that existed before recording began.
         if let first = log.initialNodes {
             for n in first {
@@ -62,46 +122,12 @@ public enum OTLPTrace {
                 s.cancelled = n.state == .cancelled
                 s.refOf = Int(n.refOf)
                 s.attributes = n.attributes
-                add(Int(n.id), s)
+                fold.add(Int(n.id), s)
             }
         }
-        for e in log.events {
-            switch e.change {
-            case .added(let id, let kind, let name, let weight, let parent, _):
-                add(id.rawValue, Span(name: name, kind: kind, weight: weight, parent: parent?.rawValue ?? -1))
-            case .parentSet(let id, let parent, _):
-                if let i = index[id.rawValue] { spans[i].parent = parent.rawValue }
-            case .weightChanged(let id, let weight):
-                if let i = index[id.rawValue] { spans[i].weight = weight }
-            case .ref(let id, let of):
-                if let i = index[id.rawValue] { spans[i].refOf = of.rawValue }
-            case .attributes(let id, let list):
-                if let i = index[id.rawValue] { spans[i].attributes = list }
-            case .renamed(let id, let name):
-                if let i = index[id.rawValue] { spans[i].name = name } // a span renamed: its latest name
-            case .stateChanged(let id, let state, let failed, let message):
-                guard let i = index[id.rawValue], spans[i].end == nil else { continue }
-                if state == .executing, spans[i].start == nil { spans[i].start = e.time }
-                if state.isSettled, spans[i].start != nil {
-                    spans[i].end = e.time
-                    spans[i].failed = failed
-                    spans[i].message = message
-                    spans[i].cancelled = state == .cancelled
-                }
-            case .progress(let id, let progress):
-                guard let info = progress.info, let i = index[id.rawValue], spans[i].start != nil,
-                    spans[i].end == nil, spans[i].info != info
-                else { continue }
-                spans[i].info = info
-                if spans[i].events.count < maxEvents {
-                    spans[i].events.append((e.time, info, progress.fraction))
-                }
-            case .cancelRequested(let id, let source):
-                if let i = index[id.rawValue], spans[i].cancelSource == nil { spans[i].cancelSource = source }
-            default:
-                break
-            }
-        }
+        for e in log.events { fold.apply(e.change, time: e.time) }
+        let index = fold.index
+        let spans = fold.spans
         let ids = index.keys.sorted()
 
         let seed = logSeed(log.header)

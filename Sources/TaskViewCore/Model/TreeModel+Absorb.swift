@@ -8,64 +8,7 @@ extension TreeModel {
         sequence = event.sequence
         time = t
         // Taken apart, not copied: its strings move into the node instead of being retained.
-        switch (consume event).change {
-        case .added(let id, let kind, let name, let weight, let parent, let index):
-            // Ids are kept as Int32 (parents, children): one beyond names no node here.
-            guard id.rawValue >= 0 && id.rawValue <= Int(Int32.max) else { return }
-            add(id.rawValue, kind: kind, name: name, weight: weight, time: t)
-            if let parent, contains(parent.rawValue) {
-                attach(id.rawValue, to: parent.rawValue, at: index ?? Int.max)
-            } else {
-                appendRoot(id.rawValue)
-            }
-        case .parentSet(let id, let parent, let index):
-            let i = id.rawValue
-            let p = parent.rawValue
-            // A node cannot move under itself or its own descendant (a hostile log).
-            guard contains(i), contains(p), i != p, !isAncestor(i, of: p) else { return }
-            detach(i)
-            attach(i, to: p, at: index)
-        case .weightChanged(let id, let weight):
-            if contains(id.rawValue) { nodes.update(id.rawValue) { $0.weight = weight } }
-        case .stateChanged(let id, let state, let failed, let message):
-            setState(id.rawValue, state, failed: failed, message: message, time: t)
-        case .progress(let id, let progress):
-            let i = id.rawValue
-            guard contains(i) else { return }
-            nodes.update(i) {
-                $0.fraction = progress.fraction
-                $0.info = progress.info
-            }
-        case .cancelRequested(let id, let source):
-            guard contains(id.rawValue) else { return }
-            let (before, after) = nodes.update(id.rawValue) { n in
-                let before = n.display
-                n.cancelSource = source
-                return (before, n.display)
-            }
-            if before != after {
-                counts[before.rawValue] -= 1
-                counts[after.rawValue] += 1
-            }
-        case .output(let id, let stream, let text):
-            guard contains(id.rawValue) else { return }
-            outputs[id.rawValue, default: OutputRing()].append(.init(stream: stream, text: text))
-        case .ref(let id, let of):
-            if contains(id.rawValue), of.rawValue >= 0, of.rawValue <= Int(Int32.max) {
-                nodes.update(id.rawValue) { $0.refOf = Int32(of.rawValue) }
-            }
-        case .attributes(let id, let list):
-            guard contains(id.rawValue) else { return }
-            attributes[id.rawValue] = list.isEmpty ? nil : list
-        case .attempt(let id, let of):
-            placeAttempt(id.rawValue, of: of.rawValue)
-        case .renamed(let id, let name):
-            guard contains(id.rawValue) else { return }
-            nodes.update(id.rawValue) { $0.name = Sanitizer.clean(name) }
-            structureVersion &+= 1 // a filter matches names
-        case .dropped(let ids):
-            drop(ids)
-        }
+        apply((consume event).change, time: t)
     }
 
     /// Records what is known about the command node `id` runs (ignored for unknown nodes).
@@ -254,5 +197,95 @@ extension TreeModel {
         structureVersion &+= 1
         if rootTombstones > 0 && rootTombstones * 2 > rootSlots.count { compactRoots() }
         nodes.noteDropped(gone.count)
+    }
+}
+
+/// The dashboard's fold (`absorb` applies each event through it): besides `LogModel`'s state,
+/// times, display counts, skipped nodes, output lines, attributes and attempts' rows.
+extension TreeModel: GraphFold {
+    @usableFromInline package mutating func nodeAdded(
+        id: NodeID, kind: String, name: String, weight: Double, parent: NodeID?, index: Int?, time: Double
+    ) {
+        // Ids are kept as Int32 (parents, children): one beyond names no node here.
+        guard id.rawValue >= 0 && id.rawValue <= Int(Int32.max) else { return }
+        add(id.rawValue, kind: kind, name: name, weight: weight, time: time)
+        if let parent, contains(parent.rawValue) {
+            attach(id.rawValue, to: parent.rawValue, at: index ?? Int.max)
+        } else {
+            appendRoot(id.rawValue)
+        }
+    }
+
+    @usableFromInline package mutating func parentSet(id: NodeID, parent: NodeID, index: Int, time: Double) {
+        let i = id.rawValue
+        let p = parent.rawValue
+        // A node cannot move under itself or its own descendant (a hostile log).
+        guard contains(i), contains(p), i != p, !isAncestor(i, of: p) else { return }
+        detach(i)
+        attach(i, to: p, at: index)
+    }
+
+    @usableFromInline package mutating func weightChanged(id: NodeID, weight: Double, time: Double) {
+        if contains(id.rawValue) { nodes.update(id.rawValue) { $0.weight = weight } }
+    }
+
+    @usableFromInline package mutating func stateChanged(
+        id: NodeID, state: TaskState, failed: Bool, message: String?, time: Double
+    ) {
+        setState(id.rawValue, state, failed: failed, message: message, time: time)
+    }
+
+    @usableFromInline package mutating func progressReported(id: NodeID, progress: TaskProgress, time: Double) {
+        let i = id.rawValue
+        guard contains(i) else { return }
+        nodes.update(i) {
+            $0.fraction = progress.fraction
+            $0.info = progress.info
+        }
+    }
+
+    @usableFromInline package mutating func cancelRequested(id: NodeID, source: String, time: Double) {
+        guard contains(id.rawValue) else { return }
+        let (before, after) = nodes.update(id.rawValue) { n in
+            let before = n.display
+            n.cancelSource = source
+            return (before, n.display)
+        }
+        if before != after {
+            counts[before.rawValue] -= 1
+            counts[after.rawValue] += 1
+        }
+    }
+
+    @usableFromInline package mutating func outputWritten(
+        id: NodeID, stream: OutputStreamName, text: String, time: Double
+    ) {
+        guard contains(id.rawValue) else { return }
+        outputs[id.rawValue, default: OutputRing()].append(.init(stream: stream, text: text))
+    }
+
+    @usableFromInline package mutating func refSet(id: NodeID, of: NodeID, time: Double) {
+        if contains(id.rawValue), of.rawValue >= 0, of.rawValue <= Int(Int32.max) {
+            nodes.update(id.rawValue) { $0.refOf = Int32(of.rawValue) }
+        }
+    }
+
+    @usableFromInline package mutating func attributesSet(id: NodeID, attributes list: [NodeAttribute], time: Double) {
+        guard contains(id.rawValue) else { return }
+        attributes[id.rawValue] = list.isEmpty ? nil : list
+    }
+
+    @usableFromInline package mutating func attemptRecorded(id: NodeID, of: NodeID, time: Double) {
+        placeAttempt(id.rawValue, of: of.rawValue)
+    }
+
+    @usableFromInline package mutating func renamed(id: NodeID, name: String, time: Double) {
+        guard contains(id.rawValue) else { return }
+        nodes.update(id.rawValue) { $0.name = Sanitizer.clean(name) }
+        structureVersion &+= 1 // a filter matches names
+    }
+
+    @usableFromInline package mutating func nodesDropped(ids: [NodeID], time: Double) {
+        drop(ids)
     }
 }

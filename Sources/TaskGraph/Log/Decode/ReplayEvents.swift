@@ -13,7 +13,7 @@ public struct ReplayEvents: RandomAccessCollection, Sendable {
         /// Weight or fraction.
         @usableFromInline var value: Double
         @usableFromInline var id: Int32
-        /// Parent (-1: none), the shared node of a `ref`, message, new name, info, source or output text (-1: none), or drop start.
+        /// Parent (-1: none), the shared node of a `ref`, message, info, source or output text (-1: none), drop start, or the index in `boxed`.
         @usableFromInline var a: Int32
         /// Child index (-1: none), drop count, or output stream (0 stdout, 1 stderr).
         @usableFromInline var b: Int32
@@ -28,12 +28,17 @@ public struct ReplayEvents: RandomAccessCollection, Sendable {
 
     @usableFromInline
     enum Tag: UInt8, Sendable {
-        case add, parent, weight, state, progress, cancel, drop, output, ref, attributes, attempt, rename
+        case add, parent, weight, state, progress, cancel, drop, output, ref, attributes, attempt
+        /// A rare change kept whole (`a`: its index in `boxed`): renames, and any kind without a
+        /// record of its own.
+        case boxed
     }
 
     @usableFromInline var records: [Record] = []
     @usableFromInline var texts = TextTable()
     @usableFromInline var dropped: [Int32] = []
+    /// The changes of `boxed` records.
+    @usableFromInline var boxed: [GraphChange] = []
 
     init() {}
 
@@ -87,8 +92,8 @@ public struct ReplayEvents: RandomAccessCollection, Sendable {
             return .attempt(id: id, of: NodeID(Int(r.a)))
         case .attributes:
             return .attributes(id: id, attributes: NodeAttribute.unpack(texts.strings[Int(r.a)]))
-        case .rename:
-            return .renamed(id: id, name: texts.strings[Int(r.a)])
+        case .boxed:
+            return boxed[Int(r.a)]
         case .drop:
             let start = Int(r.a)
             return .dropped(ids: dropped[start..<start + Int(r.b)].map { NodeID(Int($0)) })
@@ -162,12 +167,13 @@ public struct ReplayEvents: RandomAccessCollection, Sendable {
             push(time, .attempt, id.rawValue, a: Int32(truncatingIfNeeded: of.rawValue))
         case .attributes(let id, let attributes):
             push(time, .attributes, id.rawValue, a: texts.intern(NodeAttribute.pack(attributes)))
-        case .renamed(let id, let name):
-            push(time, .rename, id.rawValue, a: texts.intern(name))
         case .dropped(let ids):
             let start = Int32(dropped.count)
             dropped.append(contentsOf: ids.map { Int32($0.rawValue) })
             push(time, .drop, 0, a: start, b: Int32(ids.count))
+        default: // rare kinds (a span's rename) are kept whole: a new kind needs nothing here
+            push(time, .boxed, change.nodeID?.rawValue ?? 0, a: Int32(boxed.count))
+            boxed.append(change)
         }
     }
 }

@@ -1,5 +1,7 @@
-/// A compact copy of a graph's nodes, folded from events: what the recorder needs for its
-/// periodic snapshots and summary, and what the replay reader rebuilds states with. Nodes
+/// A compact copy of a graph's nodes, folded from events (the public `GraphFold`; a
+/// `GraphReplica` is a view over one): what the replay reader rebuilds states with, what a
+/// log's `snapshot` lines hold, and what the recorder's own `RecorderModel` gives its nodes
+/// as. Nodes
 /// live in a dense array; ids map to slots through a flat table (every update an array
 /// access, not a hash) that only grows while ids stay dense; ids far beyond the nodes
 /// present (a hostile log's id 16777215) go to a dictionary, so memory and time follow the
@@ -127,47 +129,6 @@ public struct LogModel: Sendable {
             nodes[p].children.append(Int32(child))
         } else {
             nodes[p].children.insert(Int32(child), at: max(0, index))
-        }
-    }
-
-    /// Applies one graph change; changes about unknown nodes are ignored.
-    mutating func apply(_ change: GraphChange) {
-        switch change {
-        case .added(let id, let kind, let name, let weight, let parent, let index):
-            guard id.rawValue >= 0, id.rawValue <= LogModel.maxID else { return }
-            add(Node(id: Int32(id.rawValue), kind: kind, name: name, weight: weight))
-            if let parent, contains(parent.rawValue) {
-                attach(id.rawValue, to: parent.rawValue, at: index ?? Int.max)
-            }
-        case .parentSet(let id, let parent, let index):
-            attach(id.rawValue, to: parent.rawValue, at: index)
-        case .weightChanged(let id, let weight):
-            if let s = slot(id.rawValue) { nodes[s].weight = weight }
-        case .stateChanged(let id, let state, let failed, let message):
-            guard let s = slot(id.rawValue) else { return }
-            nodes[s].state = state
-            nodes[s].failed = failed
-            nodes[s].message = failed ? message : nil
-            if state == .completed && !failed { nodes[s].fraction = 1 }
-        case .progress(let id, let progress):
-            guard let s = slot(id.rawValue) else { return }
-            nodes[s].fraction = progress.fraction
-            nodes[s].info = progress.info
-        case .ref(let id, let of):
-            guard let s = slot(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
-            nodes[s].refOf = Int32(of.rawValue)
-        case .attributes(let id, let attributes):
-            guard let s = slot(id.rawValue) else { return }
-            nodes[s].attributes = attributes
-        case .attempt(let id, let of):
-            guard let s = slot(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
-            nodes[s].attemptOf = Int32(of.rawValue)
-        case .renamed(let id, let name):
-            if let s = slot(id.rawValue) { nodes[s].name = name }
-        case .cancelRequested, .output:
-            break
-        case .dropped(let ids):
-            drop(ids.map(\.rawValue))
         }
     }
 
@@ -332,5 +293,65 @@ extension LogModel {
     mutating func setChildren(of id: Int, _ children: [Int32]) {
         guard let s = slot(id) else { return }
         nodes[s].children = children
+    }
+}
+
+/// The fold: changes about unknown nodes are ignored (a log may start late).
+extension LogModel: GraphFold {
+    @usableFromInline package mutating func nodeAdded(
+        id: NodeID, kind: String, name: String, weight: Double, parent: NodeID?, index: Int?, time: Double
+    ) {
+        guard id.rawValue >= 0, id.rawValue <= LogModel.maxID else { return }
+        add(Node(id: Int32(id.rawValue), kind: kind, name: name, weight: weight))
+        if let parent, contains(parent.rawValue) {
+            attach(id.rawValue, to: parent.rawValue, at: index ?? Int.max)
+        }
+    }
+
+    @usableFromInline package mutating func parentSet(id: NodeID, parent: NodeID, index: Int, time: Double) {
+        attach(id.rawValue, to: parent.rawValue, at: index)
+    }
+
+    @usableFromInline package mutating func weightChanged(id: NodeID, weight: Double, time: Double) {
+        if let s = slot(id.rawValue) { nodes[s].weight = weight }
+    }
+
+    @usableFromInline package mutating func stateChanged(
+        id: NodeID, state: TaskState, failed: Bool, message: String?, time: Double
+    ) {
+        guard let s = slot(id.rawValue) else { return }
+        nodes[s].state = state
+        nodes[s].failed = failed
+        nodes[s].message = failed ? message : nil
+        if state == .completed && !failed { nodes[s].fraction = 1 }
+    }
+
+    @usableFromInline package mutating func progressReported(id: NodeID, progress: TaskProgress, time: Double) {
+        guard let s = slot(id.rawValue) else { return }
+        nodes[s].fraction = progress.fraction
+        nodes[s].info = progress.info
+    }
+
+    @usableFromInline package mutating func nodesDropped(ids: [NodeID], time: Double) {
+        drop(ids.map(\.rawValue))
+    }
+
+    @usableFromInline package mutating func refSet(id: NodeID, of: NodeID, time: Double) {
+        guard let s = slot(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
+        nodes[s].refOf = Int32(of.rawValue)
+    }
+
+    @usableFromInline package mutating func attributesSet(id: NodeID, attributes: [NodeAttribute], time: Double) {
+        guard let s = slot(id.rawValue) else { return }
+        nodes[s].attributes = attributes
+    }
+
+    @usableFromInline package mutating func attemptRecorded(id: NodeID, of: NodeID, time: Double) {
+        guard let s = slot(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
+        nodes[s].attemptOf = Int32(of.rawValue)
+    }
+
+    @usableFromInline package mutating func renamed(id: NodeID, name: String, time: Double) {
+        if let s = slot(id.rawValue) { nodes[s].name = name }
     }
 }

@@ -257,7 +257,7 @@ struct RecorderModel {
         setFraction(i, state == .completed && !failed ? 1 : keep)
     }
 
-    // MARK: Changes (as `LogModel.apply`)
+    // MARK: Changes (the `GraphFold` hooks below use these)
 
     /// Adds a node in its initial state (replacing a dropped or live one with that id).
     private mutating func add(_ id: Int, kind: String, name: String, weight: Double) {
@@ -313,75 +313,6 @@ struct RecorderModel {
         guard has(parent, RecorderModel.childrenBit), var list = children.removeValue(forKey: parent) else { return }
         list.removeAll { $0 == child }
         if list.isEmpty { mark(parent, RecorderModel.childrenBit, false) } else { children[parent] = list }
-    }
-
-    mutating func apply(_ change: GraphChange) {
-        switch change {
-        case .added(let id, let kind, let name, let weight, let parent, let index):
-            guard id.rawValue >= 0, id.rawValue <= LogModel.maxID else { return }
-            if id.rawValue == Int(hotID) { settleHot() }
-            add(id.rawValue, kind: kind, name: name, weight: weight)
-            if let parent, contains(parent.rawValue) {
-                attach(id.rawValue, to: parent.rawValue, at: index ?? Int.max)
-            }
-        case .parentSet(let id, let parent, let index):
-            attach(id.rawValue, to: parent.rawValue, at: index)
-        case .weightChanged(let id, let weight):
-            if contains(id.rawValue) { weights[Int32(id.rawValue)] = weight == 1 ? nil : weight }
-        case .stateChanged(let id, let state, let failed, let message):
-            guard contains(id.rawValue) else { return }
-            if id.rawValue == Int(hotID) { settleHot() }
-            setState(Int32(id.rawValue), state, failed: failed, message: message)
-            if state != .executing, !starts.isEmpty { starts[Int32(id.rawValue)] = nil }
-        case .progress(let id, let progress):
-            guard contains(id.rawValue) else { return }
-            let i = Int32(id.rawValue)
-            if i != hotID {
-                settleHot()
-                hotID = i
-            }
-            hotFraction = progress.fraction
-            hotInfo = progress.info
-        case .ref(let id, let of):
-            guard contains(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
-            refs[Int32(id.rawValue)] = Int32(of.rawValue)
-        case .attempt(let id, let of):
-            guard contains(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
-            attempts[Int32(id.rawValue)] = Int32(of.rawValue)
-        case .attributes(let id, let list):
-            guard contains(id.rawValue) else { return }
-            attributes[Int32(id.rawValue)] = list.isEmpty ? nil : list
-        case .renamed(let id, let name):
-            guard contains(id.rawValue), let c = chunk(id.rawValue) else { return }
-            c.setName(id.rawValue & (RecorderModel.chunkSize - 1), name)
-        case .cancelRequested, .output:
-            break
-        case .dropped(let ids):
-            settleHot()
-            for id in ids where contains(id.rawValue) {
-                let i = Int32(id.rawValue)
-                let p = parentOf(id.rawValue)
-                if p >= 0, contains(p) { removeChild(i, of: Int32(p)) }
-                let c = chunk(id.rawValue)!
-                let k = id.rawValue & (RecorderModel.chunkSize - 1)
-                let old = c.flags[k]
-                c.flags[k] &= ~(RecorderModel.liveBit | RecorderModel.sideBits)
-                c.setName(k, "")
-                c.live -= 1
-                if old & RecorderModel.childrenBit != 0 { children[i] = nil }
-                if old & RecorderModel.fractionBit != 0 { fractions[i] = nil }
-                if old & RecorderModel.infoBit != 0 { infos[i] = nil }
-                if old & RecorderModel.messageBit != 0 { messages[i] = nil }
-                if !weights.isEmpty { weights[i] = nil }
-                if !refs.isEmpty { refs[i] = nil }
-                if !attempts.isEmpty { attempts[i] = nil }
-                if !starts.isEmpty { starts[i] = nil }
-                if !attributes.isEmpty { attributes[i] = nil }
-                if !extraKinds.isEmpty { extraKinds[i] = nil }
-                liveCount -= 1
-                if c.live == 0, id.rawValue >> RecorderModel.shift < newest { free(chunkOf: id.rawValue) }
-            }
-        }
     }
 
     /// Puts the last progress of `hotID` into the side tables (it is still live: a drop, or
@@ -497,5 +428,95 @@ struct RecorderModel {
         }
         return LogModel.writeSnapshot(
             count: liveCount, explicit: explicit, forEach: { forEachLiveNode($0) }, into: &out, seq: seq, t: t)
+    }
+}
+
+/// The fold, as `LogModel`'s: the same state in columns. Runs per event on the recorder's
+/// writer thread (`apply` is specialized for it: no call through the protocol).
+extension RecorderModel: GraphFold {
+    @usableFromInline mutating func nodeAdded(
+        id: NodeID, kind: String, name: String, weight: Double, parent: NodeID?, index: Int?, time: Double
+    ) {
+        guard id.rawValue >= 0, id.rawValue <= LogModel.maxID else { return }
+        if id.rawValue == Int(hotID) { settleHot() }
+        add(id.rawValue, kind: kind, name: name, weight: weight)
+        if let parent, contains(parent.rawValue) {
+            attach(id.rawValue, to: parent.rawValue, at: index ?? Int.max)
+        }
+    }
+
+    @usableFromInline mutating func parentSet(id: NodeID, parent: NodeID, index: Int, time: Double) {
+        attach(id.rawValue, to: parent.rawValue, at: index)
+    }
+
+    @usableFromInline mutating func weightChanged(id: NodeID, weight: Double, time: Double) {
+        if contains(id.rawValue) { weights[Int32(id.rawValue)] = weight == 1 ? nil : weight }
+    }
+
+    @usableFromInline mutating func stateChanged(
+        id: NodeID, state: TaskState, failed: Bool, message: String?, time: Double
+    ) {
+        guard contains(id.rawValue) else { return }
+        if id.rawValue == Int(hotID) { settleHot() }
+        setState(Int32(id.rawValue), state, failed: failed, message: message)
+        if state != .executing, !starts.isEmpty { starts[Int32(id.rawValue)] = nil }
+    }
+
+    @usableFromInline mutating func progressReported(id: NodeID, progress: TaskProgress, time: Double) {
+        guard contains(id.rawValue) else { return }
+        let i = Int32(id.rawValue)
+        if i != hotID {
+            settleHot()
+            hotID = i
+        }
+        hotFraction = progress.fraction
+        hotInfo = progress.info
+    }
+
+    @usableFromInline mutating func refSet(id: NodeID, of: NodeID, time: Double) {
+        guard contains(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
+        refs[Int32(id.rawValue)] = Int32(of.rawValue)
+    }
+
+    @usableFromInline mutating func attemptRecorded(id: NodeID, of: NodeID, time: Double) {
+        guard contains(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
+        attempts[Int32(id.rawValue)] = Int32(of.rawValue)
+    }
+
+    @usableFromInline mutating func attributesSet(id: NodeID, attributes list: [NodeAttribute], time: Double) {
+        guard contains(id.rawValue) else { return }
+        attributes[Int32(id.rawValue)] = list.isEmpty ? nil : list
+    }
+
+    @usableFromInline mutating func renamed(id: NodeID, name: String, time: Double) {
+        guard contains(id.rawValue), let c = chunk(id.rawValue) else { return }
+        c.setName(id.rawValue & (RecorderModel.chunkSize - 1), name)
+    }
+
+    @usableFromInline mutating func nodesDropped(ids: [NodeID], time: Double) {
+        settleHot()
+        for id in ids where contains(id.rawValue) {
+            let i = Int32(id.rawValue)
+            let p = parentOf(id.rawValue)
+            if p >= 0, contains(p) { removeChild(i, of: Int32(p)) }
+            let c = chunk(id.rawValue)!
+            let k = id.rawValue & (RecorderModel.chunkSize - 1)
+            let old = c.flags[k]
+            c.flags[k] &= ~(RecorderModel.liveBit | RecorderModel.sideBits)
+            c.setName(k, "")
+            c.live -= 1
+            if old & RecorderModel.childrenBit != 0 { children[i] = nil }
+            if old & RecorderModel.fractionBit != 0 { fractions[i] = nil }
+            if old & RecorderModel.infoBit != 0 { infos[i] = nil }
+            if old & RecorderModel.messageBit != 0 { messages[i] = nil }
+            if !weights.isEmpty { weights[i] = nil }
+            if !refs.isEmpty { refs[i] = nil }
+            if !attempts.isEmpty { attempts[i] = nil }
+            if !starts.isEmpty { starts[i] = nil }
+            if !attributes.isEmpty { attributes[i] = nil }
+            if !extraKinds.isEmpty { extraKinds[i] = nil }
+            liveCount -= 1
+            if c.live == 0, id.rawValue >> RecorderModel.shift < newest { free(chunkOf: id.rawValue) }
+        }
     }
 }
