@@ -66,9 +66,10 @@ let package = Package(
             .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
         ]),
 
-        .testTarget(name: "TaskGraphProcessTests", dependencies: ["TaskGraphProcess", "TaskGraph"]),
+        .testTarget(name: "TaskGraphProcessTests", dependencies: ["TaskGraphProcess", "TaskGraph", "TestSupport"]),
         .testTarget(
-            name: "TaskViewTests", dependencies: ["TaskViewCore", "TaskViewTerminal", "TaskGraph", "TaskGraphProcess"]),
+            name: "TaskViewTests",
+            dependencies: ["TaskViewCore", "TaskViewTerminal", "TaskGraph", "TaskGraphProcess", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import TaskGraph
@@ -12,7 +13,9 @@ import Testing
 @Suite struct CancelPairDeliveryTests {
     @Test func observerAndRecorderSeeEachCancelRequestThenItsStateChange() throws {
         let g = Graph(clock: VirtualClock())
-        let path = "/tmp/taskgraph-pair-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).jsonl"
+        let tmp = TemporaryDirectory("taskgraph-pair")
+        defer { tmp.remove() }
+        let path = tmp.file("log.jsonl")
         defer { unlink(path) }
         let seen = Mutex<[GraphEvent]>([])
         let observation = g.observe { e in seen.withLock { $0.append(e) } }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import TaskGraph
@@ -13,14 +14,8 @@ import Testing
     }
 
     @Test func clockTimesAndEveryMagnitudeAreWrittenAsDescriptionWritesThem() {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func next() -> UInt64 { // SplitMix64
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var rng = SeededGenerator(seed: 0x9E37_79B9_7F4A_7C15)
+        func next() -> UInt64 { rng.next() }
         var values: [Double] = [
             0.05, 0.125, 0.1 + 0.2, 1e-4 * 3, 0.00012345678901234567,
             99999999999999.9, 123456789012.345, 1.0000000000000002,
@@ -71,13 +66,8 @@ import Testing
     }
 
     @Test func clockTimesReadBackWithinHalfANanosecondAndInTheSameOrder() {
-        var state: UInt64 = 0x2545_F491_4F6C_DD1D
-        func next() -> UInt64 { // xorshift64
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return state
-        }
+        var rng = SeededGenerator(seed: 0x2545_F491_4F6C_DD1D)
+        func next() -> UInt64 { rng.next() }
         let start = 1_000_000 + Double(next() % 1_000_000) * 1e-9
         var times: [Double] = []
         var now = start
@@ -105,7 +95,9 @@ import Testing
 
     @Test func aRecorderWritesRealClockTimesToTheNanosecondAndVirtualOnesExactly() throws {
         func tValues(_ graph: Graph, run: () -> Void) throws -> [String] {
-            let path = "/tmp/taskgraph-ns-times-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).jsonl"
+            let tmp = TemporaryDirectory("taskgraph-ns-times")
+            defer { tmp.remove() }
+            let path = tmp.file("log.jsonl")
             defer { unlink(path) }
             let recorder = try graph.record(to: path, producer: "test")
             run()

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import TaskGraph
@@ -7,7 +8,7 @@ import Testing
     @Test func randomInsertsAndRemovesMatchADictionary() {
         let g = Graph()
         let task = GraphTask<Int, Never>.succeed(1, graph: g)
-        var generator = SplitMix(seed: 31)
+        var generator = SeededGenerator(seed: 31)
         var live = LiveChildren()
         var model: [Int: Double] = [:]
         var next = 0

@@ -1,4 +1,5 @@
 import TaskGraph // not @testable: the public reading API is all a program needs
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -11,7 +12,9 @@ import Testing
     @Test func aRecordedLogReadsBackEventByEventAndAtAnyPoint() throws {
         let clock = VirtualClock()
         let g = Graph(clock: clock)
-        let path = "/tmp/taskgraph-log-reading-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).jsonl"
+        let tmp = TemporaryDirectory("taskgraph-log-reading")
+        defer { tmp.remove() }
+        let path = tmp.file("log.jsonl")
         defer { unlink(path) }
         let rec = try g.record(to: path, producer: "test")
         let a = GraphTask<Void, Never>.delay(seconds: 1, name: "a", graph: g)

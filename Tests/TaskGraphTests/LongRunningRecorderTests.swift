@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import TaskGraph
@@ -58,7 +59,9 @@ import Testing
         let leaves = (0..<200).map { i in GraphTask<Int, Never>(name: "leaf\(i)", graph: g) { _, _ in } }
         let root = GraphTask<Int, Never>.concurrent(leaves, name: "root", graph: g).execute()
         #expect(root.id.rawValue > Int(Int32.max) && leaves[0].id.rawValue <= Int(Int32.max))
-        let path = "/tmp/taskgraph-bigids-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).jsonl"
+        let tmp = TemporaryDirectory("taskgraph-bigids")
+        defer { tmp.remove() }
+        let path = tmp.file("log.jsonl")
         defer { unlink(path) }
         let recorder = try g.record(to: path, producer: "test") // its first snapshot holds both kinds
         let dir = SocketDir()

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import TaskGraph
@@ -35,7 +36,7 @@ import Testing
     /// histories (nodes added under random parents, moved, settled, failed, skipped, progress,
     /// dropped, added again) both must equal what `LogModel` writes and sums for the same events.
     @Test func snapshotAndSummaryEqualLogModelsOnRandomHistories() {
-        var rng = SplitMix(seed: 7)
+        var rng = SeededGenerator(seed: 7)
         for _ in 0..<200 {
             var m = RecorderModel()
             var l = LogModel()
@@ -57,9 +58,9 @@ import Testing
         }
     }
 
-    private func randomChange(_ rng: inout SplitMix, ids: inout [Int]) -> GraphChange {
+    private func randomChange(_ rng: inout SeededGenerator, ids: inout [Int]) -> GraphChange {
         let known = ids
-        let pick = { (rng: inout SplitMix) -> NodeID in NodeID(known[Int(rng.next() % UInt64(known.count))]) }
+        let pick = { (rng: inout SeededGenerator) -> NodeID in NodeID(known[Int(rng.next() % UInt64(known.count))]) }
         switch ids.isEmpty ? 0 : rng.next() % 9 {
         case 8: // an id added again (its progress, message and children start afresh)
             return .added(id: pick(&rng), kind: NodeKind.task, name: "again", weight: 1, parent: nil, index: nil)

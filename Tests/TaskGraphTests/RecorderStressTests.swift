@@ -1,5 +1,6 @@
 import Dispatch
 import TaskGraph
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -11,7 +12,9 @@ import Testing
 @Suite struct RecorderStressTests {
     @Test func fourThreadsRecordedAtOnce() throws {
         let graph = Graph()
-        let path = "/tmp/taskgraph-recorder-stress-\(getpid()).tglog"
+        let tmp = TemporaryDirectory("taskgraph-recorder-stress")
+        defer { tmp.remove() }
+        let path = tmp.file("log.tglog")
         defer { unlink(path) }
         let recorder = try GraphRecorder(graph: graph, path: path, producer: "stress")
         let threads = 4

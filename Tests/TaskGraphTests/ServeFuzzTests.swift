@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import TaskGraph
@@ -6,18 +7,8 @@ import Testing
 /// Hostile viewer input (attach.md "Viewer to server"): the server never traps, never acts
 /// on a bad command, and keeps serving well-behaved viewers.
 @Suite struct ServeFuzzTests {
-    /// A small deterministic generator (xorshift), so a failure replays.
-    struct Rng {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return state
-        }
-        mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: next()) } }
-    }
+    /// TestSupport's seeded generator, so a failure replays.
+    typealias Rng = SeededGenerator
 
     static let numbers = [
         "1e300", "-1e300", "1e-300", "-1", "-0", "0.5", "2.0", "1E2", "18446744073709551616",
@@ -58,7 +49,7 @@ import Testing
     }
 
     @Test func parserSurvivesThreeThousandHostileLines() {
-        var r = Rng(state: 0x9E37_79B9_7F4A_7C15)
+        var r = Rng(seed: 0x9E37_79B9_7F4A_7C15)
         var cancels = 0
         for _ in 0..<3_000 {
             let line = ServeFuzzTests.hostile(&r)
@@ -80,7 +71,7 @@ import Testing
         let target = forever(name: "target", graph: g).execute()
         let server = try g.serve(at: tmp.path + "/fuzz.sock")
         defer { server.stop() }
-        var r = Rng(state: 42)
+        var r = Rng(seed: 42)
         var viewer: TestViewer?
         var closedConnections = 0
         for k in 0..<1_200 {
@@ -108,4 +99,11 @@ import Testing
         #expect(good.object { $0["ev"] as? String == "cancel" }?["source"] as? String == "attach")
         #expect(await eventuallyAsync { target.state == .cancelled })
     }
+}
+
+extension SeededGenerator {
+    /// A number in 0..<n.
+    fileprivate mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    /// `n` random bytes.
+    fileprivate mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: next()) } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import TaskGraph
@@ -117,9 +118,7 @@ enum ServeJSON {
 struct SocketDir {
     let path: String
     init() {
-        var template = Array((NSTemporaryDirectory() + "tg-serve-XXXXXX").utf8CString)
-        let p = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        path = String(cString: p!)
+        path = TemporaryDirectory("tg-serve").path
     }
     func cleanup() { try? FileManager.default.removeItem(atPath: path) }
 }

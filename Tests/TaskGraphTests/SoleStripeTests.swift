@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import TaskGraph
@@ -77,7 +78,9 @@ import Testing
         let g = Graph()
         let watcher = Watcher()
         let observation = g.observe { watcher.see($0) }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sole-\(getpid()).tglog").path
+        let tmp = TemporaryDirectory("taskgraph-sole")
+        defer { tmp.remove() }
+        let path = tmp.file("log.tglog")
         defer { unlink(path) }
         let recorder = try GraphRecorder(graph: g, path: path, producer: "sole")
         let stop = Atomic<Bool>(false)

@@ -1,4 +1,5 @@
 import Dispatch
+import TestSupport
 import Testing
 
 @testable import TaskGraph
@@ -139,7 +140,9 @@ import Testing
 @Suite struct RecorderSpoolTests {
     @Test func flushWritesEveryEventDeliveredSoFar() throws {
         let graph = Graph()
-        let path = "/tmp/taskgraph-spooltest-\(getpid()).tglog"
+        let tmp = TemporaryDirectory("taskgraph-spooltest")
+        defer { tmp.remove() }
+        let path = tmp.file("log.tglog")
         defer { unlink(path) }
         let recorder = try GraphRecorder(graph: graph, path: path, producer: "test")
         for i in 0..<10_000 {
@@ -163,7 +166,9 @@ import Testing
 @Suite struct RecorderLifetimeTests {
     @Test func aDroppedRecordingKeepsRecording() throws {
         let graph = Graph()
-        let path = "/tmp/taskgraph-spooltest-dropped-\(getpid()).tglog"
+        let tmp = TemporaryDirectory("taskgraph-spooltest-dropped")
+        defer { tmp.remove() }
+        let path = tmp.file("log.tglog")
         defer { unlink(path) }
         _ = try graph.record(to: path, producer: "test")
         for i in 0..<100_000 { // 300,000 events: more than the spool holds

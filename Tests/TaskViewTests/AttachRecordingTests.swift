@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import TaskGraph
@@ -108,9 +109,9 @@ import Testing
 
     @Test func workBegunBeforeAttachingKeepsTheProgramsOwnStart() throws {
         // The program: a served graph on a virtual clock; `hash` runs from 1 s to 10 s.
-        var template = Array("/tmp/taskview-start-XXXXXX".utf8CString)
-        let dir = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }.map { String(cString: $0) }!
-        defer { rmdir(dir) }
+        let tmp = TemporaryDirectory("taskview-start")
+        defer { tmp.remove() }
+        let dir = tmp.path
         let clock = VirtualClock()
         let graph = Graph(clock: clock)
         let server = try graph.serve(at: dir + "/1.sock", name: "prog")

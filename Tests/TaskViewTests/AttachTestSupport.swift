@@ -1,4 +1,5 @@
 import Synchronization
+import TestSupport
 
 @testable import TaskViewCore
 
@@ -16,9 +17,7 @@ final class FakeServer: Sendable {
     private let lines = Mutex<[String]>([])
 
     init() {
-        var template = Array("/tmp/taskview-attach-XXXXXX".utf8CString)
-        let d = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        dir = d.map { String(cString: $0) } ?? "/tmp"
+        dir = TemporaryDirectory("taskview-attach").path
         path = dir + "/1.sock"
         listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         var addr = sockaddr_un()

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import TaskGraph
@@ -75,7 +76,7 @@ import Testing
 
     /// 2,000 hostile protocol lines after a valid start: a clear error or items, never a trap.
     @Test func fuzzProtocolLines() {
-        var rng = SplitMix64(seed: 77)
+        var rng = SeededGenerator(seed: 77)
         var errors = 0
         for k in 0..<2_000 {
             var s = LogStream(name: "fuzz")
@@ -101,7 +102,7 @@ import Testing
 
     /// Hostile headers through the stream: errors on line 1.
     @Test func fuzzProtocolHeaders() {
-        var rng = SplitMix64(seed: 78)
+        var rng = SeededGenerator(seed: 78)
         for k in 0..<1_000 {
             var s = LogStream(name: "fuzz")
             let bytes = Array(HostileLogTests.hostileHeader(&rng, k).utf8) + [10]

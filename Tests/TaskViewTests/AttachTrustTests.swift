@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import TaskGraph
@@ -11,11 +12,7 @@ import Testing
 /// discovery never hangs on a program that does not answer.
 @Suite(.serialized) struct AttachTrustTests {
     /// A fresh directory under /tmp (0700, ours), removed with its contents by `cleanup`.
-    private func tempDir() -> String {
-        var template = Array("/tmp/taskview-trust-XXXXXX".utf8CString)
-        let d = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        return String(cString: d!)
-    }
+    private func tempDir() -> String { TemporaryDirectory("taskview-trust").path }
 
     private func cleanup(_ dir: String) {
         _ = "rm -rf '\(dir)'".withCString { system($0) }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import TaskGraph
+import TestSupport
 import Testing
 
 @testable import TaskViewCore
@@ -69,9 +70,10 @@ final class Lines: @unchecked Sendable { // written by one thread, read after it
     }
 
     @Test func relativeCwdIsResolvedAgainstTheScenarioFile() throws {
-        let dir = "/tmp/taskview-cmd-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        #expect(mkdir(dir, 0o755) == 0 && mkdir(dir + "/sub", 0o755) == 0)
-        defer { _ = system("rm -rf '\(dir)'") }
+        let tmp = TemporaryDirectory("taskview-cmd")
+        defer { tmp.remove() }
+        let dir = tmp.path
+        #expect(mkdir(dir + "/sub", 0o755) == 0)
         let path = dir + "/s.json"
         let text =
             #"{"kind":"command","name":"c","run":["pwd"],"cwd":"sub","env":{"X":"1"},"progress":"(\\d+)%","grace":0.5,"weight":2}"#
@@ -91,9 +93,10 @@ final class Lines: @unchecked Sendable { // written by one thread, read after it
     }
 
     @Test func aCommandWithoutCwdRunsInTheScenarioFilesDirectory() throws {
-        let dir = "/tmp/taskview-cmd-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        #expect(mkdir(dir, 0o755) == 0 && mkdir(dir + "/ci", 0o755) == 0)
-        defer { _ = system("rm -rf '\(dir)'") }
+        let tmp = TemporaryDirectory("taskview-cmd")
+        defer { tmp.remove() }
+        let dir = tmp.path
+        #expect(mkdir(dir + "/ci", 0o755) == 0)
         let text =
             #"{"kind":"sequential","name":"p","children":[{"kind":"command","name":"a","run":"pwd"},"#
             + #"{"kind":"command","name":"b","run":"pwd","cwd":"/"}]}"#
@@ -139,9 +142,9 @@ final class Lines: @unchecked Sendable { // written by one thread, read after it
     }
 
     @Test func jobsLimitHowManyCommandsRunAtOnce() async throws {
-        let dir = "/tmp/taskview-jobs-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        #expect(mkdir(dir, 0o755) == 0)
-        defer { _ = system("rm -rf '\(dir)'") }
+        let tmp = TemporaryDirectory("taskview-jobs")
+        defer { tmp.remove() }
+        let dir = tmp.path
         // Each command counts the commands running beside it (itself included).
         let step = #"touch run.$$; ls run.* | wc -l >> counts; sleep 0.3; rm run.$$"#
         let kids = (1...6).map { #"{"kind":"command","name":"c\#($0)","run":"\#(step)","cwd":"\#(dir)"}"# }

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import TaskGraph
@@ -68,10 +69,10 @@ func runDemo(_ name: String, seed: UInt64, path: String, cancel: (name: String, 
     @Test func seekingToRandomTimesMatchesPlayingFromTheStart() throws {
         let log = try demoLog("stress", seed: 1).log
         #expect(log.checkpoints.count > 2)
-        var rng = SplitMix64(seed: 11)
+        var rng = SeededGenerator(seed: 11)
         var model = LogModel()
         var applied = 0
-        var times = (0..<15).map { _ in rng.nextUnit() * log.duration }
+        var times = (0..<15).map { _ in Double(rng.next() >> 11) * 0x1p-53 * log.duration }
         times.sort()
         for t in times {
             let n = log.eventCount(atTime: t)

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import TaskGraph
@@ -55,7 +56,7 @@ import Testing
     /// 2,000 generated headers: numbers of every size and sign, wrong types, deep nesting,
     /// long strings, invalid UTF-8, truncations.
     @Test func fuzzHeaders() {
-        var rng = SplitMix64(seed: 14)
+        var rng = SeededGenerator(seed: 14)
         var errors = 0
         for k in 0..<2_000 {
             var bytes = Array(Self.hostileHeader(&rng, k).utf8)
@@ -86,7 +87,7 @@ import Testing
         String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
     }
 
-    static func hostileHeader(_ rng: inout SplitMix64, _ k: Int) -> String {
+    static func hostileHeader(_ rng: inout SeededGenerator, _ k: Int) -> String {
         func pick() -> String {
             switch rng.next() % 6 {
             case 0: return nested(Int(rng.next() % 3000))
@@ -106,7 +107,7 @@ import Testing
 
     /// 2,000 generated event lines after a valid header and a small tree.
     @Test func fuzzEventLines() {
-        var rng = SplitMix64(seed: 1414)
+        var rng = SeededGenerator(seed: 1414)
         let prefix =
             Self.goodHeader + "\n"
             + #"{"seq":1,"t":0,"ev":"add","id":0,"kind":"concurrent","name":"root","weight":1}"# + "\n"
@@ -132,7 +133,7 @@ import Testing
         #expect(ok > 0)
     }
 
-    static func hostileEvent(_ rng: inout SplitMix64, _ k: Int) -> String {
+    static func hostileEvent(_ rng: inout SeededGenerator, _ k: Int) -> String {
         let evs = [
             "add", "parent", "weight", "state", "progress", "cancel", "drop", "key", "snapshot", "end",
             "resync", "zzz",

@@ -1,4 +1,5 @@
 import TaskViewTerminal
+import TestSupport
 import Testing
 
 @testable import TaskGraph
@@ -134,7 +135,7 @@ import Testing
     @Test func fuzzedAttachStreamsWithScatteredIdsStaySmall() throws {
         // 300 streams of adds, progress and drops whose ids are scattered over 0...2^31-1
         // and beyond: whatever the stream says, the tree holds a slot per node it names.
-        var rng = SplitMix64(seed: 14)
+        var rng = SeededGenerator(seed: 14)
         let ranges: [ClosedRange<Int>] = [0...50, 16_000_000...16_777_216, 0...Int(Int32.max), (1 << 52)...(1 << 53)]
         for round in 0..<300 {
             var text = AttachLines.header()

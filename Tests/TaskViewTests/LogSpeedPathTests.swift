@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import TaskGraph
@@ -16,7 +17,7 @@ import Testing
     }
 
     @Test func doublesAreWrittenAsDescriptionWritesThem() {
-        var rng = SplitMix64(seed: 7)
+        var rng = SeededGenerator(seed: 7)
         var values: [Double] = [
             0.1, 0.2, 0.30000000000000004, 1.0 / 3, 2.0 / 3, 0.5, 0.125, 0.0001, 0.00012,
             123456.789, 99999.99999, 0.9999999999999999, 1.5, 1e14 + 0.5,
@@ -42,7 +43,7 @@ import Testing
         var values = [
             0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 12345, 123456, 1_000_000_007, Int.max, Int.min, -1, -10, -99,
         ]
-        var rng = SplitMix64(seed: 3)
+        var rng = SeededGenerator(seed: 3)
         for _ in 0..<2_000 { values.append(Int(bitPattern: UInt(rng.next())) >> Int(rng.next() % 63)) }
         for v in values {
             var b = LogBuffer()

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import TaskGraph
@@ -12,11 +13,7 @@ import Testing
 /// followed, regular files replaced whole; a failure leaves neither half a file nor a temp file.
 @Suite struct OutputFileTests {
     /// A fresh empty directory under /tmp.
-    func makeDir() -> String {
-        var template = Array("/tmp/taskview-out-XXXXXX".utf8CString)
-        let p = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        return String(cString: p!)
-    }
+    func makeDir() -> String { TemporaryDirectory("taskview-out").path }
 
     func names(in dir: String) -> [String] {
         guard let d = opendir(dir) else { return [] }

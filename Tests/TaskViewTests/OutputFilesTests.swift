@@ -1,5 +1,6 @@
 import TaskGraph
 import TaskGraphProcess
+import TestSupport
 import Testing
 
 @testable import TaskViewCore
@@ -73,16 +74,15 @@ import Testing
     }
 
     @Test func aGivenDirectoryIsKept() throws {
-        var template = Array("/tmp/taskview-outtest.XXXXXX".utf8CString)
-        let base = String(cString: try #require(mkdtemp(&template)))
-        let dir = base + "/run.output"
+        let base = TemporaryDirectory("taskview-outtest")
+        defer { base.remove() }
+        let dir = base.file("run.output")
         let files = try OutputFiles(directory: dir)
         files.record([out(2, "kept")])
         files.close()
         #expect(read(dir + "/2.log") == "kept\n")
         unlink(dir + "/2.log")
         rmdir(dir)
-        rmdir(base)
     }
 
     @Test func oOpensACommandsOutputAndSaysWhyNotElsewhere() {

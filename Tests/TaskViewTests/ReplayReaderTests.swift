@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import TaskGraph
@@ -10,7 +11,7 @@ import Testing
 /// A random but well-formed event history: nodes added as leaves then adopted, states moving
 /// forward, progress with and without info, weights, cancels and drops.
 func randomHistory(seed: UInt64, events count: Int) -> [GraphEvent] {
-    var rng = SplitMix64(seed: seed)
+    var rng = SeededGenerator(seed: seed)
     var out: [GraphEvent] = []
     var t = 0.0
     var nextID = 0
@@ -131,7 +132,7 @@ func loadError(_ text: String, skip: Bool = false) -> LogLoadError? {
         let path = try writeLog(events, snapshotEvery: 40)
         defer { unlink(path) }
         let log = try LogReader.load(path: path)
-        var rng = SplitMix64(seed: 9)
+        var rng = SeededGenerator(seed: 9)
         for _ in 0..<40 {
             let time = Double(rng.next() % UInt64((log.duration + 1) * 1000)) / 1000
             let n = log.eventCount(atTime: time)

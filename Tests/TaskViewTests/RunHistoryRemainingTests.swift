@@ -1,4 +1,5 @@
 import TaskGraph
+import TestSupport
 import Testing
 
 @testable import TaskViewCore
@@ -49,7 +50,7 @@ import Testing
 
     @Test(arguments: [1, 2, 3] as [UInt64])
     func theSameAsTheWholeWalkAsEventsArriveAndTimePasses(seed: UInt64) throws {
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         func pick<T>(_ list: [T]) -> T { list[Int(rng.next() % UInt64(list.count))] }
         // Expected seconds for most paths of up to three names under roots "a" and "b".
         var expected: [String: Double] = [:]

@@ -1,5 +1,6 @@
 import Foundation
 import TaskGraph
+import TestSupport
 import Testing
 
 @testable import TaskViewCore
@@ -19,7 +20,7 @@ import Testing
 
     /// A directory with `p.json` and `logs/`, removed by the caller.
     func workspace() throws -> String {
-        let dir = "/tmp/taskview-history-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let dir = TemporaryDirectory("taskview-history").path
         try FileManager.default.createDirectory(atPath: dir + "/logs", withIntermediateDirectories: true)
         try Self.pipeline.write(toFile: dir + "/p.json", atomically: true, encoding: .utf8)
         return dir

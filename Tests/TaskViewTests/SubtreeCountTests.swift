@@ -1,4 +1,5 @@
 import TaskGraph
+import TestSupport
 import Testing
 
 @testable import TaskViewCore
@@ -58,11 +59,8 @@ func subtreeCountsAreExact(_ tree: TreeModel) -> Bool {
     }
 
     @Test func randomEventsKeepEveryCountExact() {
-        var rng: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func next(_ n: Int) -> Int {
-            rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((rng >> 33) % UInt64(n))
-        }
+        var rng = SeededGenerator(seed: 0x9E37_79B9_7F4A_7C15)
+        func next(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
         var tree = TreeModel()
         var seq: UInt64 = 0
         var made = 0

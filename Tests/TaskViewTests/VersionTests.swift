@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import TaskGraph
@@ -34,7 +35,9 @@ import Testing
     }
 
     @Test func recordedLogsNameTaskviewAndItsVersion() throws {
-        let path = "/tmp/taskview-version-\(getpid()).jsonl"
+        let tmp = TemporaryDirectory("taskview-version")
+        defer { tmp.remove() }
+        let path = tmp.file("log.jsonl")
         defer { unlink(path) }
         let (status, _) = try Self.taskview("demo flaky --headless --record \(path)")
         #expect(status == 0)
