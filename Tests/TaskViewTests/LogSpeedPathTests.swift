@@ -2,7 +2,6 @@ import TestSupport
 import Testing
 
 @testable import TaskGraph
-@testable import TaskViewCore
 
 #if canImport(Glibc)
     import Glibc
@@ -81,8 +80,9 @@ import Testing
     /// layout only the general path reads), through the general path.
     @Test func fastAndGeneralPathsReadTheSameLog() throws {
         let events = randomHistory(seed: 11, events: 3000)
-        let path = try writeLog(events, snapshotEvery: 100)
-        defer { unlink(path) }
+        let tmp = TemporaryDirectory("taskgraph-hist")
+        defer { tmp.remove() }
+        let path = try writeLog(events, in: tmp, snapshotEvery: 100)
         let fast = try LogReader.load(path: path)
         let bytes = try LogReader.readFile(path)
         var spaced: [UInt8] = []

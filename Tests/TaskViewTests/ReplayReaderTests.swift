@@ -2,7 +2,6 @@ import TestSupport
 import Testing
 
 @testable import TaskGraph
-@testable import TaskViewCore
 
 #if canImport(Glibc)
     import Glibc
@@ -83,8 +82,11 @@ func randomHistory(seed: UInt64, events count: Int) -> [GraphEvent] {
     return out
 }
 
-func writeLog(_ events: [GraphEvent], snapshotEvery: Int = 50, finish: Bool = true) throws -> String {
-    let path = temporaryLogPath("hist")
+/// Records `events` to a log in `dir`; returns its path.
+func writeLog(
+    _ events: [GraphEvent], in dir: TemporaryDirectory, snapshotEvery: Int = 50, finish: Bool = true
+) throws -> String {
+    let path = dir.file("hist.jsonl")
     let r = try GraphRecorder(path: path, producer: "test", snapshotEvery: snapshotEvery)
     for e in events { r.record(e) }
     if finish { r.finish() } else { r.abandon() }
@@ -110,8 +112,9 @@ func loadError(_ text: String, skip: Bool = false) -> LogLoadError? {
     @Test(arguments: [1, 2, 3] as [UInt64])
     func roundTripRebuildsTheRecordedState(seed: UInt64) throws {
         let events = randomHistory(seed: seed, events: 3000)
-        let path = try writeLog(events)
-        defer { unlink(path) }
+        let tmp = TemporaryDirectory("taskgraph-hist")
+        defer { tmp.remove() }
+        let path = try writeLog(events, in: tmp)
         let log = try LogReader.load(path: path)
         var replica = GraphReplica()
         for e in events { replica.apply(e) }
@@ -129,8 +132,9 @@ func loadError(_ text: String, skip: Bool = false) -> LogLoadError? {
 
     @Test func seekingGivesTheSameStateAsPlayingFromTheStart() throws {
         let events = randomHistory(seed: 42, events: 4000)
-        let path = try writeLog(events, snapshotEvery: 40)
-        defer { unlink(path) }
+        let tmp = TemporaryDirectory("taskgraph-hist")
+        defer { tmp.remove() }
+        let path = try writeLog(events, in: tmp, snapshotEvery: 40)
         let log = try LogReader.load(path: path)
         var rng = SeededGenerator(seed: 9)
         for _ in 0..<40 {
@@ -147,8 +151,9 @@ func loadError(_ text: String, skip: Bool = false) -> LogLoadError? {
 
     @Test func rebuildEventsReproduceTheState() throws {
         let events = randomHistory(seed: 5, events: 1500)
-        let path = try writeLog(events)
-        defer { unlink(path) }
+        let tmp = TemporaryDirectory("taskgraph-hist")
+        defer { tmp.remove() }
+        let path = try writeLog(events, in: tmp)
         let log = try LogReader.load(path: path)
         for n in [0, 1, 700, 1500] {
             var replica = GraphReplica()
@@ -166,8 +171,9 @@ func loadError(_ text: String, skip: Bool = false) -> LogLoadError? {
     @Test(arguments: [0, 1, 2] as [Int])
     func finalStateOfALogWithoutFinalSnapshot(cut: Int) throws {
         let events = randomHistory(seed: 11 + UInt64(cut), events: 900 + 7 * cut)
-        let path = try writeLog(events, snapshotEvery: 100, finish: false)
-        defer { unlink(path) }
+        let tmp = TemporaryDirectory("taskgraph-hist")
+        defer { tmp.remove() }
+        let path = try writeLog(events, in: tmp, snapshotEvery: 100, finish: false)
         let log = try LogReader.load(path: path)
         var replica = GraphReplica()
         for e in events { replica.apply(e) }
@@ -180,8 +186,9 @@ func loadError(_ text: String, skip: Bool = false) -> LogLoadError? {
 
     @Test func truncatedFinalLineIsDroppedAndReported() throws {
         let events = randomHistory(seed: 8, events: 200)
-        let path = try writeLog(events, finish: false)
-        defer { unlink(path) }
+        let tmp = TemporaryDirectory("taskgraph-hist")
+        defer { tmp.remove() }
+        let path = try writeLog(events, in: tmp, finish: false)
         var data = try LogReader.readFile(path)
         let lines = data.filter { $0 == 10 }.count
         data.removeLast(7)
