@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import TaskGraph
@@ -7,7 +8,7 @@ import Testing
 /// its label, help text and scope. A key added to the table without its row fails here.
 @Suite struct KeysDocTests {
     @Test func manualListsEveryKeyBinding() throws {
-        let root = "/" + String(#filePath).split(separator: "/").dropLast(3).joined(separator: "/")
+        let root = packageRoot()
         let text = String(decoding: try LogReader.readFile(root + "/docs/taskview.md"), as: UTF8.self)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let start = try #require(lines.firstIndex(of: "## Keys"))

@@ -1,4 +1,5 @@
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import TaskGraph
@@ -19,11 +20,10 @@ func decodeError(_ text: String) -> String? {
 
 @Suite struct ScenarioTests {
     @Test func embeddedDemosMatchTheFiles() throws {
-        // #filePath: Tests/TaskViewTests/ScenarioTests.swift -> package root.
-        let root = String(#filePath).split(separator: "/").dropLast(3).joined(separator: "/")
+        let root = packageRoot()
         #expect(ScenarioLoader.demoNames == ["build", "pipeline", "flaky", "stress", "commands", "ci"])
         // Every file in demos/ is shipped (SwiftPM warns about one not declared as a resource).
-        let dir = opendir("/\(root)/demos")
+        let dir = opendir("\(root)/demos")
         defer { if let dir { closedir(dir) } }
         var files: [String] = []
         while let dir, let e = readdir(dir) {
@@ -32,7 +32,7 @@ func decodeError(_ text: String) -> String? {
         }
         #expect(files.sorted() == ScenarioLoader.demoNames.sorted())
         for name in ScenarioLoader.demoNames {
-            let file = try LogReader.readFile("/\(root)/demos/\(name).json")
+            let file = try LogReader.readFile("\(root)/demos/\(name).json")
             #expect(Array((ScenarioLoader.demoText(name)! + "\n").utf8) == file)
             #expect(try ScenarioLoader.demo(name).description?.isEmpty == false)
         }

@@ -10,8 +10,8 @@ import Testing
 /// One version everywhere: `taskview --version`, CHANGELOG.md's newest release and the
 /// `producer` of the logs taskview records all say `TaskGraphVersion.current`.
 @Suite struct VersionTests {
-    /// The package root (`#filePath` is Tests/TaskViewTests/VersionTests.swift).
-    static let root = "/" + String(#filePath).split(separator: "/").dropLast(3).joined(separator: "/")
+    /// The package root.
+    static let root = packageRoot()
 
     @Test func versionIsSemantic() {
         let parts = TaskGraphVersion.current.split(separator: ".", omittingEmptySubsequences: false)
