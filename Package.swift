@@ -30,7 +30,7 @@ let package = Package(
             dependencies: ["TaskGraph", .product(name: "Tracing", package: "swift-distributed-tracing")]
         ),
 
-        // Real commands as graph nodes (commands.md).
+        // Real commands as graph nodes (its DocC article RunningCommands).
         .target(
             name: "TaskGraphProcess",
             dependencies: [

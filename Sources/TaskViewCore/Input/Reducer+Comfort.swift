@@ -1,4 +1,4 @@
-/// The keys of comfort.md: failure and cancel jumps, folding to a depth, sorting, the
+/// The keys (docs/taskview.md) for failure and cancel jumps, folding to a depth, sorting, the
 /// replay prompts, and the mouse.
 extension Reducer {
     /// Keys while `z`, `t` or `F` waits for more; nil when the mode is none of these.

@@ -2,7 +2,7 @@ import Testing
 
 @testable import TaskGraph
 
-/// `after(_:)` (pipelines.md "Dependencies"): the receiver runs only after every prerequisite
+/// `after(_:)` (Composition, "after"): the receiver runs only after every prerequisite
 /// succeeded, is skipped (cancel source `needs`) otherwise, and prerequisites run once.
 @Suite struct AfterTests {
     /// The order in which leaves started, by name.

@@ -3,7 +3,7 @@ import Testing
 
 @testable import TaskGraph
 
-/// The composition options of api.md "Composition": errors name the row a user sees, groups
+/// The composition options (the Composition article): errors name the row a user sees, groups
 /// take `maxConcurrent:` and `combine:` together, `eraseFailure()` widens a failure type.
 @Suite struct CompositionOptionsTests {
     func timeoutMessage<S, F>(_ inner: GraphTask<S, F>, clock: VirtualClock) -> String? {

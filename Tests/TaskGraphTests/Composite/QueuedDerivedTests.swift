@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-/// Derived tasks with `on queue:` (api.md "Composition"): the closure runs on that queue and
+/// Derived tasks with `on queue:` (the Composition article): the closure runs on that queue and
 /// takes its turn among that queue's handlers in registration order.
 @Suite struct QueuedDerivedTests {
     typealias P = GraphTask<Int, TestError>

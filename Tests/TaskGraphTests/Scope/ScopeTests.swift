@@ -3,7 +3,7 @@ import Testing
 
 @testable import TaskGraph
 
-/// `withGraphTask` and `GraphScope` (async.md "Scopes").
+/// `withGraphTask` and `GraphScope` (the AsyncScopes article).
 @Suite struct ScopeTests {
     // MARK: - The tree comes from the code
 

@@ -4,7 +4,7 @@ import Testing
 
 @testable import TaskGraph
 
-/// Hostile viewer input (attach.md "Viewer to server"): the server never traps, never acts
+/// Hostile viewer input (docs/log-format.md "Served streams"): the server never traps, never acts
 /// on a bad command, and keeps serving well-behaved viewers.
 @Suite struct ServeFuzzTests {
     /// TestSupport's seeded generator, so a failure replays.

@@ -3,7 +3,7 @@ import Testing
 
 @testable import TaskGraph
 
-/// `Graph.serve` (attach.md "Library side" and "The protocol"), against real Unix sockets
+/// `Graph.serve` (ServingAGraph; docs/log-format.md "Served streams"), against real Unix sockets
 /// in temporary directories. Serialized: some tests set the socket environment variables.
 @Suite(.serialized) struct ServeTests {
     // MARK: Paths and permissions

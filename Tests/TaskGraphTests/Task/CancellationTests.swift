@@ -2,7 +2,7 @@ import Testing
 
 @testable import TaskGraph
 
-/// The cancellation rules of api.md, downward and upward, with their recorded sources.
+/// The cancellation rules (Cancelling article), downward and upward, with their recorded sources.
 @Suite struct CancellationTests {
     @Test func cancelLeavesSettledSubtasksAloneAndNeverRunsTheRest() {
         let (g, clock) = virtualGraph()

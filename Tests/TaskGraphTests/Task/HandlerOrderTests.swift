@@ -4,7 +4,7 @@ import Testing
 
 @testable import TaskGraph
 
-/// Promises/A+ handler order (api.md "Executing and observing"): a handler added while the
+/// Promises/A+ handler order (TasksAndTheirRules, "Handlers"): a handler added while the
 /// task's handlers run goes after those before it (2.2.6); a derived task takes its turn
 /// among its source's handlers from the moment it is executed.
 @Suite struct HandlerOrderTests {

@@ -11,7 +11,7 @@ import Testing
 /// one settled right after its handlers are added, and one settled later from another
 /// thread, and every case runs twice: handlers and derived tasks' closures without a queue,
 /// and on one serial queue (`success(on:)`, `mapResult(on:)`, `then(on:)`, ...).
-/// Not here, because api.md decides otherwise: 2.2.4 (handlers of a settled task run at
+/// Not here, because the library decides otherwise: 2.2.4 (handlers of a settled task run at
 /// once, not on a later turn) and 2.3.1 (a `then` closure returning its own task traps).
 @Suite struct PromisesAPlusTests {
     enum E: Error, Equatable {
@@ -259,7 +259,7 @@ import Testing
         }
     }
 
-    /// Not on an already settled task: api.md calls a handler added to a settled task at
+    /// Not on an already settled task: the library calls a handler added to a settled task at
     /// once, so the inner handler is added (and called) before the second one is added.
     @Test func handlerAddedInsideAnotherRunsAfterTheEarlierOnes() {
         fulfilled("2.2.6.1 even when one handler is added inside another handler", already: false) { mode, p, _, e in

@@ -3,7 +3,7 @@ import Testing
 
 @testable import TaskGraph
 
-/// One task, several consumers (api.md "Every task is exactly one node"): the first consumer
+/// One task, several consumers (the SharingATask article): the first consumer
 /// adopts it, later ones get a `ref` node that follows it; downward cancel is reference counted.
 @Suite struct SharedTaskTests {
     /// The one child of `owner` in the snapshot at `index`.

@@ -4,7 +4,7 @@ import Testing
 
 @testable import TaskViewCore
 
-/// The detail pane's output search (pipelines.md, "Output as people read it"): `/` searches a
+/// The detail pane's output search (docs/taskview.md, "Output"): `/` searches a
 /// command's output case-insensitively, `n`/`N` go to the next/previous match, matches are
 /// highlighted and the pane header counts them.
 @Suite struct OutputSearchTests {

@@ -6,7 +6,7 @@ import Testing
 
 /// A node renamed after it was added (a span whose operation name changed): the `name` line
 /// of the replay log, read back, replayed at a time before and after it, exported, and
-/// applied by the dashboard model (log-format.md "Renames").
+/// applied by the dashboard model (docs/log-format.md "Renames").
 @Suite struct RenameLogTests {
     /// A recorded graph: node 0 added as `GET`, renamed `GET /users/:id` at t=1, completed at
     /// t=2.

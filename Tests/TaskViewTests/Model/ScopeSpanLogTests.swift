@@ -5,7 +5,7 @@ import Testing
 @testable import TaskViewCore
 
 /// Scope and span nodes and span attributes in the replay log, its exports and the detail
-/// pane (async.md "Log and dashboard", replay-log.md additions).
+/// pane (docs/log-format.md "Scopes and spans").
 @Suite struct ScopeSpanLogTests {
     /// A recorded graph: a scope whose child the graph cancels, and a span-like node with
     /// attributes (as `GraphTracer` records them).

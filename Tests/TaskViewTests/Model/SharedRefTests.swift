@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-/// `ref` nodes (api.md "one node per task"): the dashboard row is a link to the shared node,
+/// `ref` nodes (docs/log-format.md): the dashboard row is a link to the shared node,
 /// Enter jumps there; the `ref` event survives a log round trip and an attach translation.
 @Suite struct SharedRefTests {
     /// then#1 > fetch user#0 ; then#2 > ref#3 (of #0), b#4. The shared name is hostile.

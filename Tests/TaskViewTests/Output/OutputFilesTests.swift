@@ -9,7 +9,7 @@ import Testing
     import Glibc
 #endif
 
-/// Every command's whole output kept in a file (pipelines.md): stdout and stderr interleaved,
+/// Every command's whole output kept in a file (docs/taskview.md): stdout and stderr interleaved,
 /// stderr marked, bounded by `--output-limit` with a last line saying so; a temporary
 /// directory goes away at the end. And `o`'s answers in the reducer.
 @Suite struct OutputFilesTests {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import TaskViewCore
 
-/// Plain mode's lines (pipelines.md): state changes and output lines, the last 1,000 kept for
+/// Plain mode's lines (docs/taskview.md): state changes and output lines, the last 1,000 kept for
 /// printing the missed ones first, formatted as headless prints them.
 @Suite struct PlainFeedTests {
     func out(_ text: String, _ stream: OutputStreamName = .stdout) -> GraphEvent {

@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-/// Restart (pipelines.md "Restart"): `r`/`R` on a settled node re-runs it as a new attempt
+/// Restart (docs/taskview.md "Restart"): `r`/`R` on a settled node re-runs it as a new attempt
 /// in place, then the nodes skipped because of it; the outcome follows the newest attempts.
 @Suite struct RestartTests {
     /// A seed for which the `work` leaf at `path` with failProbability 0.5 fails on its first

@@ -5,8 +5,8 @@ import Testing
 
 @testable import TaskViewCore
 
-/// ETA from the logs of earlier runs of the same scenario file (pipelines.md, "ETA from
-/// history"), on virtual-clock runs with known durations.
+/// ETA from the logs of earlier runs of the same scenario file (docs/taskview.md,
+/// "taskview run"), on virtual-clock runs with known durations.
 @Suite struct RunHistoryTests {
     static let pipeline = """
         {"kind": "sequential", "name": "ci", "children": [

@@ -4,7 +4,7 @@ import Testing
 
 @testable import TaskViewCore
 
-/// The report after a run (pipelines.md, "After the run"), on runs with known durations.
+/// The report after a run (docs/taskview.md, "taskview report"), on runs with known durations.
 @Suite struct RunReportTests {
     /// Runs a scenario headless on a virtual clock; returns the printed lines and the tree.
     func run(_ json: String) throws -> [String] {

@@ -4,7 +4,7 @@ import Testing
 @testable import TaskGraph
 @testable import TaskViewCore
 
-/// `id` and `needs` in scenario files (pipelines.md "Dependencies").
+/// `id` and `needs` in scenario files (docs/taskview.md "Dependencies: `id` and `needs`").
 @Suite struct ScenarioNeedsTests {
     func session(_ text: String) throws -> ScenarioSession {
         let s = try ScenarioDecoder.decode(Array(text.utf8), file: "s.json", name: "s")

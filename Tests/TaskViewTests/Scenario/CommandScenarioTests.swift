@@ -20,7 +20,7 @@ final class Lines: @unchecked Sendable { // written by one thread, read after it
     var all: [String] = []
 }
 
-/// `command` nodes in scenario files (commands.md "Scenario files").
+/// `command` nodes in scenario files (docs/taskview.md "Command nodes").
 @Suite(.timeLimit(.minutes(5))) struct CommandScenarioTests {
     @Test func badCommandNodesAreErrorsNamingTheNode() {
         let wrap = { (node: String) in #"{"kind":"sequential","name":"r","children":[\#(node)]}"# }

@@ -4,7 +4,7 @@ import Testing
 
 @testable import TaskViewCore
 
-/// The detail pane of a command node (commands.md): command line, working directory, pid while
+/// The detail pane of a command node (docs/taskview.md): command line, working directory, pid while
 /// running, exit status, and its last output lines, scrollable with `[` / `]`.
 @Suite struct CommandDetailTests {
     /// A running command `build` (#0) that printed `line 1` ... `line n`.
