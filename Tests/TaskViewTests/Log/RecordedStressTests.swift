@@ -1,8 +1,7 @@
 import Foundation
 import TaskGraph
+import TestSupport
 import Testing
-
-@testable import TaskViewCore
 
 struct StressFailure: Error {}
 
@@ -28,8 +27,9 @@ final class StressPool: @unchecked Sendable { // `tasks` guarded by `lock`
 @Suite struct RecordedStressTests {
     @Test func aLogRecordedFromFourThreadsReplaysToTheSnapshot() throws {
         let g = Graph()
-        let path = temporaryLogPath("stress")
-        defer { unlink(path) }
+        let tmp = TemporaryDirectory("taskgraph-recording")
+        defer { tmp.remove() }
+        let path = tmp.file("stress.jsonl")
         let recording = try g.record(to: path, producer: "stress")
         let pool = StressPool()
         let done = DispatchGroup()

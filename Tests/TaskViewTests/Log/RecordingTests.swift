@@ -1,18 +1,14 @@
+import TestSupport
 import Testing
 
 @testable import TaskGraph
-@testable import TaskViewCore
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A temporary file path unique to this process and call.
-func temporaryLogPath(_ tag: String) -> String {
-    "/tmp/taskview-test-\(getpid())-\(tag)-\(UInt32.random(in: 0...UInt32.max)).jsonl"
-}
-
-func readLines(_ path: String) throws -> [String] {
+/// The lines of the log at `path` (the last one empty when the log ends with a newline).
+private func recordedLines(_ path: String) throws -> [String] {
     let bytes = try LogReader.readFile(path)
     return String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(
         String.init)
@@ -49,13 +45,14 @@ func handMadeEvents() -> [GraphEvent] {
 
 @Suite struct RecordingTests {
     @Test func linesFollowTheFormatExactly() throws {
-        let path = temporaryLogPath("format")
-        defer { unlink(path) }
+        let tmp = TemporaryDirectory("taskgraph-recording")
+        defer { tmp.remove() }
+        let path = tmp.file("format.jsonl")
         let r = try GraphRecorder(path: path, producer: "test", scenario: "demo", seed: 7)
         for e in handMadeEvents().prefix(9) { r.record(e) }
         r.recordKey("x", node: NodeID(2))
         r.finish()
-        let lines = try readLines(path)
+        let lines = try recordedLines(path)
         #expect(lines[0].hasPrefix("{\"format\":\"taskgraph-log\",\"version\":1,\"created\":\""))
         #expect(lines[0].hasSuffix("\"producer\":\"test\",\"scenario\":\"demo\",\"seed\":7}"))
         #expect(
@@ -80,12 +77,13 @@ func handMadeEvents() -> [GraphEvent] {
     }
 
     @Test func failedStateCancelAndDropLines() throws {
-        let path = temporaryLogPath("kinds")
-        defer { unlink(path) }
+        let tmp = TemporaryDirectory("taskgraph-recording")
+        defer { tmp.remove() }
+        let path = tmp.file("kinds.jsonl")
         let r = try GraphRecorder(path: path, producer: "p")
         for e in handMadeEvents() { r.record(e) }
         r.finish()
-        let lines = try readLines(path)
+        let lines = try recordedLines(path)
         #expect(lines[10] == #"{"seq":10,"t":1,"ev":"weight","id":0,"weight":0}"#)
         #expect(
             lines[11]
@@ -127,8 +125,9 @@ func handMadeEvents() -> [GraphEvent] {
     }
 
     @Test func snapshotIsWrittenAfterMaxOfNAndFourTimesNodes() throws {
-        let path = temporaryLogPath("periodic")
-        defer { unlink(path) }
+        let tmp = TemporaryDirectory("taskgraph-recording")
+        defer { tmp.remove() }
+        let path = tmp.file("periodic.jsonl")
         let r = try GraphRecorder(path: path, producer: "p", snapshotEvery: 10)
         var seq: UInt64 = 0
         for i in 0..<5 {
@@ -145,7 +144,7 @@ func handMadeEvents() -> [GraphEvent] {
             r.record(GraphEvent(sequence: seq, time: 0, change: .progress(id: NodeID(0), progress: TaskProgress(0.5))))
         }
         r.abandon()
-        let lines = try readLines(path)
+        let lines = try recordedLines(path)
         let snapshots = lines.enumerated().filter { $0.element.contains("\"ev\":\"snapshot\"") }.map(\.offset)
         // 5 nodes: every max(10, 20) = 20 events.
         #expect(snapshots == [21, 42])
