@@ -31,7 +31,7 @@ let package = Package(
             dependencies: ["TaskGraph", .product(name: "Tracing", package: "swift-distributed-tracing")]
         ),
 
-        // Real commands as graph nodes (commands.md).
+        // Real commands as graph nodes (its DocC article RunningCommands).
         .target(
             name: "TaskGraphProcess",
             dependencies: [
@@ -71,10 +71,12 @@ let package = Package(
             .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
         ]),
 
-        .testTarget(name: "TaskGraphProcessTests", dependencies: ["TaskGraphProcess", "TaskGraph"]),
+        .testTarget(name: "TaskGraphProcessTests", dependencies: ["TaskGraphProcess", "TaskGraph", "TestSupport"]),
         .testTarget(
             name: "TaskViewTests",
-            dependencies: ["TaskViewCore", "TaskViewIO", "TaskViewTerminal", "TaskGraph", "TaskGraphProcess"]),
+            dependencies: [
+                "TaskViewCore", "TaskViewIO", "TaskViewTerminal", "TaskGraph", "TaskGraphProcess", "TestSupport",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

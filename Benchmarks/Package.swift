@@ -26,15 +26,15 @@ let package = Package(
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]
         ),
-        // What Graph.serve costs the program (attach.md targets).
-        // What commands as graph nodes cost (commands.md targets).
+        // What Graph.serve costs the program (README.md).
+        // What commands as graph nodes cost (README.md).
         .executableTarget(
             name: "commands-bench",
             dependencies: [
                 .product(name: "TaskGraph", package: "taskgraph"),
                 .product(name: "TaskGraphProcess", package: "taskgraph"),
             ]),
-        // What async scopes cost (async.md targets), against async let, task groups and withSpan.
+        // What async scopes cost (README.md), against async let, task groups and withSpan.
         .executableTarget(
             name: "scope-bench",
             dependencies: [

@@ -7,7 +7,7 @@ import Synchronization
 
 /// SIGINT/SIGTERM/SIGHUP handling that lets the main loop restore the terminal: the handlers
 /// only record the signal; the loop polls `pending` between key waits. SIGHUP (the terminal
-/// went away: window closed, ssh dropped) ends the session like SIGTERM (taskview.md "Exit").
+/// went away: window closed, ssh dropped) ends the session like SIGTERM (docs/taskview.md).
 package enum Signals {
     static let received = Atomic<Int32>(0)
 

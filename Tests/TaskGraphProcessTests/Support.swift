@@ -1,5 +1,6 @@
 import Synchronization
 import TaskGraph
+import TestSupport
 
 @testable import TaskGraphProcess
 
@@ -35,11 +36,9 @@ final class Events: Sendable {
     }
 }
 
-/// A fresh temporary directory.
+/// A fresh temporary directory (TestSupport's `TemporaryDirectory`), removed by `removeDirectory`.
 func temporaryDirectory() -> String {
-    var template = Array("/tmp/taskgraph-process-XXXXXX".utf8CString)
-    let p = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-    return String(cString: p!)
+    TemporaryDirectory("taskgraph-process").path
 }
 
 func removeDirectory(_ dir: String) {

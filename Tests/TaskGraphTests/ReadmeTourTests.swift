@@ -1,5 +1,6 @@
 import Foundation
 import TaskGraph
+import TestSupport
 import Testing
 
 /// The README's 20-line tour, compiled and run (on its own graph instead of `Graph.shared`).
@@ -72,7 +73,9 @@ import Testing
 
     @Test func aRecordingStopsWithFinish() throws {
         let g = Graph()
-        let path = "/tmp/taskgraph-readme-\(UInt32.random(in: 0...UInt32.max)).jsonl"
+        let tmp = TemporaryDirectory("taskgraph-readme")
+        defer { tmp.remove() }
+        let path = tmp.file("log.jsonl")
         defer { unlink(path) }
         let rec = try g.record(to: path, producer: "my-tool")
         GraphTask<Int, Failed>.succeed(1, graph: g).execute()

@@ -118,7 +118,9 @@ func statesMoveForward(_ log: EventLog) -> [NodeID] {
     @Test func fourThreadsHammeringOneGraphKeepEventsAndSnapshotInStep() throws {
         let g = Graph()
         let log = EventLog(g)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("stress-\(getpid()).tglog").path
+        let tmp = TemporaryDirectory("taskgraph-stress")
+        defer { tmp.remove() }
+        let path = tmp.file("log.tglog")
         let recording = try g.record(to: path, producer: "stress")
         defer { unlink(path) }
         let rounds = 300

@@ -21,7 +21,7 @@ func timed(_ name: String, after seconds: Double, graph: Graph, fail: Bool = fal
     }
 }
 
-/// `Graph.trace(with:)` as tracing.md specifies it, observed through a recording tracer.
+/// `Graph.trace(with:)` as ExportingSpans describes it, observed through a recording tracer.
 @Suite struct GraphTraceTests {
     @Test func oneSpanPerExecutedNodeWithNameParentAttributesAndTimes() throws {
         let (g, clock) = virtualGraph()

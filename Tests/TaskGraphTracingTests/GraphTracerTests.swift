@@ -6,7 +6,7 @@ import Tracing
 
 @testable import TaskGraphTracing
 
-/// `GraphTracer`: spans as nodes of kind `span`, forwarded unchanged (async.md "Spans as nodes").
+/// `GraphTracer`: spans as nodes of kind `span`, forwarded unchanged (AsyncScopes).
 @Suite struct GraphTracerTests {
     private func nodes(_ g: Graph, named name: String) -> [GraphNode] {
         g.snapshot().nodes.values.filter { $0.name == name }

@@ -6,8 +6,8 @@ import Tracing
 
 @testable import TaskGraphTracing
 
-/// A span renamed after it started renames its node (async.md "the operation name is the
-/// node's name (renames follow)").
+/// A span renamed after it started renames its node (the AsyncScopes
+/// article, "Spans of instrumented libraries": renames follow).
 @Suite struct SpanRenameTests {
     /// The `renamed` events of `g` from now on, as (id, name).
     private final class Renames: Sendable {

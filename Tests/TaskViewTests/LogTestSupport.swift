@@ -60,3 +60,14 @@ extension AttachTree {
         for item in try streamItems(text) { apply(item, program: program, tree: &tree, now: 0) }
     }
 }
+
+/// A temporary file path unique to this process and call.
+func temporaryLogPath(_ tag: String) -> String {
+    "/tmp/taskview-test-\(getpid())-\(tag)-\(UInt32.random(in: 0...UInt32.max)).jsonl"
+}
+
+func readLines(_ path: String) throws -> [String] {
+    let bytes = try LogReader.readFile(path)
+    return String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(
+        String.init)
+}

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import TaskGraph
@@ -9,8 +10,8 @@ import Testing
 /// One version everywhere: `taskview --version`, CHANGELOG.md's newest release and the
 /// `producer` of the logs taskview records all say `TaskGraphVersion.current`.
 @Suite struct VersionTests {
-    /// The package root (`#filePath` is Tests/TaskViewTests/VersionTests.swift).
-    static let root = "/" + String(#filePath).split(separator: "/").dropLast(3).joined(separator: "/")
+    /// The package root.
+    static let root = packageRoot()
 
     @Test func versionIsSemantic() {
         let parts = TaskGraphVersion.current.split(separator: ".", omittingEmptySubsequences: false)
@@ -34,7 +35,9 @@ import Testing
     }
 
     @Test func recordedLogsNameTaskviewAndItsVersion() throws {
-        let path = "/tmp/taskview-version-\(getpid()).jsonl"
+        let tmp = TemporaryDirectory("taskview-version")
+        defer { tmp.remove() }
+        let path = tmp.file("log.jsonl")
         defer { unlink(path) }
         let (status, _) = try Self.taskview("demo flaky --headless --record \(path)")
         #expect(status == 0)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A stand-in for a program that serves its graph (attach.md), for taskview's viewer tests.
+"""A stand-in for a program that serves its graph (docs/log-format.md), for taskview's viewer tests.
 
 Listens on a Unix socket and speaks the protocol: header (with pid and name), a snapshot,
 live events; reads {"cmd":"cancel","id":N} lines (a cancel event and cancelled states come

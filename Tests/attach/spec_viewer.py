@@ -1,4 +1,4 @@
-# A viewer written from attach.md and replay-log.md alone (not from our code): checks the
+# A viewer written from docs/log-format.md alone (not from our code): checks the
 # served stream (header, gapless seq, t never going back, snapshot parts and fields), the
 # error line for every malformed or hostile command, a connection closed on a line over
 # 64 KiB, on bytes that are not UTF-8 and on bytes that are not JSON, the 16-viewer limit,

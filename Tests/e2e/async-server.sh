@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end test of scopes and spans (async.md): Examples/async-server (Hummingbird 2, its
+# End-to-end test of scopes and spans (AsyncScopes): Examples/async-server (Hummingbird 2, its
 # tracing middleware on, GraphTracer forwarding to InMemoryTracer, request handlers in
 # scopes) serves its graph; curl sends requests; `taskview attach` shows the request spans
 # with their scope children; `x` `y` on one slow request's scope ends that request with an

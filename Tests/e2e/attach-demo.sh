@@ -6,6 +6,8 @@
 # Binary: $ATTACH_DEMO_BIN, else built with `swift build --package-path Examples/attach-demo`.
 # Prints `e2e-attach-demo: N passed, M failed`; exit status 0 only when nothing failed.
 set -u
+E2E=e2e-attach-demo
+. "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 if [ -z "${ATTACH_DEMO_BIN:-}" ]; then
     swift build --package-path "$ROOT/Examples/attach-demo" 2>&1 | grep -E 'error|warning: ' 
@@ -16,22 +18,21 @@ if ! command -v python3 >/dev/null 2>&1; then   # the client; Debian images usua
     sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3 >/dev/null
 fi
-DIR=$(mktemp -d)
-chmod 700 "$DIR"
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok: $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $1"; sed 's/^/    | /' "$DIR/out" "$DIR/client" 2>/dev/null; }
+e2e_work taskview-attach-demo
+DIR=$WORK
+# shown COMMAND...: COMMAND's status; when it fails, the program's and the client's output.
+# Each check below is `c() { CONDITION; }; run_test NAME shown c`.
+shown() { "$@" || { sed 's/^/    | /' "$DIR/out" "$DIR/client" 2>/dev/null; return 1; }; }
 PID=
-cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; rm -rf "$DIR"; }
-trap cleanup EXIT
+e2e_before_rm() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; }
 
 TASKGRAPH_SOCKET_DIR="$DIR" "$ATTACH_DEMO_BIN" > "$DIR/out" &
 PID=$!
 n=200
 while [ $n -gt 0 ] && ! grep -q '^serving at ' "$DIR/out" 2>/dev/null; do sleep 0.05; n=$((n - 1)); done
 SOCKET=$(sed -n 's/^serving at //p' "$DIR/out")
-[ "$SOCKET" = "$DIR/$PID.sock" ] && ok "serves at \$TASKGRAPH_SOCKET_DIR/<pid>.sock" || bad "socket path '$SOCKET'"
-[ "$(stat -c %a "$SOCKET" 2>/dev/null)" = 600 ] && ok "socket is 0600" || bad "socket mode"
+c() { [ "$SOCKET" = "$DIR/$PID.sock" ]; }; run_test "serves at \$TASKGRAPH_SOCKET_DIR/<pid>.sock" shown c
+c() { [ "$(stat -c %a "$SOCKET" 2>/dev/null)" = 600 ]; }; run_test "socket is 0600" shown c
 
 python3 - "$SOCKET" > "$DIR/client" 2>&1 <<'PY'
 import json, socket, sys
@@ -70,19 +71,19 @@ o = until(lambda o: o["ev"] == "end")
 print("end", o and o["summary"]["outcome"])
 print("closed", f.readline() == b"")
 PY
-grep -q '^header taskgraph-log attach-demo '"$PID"'$' "$DIR/client" && ok "header names the program and pid" || bad "header"
-grep -q '^snapshot 29 nodes$' "$DIR/client" && ok "snapshot of the 29 nodes" || bad "snapshot"
-grep -q '^cancel attach$' "$DIR/client" && ok "cancel comes back with source attach" || bad "cancel event"
-grep -q '^state cancelled$' "$DIR/client" && ok "batch 2 cancelled" || bad "batch state"
-grep -q '^error line True$' "$DIR/client" && ok "unknown command gets an error line" || bad "error line"
-grep -q '^end cancelled$' "$DIR/client" && ok "final end after cancelling the root" || bad "end"
-grep -q '^closed True$' "$DIR/client" && ok "connection closed after end" || bad "close"
+c() { grep -q '^header taskgraph-log attach-demo '"$PID"'$' "$DIR/client"; }; run_test "header names the program and pid" shown c
+c() { grep -q '^snapshot 29 nodes$' "$DIR/client"; }; run_test "snapshot of the 29 nodes" shown c
+c() { grep -q '^cancel attach$' "$DIR/client"; }; run_test "cancel comes back with source attach" shown c
+c() { grep -q '^state cancelled$' "$DIR/client"; }; run_test "batch 2 cancelled" shown c
+c() { grep -q '^error line True$' "$DIR/client"; }; run_test "unknown command gets an error line" shown c
+c() { grep -q '^end cancelled$' "$DIR/client"; }; run_test "final end after cancelling the root" shown c
+c() { grep -q '^closed True$' "$DIR/client"; }; run_test "connection closed after end" shown c
 wait "$PID"; status=$?
 PID=
-[ $status -eq 130 ] && ok "exit status 130" || bad "exit status $status"
-grep -q '^cancelled: batch 2 (attach)$' "$DIR/out" && ok "program reported the batch cancel" || bad "program output"
-grep -q '^cancelled: attach-demo (attach)$' "$DIR/out" && ok "program reported the root cancel" || bad "program output (root)"
-[ ! -e "$SOCKET" ] && ok "socket file removed" || bad "socket left behind"
+c() { [ $status -eq 130 ]; }; run_test "exit status 130" shown c
+c() { grep -q '^cancelled: batch 2 (attach)$' "$DIR/out"; }; run_test "program reported the batch cancel" shown c
+c() { grep -q '^cancelled: attach-demo (attach)$' "$DIR/out"; }; run_test "program reported the root cancel" shown c
+c() { [ ! -e "$SOCKET" ]; }; run_test "socket file removed" shown c
 
 # The same program against a viewer written from the spec alone (Tests/attach/spec_viewer.py).
 TASKGRAPH_SOCKET_DIR="$DIR" "$ATTACH_DEMO_BIN" > "$DIR/out" &
@@ -91,10 +92,9 @@ n=200
 while [ $n -gt 0 ] && ! grep -q '^serving at ' "$DIR/out" 2>/dev/null; do sleep 0.05; n=$((n - 1)); done
 SOCKET=$(sed -n 's/^serving at //p' "$DIR/out")
 python3 "$ROOT/Tests/attach/spec_viewer.py" "$SOCKET" "$PID" > "$DIR/client" 2>&1
-grep -q '^ALL OK' "$DIR/client" && ok "a viewer written from attach.md alone: every check" || bad "spec viewer: $(grep -c '^FAIL' "$DIR/client") checks failed"
+c() { grep -q '^ALL OK' "$DIR/client"; }; run_test "a viewer written from the protocol's description alone: every check" shown c
 wait "$PID"; status=$?
 PID=
-[ $status -eq 130 ] && ok "exit status 130 after the spec viewer's cancel" || bad "exit status $status (spec viewer)"
+c() { [ $status -eq 130 ]; }; run_test "exit status 130 after the spec viewer's cancel" shown c
 
-echo "e2e-attach-demo: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+e2e_summary

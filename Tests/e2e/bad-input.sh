@@ -5,20 +5,29 @@
 # Prints one line per case and finally "bad-input: N passed, M failed".
 set -u
 BIN=${1:?usage: bad-input.sh PATH-TO-TASKVIEW}
-D=$(mktemp -d "${TMPDIR:-/tmp}/taskview-bad.XXXXXX")
-trap 'rm -rf "$D"' EXIT
-pass=0; fail=0
+E2E=bad-input
+. "$(dirname "$0")/lib.sh"
+e2e_work taskview-bad
+D=$WORK
 
-# expect NAME STATUS REGEX -- COMMAND...: runs COMMAND, checks its status and that stderr matches REGEX
-# (and that no line says `Error:`: every message is in taskview's style, `taskview: ...`).
+# expect NAME STATUS REGEX [CHECK] -- COMMAND...: a run_test that runs COMMAND and checks its
+# status, that stderr matches REGEX (and that no line says `Error:`: every message is in
+# taskview's style, `taskview: ...`) and, if given, that the shell condition CHECK holds after.
 expect() {
-    local name=$1 want=$2 re=$3; shift 4
+    local name=$1
+    shift
+    run_test "$name" expect_check "$@"
+}
+expect_check() {
+    local want=$1 re=$2 check=
+    if [ "$3" = -- ]; then shift 3; else check=$3; shift 4; fi
     "$@" >"$D/out" 2>"$D/err" </dev/null
     local got=$?
     if [ "$got" -eq "$want" ] && { [ -z "$re" ] || grep -qE -- "$re" "$D/err"; } && ! grep -q '^Error:' "$D/err"; then
-        pass=$((pass + 1)); echo "ok   $name"
+        [ -z "$check" ] || eval "$check" || { echo "  not so: $check"; return 1; }
     else
-        fail=$((fail + 1)); echo "FAIL $name: status $got (want $want), stderr:"; head -c 400 "$D/err" | sed 's/^/    | /'; echo
+        echo "  status $got (want $want), stderr:"; head -c 400 "$D/err" | sed 's/^/    | /'; echo
+        return 1
     fi
 }
 
@@ -36,8 +45,9 @@ expect "scenario: attempts < 1" 2 'attempts.json.*attempts' -- "$BIN" run "$D/at
 printf '{"kind":"concurrent","name":"c","children":[{"kind":"work","name":"w","repeat":100000,"steps":100000}]}\n' >"$D/events.json"
 expect "scenario: too many progress events" 2 'events.json: .*"w 101".*more than 10,000,000 progress events' -- "$BIN" run "$D/events.json" --headless --no-record
 printf '{"kind":"retry","name":"a","attempts":1000,"children":[{"kind":"retry","name":"b","attempts":1000,"children":[{"kind":"retry","name":"c","attempts":1000,"children":[{"kind":"work","name":"w"}]}]}]}\n' >"$D/retries.json"
-expect "scenario: nested retries over budget" 2 'retries.json: .*"c".*more than 1,000,000' -- "$BIN" run "$D/retries.json" --headless --no-record
-[ -z "$(cat "$D/out")" ] || { fail=$((fail + 1)); echo "FAIL scenario over budget: something ran"; }
+# Over budget, nothing runs (no output).
+expect "scenario: nested retries over budget" 2 'retries.json: .*"c".*more than 1,000,000' '[ ! -s "$D/out" ]' \
+    -- "$BIN" run "$D/retries.json" --headless --no-record
 expect "scenario: missing file" 2 "missing.json" -- "$BIN" run "$D/missing.json" --headless
 expect "demo: unknown name" 2 "nosuchdemo" -- "$BIN" demo nosuchdemo --headless
 expect "usage: --speed 0" 2 "speed" -- "$BIN" demo build --speed 0 --headless
@@ -46,8 +56,9 @@ expect "usage: subcommand's unknown option" 2 "^Usage: taskview run " -- "$BIN" 
 expect "usage: demo --speed 0 names demo" 2 "^Usage: taskview demo " -- "$BIN" demo build --speed 0 --headless
 printf 'not json at all\n' >"$D/text.txt"
 expect "run: not a scenario file" 2 "^taskview: .*text.txt is not a scenario file" -- "$BIN" run "$D/text.txt" --headless
-expect "run: a binary file" 2 "is not a scenario file" -- "$BIN" run "$BIN" --headless
-if grep -q 'unexpected character' "$D/err"; then fail=$((fail + 1)); echo "FAIL run: a binary file still gets a JSON error"; fi
+# ... and not a JSON error.
+expect "run: a binary file" 2 "is not a scenario file" '! grep -q "unexpected character" "$D/err"' \
+    -- "$BIN" run "$BIN" --headless
 
 # Replay logs, made from a real recorded run.
 "$BIN" demo pipeline --headless --record "$D/ok.jsonl" >/dev/null 2>&1
@@ -82,22 +93,17 @@ expect "export: bad format" 2 "format|Format" -- "$BIN" export "$D/ok.jsonl" --f
 after=$?
 "$BIN" demo flaky --seed 4 --headless --no-record >"$D/other.out" 2>/dev/null
 expect "leading options: --seed 3 demo NAME runs" "$after" "" -- "$BIN" --seed 3 --headless --no-record demo flaky
-if cmp -s "$D/out" "$D/after.out" && ! cmp -s "$D/out" "$D/other.out"; then
-    pass=$((pass + 1)); echo "ok   leading options: the seed is used, as after the subcommand"
-else fail=$((fail + 1)); echo "FAIL leading options: output differs from --seed 3 after the subcommand"; fi
-expect "leading options: --record PATH demo writes PATH" 0 "Log written to .*lead.jsonl" -- "$BIN" --record "$D/lead.jsonl" demo pipeline --headless
-[ -s "$D/lead.jsonl" ] || { fail=$((fail + 1)); echo "FAIL leading options: no log at the --record path"; }
-expect "leading options: replay refuses --record" 2 "^taskview: .*no --record" -- "$BIN" --record "$D/x.jsonl" replay "$D/ok.jsonl" --headless
-[ ! -e "$D/x.jsonl" ] || { fail=$((fail + 1)); echo "FAIL leading options: replay wrote a log"; }
+seed_is_used() { cmp -s "$D/out" "$D/after.out" && ! cmp -s "$D/out" "$D/other.out"; }
+run_test "leading options: the seed is used, as after the subcommand" seed_is_used
+expect "leading options: --record PATH demo writes PATH" 0 "Log written to .*lead.jsonl" '[ -s "$D/lead.jsonl" ]' \
+    -- "$BIN" --record "$D/lead.jsonl" demo pipeline --headless
+expect "leading options: replay refuses --record" 2 "^taskview: .*no --record" '[ ! -e "$D/x.jsonl" ]' \
+    -- "$BIN" --record "$D/x.jsonl" replay "$D/ok.jsonl" --headless
 expect "replay refuses --seed" 2 "^taskview: .*no --record or --seed" -- "$BIN" replay "$D/ok.jsonl" --seed 3 --headless
 # What replay refuses, its help does not offer.
-if "$BIN" replay --help 2>&1 | grep -qE -- '--(record|seed|no-record)'; then
-    fail=$((fail + 1)); echo "FAIL replay --help offers --record/--seed, which replay refuses"
-else
-    pass=$((pass + 1)); echo "ok   replay --help does not offer --record or --seed"
-fi
+help_offers_no_record() { ! "$BIN" replay --help 2>&1 | grep -qE -- '--(record|seed|no-record)'; }
+run_test "replay --help does not offer --record or --seed" help_offers_no_record
 expect "leading options: unknown one gets the subcommand's usage" 2 "^Usage: taskview run " -- "$BIN" --frobnicate run "$D/comma.json"
 expect "leading options: attach refuses --seed" 2 "attach takes no --seed" -- "$BIN" --seed 3 attach --list
 
-echo "bad-input: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+e2e_summary

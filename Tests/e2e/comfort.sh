@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end tests of comfort.md in a real terminal (tmux, no TTY needed): `n` lands on the
+# End-to-end tests of the comfort keys in a real terminal (tmux, no TTY needed): `n` lands on the
 # failure inside a folded branch, `]` seeks a replay to its next marker and the header says
 # which, mouse clicks sent as raw X10 and SGR reports select rows, TERM=dumb prints plain lines
 # with the periodic running line (live, in a replay at the recording's pace, in attach), Ctrl-C

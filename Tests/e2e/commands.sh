@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end: no process of a `command` node survives a cancelled node (x/y), a timeout, a
-# failed concurrent sibling (fail fast), q, Ctrl-C, SIGTERM or SIGHUP (commands.md), not even
+# failed concurrent sibling (fail fast), q, Ctrl-C, SIGTERM or SIGHUP (docs/taskview.md), not even
 # a daemon that left the group with setsid (also one that cleared its environment), not the
 # end of its node, nor kill-pane; after `kill -9` of taskview its watchdog ends them.
 # Every command writes its pid and a grandchild's pid to files; after each way of stopping,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end: output as people read it (pipelines.md): `/` searches a command's output in the
+# End-to-end: output as people read it (docs/taskview.md): `/` searches a command's output in the
 # detail pane, n/N go through the matches; `o` shows the whole output in $PAGER and q comes
 # back (a missing $PAGER is said in the footer); `p` prints plain lines until a key; no process
 # is left after quitting.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end: `id` and `needs` in scenario files (pipelines.md "Dependencies") in a real
+# End-to-end: `id` and `needs` in scenario files (docs/taskview.md) in a real
 # terminal (tmux): a node waiting for its needs says so, a failed need skips its dependent
 # with the reason in the row and the detail pane (the root is an allSettled: it succeeds,
 # exit 0), no command process is left behind;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The README's code blocks, each run as a user would (docs.md: every code block in it runs in
-# a test):
+# The README's code blocks, each run as a user would (every code block in it runs in a
+# test):
 #   ```swift  the same text is in Examples/readme (built and run here) or in a test under Tests/
 #             (the Package.swift fragment excepted: it names this repository's URL);
 #   ```json   a scenario: `taskview run FILE --headless` succeeds;
@@ -9,23 +9,21 @@
 # watches it to the end.
 # Usage: bash Tests/e2e/readme.sh TASKVIEW_BIN. Prints `e2e-readme: N passed, M failed`.
 set -u
+E2E=e2e-readme
+. "$(dirname "$0")/lib.sh"
 BIN=$(realpath "${1:?usage: readme.sh TASKVIEW_BIN}")
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-DIR=$(mktemp -d)
-chmod 700 "$DIR"
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok: $1"; }
-bad() {
-    fail=$((fail + 1))
-    echo "FAIL: $1"
-    [ -f "$DIR/out" ] && sed 's/^/    | /' "$DIR/out" | tail -30
-}
+e2e_work taskview-readme
+DIR=$WORK
+# out_tail: the end of the last command's output, under a failure's line.
+out_tail() { [ -f "$DIR/out" ] && sed 's/^/    | /' "$DIR/out" | tail -30; }
 PID=
-cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; rm -rf "$DIR"; }
-trap cleanup EXIT
+e2e_before_rm() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; }
 
-python3 - "$ROOT" "$DIR" <<'PY' || fail=$((fail + 1))
+# The swift blocks are checked here; the json and sh blocks are written to $DIR for the tests
+# below.
+swift_blocks_in_sources() {
+python3 - "$ROOT" "$DIR" <<'PY'
 import os, re, sys
 root, out = sys.argv[1], sys.argv[2]
 readme = open(os.path.join(root, "README.md"), encoding="utf-8").read()
@@ -40,8 +38,8 @@ for lang, body in re.findall(r"```(\w*)\n(.*?)```", readme, re.S):
             continue
         norm = lambda t: "\n".join(line.strip() for line in t.splitlines())  # indentation aside
         found = any(norm(body) in norm(s) for s in sources)
-        print(("ok" if found else "FAIL") + ": swift block '" + body.splitlines()[0] + "' is in Examples/readme or Tests")
         if not found:
+            print("  swift block '" + body.splitlines()[0] + "' is in neither Examples/readme nor Tests")
             sys.exit(1)
     elif lang == "json":
         n += 1
@@ -54,23 +52,30 @@ for lang, body in re.findall(r"```(\w*)\n(.*?)```", readme, re.S):
                 if m:
                     f.write(m.group(1).strip() + "\n")
 PY
+}
+run_test "the README's swift blocks are in Examples/readme or Tests" swift_blocks_in_sources
 
+# pipeline_succeeds FILE: FILE (as release.json) runs headless and nothing fails.
+pipeline_succeeds() {
+    cp "$1" "$DIR/release.json"
+    (cd "$DIR" && "$BIN" run release.json --headless --no-record > "$DIR/out" 2>&1) \
+        && grep -q '^Summary: .* 0 failed' "$DIR/out" || { out_tail; return 1; }
+}
 for f in "$DIR"/block*.json; do
     [ -e "$f" ] || continue
-    cp "$f" "$DIR/release.json"
-    if (cd "$DIR" && "$BIN" run release.json --headless --no-record > "$DIR/out" 2>&1) && grep -q '^Summary: .* 0 failed' "$DIR/out"; then
-        ok "README pipeline $(basename "$f") runs and succeeds"
-    else
-        bad "README pipeline $(basename "$f")"
-    fi
+    run_test "README pipeline $(basename "$f") runs and succeeds" pipeline_succeeds "$f"
 done
 
-while read -r args; do
-    case "$args" in
+# parses ARGS: `taskview ARGS --help` (`demo --list` as written) exits 0.
+parses() {
+    case "$1" in
         "demo --list") set -- demo --list ;;
-        *) eval "set -- $args --help" ;;
+        *) eval "set -- $1 --help" ;;
     esac
-    if "$BIN" "$@" > "$DIR/out" 2>&1; then ok "taskview $args (parses)"; else bad "taskview $args: exit $?"; fi
+    "$BIN" "$@" > "$DIR/out" 2>&1 || { echo "  exit $?"; out_tail; return 1; }
+}
+while read -r args; do
+    run_test "taskview $args (parses)" parses "$args"
 done < "$DIR/commands"
 
 # The README's program, watched to its end by taskview attach.
@@ -89,10 +94,15 @@ status=$?
 wait "$PID"
 hstatus=$?
 PID=
-grep -q 'hash part 8' "$DIR/out" && grep -q 'hash: succeeded' "$DIR/out" \
-    && ok "taskview attach saw the README's program run to success (exit $status)" || bad "attach to the README's program (exit $status)"
-[ $hstatus -eq 0 ] && grep -qx 'hashed 8 parts' "$DIR/hasher.out" && ok "the README's program printed 'hashed 8 parts'" \
-    || { cp "$DIR/hasher.out" "$DIR/out"; bad "the README's program (exit $hstatus)"; }
+attach_saw_success() {
+    grep -q 'hash part 8' "$DIR/out" && grep -q 'hash: succeeded' "$DIR/out" \
+        || { echo "  taskview attach exited $status"; out_tail; return 1; }
+}
+hasher_printed() {
+    [ $hstatus -eq 0 ] && grep -qx 'hashed 8 parts' "$DIR/hasher.out" \
+        || { echo "  the program exited $hstatus"; sed 's/^/    | /' "$DIR/hasher.out" | tail -30; return 1; }
+}
+run_test "taskview attach saw the README's program run to success" attach_saw_success
+run_test "the README's program printed 'hashed 8 parts'" hasher_printed
 
-echo "e2e-readme: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+e2e_summary

@@ -40,8 +40,10 @@ e2e_before_rm() {
     [ "$(id -u)" -eq 0 ] && rm -rf "/tmp/taskgraph-$VICTIM"
 }
 
-pass() { echo "ok   $1"; PASSED=$((PASSED + 1)); }
-failed() { echo "FAIL $1"; shift; for l in "$@"; do echo "  $l"; done; FAILED=$((FAILED + 1)); }
+# setup_failed NAME: a step the tests need did not work, counted as a failed test.
+setup_failed() { run_test "$1" false; }
+# why TEXT...: a failed check's evidence, indented; returns 1.
+why() { for l in "$@"; do echo "  $l"; done; return 1; }
 
 # fake AS_PREFIX SOCKET NAME: starts Tests/attach/fake_server.py (as the user the prefix
 # says) and waits until it serves; sets FAKE_PID.
@@ -64,8 +66,8 @@ run_tv() {
 # --- 1. discovery with a stopped program --------------------------------------------------
 DIR1="$WORK/sockets"
 mkdir -m 700 "$DIR1"
-fake "" "$DIR1/111.sock" healthy || failed "stopped program: setup"
-fake "" "$DIR1/222.sock" stopped || failed "stopped program: setup"
+fake "" "$DIR1/111.sock" healthy || setup_failed "stopped program: setup"
+fake "" "$DIR1/222.sock" stopped || setup_failed "stopped program: setup"
 STOPPED_PID=$FAKE_PID
 kill -STOP "$STOPPED_PID"
 STOPPED+=("$STOPPED_PID")
@@ -85,24 +87,24 @@ print("full after %d" % len(held), flush=True)
 time.sleep(600)
 EOF
 PIDS+=("$!")
-wait_file "$WORK/filler.out" '^full after' 30 || failed "stopped program: filling its queue"
+wait_file "$WORK/filler.out" '^full after' 30 || setup_failed "stopped program: filling its queue"
 t0=$(date +%s%N)
 TASKGRAPH_SOCKET_DIR="$DIR1" run_tv "" "$WORK/list1.out" "$WORK/list1.err" attach --list
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-if [ $RC -eq 0 ] && [ $ms -lt 3000 ] \
+check_1() {
+    [ $RC -eq 0 ] && [ $ms -lt 3000 ] \
     && grep -qE "^[0-9]+  healthy  $DIR1/111.sock  started .* tasks \(" "$WORK/list1.out" \
-    && grep -qxF "222  ?  $DIR1/222.sock  not answering" "$WORK/list1.out"; then
-    pass "attach --list with a stopped program whose queue is full: returns in ${ms} ms, lists it not answering and the healthy one"
-else
-    failed "attach --list with a stopped program (exit $RC after ${ms} ms)" "$(cat "$WORK/list1.out" "$WORK/list1.err")"
-fi
+    && grep -qxF "222  ?  $DIR1/222.sock  not answering" "$WORK/list1.out" \
+        || why "attach --list with a stopped program (exit $RC after ${ms} ms)" "$(cat "$WORK/list1.out" "$WORK/list1.err")"
+}
+run_test "attach --list with a stopped program whose queue is full: returns in ${ms} ms, lists it not answering and the healthy one" check_1
 # Attaching by PID says so at once instead of hanging in connect().
 TASKGRAPH_SOCKET_DIR="$DIR1" run_tv "" "$WORK/pid1.out" "$WORK/pid1.err" attach --headless --no-record 222
-if [ $RC -eq 2 ] && grep -qF "$DIR1/222.sock: not answering" "$WORK/pid1.err"; then
-    pass "attach PID of a stopped program: exit 2, not answering"
-else
-    failed "attach PID of a stopped program (exit $RC)" "$(cat "$WORK/pid1.out" "$WORK/pid1.err")"
-fi
+check_2() {
+    [ $RC -eq 2 ] && grep -qF "$DIR1/222.sock: not answering" "$WORK/pid1.err" \
+        || why "attach PID of a stopped program (exit $RC)" "$(cat "$WORK/pid1.out" "$WORK/pid1.err")"
+}
+run_test "attach PID of a stopped program: exit 2, not answering" check_2
 kill -CONT "$STOPPED_PID"
 kill "$STOPPED_PID" 2>/dev/null
 
@@ -121,68 +123,68 @@ else
     TRAP="/tmp/taskgraph-$VICTIM"
     rm -rf "$TRAP"
     $AS_ATTACKER mkdir -m 777 "$TRAP" && $AS_ATTACKER chmod 777 "$TRAP"
-    fake "$AS_ATTACKER" "$TRAP/777.sock" attacker || failed "second uid: attacker's program"
+    fake "$AS_ATTACKER" "$TRAP/777.sock" attacker || setup_failed "second uid: attacker's program"
     $AS_ATTACKER chmod 666 "$TRAP/777.sock"
     NOT_OURS="not using $TRAP: the directory is owned by uid $ATTACKER, not by this user (uid $VICTIM)"
 
     run_tv "$AS_VICTIM" "$WORK/v-list.out" "$WORK/v-list.err" attach --list
-    if [ $RC -eq 0 ] && [ ! -s "$WORK/v-list.out" ] && grep -qxF "taskview: $NOT_OURS" "$WORK/v-list.err"; then
-        pass "attach --list refuses the attacker's $TRAP (named on stderr, nothing listed)"
-    else
-        failed "attach --list with the attacker's directory (exit $RC)" "$(cat "$WORK/v-list.out" "$WORK/v-list.err")"
-    fi
+    check_3() {
+        [ $RC -eq 0 ] && [ ! -s "$WORK/v-list.out" ] && grep -qxF "taskview: $NOT_OURS" "$WORK/v-list.err" \
+            || why "attach --list with the attacker's directory (exit $RC)" "$(cat "$WORK/v-list.out" "$WORK/v-list.err")"
+    }
+    run_test "attach --list refuses the attacker's $TRAP (named on stderr, nothing listed)" check_3
     run_tv "$AS_VICTIM" "$WORK/v-pid.out" "$WORK/v-pid.err" attach --headless --no-record 777
-    if [ $RC -eq 2 ] && ! grep -q batch "$WORK/v-pid.out" && grep -qxF "taskview: $NOT_OURS" "$WORK/v-pid.err"; then
-        pass "attach PID refuses the attacker's directory (exit 2)"
-    else
-        failed "attach PID with the attacker's directory (exit $RC)" "$(cat "$WORK/v-pid.out" "$WORK/v-pid.err")"
-    fi
+    check_4() {
+        [ $RC -eq 2 ] && ! grep -q batch "$WORK/v-pid.out" && grep -qxF "taskview: $NOT_OURS" "$WORK/v-pid.err" \
+            || why "attach PID with the attacker's directory (exit $RC)" "$(cat "$WORK/v-pid.out" "$WORK/v-pid.err")"
+    }
+    run_test "attach PID refuses the attacker's directory (exit 2)" check_4
     run_tv "$AS_VICTIM" "$WORK/v-plain.out" "$WORK/v-plain.err" attach --headless --no-record
-    if [ $RC -eq 2 ] && ! grep -q batch "$WORK/v-plain.out" && grep -qxF "taskview: $NOT_OURS" "$WORK/v-plain.err"; then
-        pass "plain attach refuses the attacker's directory (exit 2)"
-    else
-        failed "plain attach with the attacker's directory (exit $RC)" "$(cat "$WORK/v-plain.out" "$WORK/v-plain.err")"
-    fi
+    check_5() {
+        [ $RC -eq 2 ] && ! grep -q batch "$WORK/v-plain.out" && grep -qxF "taskview: $NOT_OURS" "$WORK/v-plain.err" \
+            || why "plain attach with the attacker's directory (exit $RC)" "$(cat "$WORK/v-plain.out" "$WORK/v-plain.err")"
+    }
+    run_test "plain attach refuses the attacker's directory (exit 2)" check_5
 
     # Explicit paths: the attacker's program and root's, each in a directory anyone may enter.
     mkdir -m 755 "$WORK/attacker" && chown $ATTACKER:$ATTACKER "$WORK/attacker"
-    fake "$AS_ATTACKER" "$WORK/attacker/1.sock" attacker2 || failed "second uid: attacker's second program"
+    fake "$AS_ATTACKER" "$WORK/attacker/1.sock" attacker2 || setup_failed "second uid: attacker's second program"
     $AS_ATTACKER chmod 666 "$WORK/attacker/1.sock"
     mkdir -m 755 "$WORK/root"
-    fake "" "$WORK/root/1.sock" rootprog || failed "second uid: root's program"
+    fake "" "$WORK/root/1.sock" rootprog || setup_failed "second uid: root's program"
     chmod 666 "$WORK/root/1.sock"
     for who in attacker:$ATTACKER root:0; do
         dir=${who%%:*} uid=${who##*:}
         run_tv "$AS_VICTIM" "$WORK/v-$dir.out" "$WORK/v-$dir.err" attach --headless --no-record "$WORK/$dir/1.sock"
         want="taskview: $WORK/$dir/1.sock: refused: the program runs as another user (uid $uid)"
-        if [ $RC -eq 2 ] && ! grep -q batch "$WORK/v-$dir.out" && grep -qxF "$want" "$WORK/v-$dir.err"; then
-            pass "attach PATH refuses $dir's program (uid $uid): peer check"
-        else
-            failed "attach PATH of $dir's program (exit $RC)" "$(cat "$WORK/v-$dir.out" "$WORK/v-$dir.err")"
-        fi
+        check_6() {
+            [ $RC -eq 2 ] && ! grep -q batch "$WORK/v-$dir.out" && grep -qxF "$want" "$WORK/v-$dir.err" \
+                || why "attach PATH of $dir's program (exit $RC)" "$(cat "$WORK/v-$dir.out" "$WORK/v-$dir.err")"
+        }
+        run_test "attach PATH refuses $dir's program (uid $uid): peer check" check_6
     done
 
     # A private directory of the victim's under a 0777 parent without the sticky bit.
     mkdir -m 777 "$WORK/open" && chmod 777 "$WORK/open"
     $AS_VICTIM mkdir -m 700 "$WORK/open/leaf"
-    fake "$AS_VICTIM" "$WORK/open/leaf/5.sock" leafprog || failed "second uid: victim's program under 0777"
+    fake "$AS_VICTIM" "$WORK/open/leaf/5.sock" leafprog || setup_failed "second uid: victim's program under 0777"
     TASKGRAPH_SOCKET_DIR="$WORK/open/leaf" run_tv "$AS_VICTIM" "$WORK/v-open.out" "$WORK/v-open.err" attach --list
     want="taskview: not using $WORK/open/leaf: its parent $WORK/open may be written by anyone and has no sticky bit (mode 0777)"
-    if [ $RC -eq 0 ] && [ ! -s "$WORK/v-open.out" ] && grep -qxF "$want" "$WORK/v-open.err"; then
-        pass "attach --list refuses a private directory under a 0777 parent without the sticky bit"
-    else
-        failed "private directory under a 0777 parent (exit $RC)" "$(cat "$WORK/v-open.out" "$WORK/v-open.err")"
-    fi
+    check_7() {
+        [ $RC -eq 0 ] && [ ! -s "$WORK/v-open.out" ] && grep -qxF "$want" "$WORK/v-open.err" \
+            || why "private directory under a 0777 parent (exit $RC)" "$(cat "$WORK/v-open.out" "$WORK/v-open.err")"
+    }
+    run_test "attach --list refuses a private directory under a 0777 parent without the sticky bit" check_7
 
     # The victim's own program in its own private directory is still listed.
     mkdir -m 700 "$WORK/mine" && chown $VICTIM:$VICTIM "$WORK/mine"
-    fake "$AS_VICTIM" "$WORK/mine/6.sock" mine || failed "second uid: victim's own program"
+    fake "$AS_VICTIM" "$WORK/mine/6.sock" mine || setup_failed "second uid: victim's own program"
     TASKGRAPH_SOCKET_DIR="$WORK/mine" run_tv "$AS_VICTIM" "$WORK/v-mine.out" "$WORK/v-mine.err" attach --list
-    if [ $RC -eq 0 ] && grep -qE "^[0-9]+  mine  $WORK/mine/6.sock  started" "$WORK/v-mine.out"; then
-        pass "the victim's own program in its own directory is listed"
-    else
-        failed "the victim's own program (exit $RC)" "$(cat "$WORK/v-mine.out" "$WORK/v-mine.err")"
-    fi
+    check_8() {
+        [ $RC -eq 0 ] && grep -qE "^[0-9]+  mine  $WORK/mine/6.sock  started" "$WORK/v-mine.out" \
+            || why "the victim's own program (exit $RC)" "$(cat "$WORK/v-mine.out" "$WORK/v-mine.err")"
+    }
+    run_test "the victim's own program in its own directory is listed" check_8
 fi
 
 e2e_summary

@@ -1,4 +1,4 @@
-// attach-bench: what `Graph.serve` costs the program (attach.md targets).
+// attach-bench: what `Graph.serve` costs the program (targets: Benchmarks/README.md).
 //
 //     swift run -c release --package-path Benchmarks attach-bench [--quick] [--first-frame] [--snapshot-time]
 //

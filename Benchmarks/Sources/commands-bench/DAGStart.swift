@@ -1,4 +1,4 @@
-// C4 (pipelines.md "Cost"): a DAG of 2,000 commands with 5,000 `needs` edges starts its first
+// C4 (Benchmarks/README.md): a DAG of 2,000 commands with 5,000 `needs` edges starts its first
 // command within 200 ms, as a user feels it: a whole `taskview run --headless -j 8` process.
 // The commands without needs append `date +%s%N` (wall clock, ns) to a file; the figure is
 // the earliest stamp minus the moment the bench called posix_spawn. Peers in the same rounds:

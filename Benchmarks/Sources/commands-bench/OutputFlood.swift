@@ -1,4 +1,4 @@
-// C5 (pipelines.md "Cost"): 8 commands each writing 1,000,000 lines at once; taskview absorbs
+// C5 (Benchmarks/README.md): 8 commands each writing 1,000,000 lines at once; taskview absorbs
 // them at >= 1 M lines/s in total, answers keys within 100 ms while it does, and holds at most
 // 64 MiB resident (its output files are on disk, not in its memory).
 //

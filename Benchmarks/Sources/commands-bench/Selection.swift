@@ -1,5 +1,5 @@
 // `--only C4,C5`: which workloads run. C1-C3 run together (all three or none); C4 and C5
-// (the pipelines.md costs, DAGStart.swift and OutputFlood.swift) each on their own.
+// (the C4 and C5 costs, DAGStart.swift and OutputFlood.swift) each on their own.
 
 /// The workloads asked for on the command line.
 struct Selection {

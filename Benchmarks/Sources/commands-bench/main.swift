@@ -1,4 +1,4 @@
-// commands-bench: what running commands as graph nodes costs (commands.md, issue 9 targets).
+// commands-bench: what running commands as graph nodes costs (issue 9 targets).
 //
 //     swift run -c release --package-path Benchmarks commands-bench [--quick]
 //
@@ -10,10 +10,10 @@
 //    dashboard or recorder attaches): lines per second.
 // 3. A whole `taskview run --headless -j 8` process running a scenario of 1,000 `true`
 //    commands, against `make -j8` running the same 1,000 recipes and `xargs -P8`
-//    (pipelines.md targets: at most 1.5× make, 3× xargs). The taskview binary is
+//    (targets: at most 1.5× make, 3× xargs). The taskview binary is
 //    $TASKVIEW_BIN, else .build/release/taskview of the project (`swift build -c release
 //    --product taskview`); without one, C3 is skipped.
-// 4. C4, 5. C5: the pipelines.md costs of a 2,000-command DAG's start and of 8 commands'
+// 4. C4, 5. C5: the targeted costs of a 2,000-command DAG's start and of 8 commands'
 //    output flood (DAGStart.swift, OutputFlood.swift); `--only C4,C5` runs just those.
 import Foundation
 import TaskGraph

@@ -4,7 +4,7 @@ import TaskGraph
 import TaskGraphTracing
 import Tracing
 
-// scope-bench: what `withGraphTask` costs (async.md "Cost"), side by side in one run, rounds
+// scope-bench: what `withGraphTask` costs (README.md), side by side in one run, rounds
 // interleaved so that the machine's noise falls on every row alike; compare ratios.
 //
 //     swift run -c release --package-path Benchmarks scope-bench [--quick] [--runs N] [--only 1,2]

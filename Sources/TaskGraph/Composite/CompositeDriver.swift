@@ -194,7 +194,7 @@ class CompositeDriver: @unchecked Sendable { // state guarded by the graph's loc
     /// Adopts `made`, a subtask made while the owner runs (the task a `then` closure
     /// returned, a retry's next attempt), as subtask `index`, checking and adopting in one
     /// step. Returns what the owner holds as that subtask: `made`, or a ref node when
-    /// another composite adopted `made` first (api.md "one node per task"). Nil when the
+    /// another composite adopted `made` first (Composition, "One node per task"). Nil when the
     /// owner holds a subtask `index` already (given up front). Traps when `made` is the owner
     /// or one of its ancestors (it could never settle).
     final func adoptMade(_ made: AnyGraphTask, owner: AnyGraphTask, index: Int) -> AnyGraphTask? {

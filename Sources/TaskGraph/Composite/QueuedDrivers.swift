@@ -3,7 +3,7 @@ import Dispatch
 /// A `map*` adapter made with `on queue:` (`mapResult(name:on:_:)`, ...): once the inner task
 /// completes, its closure runs on `hop`, and the adapter settles there. The hop is queued at
 /// the moment the adapter learns of the outcome, which is its turn among the inner task's
-/// handlers (api.md "Executing and observing"), so it keeps its place among that queue's
+/// handlers (TasksAndTheirRules, "Handlers"), so it keeps its place among that queue's
 /// handlers, in registration order. Only adapters given a queue have this driver: the
 /// others pay nothing for it.
 @usableFromInline

@@ -150,7 +150,7 @@ public enum CancelSource {
     public static let failFast = "failFast"
     /// The last copy of a `pending` task's unsettled `Resolver` was released.
     public static let resolverReleased = "resolverReleased"
-    /// A scope's Swift task was cancelled by its own program (async.md "Outcome").
+    /// A scope's Swift task was cancelled by its own program (AsyncScopes, "Outcome").
     public static let task = "task"
     /// A task skipped by `after(_:)`: a prerequisite failed, was cancelled or never ran.
     public static let needs = "needs"

@@ -60,7 +60,7 @@ public enum NodeKind {
     public static let ref = "ref"
     /// A real program run by a task (`GraphTask.command`, TaskGraphProcess).
     public static let command = "command"
-    /// A piece of async code run by `withGraphTask` (async.md "Scopes").
+    /// A piece of async code run by `withGraphTask` (the AsyncScopes article).
     public static let scope = "scope"
     /// A swift-distributed-tracing span made by `GraphTracer` (module `TaskGraphTracing`).
     public static let span = "span"

@@ -12,7 +12,7 @@ extension AnyGraphTask {
     }
 
     /// A root executed (or awaited) while a scope of its graph is current becomes that scope's
-    /// child (async.md "GraphTasks inside a scope"). Called by `execute()` once the graph has
+    /// child (the AsyncScopes article). Called by `execute()` once the graph has
     /// seen a scope: the task-local lookup is paid only then.
     @inline(never)
     func joinCurrentScope() {

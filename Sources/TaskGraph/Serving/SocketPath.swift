@@ -6,7 +6,7 @@
     import Darwin
 #endif
 
-/// Where servers put their sockets (attach.md "Library side") and how the listening socket
+/// Where servers put their sockets (ServingAGraph) and how the listening socket
 /// is made safely: a private directory, a 0600 socket, stale sockets replaced.
 package enum SocketPath {
     /// `sun_path` holds 108 bytes on Linux (104 on Darwin), the terminating NUL included.

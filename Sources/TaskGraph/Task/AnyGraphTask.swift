@@ -523,7 +523,7 @@ public class AnyGraphTask: @unchecked Sendable {
     // MARK: - Cancelling
 
     /// Cancels the task: an unsettled task moves to `cancelled`, its executing subtasks are
-    /// cancelled, its not-executed ones never run, and (api.md "Upward") a parent that
+    /// cancelled, its not-executed ones never run, and (Cancelling, "Upward") a parent that
     /// cannot finish without it is cancelled too. Cancelling a settled task does nothing.
     public func cancel() {
         cancel(source: CancelSource.api)

@@ -24,7 +24,7 @@ extension GraphTask {
             body: { task in
                 let t = unsafeDowncast(task, to: GraphTask<Success, Failure>.self)
                 // Its body runs with its node as the current scope: scopes and roots executed
-                // inside it become its children (async.md).
+                // inside it become its children (AsyncScopes).
                 if !graph.scopesMade.load(ordering: .relaxed) { graph.scopesMade.store(true, ordering: .relaxed) }
                 let work = Task(priority: priority) {
                     await ScopeContext.local.withValue(t) {

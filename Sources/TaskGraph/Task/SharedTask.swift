@@ -1,4 +1,4 @@
-/// One task, several consumers (api.md "Every task is exactly one node"): the first composite
+/// One task, several consumers (the SharingATask article): the first composite
 /// that consumes a task adopts it; every later one gets a `ref` node in its place, a child of
 /// that consumer named after the shared task, whose state, progress and outcome follow it.
 ///

@@ -1,7 +1,7 @@
 import TaskGraph
 
 /// What cancelling a node will do, for the `x` confirmation: how many running subtasks go
-/// with it, and which ancestors the upward rule cancels (api.md, "Upward": every unsettled
+/// with it, and which ancestors the upward rule cancels (Cancelling, "Upward": every unsettled
 /// ancestor up to, not including, the first `allSettled`, which absorbs the cancel).
 package struct CancelPreview: Sendable, Equatable {
     package let node: Int
@@ -15,7 +15,7 @@ package struct CancelPreview: Sendable, Equatable {
     package let cancellable: Bool
     /// The attached program the node runs in (`NAME (pid N)`), nil outside `attach`.
     package let program: String?
-    /// For a span (async.md): its name; `name` is then the scope or task that owns it, the
+    /// For a span (AsyncScopes): its name; `name` is then the scope or task that owns it, the
     /// one a cancel reaches.
     package let span: String?
     /// Why nothing can be cancelled although the node runs (a span no scope or task owns).
@@ -60,7 +60,7 @@ package struct CancelPreview: Sendable, Equatable {
             let n = tree.nodes[p]
             top = p
             // A program row of `attach` is not a task: the upward rule stops below it. Scopes
-            // have no upward rule (async.md), nor have the spans above them.
+            // have no upward rule (AsyncScopes article), nor have the spans above them.
             if n.state.isSettled || n.kind == NodeKind.allSettled || n.kind == TreeModel.programKind
                 || n.kind == NodeKind.scope || n.kind == NodeKind.span
             {

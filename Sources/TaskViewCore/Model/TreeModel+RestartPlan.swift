@@ -1,6 +1,6 @@
 import TaskGraph
 
-/// What one restart re-runs (pipelines.md "Restart"), worked out on the rows: the restarted
+/// What one restart re-runs (docs/taskview.md "Restart"), worked out on the rows: the restarted
 /// row, the later steps of its `sequential`s that never ran because it failed, and the rows
 /// skipped by `needs` because of any of them, each again with the steps after it.
 package struct RestartPlan: Sendable, Equatable {

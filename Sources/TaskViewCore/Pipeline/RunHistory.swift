@@ -1,7 +1,7 @@
 import TaskGraph
 
-/// How long each node of a scenario took in its earlier runs (pipelines.md, "ETA from
-/// history"): from the replay logs of the last `RunHistory.runs` runs of the same scenario
+/// How long each node of a scenario took in its earlier runs (docs/taskview.md,
+/// "taskview run"): from the replay logs of the last `RunHistory.runs` runs of the same scenario
 /// file (the logs' header `file`), the median duration of each node that succeeded, by its
 /// path of names from the root.
 package struct RunHistory: Sendable, Equatable {

@@ -1,6 +1,6 @@
 import TaskGraph
 
-/// What a run comes down to (pipelines.md, "After the run"): the first failure with the end
+/// What a run comes down to (docs/taskview.md, "taskview report"): the first failure with the end
 /// of its stderr, the critical path (the chain of steps that decided the total time), the
 /// slowest commands, and the counts. Built from a `TreeModel`, so a live run, a headless
 /// run and any replay log (`taskview report LOG`) give the same report.
@@ -130,7 +130,7 @@ package struct RunReport: Sendable, Equatable {
     }
 
     /// The report as one JSON object with the keys `firstFailure`, `criticalPath`,
-    /// `slowest` and `counts` (pipelines.md), plus `duration`; times in seconds.
+    /// `slowest` and `counts` (docs/taskview.md), plus `duration`; times in seconds.
     package var json: String {
         var w = JSONWriter(capacity: 4096)
         w.raw("{\"firstFailure\":")

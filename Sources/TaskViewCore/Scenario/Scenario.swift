@@ -1,4 +1,4 @@
-/// A scenario (taskview.md, "Scenarios"): a tree of simulated work that taskview builds with
+/// A scenario (docs/taskview.md): a tree of simulated work that taskview builds with
 /// the real TaskGraph API. `repeat` is already expanded.
 package struct Scenario: Sendable {
     /// The scenario's name (demo name or file name without extension).

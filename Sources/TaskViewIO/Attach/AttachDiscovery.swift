@@ -5,7 +5,7 @@ import TaskViewCore
     import Glibc
 #endif
 
-/// Finding programs that serve their graph (attach.md, default path rules) and asking each
+/// Finding programs that serve their graph (docs/taskview.md, default path rules) and asking each
 /// who it is, trusting only what the server itself would trust: a private directory of our
 /// own and programs of our own user.
 package enum AttachDiscovery {
@@ -95,7 +95,7 @@ package enum AttachDiscovery {
         return Int(digits)
     }
 
-    /// Why the socket directory must not be used (attach.md: the server's own rules: owned
+    /// Why the socket directory must not be used (the server's own rules: owned
     /// by this user, closed to group and others, not a symlink, no parent anyone may write
     /// to without the sticky bit), or nil when it may (a missing directory holds nothing).
     package static func refusal(directory dir: String) -> String? {

@@ -10,7 +10,7 @@ import TaskViewCore
 /// The few POSIX socket calls a viewer needs: connect to a Unix socket (never blocking for
 /// long, and only to a program of our own user), send a line.
 enum UnixSocket {
-    /// Longest wait for a connect that is in progress (attach.md: a stopped program must
+    /// Longest wait for a connect that is in progress (a stopped program must
     /// not hang the viewer).
     static let connectTimeout = 1.0
 

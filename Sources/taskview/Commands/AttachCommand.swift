@@ -13,7 +13,7 @@ import TaskViewTerminal
 #endif
 
 /// `taskview attach`: watch and cancel the tasks of running programs that serve their
-/// graph (attach.md).
+/// graph (docs/taskview.md "taskview attach").
 struct AttachCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "attach",

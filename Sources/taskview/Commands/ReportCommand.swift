@@ -3,7 +3,7 @@ import TaskViewCore
 import TaskViewIO
 import TaskViewTerminal
 
-/// `taskview report LOG [--format text|json]` (pipelines.md, "After the run").
+/// `taskview report LOG [--format text|json]` (docs/taskview.md, "taskview report").
 struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",

@@ -1,0 +1,119 @@
+import Foundation
+import TaskGraph
+import TestSupport
+import Testing
+
+@testable import TaskViewCore
+@testable import TaskViewIO
+
+/// ETA from the logs of earlier runs of the same scenario file (docs/taskview.md,
+/// "taskview run"), on virtual-clock runs with known durations.
+@Suite struct RunHistoryTests {
+    static let pipeline = """
+        {"kind": "sequential", "name": "ci", "children": [
+          {"kind": "concurrent", "name": "build", "children": [
+            {"kind": "work", "name": "core", "duration": 2},
+            {"kind": "work", "name": "docs", "duration": 3}
+          ]},
+          {"kind": "work", "name": "test", "duration": 1}
+        ]}
+        """
+
+    /// A directory with `p.json` and `logs/`, removed by the caller.
+    func workspace() throws -> String {
+        let dir = TemporaryDirectory("taskview-history").path
+        try FileManager.default.createDirectory(atPath: dir + "/logs", withIntermediateDirectories: true)
+        try Self.pipeline.write(toFile: dir + "/p.json", atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    func record(_ scenario: Scenario, to path: String) throws {
+        let session = try ScenarioSession(scenario: scenario, seed: 0, recordTo: path)
+        session.runToEnd()
+        session.finishRecording()
+    }
+
+    @Test func mediansOfEarlierRunsOfTheSameFile() throws {
+        let dir = try workspace()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let scenario = try ScenarioLoader.file(dir + "/p.json")
+        #expect(scenario.file == dir + "/p.json")
+        try record(scenario, to: dir + "/logs/a.jsonl")
+        try record(scenario, to: dir + "/logs/b.jsonl")
+        // Another file's run, and a log that is not one, are not counted.
+        var other = scenario
+        other.file = dir + "/other.json"
+        try record(other, to: dir + "/logs/c.jsonl")
+        try "not a log\n".write(toFile: dir + "/logs/d.jsonl", atomically: true, encoding: .utf8)
+        var notices: [String] = []
+        let history = RunHistory.load(file: dir + "/p.json", directory: dir + "/logs") { notices.append($0) }
+        #expect(history.runCount == 2)
+        #expect(history.expected["ci\u{1F}build\u{1F}core"] == 2)
+        #expect(history.expected["ci\u{1F}build\u{1F}docs"] == 3)
+        #expect(history.expected["ci\u{1F}test"] == 1)
+        #expect(history.expected["ci"] == 4)
+        #expect(notices.isEmpty)
+    }
+
+    @Test func anUnreadableLogOfTheSameFileIsIgnoredWithOneNotice() throws {
+        let dir = try workspace()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let scenario = try ScenarioLoader.file(dir + "/p.json")
+        try record(scenario, to: dir + "/logs/a.jsonl")
+        let header = try String(contentsOfFile: dir + "/logs/a.jsonl", encoding: .utf8).split(separator: "\n")[0]
+        try (header + "\n{\"seq\":5,\"t\":0,\"ev\":\"nonsense\"\n").write(
+            toFile: dir + "/logs/broken.jsonl", atomically: true, encoding: .utf8)
+        var notices: [String] = []
+        let history = RunHistory.load(file: dir + "/p.json", directory: dir + "/logs") { notices.append($0) }
+        #expect(history.runCount == 1)
+        #expect(notices == ["ignoring 1 unreadable log of earlier runs in \(dir)/logs"])
+    }
+
+    @Test func headlessLinesCarryTheRunsETA() throws {
+        let history = RunHistory(
+            expected: ["ci\u{1F}build\u{1F}core": 2, "ci\u{1F}build\u{1F}docs": 3, "ci\u{1F}test": 1], runCount: 1)
+        let scenario = try ScenarioDecoder.decode(Array(Self.pipeline.utf8), file: "p.json", name: "p")
+        let clock = VirtualClock()
+        let graph = Graph(clock: clock)
+        let root = ScenarioBuilder(graph: graph, seed: 0).build(scenario)
+        var lines: [String] = []
+        _ = HeadlessRunner.run(
+            graph: graph, clock: clock, root: root.id, history: history, print: { lines.append($0) },
+            start: { root.execute() })
+        #expect(lines.contains("[0.000] #4 ci: executing  (ETA 4.0s)"))
+        #expect(lines.contains("[2.000] #0 core: succeeded  (ETA 2.0s)"))
+        #expect(lines.contains("[3.000] #3 test: executing  (ETA 1.0s)"))
+        #expect(lines.contains("[4.000] #4 ci: succeeded"))
+    }
+
+    @Test func timeBasedProgressAndNodesWithoutHistory() {
+        var tree = TreeModel()
+        func add(_ id: Int, _ kind: String, _ name: String, parent: Int?, index: Int?) -> GraphEvent {
+            GraphEvent(
+                sequence: UInt64(id + 1), time: 0,
+                change: .added(
+                    id: NodeID(id), kind: kind, name: name, weight: 1, parent: parent.map { NodeID($0) },
+                    index: index))
+        }
+        tree.absorb([
+            add(0, "sequential", "ci", parent: nil, index: nil),
+            add(1, "task", "a", parent: 0, index: 0),
+            add(2, "task", "b", parent: 0, index: 1),
+            GraphEvent(
+                sequence: 4, time: 0,
+                change: .stateChanged(id: NodeID(0), state: .executing, failed: false, message: nil)),
+            GraphEvent(
+                sequence: 5, time: 0,
+                change: .stateChanged(id: NodeID(1), state: .executing, failed: false, message: nil)),
+        ])
+        let history = RunHistory(expected: ["ci\u{1F}a": 10], runCount: 1)
+        #expect(history.timeProgress(1, in: tree, now: 4)?.fraction == 0.4)
+        #expect(history.timeProgress(1, in: tree, now: 4)?.left == 6)
+        #expect(history.timeProgress(1, in: tree, now: 20)?.fraction == 0.99)
+        #expect(history.timeProgress(1, in: tree, now: 20)?.left == 1)
+        #expect(history.timeProgress(2, in: tree, now: 4) == nil) // not running, no history
+        let left = history.remaining(in: tree, now: 4)
+        #expect(left?.seconds == 6)
+        #expect(left?.unknown == 1)
+    }
+}
