@@ -28,8 +28,6 @@ PORT=$((20000 + $$ % 20000))
 URL="http://127.0.0.1:$PORT"
 SERVER_PID=
 SLOW_PID=
-ok() { PASSED=$((PASSED + 1)); echo "ok: $1"; }
-bad() { FAILED=$((FAILED + 1)); echo "FAIL: $1"; }
 e2e_before_rm() {
     [ -n "$SLOW_PID" ] && kill "$SLOW_PID" 2>/dev/null
     [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null
@@ -45,8 +43,12 @@ until grep -q 'serving its graph at' "$WORK/server.out" && curl -s -o /dev/null 
 done
 PROG_SOCK=$(sed -n 's/.*serving its graph at //p' "$WORK/server.out")
 
-body=$(curl -s "$URL/work/100")
-[ "$body" = "done 100 ms, 10 rows" ] && ok "a request runs its steps in scopes" || bad "fast request: '$body'"
+# Each check is a function run by run_test (lib.sh): "ok   NAME" or "FAIL NAME".
+fast_request() {
+    body=$(curl -s "$URL/work/100")
+    [ "$body" = "done 100 ms, 10 rows" ] || { echo "    | fast request: '$body'"; return 1; }
+}
+run_test "a request runs its steps in scopes" fast_request
 
 # The slow request: 120 s unless cancelled.
 curl -s -o "$WORK/slow.body" -w '%{http_code}\n' "$URL/work/120000" > "$WORK/slow.code" &
@@ -55,38 +57,47 @@ SLOW_PID=$!
 s=viewer
 e2e_tmux
 t new-session -d -s $s -x 140 -y 40 "env TERM=tmux-256color '$BIN' attach --no-record '$PROG_SOCK'; echo EXIT=\$?; sleep 30"
-if wait_for $s 'handle 120000 ms' 30; then ok "taskview attach shows the slow request's scope"; else bad "scope row"; fi
-screen $s | grep -qE '^.*─ . HTTP GET ' && ok "request spans are rows" || bad "span rows"
+shown_screen() { "$@" || { show $s; return 1; }; }
+run_test "taskview attach shows the slow request's scope" shown_screen wait_for $s 'handle 120000 ms' 30
+run_test "request spans are rows" shown_screen on_screen $s '^.*─ . HTTP GET '
 # Under each request span (named by Hummingbird when the request starts), its scope.
-screen $s | grep -qE 'load' && ok "the scope's own children (load) are rows" || bad "load row"
+run_test "the scope's own children (load) are rows" shown_screen on_screen $s 'load'
 
-# Move down until `x` asks to cancel the slow request's scope, then answer y.
-found=""
-for _ in $(seq 1 30); do
-    keys $s j x
-    sleep 0.3
-    if screen $s | grep -qE 'Cancel handle 120000 ms( in [^?]*)? and its [0-9]+ running subtasks?\? \[y/N\]'; then
-        found=1
-        break
-    fi
-    screen $s | grep -q 'y/N' && keys $s n
-done
-if [ -n "$found" ]; then
-    ok "x asks to cancel the slow request's scope"
+# Move down until `x` asks to cancel the slow request's scope.
+cancel_prompt() {
+    for _ in $(seq 1 30); do
+        keys $s j x
+        sleep 0.3
+        on_screen $s 'Cancel handle 120000 ms( in [^?]*)? and its [0-9]+ running subtasks?\? \[y/N\]' && return 0
+        on_screen $s 'y/N' && keys $s n
+    done
+    show $s
+    return 1
+}
+# y ends the cancelled request with a 5xx status.
+cancelled_request() {
     keys $s y
     poll 20 test -s "$WORK/slow.code"
     code=$(cat "$WORK/slow.code" 2>/dev/null)
     case "$code" in
-    5??) ok "the cancelled request ends with an error status ($code)" ;;
-    *) bad "the cancelled request ended with '$code'" ;;
+    5??) ;;
+    *) echo "    | the cancelled request ended with '$code'"; return 1 ;;
     esac
+}
+before=$FAILED
+run_test "x asks to cancel the slow request's scope" cancel_prompt
+if [ "$FAILED" -eq "$before" ]; then
+    run_test "the cancelled request ends with an error status" cancelled_request
 else
-    bad "no cancel prompt for the slow request's scope"; show $s
+    run_test "the cancelled request ends with an error status" false
 fi
 
-body=$(curl -s "$URL/work/50")
-[ "$body" = "done 50 ms, 10 rows" ] && ok "other requests go on" || bad "request after the cancel: '$body'"
-kill -0 "$SERVER_PID" 2>/dev/null && ok "the server goes on" || bad "the server ended"
+later_request() {
+    body=$(curl -s "$URL/work/50")
+    [ "$body" = "done 50 ms, 10 rows" ] || { echo "    | request after the cancel: '$body'"; return 1; }
+}
+run_test "other requests go on" later_request
+run_test "the server goes on" kill -0 "$SERVER_PID"
 keys $s q
 
 e2e_summary
