@@ -91,7 +91,7 @@ final class Spool<Element>: @unchecked Sendable { // producer state: serialized 
     /// just before this one shared a line with them (the server writes its sequence there on
     /// every event it encodes), and so did the consumer's fields below; each write by the
     /// other thread made the program's next append wait for that line.
-    private let leadingGuard: CacheLineGuard = .init()
+    private let leadingGuard: CacheLinePadding = .init()
     let chunkSize: Int
     let maxChunks: Int
     let overflow: Overflow
@@ -105,7 +105,7 @@ final class Spool<Element>: @unchecked Sendable { // producer state: serialized 
     @exclusivity(unchecked) private var idle = false
     /// closed | overflowed | failed: written under `lock`, read by every append.
     private let flags = Atomic<UInt8>(0)
-    private let trailingGuard: CacheLineGuard = .init()
+    private let trailingGuard: CacheLinePadding = .init()
 
     private let lock = Lock()
     @exclusivity(unchecked) private var ready: [Chunk] = []
@@ -431,14 +431,4 @@ final class Spool<Element>: @unchecked Sendable { // producer state: serialized 
 
     /// Wakes a consumer sleeping in `waitForWork`.
     func wake() { work.signal() }
-}
-
-/// Seconds on a monotonic clock (for timeouts).
-func monotonicSeconds() -> Double {
-    Double(DispatchTime.now().uptimeNanoseconds) / 1e9
-}
-
-/// 64 bytes that keep the fields before it and after it on different cache lines.
-struct CacheLineGuard {
-    private let bytes: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
 }

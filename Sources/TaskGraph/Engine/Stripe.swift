@@ -22,7 +22,7 @@ final class Stripe: @unchecked Sendable { // mutable state behind `lock`
     static let blockSize = 1 << blockShift
 
     // Keeps this stripe's hot fields off the cache line of whatever precedes it in memory.
-    private let leadingPadding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+    private let leadingPadding = CacheLinePadding()
     @usableFromInline let lock = Lock(padded: true)
     /// `lock`'s word, so the hot paths lock it without touching (retaining) the `Lock`.
     @usableFromInline let mutex: RawLock
@@ -47,7 +47,7 @@ final class Stripe: @unchecked Sendable { // mutable state behind `lock`
     @exclusivity(unchecked) var finishedRoots: [(id: Int, time: Double)] = []
     @exclusivity(unchecked) var finishedRootsHead = 0
     // Keeps the next stripe's hot fields off this one's cache lines.
-    private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+    private let padding = CacheLinePadding()
 
     init(index: Int) {
         self.index = index

@@ -39,10 +39,10 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
     @usableFromInline let stripeRefs: UnsafeMutablePointer<Unmanaged<Stripe>>
     // The padding keeps `nextBlock`, written by every thread once per 64 nodes, off the
     // cache line of the fields every task reads (`stripeRefs`, `observed`).
-    private let paddingBefore: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+    private let paddingBefore = CacheLinePadding()
     /// The next block of ids to claim (`Stripe.append`).
     let nextBlock = Atomic<Int>(0)
-    private let paddingAfter: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+    private let paddingAfter = CacheLinePadding()
 
     // Written with every stripe locked, so read under any one stripe's lock.
     @exclusivity(unchecked) var retentionPolicy: Retention?
