@@ -161,6 +161,7 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
 
     /// The stripe and slot of node `id`'s live record. All stripes locked.
     func locateLocked(_ id: Int) -> (Stripe, Int)? {
+        assertAllStripesLocked()
         guard id >= 0 else { return nil }
         for s in stripes { if let slot = s.slot(of: id) { return (s, slot) } }
         return nil
@@ -168,7 +169,8 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
 
     /// The number of the last event. All stripes locked.
     func sequenceLocked() -> UInt64 {
-        observed ? eventSequence : baseSequence &+ stripes.reduce(0) { $0 &+ $1.sequence }
+        assertAllStripesLocked()
+        return observed ? eventSequence : baseSequence &+ stripes.reduce(0) { $0 &+ $1.sequence }
     }
 
     /// A consistent copy of all nodes, reflecting every transition before the call.
@@ -188,9 +190,11 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
     /// wait only for the copy. Building the snapshot under the locks held them 80 ms for
     /// 200,000 nodes, a stall of the program on each viewer's resync. All stripes locked.
     func captureLocked(into nodes: inout [NodeCapture]) -> GraphCapture {
+        assertAllStripesLocked()
         unrecordedProgress.recordAllLocked()
         nodes.reserveCapacity(stripes.reduce(0) { $0 + $1.own.count + $1.foreign.count })
         for s in stripes {
+            s.assertInvariants() // O(records), as the copy is
             // A hash lookup per node otherwise, for the few `ref` nodes.
             let hasRefs = !s.own.refs.isEmpty || !s.foreign.refs.isEmpty
             let hasStarts = s.hasStarts
@@ -277,6 +281,7 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
 
     /// All stripes locked: from now on every event takes `eventLock` for its number.
     private func addObserverLocked(_ observer: GraphObserver) {
+        assertAllStripesLocked()
         // The observer sees every change from now on: none may stay unrecorded.
         unrecordedProgress.recordAllLocked()
         eventLock.withLock {
@@ -299,6 +304,7 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
     /// (with every stripe locked, so no delivery is under way), unlocking `u` meanwhile.
     @inline(__always)
     func admitRootLocked(_ u: Unmanaged<Stripe>) {
+        u.with { $0.assertLocked() }
         guard _slowPath(observed) else { return }
         let sole = soleStripe.load(ordering: .relaxed)
         guard sole != Graph.noSoleStripe, sole != u.with({ $0.index }) else { return }
@@ -466,6 +472,7 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
     /// root held only by its owner cannot be reached (the graph holds no reference to it).
     /// All stripes locked; a node and its parents share stripe `s`.
     func reachableTaskLocked(_ s: Stripe, _ id: Int) -> AnyGraphTask? {
+        assertAllStripesLocked()
         var path: [Int] = []
         var at = id
         while true {
@@ -479,6 +486,7 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
     }
 
     private func descendLocked(from top: AnyGraphTask, along path: [Int]) -> AnyGraphTask? {
+        assertAllStripesLocked()
         var t = top
         for id in path.reversed() {
             guard let d = t.driver, let child = d.childLocked(rawID: id) else { return nil }
@@ -491,6 +499,7 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
     /// events), and the task object, if it still exists, takes the state when next touched.
     /// The upward rule applies to its parents the same way. All stripes locked.
     func pendingCancelLocked(_ s: Stripe, _ first: Int, source: String) {
+        assertAllStripesLocked()
         var id = first
         var src = source
         while let slot = s.slot(of: id), s[slot].state == .notExecuted {

@@ -215,6 +215,7 @@ extension GraphServer {
     /// spool are dropped; events the snapshot already holds are skipped by sequence (lock
     /// order: ours, then the graph's; the observer never takes ours).
     private func attachLocked() {
+        lock.assertHeld()
         lastT = max(now, lastT)
         resnapshotLocked(observe: true)
     }

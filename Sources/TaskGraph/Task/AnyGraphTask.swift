@@ -180,6 +180,7 @@ public class AnyGraphTask: @unchecked Sendable {
 
     /// Takes the `onCancel` handlers out (stripe locked).
     @usableFromInline final func takeCancelHandlersLocked() -> [@Sendable () -> Void] {
+        assertStripeLocked()
         guard let e = _extras, !e.cancelHandlers.isEmpty else { return [] }
         var h: [@Sendable () -> Void] = []
         swap(&h, &e.cancelHandlers)
@@ -205,6 +206,7 @@ public class AnyGraphTask: @unchecked Sendable {
     /// Takes the handler list out, leaving it empty (stripe locked).
     @inlinable @inline(__always)
     final func takeHandlersLocked() -> HandlerList {
+        assertStripeLocked()
         var list = HandlerList()
         swap(&list, &handlers)
         return list
@@ -574,6 +576,7 @@ public class AnyGraphTask: @unchecked Sendable {
     private func cancelLocked(_ s: Stripe, all: Bool, source: String, byParent: Bool) -> (
         needsAll: Bool, effects: CancelEffects?
     ) {
+        s.assertLocked()
         guard _state == .notExecuted || _state == .executing else { return (false, nil) }
         let sharing = _sharing.flatMap { $0.source === self ? $0 : nil }
         if sharing != nil && !all { return (true, nil) }
@@ -711,6 +714,7 @@ public class AnyGraphTask: @unchecked Sendable {
     /// Records a new own progress and returns the parent to tell, if any. Stripe locked.
     @usableFromInline
     func recordProgressLocked(_ p: TaskProgress) -> AnyGraphTask? {
+        assertStripeLocked()
         _progress = p
         graph.setProgressLocked(lockedStripe, slot, p)
         return executingParentLocked()
@@ -718,6 +722,7 @@ public class AnyGraphTask: @unchecked Sendable {
 
     @usableFromInline
     func executingParentLocked() -> AnyGraphTask? {
+        assertStripeLocked()
         guard let p = _parent, p._state == .executing else { return nil }
         return p
     }
@@ -792,11 +797,17 @@ public class AnyGraphTask: @unchecked Sendable {
 
     /// The closure a leaf made by `GraphTask.init(name:graph:queue:_:)` keeps beside its body
     /// (`GraphTask._work`), boxed; nil for every other task. Overridden by `GraphTask`.
-    func workLocked() -> Any? { nil }
+    func workLocked() -> Any? {
+        assertStripeLocked()
+        return nil
+    }
 
     /// Takes `workLocked()` out of the task (it is cancelled before it ran), to be released
     /// after unlocking. Overridden by `GraphTask`.
-    func takeWorkLocked() -> Any? { nil }
+    func takeWorkLocked() -> Any? {
+        assertStripeLocked()
+        return nil
+    }
 
     /// A `ref` node of the same type standing for this task, as subtask `index` of `parent`
     /// (see `SharedTask`). Overridden by `GraphTask`.
@@ -809,6 +820,8 @@ public class AnyGraphTask: @unchecked Sendable {
     /// Makes this task subtask number `index` of `parent`. Traps on a second adoption or a
     /// task from another graph. The stripe of both is locked (see `withFamily`).
     func adoptLocked(by parent: AnyGraphTask, index: Int) {
+        assertStripeLocked()
+        parent.assertStripeLocked()
         precondition(
             graph === parent.graph,
             "GraphTask '\(name)' belongs to another graph than its composite '\(parent.name)'")
