@@ -212,7 +212,9 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
     /// (a quarter of its buffer free).
     func hasRoomLocked() -> Bool {
         lock.assertHeld()
-        return connections.allSatisfy { $0.overflowed || $0.eventBytes + $0.inFlightEventBytes < GraphServer.bufferBytes / 4 }
+        return connections.allSatisfy {
+            $0.overflowed || $0.eventBytes + $0.inFlightEventBytes < GraphServer.bufferBytes / 4
+        }
     }
 
     /// Encodes spooled events once each, at most `limit`, and appends them to every
