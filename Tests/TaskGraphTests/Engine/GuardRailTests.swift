@@ -102,6 +102,18 @@ import Testing
         #expect(taken > 0)
     }
 
+    @Test func aScopesLiveChildrenKeepTheirInvariantsThroughGrowthAndShrinking() {
+        let task = GraphTask<Int, Never>.succeed(1, graph: Graph())
+        var live = LiveChildren()
+        for i in 0..<5_000 { live.insert(i * 3, LiveChildren.Entry(task: task, weight: 1, counted: 0)) }
+        #expect(live.verifyInvariants() == nil)
+        for i in stride(from: 0, to: 5_000, by: 2) { _ = live.remove(i * 3) }
+        #expect(live.verifyInvariants() == nil)
+        for i in 0..<5_000 { _ = live.remove(i * 3) } // shrinks as it empties
+        #expect(live.verifyInvariants() == nil)
+        #expect(live.count == 0)
+    }
+
     @Test func theRecorderModelsChunksKeepTheirInvariantsAsNodesComeAndGo() {
         var m = RecorderModel()
         for id in 0..<9_000 {
