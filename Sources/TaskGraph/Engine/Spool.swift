@@ -393,6 +393,7 @@ final class Spool<Element>: @unchecked Sendable { // producer state: serialized 
     func verifyInvariants() -> String? { lock.withLock { invariantViolationLocked() } }
 
     private func invariantViolationLocked() -> String? {
+        lock.assertHeld()
         let accounted = 1 + ready.count + lent + spare.count
         guard chunkCount == accounted || chunkCount == accounted + 1 else {
             return
