@@ -4,6 +4,7 @@
 
 __thread void *tg_thread_trampoline = 0;
 __thread void *tg_thread_release_pool = 0;
+__thread long tg_thread_locks_held = 0;
 
 // The slow path of the graph's lock (Lock.swift): a futex on Linux.
 #if defined(__linux__)

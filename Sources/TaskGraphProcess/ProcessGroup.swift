@@ -22,13 +22,6 @@ enum ProcessGroup {
     }
 }
 
-/// Seconds on a monotonic clock.
-func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
-
 /// Blocks the calling thread (only for waits a caller asked for, such as at exit).
 func sleepSeconds(_ s: Double) {
     var want = timespec(tv_sec: Int(s), tv_nsec: Int((s - Double(Int(s))) * 1e9))

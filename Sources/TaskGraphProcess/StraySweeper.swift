@@ -1,4 +1,5 @@
 import Synchronization
+import TaskGraph
 
 #if canImport(Glibc)
     import Glibc

@@ -1,3 +1,5 @@
+import TaskGraph
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)

@@ -1,4 +1,5 @@
 import CNcurses
+import TaskGraph
 import TaskViewCore
 import TaskViewIO
 
@@ -165,9 +166,5 @@ package enum DashboardLoop {
         return MouseEvent(e.kind, row: -1, inDetail: y >= frame.treeTop + frame.treeRows && y < frame.height - 1)
     }
 
-    static func monotonicSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    static func monotonicSeconds() -> Double { TaskGraph.monotonicSeconds() }
 }

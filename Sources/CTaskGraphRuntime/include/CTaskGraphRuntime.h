@@ -18,6 +18,14 @@ static inline void *_Nullable tg_get_trampoline(void) { return tg_thread_trampol
 static inline void tg_set_trampoline(void *_Nullable p) { tg_thread_trampoline = p; }
 static inline void *_Nullable tg_get_release_pool(void) { return tg_thread_release_pool; }
 static inline void tg_set_release_pool(void *_Nullable p) { tg_thread_release_pool = p; }
+/// A word that tells the calling thread from every other living thread (the address of its
+/// trampoline slot): debug builds' lock-owner checks (Lock.swift).
+static inline unsigned long tg_thread_id(void) { return (unsigned long)(void *)&tg_thread_trampoline; }
+/// How many `Lock`s the calling thread holds: kept by debug builds only, for the assertion of
+/// `…Locked` functions that have no reference to their lock (a driver's owner's stripe).
+extern __thread long tg_thread_locks_held;
+static inline long tg_locks_held(void) { return tg_thread_locks_held; }
+static inline void tg_add_locks_held(long delta) { tg_thread_locks_held += delta; }
 
 /// The CPU's cycle counter (x86-64 TSC, arm64 virtual counter), unordered; 0 where there is
 /// none. A few nanoseconds, where `clock_gettime` through the vDSO takes about 20: the graph

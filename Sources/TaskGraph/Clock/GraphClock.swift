@@ -25,11 +25,7 @@ public struct MonotonicClock: GraphClock {
     public init() {}
 
     /// Seconds of `CLOCK_MONOTONIC`.
-    public var now: Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    public var now: Double { monotonicSeconds() }
 
     /// Runs `action` on a global dispatch queue after `seconds` (at once for 0 or less).
     @discardableResult

@@ -68,9 +68,13 @@ class AdapterDriver: CompositeDriver, @unchecked Sendable {
         step(owner: owner)
     }
 
-    override func turnLocked() -> Int? { over ? nil : 0 }
+    override func turnLocked() -> Int? {
+        assertSomeLockHeld()
+        return over ? nil : 0
+    }
 
     override func completedLocked(owner: AnyGraphTask, index: Int) -> AfterCompleted {
+        owner.assertStripeLocked()
         over = true
         return .finish
     }
@@ -117,6 +121,7 @@ class AdapterDriver: CompositeDriver, @unchecked Sendable {
     }
 
     override func executingChildrenLocked() -> [AnyGraphTask] {
+        assertSomeLockHeld()
         if let timer {
             timer.cancel()
             self.timer = nil

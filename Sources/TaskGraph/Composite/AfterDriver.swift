@@ -66,6 +66,7 @@ final class AfterDriver: CompositeDriver, @unchecked Sendable {
     /// Why waiting for `p` could never end: `p` is the owner or one of its ancestors (which
     /// wait for the owner). Every stripe locked.
     private static func cycleLocked(_ p: AnyGraphTask, owner: AnyGraphTask) -> String? {
+        owner.graph.assertAllStripesLocked()
         var a: AnyGraphTask? = owner
         while let t = a {
             if t === p {
@@ -148,6 +149,7 @@ final class AfterDriver: CompositeDriver, @unchecked Sendable {
     }
 
     private func skipLocked(_ i: Int, _ why: String) -> Next {
+        assertSomeLockHeld()
         phase = .over
         return .skip("needs \(labels[i]), which \(why)")
     }

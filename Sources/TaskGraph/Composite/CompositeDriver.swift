@@ -35,6 +35,7 @@ class CompositeDriver: @unchecked Sendable { // state guarded by the graph's loc
     /// Adopts every child not adopted yet (lock held), noting the others in `sharedIndices`.
     /// Call once, right after the owner exists.
     func adoptChildrenLocked(owner: AnyGraphTask) {
+        owner.assertStripeLocked()
         for (i, c) in children.enumerated() {
             if c.graph === owner.graph, c._adopted {
                 sharedIndices.append(i)
@@ -55,7 +56,8 @@ class CompositeDriver: @unchecked Sendable { // state guarded by the graph's loc
 
     /// The subtask whose node is `rawID`, if this driver holds it (lock held).
     func childLocked(rawID: Int) -> AnyGraphTask? {
-        children.first { $0.rawID == rawID }
+        assertSomeLockHeld()
+        return children.first { $0.rawID == rawID }
     }
 
     /// Whether the owner's cancel calls `ownerCancelled` (read with the owner's stripe lock
@@ -67,26 +69,33 @@ class CompositeDriver: @unchecked Sendable { // state guarded by the graph's loc
     func ownerCancelled() {}
 
     /// The owner is about to settle (lock held, before its state changes).
-    @usableFromInline func ownerSettlingLocked(owner: AnyGraphTask) {}
+    @usableFromInline func ownerSettlingLocked(owner: AnyGraphTask) {
+        owner.assertStripeLocked()
+    }
 
     /// Records the owner's progress if the driver holds a change not recorded yet (lock held):
     /// before it is read.
-    func recordPendingLocked(owner: AnyGraphTask) {}
+    func recordPendingLocked(owner: AnyGraphTask) {
+        owner.assertStripeLocked()
+    }
 
     /// The subtasks to cancel when the owner is cancelled (lock held).
     func executingChildrenLocked() -> [AnyGraphTask] {
-        children.filter { $0._state == .executing }
+        assertSomeLockHeld()
+        return children.filter { $0._state == .executing }
     }
 
     /// Records an aggregate the owner reports (lock held); returns what to pass on.
     func recordLocked(owner: AnyGraphTask, _ fraction: Double) -> ProgressReport {
-        recordLocked(owner: owner, TaskProgress(fraction))
+        owner.assertStripeLocked()
+        return recordLocked(owner: owner, TaskProgress(fraction))
     }
 
     /// Records a progress the owner reports (lock held); returns what to pass on. Whether
     /// the owner has progress handlers is read in the same lock, so passing it on takes no
     /// lock of its own unless it has some (rare on inner composites).
     func recordLocked(owner: AnyGraphTask, _ p: TaskProgress) -> ProgressReport {
+        owner.assertStripeLocked()
         let parent = owner.recordProgressLocked(p)
         return ProgressReport(
             progress: p, parent: parent, index: owner._index,
@@ -110,6 +119,7 @@ class CompositeDriver: @unchecked Sendable { // state guarded by the graph's loc
     /// Where subtask `i` stands (lock held).
     @inline(__always)
     final func lookLocked(_ i: Int) -> Look {
+        assertSomeLockHeld()
         let c = children[i]
         switch c._state {
         case .notExecuted: return .start(c)
@@ -145,10 +155,16 @@ class CompositeDriver: @unchecked Sendable { // state guarded by the graph's loc
 
     /// The subtask in turn, nil when the driver is over (lock held). Drivers that run one
     /// subtask at a time override it (and `completedLocked`, `finish`, `next`).
-    func turnLocked() -> Int? { nil }
+    func turnLocked() -> Int? {
+        assertSomeLockHeld()
+        return nil
+    }
 
     /// Subtask `index`, the one in turn, completed: what to do (lock held).
-    func completedLocked(owner: AnyGraphTask, index: Int) -> AfterCompleted { .nothing }
+    func completedLocked(owner: AnyGraphTask, index: Int) -> AfterCompleted {
+        owner.assertStripeLocked()
+        return .nothing
+    }
 
     /// Settles the owner from `child`, which completed (lock not held).
     func finish(owner: AnyGraphTask, from child: AnyGraphTask) {}
@@ -225,6 +241,7 @@ class CompositeDriver: @unchecked Sendable { // state guarded by the graph's loc
     /// composite adopted it yet (the usual case: made on this thread), so the caller can go
     /// on in the same lock. Owner's stripe `s` locked. False: nothing done, use `adoptMade`.
     final func adoptMadeLocked(_ made: AnyGraphTask, owner: AnyGraphTask, index: Int, _ s: Stripe) -> Bool {
+        s.assertLocked()
         // Same stripe: `made`'s state is guarded by the lock held, and it cannot move away.
         guard made.graph === owner.graph, made.stripeIndex == s.index,
             children.count <= index, !made._adopted
@@ -238,6 +255,7 @@ class CompositeDriver: @unchecked Sendable { // state guarded by the graph's loc
     /// or one of its ancestors, which wait for `owner` (it would hang forever). Nil when it
     /// is fine. Owner's stripe locked.
     static func cycleMessageLocked(next: AnyGraphTask, owner: AnyGraphTask) -> String? {
+        owner.assertStripeLocked()
         // Only an executing task can be one of them: a fresh task costs one check, not a walk.
         guard next._state == .executing else { return nil }
         var a: AnyGraphTask? = owner

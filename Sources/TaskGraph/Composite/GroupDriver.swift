@@ -42,6 +42,7 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
     }
 
     override func adoptChildrenLocked(owner: AnyGraphTask) {
+        owner.assertStripeLocked()
         super.adoptChildrenLocked(owner: owner)
         aggregate.setWeights(children.map { $0._weight })
     }
@@ -135,6 +136,7 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
 
     /// Counts a completed child (lock held).
     private func consumeLocked(owner: AnyGraphTask, _ i: Int) -> Step {
+        owner.assertStripeLocked()
         guard !consumed[i], !over else { return .none }
         let c = children[i]
         consumed[i] = true
@@ -158,6 +160,7 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
 
     /// A child found cancelled, or cancelled from outside (lock held).
     private func cancelledLocked(owner: AnyGraphTask, _ i: Int) -> Step {
+        owner.assertStripeLocked()
         guard mode == .allSettled else { return over ? .none : .cancelOwner }
         guard !consumed[i], !over, owner._state == .executing else { return .none }
         consumed[i] = true
@@ -171,6 +174,7 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
     }
 
     private func reportLocked(owner: AnyGraphTask) -> Step {
+        owner.assertStripeLocked()
         guard let v = aggregate.takeReport() else { return .none }
         return .progress(recordLocked(owner: owner, v))
     }

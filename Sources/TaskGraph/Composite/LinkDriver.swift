@@ -46,6 +46,7 @@ class LinkDriver: CompositeDriver, @unchecked Sendable {
     }
 
     override func adoptChildrenLocked(owner: AnyGraphTask) {
+        owner.assertStripeLocked()
         super.adoptChildrenLocked(owner: owner)
         progress.w0 = children[0]._weight
         if children.count > 1 { progress.w1 = children[1]._weight }
@@ -65,10 +66,12 @@ class LinkDriver: CompositeDriver, @unchecked Sendable {
     }
 
     override func turnLocked() -> Int? {
-        phase < 2 && phase < children.count ? phase : nil
+        assertSomeLockHeld()
+        return phase < 2 && phase < children.count ? phase : nil
     }
 
     override func completedLocked(owner: AnyGraphTask, index: Int) -> AfterCompleted {
+        owner.assertStripeLocked()
         if index == 0 {
             progress.c0 = 1
             return .next

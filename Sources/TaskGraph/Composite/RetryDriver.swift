@@ -33,9 +33,13 @@ final class RetryDriver: CompositeDriver, @unchecked Sendable {
         step(owner: owner)
     }
 
-    override func turnLocked() -> Int? { over ? nil : current }
+    override func turnLocked() -> Int? {
+        assertSomeLockHeld()
+        return over ? nil : current
+    }
 
     override func completedLocked(owner: AnyGraphTask, index: Int) -> AfterCompleted {
+        owner.assertStripeLocked()
         if children[index]._failed && index + 1 < attempts && copier != nil {
             current += 1
             return .next

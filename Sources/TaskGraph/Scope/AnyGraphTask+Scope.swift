@@ -3,6 +3,7 @@ extension AnyGraphTask {
     /// `GraphTask.async` task; nil when the task does not run (or is a composite of another
     /// kind). Stripe locked.
     func scopeDriverLocked() -> ScopeDriver? {
+        assertStripeLocked()
         guard _state == .executing else { return nil }
         if let d = driver { return d as? ScopeDriver }
         guard body == nil else { return nil }

@@ -51,6 +51,7 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
 
     /// The index the next child gets (lock held).
     final func reserveLocked() -> Int {
+        assertSomeLockHeld()
         defer { made += 1 }
         return made
     }
@@ -58,6 +59,7 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
     /// Counts `child`, made (or adopted) as child number `index` (lock held); returns the
     /// progress to pass on once unlocked, if it changed ("N/M" grew).
     final func addLocked(_ child: AnyGraphTask, index: Int, owner: AnyGraphTask) -> ProgressReport? {
+        owner.assertStripeLocked()
         let w = child._weight
         live.insert(index, LiveChildren.Entry(task: child, weight: w, counted: 0))
         totalWeight += w
@@ -70,12 +72,14 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
     override func ownerCancelled() { cancelSwiftTask() }
 
     override func childLocked(rawID: Int) -> AnyGraphTask? {
+        assertSomeLockHeld()
         var found: AnyGraphTask?
         live.forEach { _, e in if found == nil && e.task.rawID == rawID { found = e.task } }
         return found
     }
 
     override func executingChildrenLocked() -> [AnyGraphTask] {
+        assertSomeLockHeld()
         var tasks: [AnyGraphTask] = []
         live.forEach { _, e in if e.task._state == .executing { tasks.append(e.task) } }
         return tasks
@@ -121,6 +125,7 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
     }
 
     final func settleLocked(owner: AnyGraphTask, _ index: Int) -> ProgressReport? {
+        owner.assertStripeLocked()
         guard let e = live.remove(index) else { return nil }
         settled += 1
         liveWeighted -= e.weight * e.counted
@@ -132,6 +137,7 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
     /// the children made so far (equal shares when no child weighs anything), never below
     /// what was shown before, with "settled/made" as info.
     private func reportLocked(owner: AnyGraphTask) -> ProgressReport? {
+        owner.assertStripeLocked()
         guard derives, !ownProgress, owner._state == .executing, made > 0 else { return nil }
         let fraction =
             totalWeight > 0
@@ -162,6 +168,7 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
     }
 
     override func recordPendingLocked(owner: AnyGraphTask) {
+        owner.assertStripeLocked()
         guard pendingRecord else { return }
         pendingRecord = false
         let p = TaskProgress(owner._fraction, info: ScopeDriver.ratio(reportedSettled, reportedMade))
@@ -170,6 +177,7 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
     }
 
     @usableFromInline override func ownerSettlingLocked(owner: AnyGraphTask) {
+        owner.assertStripeLocked()
         recordPendingLocked(owner: owner)
         if listed {
             listed = false

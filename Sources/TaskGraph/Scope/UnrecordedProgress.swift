@@ -38,6 +38,7 @@ final class UnrecordedProgress: @unchecked Sendable { // guarded by `lock`
     /// Records every listed scope's pending progress and empties the list (every stripe
     /// locked: before a capture or an observer's first event).
     func recordAllLocked() {
+        assertSomeLockHeld()
         lock.withLock {
             guard !entries.isEmpty else { return }
             for (owner, driver) in entries {

@@ -203,6 +203,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
     /// next event's append wakes it (the observer's sink, in `resnapshotLocked`). With
     /// deliveries paused, so an event cannot slip in between the check and the mark.
     func markSpoolIdleLocked() -> Bool {
+        lock.assertHeld()
         guard observation != nil else { return true }
         return graph.withDeliveriesPaused { spool.markIdleIfEmpty() }
     }
@@ -210,7 +211,10 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
     /// Whether every viewer that is not overflowed has room for another slice of events
     /// (a quarter of its buffer free).
     func hasRoomLocked() -> Bool {
-        connections.allSatisfy { $0.overflowed || $0.eventBytes + $0.inFlightEventBytes < GraphServer.bufferBytes / 4 }
+        lock.assertHeld()
+        return connections.allSatisfy {
+            $0.overflowed || $0.eventBytes + $0.inFlightEventBytes < GraphServer.bufferBytes / 4
+        }
     }
 
     /// Encodes spooled events once each, at most `limit`, and appends them to every
@@ -219,6 +223,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
     /// from a fresh snapshot of the graph and every viewer is resynced.
     @discardableResult
     func pumpLocked(limit: Int = .max) -> Bool {
+        lock.assertHeld()
         guard observation != nil else {
             spool.discard()
             return false
@@ -255,6 +260,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
     /// graph, so a stopped viewer costs the program what no viewer costs. Returns the
     /// observation to cancel (outside the lock). Server thread, after `pumpLocked`.
     func letGoIfNobodyReadsLocked() -> (any GraphObservation)? {
+        lock.assertHeld()
         guard observation != nil, !stopping, !connections.isEmpty,
             connections.allSatisfy({ $0.overflowed && $0.hasUnsent })
         else { return nil }
@@ -266,6 +272,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
     /// since the model's last one, which nobody received, count as skipped for every
     /// overflowed viewer (no other viewer exists while the server is not observing).
     func resnapshotLocked(observe: Bool) {
+        lock.assertHeld()
         let snapshot: GraphSnapshot
         if observe {
             spool.discard()
@@ -300,6 +307,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
     }
 
     private func encodeLocked(_ event: GraphEvent) {
+        lock.assertHeld()
         let t = max(event.time - startTime, lastT)
         lastT = t
         if case .stateChanged(let id, let state, _, _) = event.change, state.isSettled,
@@ -354,6 +362,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
 
     /// The `resync` line and a fresh snapshot for an overflowed connection (lock held).
     func resyncLocked(_ c: ViewerConnection) {
+        lock.assertHeld()
         let t = max(now, lastT)
         lastT = t
         c.seq += 1

@@ -120,11 +120,7 @@ extension GraphServer {
         finished.signal()
     }
 
-    private func monotonicNow() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    private func monotonicNow() -> Double { monotonicSeconds() }
 
     private func drainWakePipe() {
         var buf = [UInt8](repeating: 0, count: 64)
@@ -219,6 +215,7 @@ extension GraphServer {
     /// spool are dropped; events the snapshot already holds are skipped by sequence (lock
     /// order: ours, then the graph's; the observer never takes ours).
     private func attachLocked() {
+        lock.assertHeld()
         lastT = max(now, lastT)
         resnapshotLocked(observe: true)
     }

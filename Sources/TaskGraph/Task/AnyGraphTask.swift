@@ -178,14 +178,6 @@ public class AnyGraphTask: @unchecked Sendable {
         _extras?.cancelHandlers ?? []
     }
 
-    /// Takes the `onCancel` handlers out (stripe locked).
-    @usableFromInline final func takeCancelHandlersLocked() -> [@Sendable () -> Void] {
-        guard let e = _extras, !e.cancelHandlers.isEmpty else { return [] }
-        var h: [@Sendable () -> Void] = []
-        swap(&h, &e.cancelHandlers)
-        return h
-    }
-
     /// The source of the cancel that moved the task to `cancelled` (stripe locked).
     var _cancelSource: String? {
         get {
@@ -200,14 +192,6 @@ public class AnyGraphTask: @unchecked Sendable {
                 if newValue != nil || _extras != nil { extras.cancelSource = newValue }
             }
         }
-    }
-
-    /// Takes the handler list out, leaving it empty (stripe locked).
-    @inlinable @inline(__always)
-    final func takeHandlersLocked() -> HandlerList {
-        var list = HandlerList()
-        swap(&list, &handlers)
-        return list
     }
 
     @usableFromInline
@@ -303,86 +287,6 @@ public class AnyGraphTask: @unchecked Sendable {
         if let report, let parent = joined?.parent { Trampoline.enter { report.deliver(parent) } }
     }
 
-    /// Locks this task's stripe and returns it: the stripe's lock guards the task's state.
-    @inlinable @inline(__always)
-    final func lockStripe() -> Stripe {
-        lockStripeUnretained().takeUnretainedValue()
-    }
-
-    /// `lockStripe` without retaining the stripe (the graph keeps it alive): for hot paths.
-    @inlinable @inline(__always)
-    final func lockStripeUnretained() -> Unmanaged<Stripe> {
-        while true {
-            let i = stripeIndexAcquiring
-            let u = graph.stripeRefs[i]
-            let m = u.mutex
-            m.lock()
-            // Moved meanwhile (an adoption across stripes): lock the new one.
-            if stripeIndex == i { return u }
-            m.unlock()
-        }
-    }
-
-    /// This task's stripe, while its lock is held.
-    @usableFromInline
-    var lockedStripe: Stripe { graph.stripes[stripeIndex] }
-
-    /// Runs `body` with the stripe of this task locked, after moving the subtrees of those of
-    /// `others` in another stripe into this task's (they are about to become its subtasks: a
-    /// task, its parent and its subtasks share one stripe). One that another composite
-    /// adopted already stays where it is (it is shared: this task gets a `ref` node for it);
-    /// its `_adopted`, once seen true, never changes, so `body` may read it.
-    final func withFamily<T>(_ others: [AnyGraphTask], _ body: () throws -> T) rethrows -> T {
-        var movable = others
-        while true {
-            let s = lockStripe()
-            if movable.allSatisfy({ $0.graph !== graph || $0.stripeIndex == s.index }) {
-                defer { s.lock.unlock() }
-                return try body()
-            }
-            s.lock.unlock()
-            movable = moveIntoStripe(movable)
-        }
-    }
-
-    /// Moves those of `others` in another stripe into this task's, with both stripes locked
-    /// (in index order). Rare: only an adoption of a task made on another thread gets here.
-    /// Returns those still to be checked: all but the ones found adopted elsewhere.
-    private func moveIntoStripe(_ others: [AnyGraphTask]) -> [AnyGraphTask] {
-        let mine = stripeIndexAcquiring
-        var indices = Set(others.filter { $0.graph === graph }.map { $0.stripeIndexAcquiring })
-        indices.insert(mine)
-        let locked = indices.sorted().map { graph.stripes[$0] }
-        for s in locked { s.lock.lock() }
-        defer { for s in locked.reversed() { s.lock.unlock() } }
-        // Moved meanwhile: the caller tries again.
-        guard stripeIndex == mine else { return others }
-        var still: [AnyGraphTask] = []
-        for t in others where t.graph === graph {
-            let from = t.stripeIndex
-            guard indices.contains(from) else {
-                still.append(t) // moved meanwhile
-                continue
-            }
-            if from == mine {
-                still.append(t)
-                continue
-            }
-            if t._adopted { continue } // shared: stays with its adopter
-            graph.moveLocked(t, from: graph.stripes[from], to: graph.stripes[mine])
-            still.append(t)
-        }
-        return still
-    }
-
-    /// Runs `body` with this task's stripe locked.
-    @inlinable @inline(__always)
-    final func withStripe<T>(_ body: (Stripe) throws -> T) rethrows -> T {
-        let u = lockStripeUnretained()
-        defer { u.unlock() }
-        return try u.with(body)
-    }
-
     deinit {
         // A never-run chain of composites would otherwise be released recursively: the pool
         // takes the only reference to the driver and releases it iteratively.
@@ -413,48 +317,6 @@ public class AnyGraphTask: @unchecked Sendable {
     public var cancelSource: String? {
         resolvePendingCancel()
         return withStripe { _ in _state == .cancelled ? _cancelSource : nil }
-    }
-
-    /// Takes a cancel the graph recorded while it could not reach this task (see
-    /// `Graph.cancel`): one atomic load when there is none.
-    @inlinable @inline(__always)
-    func resolvePendingCancel() {
-        if graph.pendingCancelCount.load(ordering: .relaxed) > 0 { takePendingCancel() }
-    }
-
-    @usableFromInline
-    func takePendingCancel() {
-        var handlers: [@Sendable () -> Void] = []
-        var waiters = HandlerList()
-        var garbage: (AnyObject?, (@Sendable (AnyGraphTask) -> Void)?, Any?) = (nil, nil, nil)
-        var parent: AnyGraphTask?
-        var index = 0
-        let took: Bool = withStripe { _ in
-            guard _state == .notExecuted,
-                let source = graph.pendingLock.withLock({ graph.pendingCancels.removeValue(forKey: rawID) })
-            else { return false }
-            graph.pendingCancelCount.subtract(1, ordering: .relaxed)
-            _state = .cancelled
-            _cancelSource = source
-            // Adopted since it was cancelled: its parent reacts now (the upward rule).
-            if let p = _parent, !p._state.isSettled {
-                parent = p
-                index = _index
-            }
-            handlers = takeCancelHandlersLocked()
-            waiters = takeHandlersLocked()
-            garbage = (driver, body, takeWorkLocked())
-            driver = nil
-            body = nil
-            return true
-        }
-        guard took else { return }
-        for h in handlers { h() }
-        waiters.send(.cancelled, nil)
-        if let parent { Trampoline.enter { Trampoline.run(parent, .childCancelled, index) } }
-        withExtendedLifetime(garbage.0) {}
-        withExtendedLifetime(garbage.1) {}
-        withExtendedLifetime(garbage.2) {}
     }
 
     /// The task's own progress (for composites: the weighted aggregate of its subtasks).
@@ -551,208 +413,6 @@ public class AnyGraphTask: @unchecked Sendable {
         return self
     }
 
-    /// What a cancel does after its stripe is unlocked (see `cancel(source:byParent:)`).
-    private struct CancelEffects {
-        var handlers: [@Sendable () -> Void] = []
-        var children: [AnyGraphTask] = []
-        var parent: AnyGraphTask?
-        var index = 0
-        var released: AnyGraphTask?
-        var waiters = HandlerList()
-        var oldBody: (@Sendable (AnyGraphTask) -> Void)?
-        var oldWork: Any?
-        var refs: [AnyGraphTask] = []
-        /// The driver to tell once unlocked (`CompositeDriver.ownerCancelled`), if it asks.
-        var notice: CompositeDriver?
-    }
-
-    /// The locked step of a cancel: nil when there is nothing to do; `needsAll` when this is
-    /// a shared task whose refs (in other stripes) must be looked at, which takes every
-    /// stripe's lock; rare, so the common cancel takes only its own. (Its results are
-    /// returned, not written to captured locals: those were boxed, each access checked for
-    /// exclusivity at run time, 18 % of a large cancel.)
-    private func cancelLocked(_ s: Stripe, all: Bool, source: String, byParent: Bool) -> (
-        needsAll: Bool, effects: CancelEffects?
-    ) {
-        guard _state == .notExecuted || _state == .executing else { return (false, nil) }
-        let sharing = _sharing.flatMap { $0.source === self ? $0 : nil }
-        if sharing != nil && !all { return (true, nil) }
-        // A shared task: a consumer cancelling downward only lets go while others wait.
-        if byParent, let sh = sharing, sh.anyRefWaitingLocked() { return (false, nil) }
-        var e = CancelEffects()
-        driver?.ownerSettlingLocked(owner: self)
-        _state = .cancelled
-        _cancelSource = source
-        e.released = graph.setStateLocked(s, slot, .cancelled, cancelRequest: (rawID, source))
-        e.handlers = takeCancelHandlersLocked()
-        e.waiters = takeHandlersLocked()
-        // A leaf's work goes with its body; once a starter took the body, the work is its.
-        if body != nil { e.oldWork = takeWorkLocked() }
-        e.oldBody = body
-        body = nil
-        // The driver (and the subtasks it holds) stays until this task is released, so
-        // cancel() does not pay for freeing a large subtree; a driver of a cancelled
-        // task ignores everything (each of its steps checks that the owner executes).
-        if let d = driver {
-            e.children = d.executingChildrenLocked()
-            if d.noticesCancel { e.notice = d }
-        }
-        if !byParent, let p = _parent, !p._state.isSettled {
-            e.parent = p
-            e.index = _index
-        }
-        if !byParent, let sh = sharing { e.refs = sh.unsettledRefsLocked() }
-        return (false, e)
-    }
-
-    func cancel(source: String, byParent: Bool) {
-        resolvePendingCancel()
-        var (needsAll, effects) = withStripe { s in cancelLocked(s, all: false, source: source, byParent: byParent) }
-        if needsAll {
-            effects = graph.withAllStripes {
-                cancelLocked(lockedStripe, all: true, source: source, byParent: byParent).effects
-            }
-        }
-        guard let e = effects else { return }
-        for h in e.handlers { h() }
-        e.notice?.ownerCancelled()
-        // Then the subtree, and only then internal waiters (`value`, `wait`): a program that
-        // wakes on this task's cancel (and, say, stops its recorder or server) finds its
-        // executing subtasks cancelled too, not still executing (deeper than the
-        // trampoline's inline depth, the rest follows before `cancel()` returns).
-        let childSource = CancelSourceCode.code(for: CancelSource.parent)
-        for child in e.children { Trampoline.run(child, .cancelByParent, childSource) }
-        // The other handlers never run.
-        if !e.waiters.isEmpty { e.waiters.send(.cancelled, nil) }
-        if let parent = e.parent { Trampoline.run(parent, .childCancelled, e.index) }
-        // A shared task reaches its other consumers through their refs (upward from there).
-        for r in e.refs { Trampoline.run(r, .childCancelled, 0) }
-        withExtendedLifetime(e.released) {}
-        withExtendedLifetime(e.oldBody) {}
-        withExtendedLifetime(e.oldWork) {}
-    }
-
-    // MARK: - Trampoline
-
-    func perform(_ op: Trampoline.Op, _ arg: Int) {
-        switch op {
-        case .start:
-            startIfNeeded()
-        case .childSettled:
-            lockedDriver()?.childSettled(owner: self, index: arg)
-        case .childProgress:
-            lockedDriver()?.childProgress(owner: self, index: arg)
-        case .childCancelled:
-            if let d = lockedDriver() {
-                d.childCancelled(owner: self, index: arg)
-            } else {
-                cancel(source: CancelSource.child, byParent: false)
-            }
-        case .cancelByParent:
-            cancel(source: CancelSourceCode.source(for: arg), byParent: true)
-        case .callback:
-            Trampoline.current.runCallback(arg)
-        }
-    }
-
-    func lockedDriver() -> CompositeDriver? {
-        withStripe { _ in driver }
-    }
-
-    // MARK: - Settled handlers
-
-    /// Calls the settled handlers of `list` in order, telling `parent` (if any) in its turn
-    /// (`_parentTurn`, read as `turn`). Returns the number of the first handler still to
-    /// call when the parent's step was queued on the trampoline (the caller queues the rest
-    /// behind it), else nil. Runs inside `Trampoline.enter`.
-    @usableFromInline
-    final func deliverSettled(
-        _ list: HandlerList, _ pointer: UnsafeRawPointer, turn: Int,
-        parent: AnyGraphTask?, index: Int
-    ) -> Int? {
-        Trampoline.unretained._withUnsafeGuaranteedRef { t in
-            let mark = !list.isEmpty
-            if mark { t.sending.append(ObjectIdentifier(self)) }
-            defer { if mark { t.sending.removeLast() } }
-            guard let parent else {
-                list.sendSettled(pointer, from: 0, to: Int.max)
-                return nil
-            }
-            list.sendSettled(pointer, from: 0, to: turn)
-            if Trampoline.run(parent, .childSettled, index) || turn >= list.count {
-                list.sendSettled(pointer, from: turn, to: Int.max)
-                return nil
-            }
-            return turn
-        }
-    }
-
-    /// Calls one settled handler added after the task settled; what it adds to this task
-    /// meanwhile runs after it.
-    @usableFromInline
-    final func deliverOne(_ entry: HandlerEntry, _ pointer: UnsafeRawPointer) {
-        let t = Trampoline.current
-        t.sending.append(ObjectIdentifier(self))
-        defer { t.sending.removeLast() }
-        entry.call(.settled, pointer)
-    }
-
-    /// Calls the settled handlers of `list` from number `from` on (see `deliverSettled`).
-    @usableFromInline
-    final func deliverRest(_ list: HandlerList, _ pointer: UnsafeRawPointer, from: Int) {
-        let t = Trampoline.current
-        t.sending.append(ObjectIdentifier(self))
-        defer { t.sending.removeLast() }
-        list.sendSettled(pointer, from: from, to: Int.max)
-    }
-
-    // MARK: - Progress
-
-    /// Records a new own progress and returns the parent to tell, if any. Stripe locked.
-    @usableFromInline
-    func recordProgressLocked(_ p: TaskProgress) -> AnyGraphTask? {
-        _progress = p
-        graph.setProgressLocked(lockedStripe, slot, p)
-        return executingParentLocked()
-    }
-
-    @usableFromInline
-    func executingParentLocked() -> AnyGraphTask? {
-        guard let p = _parent, p._state == .executing else { return nil }
-        return p
-    }
-
-    /// Reports the task's own progress: recorded and passed on only while executing and only
-    /// when the fraction or the info changed.
-    @usableFromInline
-    func report(_ p: TaskProgress) {
-        let s = lockStripe()
-        guard _state == .executing, p != _progress else {
-            s.lock.unlock()
-            return
-        }
-        let parent = recordProgressLocked(p)
-        let index = _index
-        let list = handlers.progressCount > 0 ? handlers : HandlerList()
-        s.lock.unlock()
-        if list.progressCount > 0 || parent != nil {
-            Trampoline.enter {
-                list.sendProgress(p)
-                if let parent { Trampoline.later(parent, .childProgress, index) }
-            }
-        }
-    }
-
-    /// After a composite recorded a new aggregate: calls the progress handlers and tells the
-    /// parent.
-    func didReportProgress(_ p: TaskProgress, parent: AnyGraphTask?, index: Int) {
-        let list: HandlerList = withStripe { _ in
-            handlers.progressCount > 0 ? handlers : HandlerList()
-        }
-        list.sendProgress(p)
-        if let parent { Trampoline.later(parent, .childProgress, index) }
-    }
-
     // MARK: - Copies (retry)
 
     /// Makes fresh copies of this task (same closures, same structure, same weight; no
@@ -792,38 +452,22 @@ public class AnyGraphTask: @unchecked Sendable {
 
     /// The closure a leaf made by `GraphTask.init(name:graph:queue:_:)` keeps beside its body
     /// (`GraphTask._work`), boxed; nil for every other task. Overridden by `GraphTask`.
-    func workLocked() -> Any? { nil }
+    func workLocked() -> Any? {
+        assertStripeLocked()
+        return nil
+    }
 
     /// Takes `workLocked()` out of the task (it is cancelled before it ran), to be released
     /// after unlocking. Overridden by `GraphTask`.
-    func takeWorkLocked() -> Any? { nil }
+    func takeWorkLocked() -> Any? {
+        assertStripeLocked()
+        return nil
+    }
 
     /// A `ref` node of the same type standing for this task, as subtask `index` of `parent`
     /// (see `SharedTask`). Overridden by `GraphTask`.
     func makeRef(parent: AnyGraphTask?, index: Int) -> AnyGraphTask {
         preconditionFailure("makeRef is overridden")
-    }
-
-    // MARK: - Adoption
-
-    /// Makes this task subtask number `index` of `parent`. Traps on a second adoption or a
-    /// task from another graph. The stripe of both is locked (see `withFamily`).
-    func adoptLocked(by parent: AnyGraphTask, index: Int) {
-        precondition(
-            graph === parent.graph,
-            "GraphTask '\(name)' belongs to another graph than its composite '\(parent.name)'")
-        precondition(
-            !_adopted,
-            "GraphTask '\(name)' is already a subtask of another composite; a task is adopted at most once")
-        _adopted = true
-        _parent = parent
-        _index = index
-        if parent._state == .executing { _parentTurn = handlers.count }
-        precondition(
-            _stripe.load(ordering: .relaxed) == parent._stripe.load(ordering: .relaxed),
-            "adopted in another stripe than its parent's")
-        graph.setParentLocked(
-            lockedStripe, slot, id: rawID, parentSlot: parent.slot, parent: parent.rawID, index: index)
     }
 }
 

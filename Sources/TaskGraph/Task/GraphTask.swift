@@ -190,9 +190,13 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
         return { t in queue.async { body(t) } }
     }
 
-    override func workLocked() -> Any? { _work }
+    override func workLocked() -> Any? {
+        assertStripeLocked()
+        return _work
+    }
 
     override func takeWorkLocked() -> Any? {
+        assertStripeLocked()
         defer { _work = nil }
         return _work
     }

@@ -43,13 +43,15 @@ final class SharedTask: @unchecked Sendable { // guarded by every stripe's lock
 
     /// Whether a ref still waits for the shared task (lock held).
     func anyRefWaitingLocked() -> Bool {
-        refs.contains { $0.task?._state == .executing }
+        debugOnly { source?.graph.assertAllStripesLocked() }
+        return refs.contains { $0.task?._state == .executing }
     }
 
     /// The refs not settled yet, whatever their consumers' state (lock held): cancelling the
     /// shared task itself cancels them, so every consumer reacts by the upward rule.
     func unsettledRefsLocked() -> [AnyGraphTask] {
-        refs.compactMap { r in r.task.flatMap { $0._state.isSettled ? nil : $0 } }
+        debugOnly { source?.graph.assertAllStripesLocked() }
+        return refs.compactMap { r in r.task.flatMap { $0._state.isSettled ? nil : $0 } }
     }
 
     // MARK: - Making refs

@@ -244,6 +244,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
 
     /// Encodes every spooled entry, in order.
     private func drainLocked() {
+        lock.assertHeld()
         guard !finished else { return }
         spool.drain { (entry: consuming Entry) in
             switch consume entry {
@@ -261,6 +262,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
     }
 
     private func encodeLocked(_ event: GraphEvent) {
+        lock.assertHeld()
         // Times never go backwards in a log, whatever the events' sources: an attach session
         // records several programs' streams (and its own rows) on one clock, each stream
         // translated with its own delay.
@@ -293,6 +295,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
 
     /// Writes the buffer to the file.
     private func writeLocked() {
+        lock.assertHeld()
         lastWrite = monotonicSeconds()
         guard !buffer.isEmpty else { return }
         buffer.withBytes { file.write($0) }
@@ -300,6 +303,8 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
     }
 
     private func writeSnapshotLocked(t: Double) {
+        lock.assertHeld()
+        model.assertInvariants()
         seq = model.writeSnapshot(into: &buffer, seq: seq + 1, t: t) - 1
         eventsSinceSnapshot = 0
     }

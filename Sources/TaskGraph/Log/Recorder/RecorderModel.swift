@@ -14,9 +14,9 @@
 /// in side tables: a weight other than 1, a fraction other than what the state implies (0,
 /// or 1 for a success), progress info, a failure's message, children.
 struct RecorderModel {
-    private static let shift = 12
-    private static let chunkSize = 1 << shift
-    private static let liveBit: UInt8 = 0x80
+    static let shift = 12
+    static let chunkSize = 1 << shift
+    static let liveBit: UInt8 = 0x80
     private static let failedBit: UInt8 = 0x40
     // A node has an entry in this side table (so a node that has none costs no hashing).
     private static let fractionBit: UInt8 = 0x20
@@ -25,11 +25,11 @@ struct RecorderModel {
     private static let childrenBit: UInt8 = 0x04
     private static let sideBits: UInt8 = 0x3C
     /// `Chunk.nameSlots` entry of a node without a name.
-    private static let noName = UInt16.max
+    static let noName = UInt16.max
 
     // Touched only by the recorder's writer (under its lock): unchecked, so each column
     // access skips the runtime's exclusivity bookkeeping.
-    private final class Chunk {
+    final class Chunk {
         /// Each node's index in `names`, or `noName` (a chunk holds at most 4,096 names).
         @exclusivity(unchecked) var nameSlots = [UInt16](
             repeating: RecorderModel.noName, count: RecorderModel.chunkSize)
@@ -61,8 +61,8 @@ struct RecorderModel {
 
     /// The window of chunks: `chunks[0]` holds ids from `base << shift` on. Freed chunks are
     /// nil; the window never starts with one.
-    private var chunks: [Chunk?] = []
-    private var base = 0
+    private(set) var chunks: [Chunk?] = []
+    private(set) var base = 0
     /// The chunk of the largest id added: kept even when empty (the next ids go there).
     private var newest = 0
     private(set) var liveCount = 0
@@ -164,6 +164,7 @@ struct RecorderModel {
             base += lead
         }
         while chunks.last.map({ $0 == nil }) ?? false { chunks.removeLast() }
+        assertInvariants() // once per freed chunk (4,096 drops)
     }
 
     func contains(_ id: Int) -> Bool {

@@ -91,7 +91,7 @@ final class Spool<Element>: @unchecked Sendable { // producer state: serialized 
     /// just before this one shared a line with them (the server writes its sequence there on
     /// every event it encodes), and so did the consumer's fields below; each write by the
     /// other thread made the program's next append wait for that line.
-    private let leadingGuard: CacheLineGuard = .init()
+    private let leadingGuard: CacheLinePadding = .init()
     let chunkSize: Int
     let maxChunks: Int
     let overflow: Overflow
@@ -105,7 +105,7 @@ final class Spool<Element>: @unchecked Sendable { // producer state: serialized 
     @exclusivity(unchecked) private var idle = false
     /// closed | overflowed | failed: written under `lock`, read by every append.
     private let flags = Atomic<UInt8>(0)
-    private let trailingGuard: CacheLineGuard = .init()
+    private let trailingGuard: CacheLinePadding = .init()
 
     private let lock = Lock()
     @exclusivity(unchecked) private var ready: [Chunk] = []
@@ -265,6 +265,7 @@ final class Spool<Element>: @unchecked Sendable { // producer state: serialized 
         ready.append(fill)
         fill = spareLocked()
         fillCount = 0
+        assertInvariantsLocked()
         lock.unlock()
         work.signal()
         return append(value)
@@ -279,6 +280,7 @@ final class Spool<Element>: @unchecked Sendable { // producer state: serialized 
     /// 0.38 µs a task first in, last out, 0.35 µs first in, first out (the recorder's writer
     /// crowds its cache with encoding, so it was not affected).
     private func spareLocked() -> Chunk {
+        lock.assertHeld()
         if !spare.isEmpty { return spare.removeFirst() }
         chunkCount += 1
         return Chunk(capacity: chunkSize, touch: false)
@@ -309,6 +311,7 @@ final class Spool<Element>: @unchecked Sendable { // producer state: serialized 
             lock.withLock {
                 ready.insert(contentsOf: draining[done...], at: 0)
                 lent -= draining.count - done
+                assertInvariantsLocked()
             }
         }
         let reachedCurrent = done == draining.count
@@ -343,6 +346,7 @@ final class Spool<Element>: @unchecked Sendable { // producer state: serialized 
             taken &+= 1
             let keep = spare.count < keptSpares
             if keep { spare.append(c) } else { chunkCount -= 1 }
+            assertInvariantsLocked()
             return (waiters, keep)
         }
         if !kept { c.free() }
@@ -359,7 +363,10 @@ final class Spool<Element>: @unchecked Sendable { // producer state: serialized 
             return true
         }) {
             let c = Chunk(capacity: chunkSize, touch: true)
-            lock.withLock { spare.append(c) }
+            lock.withLock {
+                spare.append(c)
+                assertInvariantsLocked()
+            }
         }
     }
 
@@ -374,6 +381,41 @@ final class Spool<Element>: @unchecked Sendable { // producer state: serialized 
         }
         idle = empty
         return empty
+    }
+
+    /// What is wrong with the spool's chunk accounting, or nil: every chunk counted in
+    /// `chunkCount` is the one being filled, queued, lent to the consumer or spare (but one the
+    /// consumer is allocating, between the two steps of `prepareSpares`),
+    /// never more than `maxChunks + 1` of them, spares within `keptSpares`, and the chunk
+    /// being filled published only as far as it was filled and taken only as far as
+    /// published. O(1): debug builds check it after each change of the chunks (once per
+    /// chunk of values, not per value).
+    func verifyInvariants() -> String? { lock.withLock { invariantViolationLocked() } }
+
+    private func invariantViolationLocked() -> String? {
+        lock.assertHeld()
+        let accounted = 1 + ready.count + lent + spare.count
+        guard chunkCount == accounted || chunkCount == accounted + 1 else {
+            return
+                "\(chunkCount) chunks counted, \(accounted) accounted for (filling, \(ready.count) queued, \(lent) lent, \(spare.count) spare)"
+        }
+        if chunkCount > maxChunks + 1 { return "\(chunkCount) chunks, at most \(maxChunks + 1)" }
+        if lent < 0 || waiters < 0 { return "negative count: lent \(lent), waiters \(waiters)" }
+        if spare.count > keptSpares { return "\(spare.count) spares, at most \(keptSpares)" }
+        let published = fill.published.pointee.load(ordering: .acquiring)
+        if published < 0 || published > chunkSize { return "\(published) published in a chunk of \(chunkSize)" }
+        return nil
+    }
+
+    /// Asserts `verifyInvariants()` (debug builds; nothing in release). Lock held.
+    @inline(__always)
+    private func assertInvariantsLocked(file: StaticString = #file, line: UInt = #line) {
+        debugOnly {
+            lock.assertHeld(file: file, line: line)
+            if let problem = invariantViolationLocked() {
+                assertionFailure("Spool: \(problem)", file: file, line: line)
+            }
+        }
     }
 
     /// Chunks that exist now (filling, queued, being drained, spare), and how many are spare
@@ -431,14 +473,4 @@ final class Spool<Element>: @unchecked Sendable { // producer state: serialized 
 
     /// Wakes a consumer sleeping in `waitForWork`.
     func wake() { work.signal() }
-}
-
-/// Seconds on a monotonic clock (for timeouts).
-func monotonicSeconds() -> Double {
-    Double(DispatchTime.now().uptimeNanoseconds) / 1e9
-}
-
-/// 64 bytes that keep the fields before it and after it on different cache lines.
-struct CacheLineGuard {
-    private let bytes: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
 }

@@ -29,7 +29,7 @@ final class Trampoline {
 
     // Each thread writes its trampoline several times per task: the padding keeps those
     // writes off cache lines another thread's objects may share.
-    private let leadingPadding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+    private let leadingPadding = CacheLinePadding()
     @exclusivity(unchecked) private var depth = 0
     @exclusivity(unchecked) private var queue: [Job] = []
     @exclusivity(unchecked) private var head = 0
@@ -40,7 +40,7 @@ final class Trampoline {
     @exclusivity(unchecked) @usableFromInline var sending: [ObjectIdentifier] = []
     /// The lock stripe this thread's new tasks join (`Stripe`), dealt round-robin.
     @usableFromInline let stripe: Int
-    private let trailingPadding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+    private let trailingPadding = CacheLinePadding()
 
     private static let stripesDealt = Atomic<Int>(0)
 

@@ -32,6 +32,8 @@ struct NodeRecord {
             defer {
                 firstChild32 = list.head
                 moreChildren = list.tail
+                // Checked at 1, 2, 4, 8, ... children: a node's checks cost O(children) in all.
+                debugOnly { if list.count & (list.count - 1) == 0 { list.assertInvariants() } }
             }
             yield &list
         }
@@ -88,6 +90,32 @@ struct ChildList: RandomAccessCollection {
         all.insert(id, at: Swift.max(0, i))
         head = -1
         tail = .many(all)
+    }
+
+    /// What is wrong with the list, or nil: the shapes `append` and `insert` make. The first
+    /// id is in `head` unless an insert moved them all to the tail (`head` -1, `.many`); the
+    /// tail holds one id in 32 bits only after a `head`; no id is negative. O(count).
+    func verifyInvariants() -> String? {
+        guard head >= -1 else { return "head \(head) < -1" }
+        switch tail {
+        case .none:
+            break
+        case .one(let id):
+            if head < 0 { return "a one-id tail (\(id)) without a head" }
+            if id < 0 { return "negative id \(id) in the tail" }
+        case .many(let ids):
+            if ids.isEmpty { return "an empty array tail" }
+            if let bad = ids.first(where: { $0.rawValue < 0 }) { return "negative id \(bad.rawValue) in the tail" }
+        }
+        return nil
+    }
+
+    /// Asserts `verifyInvariants()` (debug builds; nothing in release).
+    @inline(__always)
+    func assertInvariants(file: StaticString = #file, line: UInt = #line) {
+        debugOnly {
+            if let problem = verifyInvariants() { assertionFailure("ChildList: \(problem)", file: file, line: line) }
+        }
     }
 }
 
@@ -259,6 +287,62 @@ struct NodeTable {
             guard let base = chunks.unsafelyUnwrapped[c].base else { continue }
             for i in 0..<filled(c) where !base[i].dropped {
                 body(c << Self.shift + i, base[i])
+            }
+        }
+    }
+
+    /// What is wrong with the table, or nil: the structure `append`, `drop` and `setStart`
+    /// keep. Each chunk's live count matches its records, a chunk is freed exactly when it
+    /// is full and all its records are dropped, side tables name live slots only. O(count):
+    /// debug builds check it when a chunk is freed and on every capture (`assertInvariants`),
+    /// and the touched chunk's count after each append and drop (`assertChunk`).
+    func verifyInvariants() -> String? {
+        guard count >= 0, count <= chunkCapacity << Self.shift else {
+            return "\(count) records in \(chunkCapacity) chunks"
+        }
+        guard (chunks == nil) == (chunkCapacity == 0) else { return "chunk array and capacity disagree" }
+        for c in 0..<chunkCount {
+            if let problem = verifyChunk(c, counting: true) { return problem }
+        }
+        if let slot = messages.keys.first(where: { !contains($0) }) { return "a message for slot \(slot), not live" }
+        if let slot = refs.keys.first(where: { !contains($0) }) { return "a ref for slot \(slot), not live" }
+        return nil
+    }
+
+    /// What is wrong with chunk `c`, or nil (`counting`: its live records counted, O(chunk)).
+    private func verifyChunk(_ c: Int, counting: Bool) -> String? {
+        let chunk = chunks.unsafelyUnwrapped[c]
+        guard let base = chunk.base else {
+            if filled(c) != Self.chunkSize { return "chunk \(c) freed before it was full" }
+            if chunk.starts != nil { return "freed chunk \(c) keeps start times" }
+            return nil
+        }
+        if chunk.live < 0 || chunk.live > filled(c) { return "chunk \(c) counts \(chunk.live) of \(filled(c)) live" }
+        if chunk.live == 0 && filled(c) == Self.chunkSize { return "chunk \(c) is full, all dropped, not freed" }
+        if chunk.starts != nil && !hasStarts { return "chunk \(c) keeps start times the table does not know of" }
+        if counting {
+            var live = 0
+            for i in 0..<filled(c) where !base[i].dropped { live += 1 }
+            if live != chunk.live { return "chunk \(c) counts \(chunk.live) live records, holds \(live)" }
+        }
+        return nil
+    }
+
+    /// Asserts `verifyInvariants()` (debug builds; nothing in release).
+    @inline(__always)
+    func assertInvariants(file: StaticString = #file, line: UInt = #line) {
+        debugOnly {
+            if let problem = verifyInvariants() { assertionFailure("NodeTable: \(problem)", file: file, line: line) }
+        }
+    }
+
+    /// Asserts (debug builds) the counts of the chunk holding `slot`: O(1), after each change.
+    @inline(__always)
+    func assertChunk(of slot: Int, file: StaticString = #file, line: UInt = #line) {
+        debugOnly {
+            guard slot >= 0, slot < count else { return }
+            if let problem = verifyChunk(slot >> Self.shift, counting: false) {
+                assertionFailure("NodeTable: \(problem)", file: file, line: line)
             }
         }
     }

@@ -96,6 +96,7 @@ extension Graph {
     /// held, or the lock of the sole recording stripe).
     @inline(__always)
     private func deliverLocked(_ change: consuming GraphChange, at time: Double) {
+        assertDeliveriesKeptApart()
         eventSequence &+= 1
         // Consumed, not copied: the change's strings and arrays are not retained again.
         let event = GraphEvent(sequence: eventSequence, time: time, change: consume change)
@@ -151,6 +152,7 @@ extension Graph {
         _ s: Stripe, kindIndex: UInt8, name: String, weight: Double,
         parentSlot: Int? = nil, index: Int = 0
     ) -> (id: Int, slot: Int) {
+        s.assertLocked()
         let parentID = parentSlot.map { parentIDLocked(s, $0) } ?? -1
         // (id and slot come back together: reading the record again through the stripe's
         // nested `_read` accessors costs a heap-allocated coroutine frame.)
@@ -170,10 +172,12 @@ extension Graph {
     /// it made `addNodeLocked` too large to be inlined into a root's creation (W1 +0.6 %).
     @inline(never)
     private func parentIDLocked(_ s: Stripe, _ slot: Int) -> Int {
-        s.contains(slot) ? s.id(ofSlot: slot) : -1
+        s.assertLocked()
+        return s.contains(slot) ? s.id(ofSlot: slot) : -1
     }
 
     func setParentLocked(_ s: Stripe, _ slot: Int, id: Int, parentSlot: Int, parent: Int, index: Int) {
+        s.assertLocked()
         // A node already dropped by retention (a finished root) is not recorded again.
         guard s.contains(slot), s.contains(parentSlot) else { return }
         s.modify(slot) { $0.parent = parent }
@@ -193,12 +197,14 @@ extension Graph {
 
     /// Records that the `ref` node in `slot` stands for the shared node `of`.
     func setRefLocked(_ s: Stripe, _ slot: Int, of: Int) {
+        s.assertLocked()
         guard s.contains(slot) else { return }
         s.setRef(slot, of)
         emit(s, .ref(id: NodeID(s[slot].id), of: NodeID(of)))
     }
 
     func setWeightLocked(_ s: Stripe, _ slot: Int, _ weight: Double) {
+        s.assertLocked()
         guard s.contains(slot) else { return }
         var id = 0
         s.modify(slot) { r in
@@ -210,6 +216,7 @@ extension Graph {
 
     @usableFromInline
     func setProgressLocked(_ s: Stripe, _ slot: Int, _ progress: TaskProgress) {
+        s.assertLocked()
         guard s.contains(slot) else { return }
         var id = 0
         s.modify(slot) { r in
@@ -223,6 +230,7 @@ extension Graph {
     /// Stores a progress in the record with no event: a scope's derived progress recorded
     /// late (`UnrecordedProgress`), whose event was counted when it changed, unobserved.
     func storeProgressLocked(_ s: Stripe, _ slot: Int, _ progress: TaskProgress) {
+        s.assertLocked()
         guard s.contains(slot) else { return }
         s.modify(slot) { r in
             r.fraction = progress.fraction
@@ -231,6 +239,7 @@ extension Graph {
     }
 
     func cancelRequestedLocked(_ s: Stripe, _ id: Int, source: String) {
+        s.assertLocked()
         emit(s, .cancelRequested(id: NodeID(id), source: cut(source)))
     }
 
@@ -242,6 +251,7 @@ extension Graph {
         message: String? = nil, retain: AnyGraphTask? = nil,
         cancelRequest: (id: Int, source: String)? = nil
     ) -> AnyGraphTask? {
+        s.assertLocked()
         guard s.contains(slot) else {
             if let cancelRequest { cancelRequestedLocked(s, cancelRequest.id, source: cancelRequest.source) }
             return nil
@@ -280,6 +290,7 @@ extension Graph {
     }
 
     func rootFinishedLocked(_ s: Stripe, _ id: Int) {
+        s.assertLocked()
         guard let policy = retentionPolicy else { return }
         let now = clock.now
         s.finishedRoots.append((id, now))
@@ -313,6 +324,8 @@ extension Graph {
     /// Moves the subtree of `task` (tasks reachable through drivers, and every record under
     /// its node) from stripe `from` to stripe `to`. Both locked.
     func moveLocked(_ task: AnyGraphTask, from: Stripe, to: Stripe) {
+        from.assertLocked()
+        to.assertLocked()
         var slots: [Int: Int] = [:] // id -> new slot
         var stack = [task.rawID]
         while let id = stack.popLast() {

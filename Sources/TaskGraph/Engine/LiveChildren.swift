@@ -45,6 +45,7 @@ struct LiveChildren {
         while buckets[i] != nil { i = (i &+ 1) & mask }
         buckets[i] = (key, entry)
         count &+= 1
+        debugOnly { assert(count &* 2 <= buckets.count, "LiveChildren: more than half full") }
     }
 
     /// Replaces the entry of the child numbered `key`, if it runs.
@@ -74,6 +75,7 @@ struct LiveChildren {
             i = j
         }
         if buckets.count > 64 && count &* 8 < buckets.count { resize(to: buckets.count / 2) }
+        debugOnly { assert(count >= 0 && count &* 2 <= buckets.count, "LiveChildren: count \(count)") }
         return entry
     }
 
@@ -91,6 +93,39 @@ struct LiveChildren {
             var i = key & m
             while buckets[i] != nil { i = (i &+ 1) & m }
             buckets[i] = (key, entry)
+        }
+        assertInvariants() // O(buckets), as the resize is
+    }
+
+    /// What is wrong with the table, or nil: a power-of-two number of buckets (or none), at
+    /// most half full, `count` entries, each key once, and each entry reachable from its home
+    /// bucket without crossing an empty one (what backward-shift deletion keeps). O(buckets):
+    /// debug builds check it after each resize (`assertInvariants`), and the load after each
+    /// insert and remove.
+    func verifyInvariants() -> String? {
+        if !buckets.isEmpty && buckets.count & mask != 0 { return "\(buckets.count) buckets, not a power of two" }
+        if count &* 2 > buckets.count { return "\(count) entries in \(buckets.count) buckets: more than half full" }
+        var seen = Set<Int>()
+        for (at, bucket) in buckets.enumerated() {
+            guard let (key, _) = bucket else { continue }
+            if !seen.insert(key).inserted { return "key \(key) kept twice" }
+            var i = key & mask
+            while i != at {
+                if buckets[i] == nil { return "key \(key) in bucket \(at), behind an empty bucket \(i)" }
+                i = (i &+ 1) & mask
+            }
+        }
+        if seen.count != count { return "\(seen.count) entries, count says \(count)" }
+        return nil
+    }
+
+    /// Asserts `verifyInvariants()` (debug builds; nothing in release).
+    @inline(__always)
+    func assertInvariants(file: StaticString = #file, line: UInt = #line) {
+        debugOnly {
+            if let problem = verifyInvariants() {
+                assertionFailure("LiveChildren: \(problem)", file: file, line: line)
+            }
         }
     }
 }

@@ -22,7 +22,7 @@ final class Stripe: @unchecked Sendable { // mutable state behind `lock`
     static let blockSize = 1 << blockShift
 
     // Keeps this stripe's hot fields off the cache line of whatever precedes it in memory.
-    private let leadingPadding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+    private let leadingPadding = CacheLinePadding()
     @usableFromInline let lock = Lock(padded: true)
     /// `lock`'s word, so the hot paths lock it without touching (retaining) the `Lock`.
     @usableFromInline let mutex: RawLock
@@ -47,7 +47,7 @@ final class Stripe: @unchecked Sendable { // mutable state behind `lock`
     @exclusivity(unchecked) var finishedRoots: [(id: Int, time: Double)] = []
     @exclusivity(unchecked) var finishedRootsHead = 0
     // Keeps the next stripe's hot fields off this one's cache lines.
-    private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+    private let padding = CacheLinePadding()
 
     init(index: Int) {
         self.index = index
@@ -71,7 +71,9 @@ final class Stripe: @unchecked Sendable { // mutable state behind `lock`
         }
         let id = nextID
         nextID += 1
-        return (id, own.append(make(id)))
+        let slot = own.append(make(id))
+        own.assertChunk(of: slot)
+        return (id, slot)
     }
 
     /// The slot of node `id` if this stripe holds its live record.
@@ -147,15 +149,48 @@ final class Stripe: @unchecked Sendable { // mutable state behind `lock`
     func drop(_ slot: Int) {
         guard contains(slot) else { return }
         if slot >= 0 {
-            guard let chunk = own.drop(slot) else { return }
+            guard let chunk = own.drop(slot) else { return own.assertChunk(of: slot) }
             // Every slot of the chunk is gone: so are its id blocks.
             let per = NodeTable.chunkSize >> Stripe.blockShift
             for b in chunk * per..<min(chunk * per + per, blockOfSlots.count) {
                 blockBase[blockOfSlots[b]] = nil
             }
+            assertInvariants() // once per freed chunk (1,024 drops)
         } else {
             foreignSlot[foreign[~slot].id] = nil
-            foreign.drop(~slot)
+            if foreign.drop(~slot) != nil { assertInvariants() } else { foreign.assertChunk(of: ~slot) }
+        }
+    }
+
+    /// What is wrong with the stripe's records, or nil: both node tables
+    /// (`NodeTable.verifyInvariants`), `foreignSlot` naming each live foreign record by its
+    /// id, and the id block in use. O(records): debug builds check it once per freed chunk
+    /// and on every capture (`assertInvariants`). Lock held.
+    func verifyInvariants() -> String? {
+        if let problem = own.verifyInvariants() { return "own records: \(problem)" }
+        if let problem = foreign.verifyInvariants() { return "foreign records: \(problem)" }
+        for (id, f) in foreignSlot where !foreign.contains(f) || foreign[f].id != id {
+            return "foreignSlot[\(id)] = \(f), which does not hold node \(id)"
+        }
+        var liveForeign = 0
+        foreign.forEachLive { _, _ in liveForeign += 1 }
+        if liveForeign != foreignSlot.count {
+            return "\(liveForeign) foreign records, \(foreignSlot.count) in foreignSlot"
+        }
+        if nextID > idEnd || idEnd - nextID > Stripe.blockSize {
+            return "next id \(nextID) outside its block (end \(idEnd))"
+        }
+        return nil
+    }
+
+    /// Asserts `verifyInvariants()` (debug builds; nothing in release). Lock held.
+    @inline(__always)
+    func assertInvariants(file: StaticString = #file, line: UInt = #line) {
+        debugOnly {
+            assertLocked(file: file, line: line)
+            if let problem = verifyInvariants() {
+                assertionFailure("Stripe \(index): \(problem)", file: file, line: line)
+            }
         }
     }
 
@@ -166,6 +201,7 @@ final class Stripe: @unchecked Sendable { // mutable state behind `lock`
         foreignSlot[id] = f
         if let message { foreign.messages[f] = message }
         if let refOf { foreign.refs[f] = refOf }
+        foreign.assertChunk(of: f)
         return ~f
     }
 
