@@ -133,8 +133,8 @@ extension Graph {
         case .dropped(let ids): _ = consume ids
         case .output(_, _, let text): _ = consume text
         case .attributes(_, let attributes): _ = consume attributes
-        case .renamed(_, let name): _ = consume name
-        case .parentSet, .weightChanged, .ref, .attempt: break
+        case .parentSet, .weightChanged, .ref: break
+        default: break // rare kinds (attempts, renames, later ones): the compiler's destroy
         }
     }
 

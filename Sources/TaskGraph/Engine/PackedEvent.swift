@@ -99,16 +99,8 @@ enum PackedItem {
                     byte: stream == .stdout ? 0 : 1))
         case .dropped(let ids):
             self = .boxed(PackedEvent.Box(GraphEvent(sequence: sequence, time: time, change: .dropped(ids: ids))))
-        case .attributes(let id, let attributes):
-            self = .boxed(
-                PackedEvent.Box(
-                    GraphEvent(sequence: sequence, time: time, change: .attributes(id: id, attributes: attributes))))
-        case .attempt(let id, let of): // rare (a restart): boxed
-            self = .boxed(
-                PackedEvent.Box(GraphEvent(sequence: sequence, time: time, change: .attempt(id: id, of: of))))
-        case .renamed(let id, let name): // rare (a span's rename): boxed
-            self = .boxed(
-                PackedEvent.Box(GraphEvent(sequence: sequence, time: time, change: .renamed(id: id, name: name))))
+        case let rare: // attributes, attempts, renames, and any later kind: boxed whole
+            self = .boxed(PackedEvent.Box(GraphEvent(sequence: sequence, time: time, change: rare)))
         }
     }
 
