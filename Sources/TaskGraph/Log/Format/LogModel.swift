@@ -1,9 +1,8 @@
 /// A compact copy of a graph's nodes, folded from events (the public `GraphFold`; a
 /// `GraphReplica` is a view over one): what the replay reader rebuilds states with, what a
 /// log's `snapshot` lines hold, and what the recorder's own `RecorderModel` gives its nodes
-/// as. Nodes
-/// live in a dense array; ids map to slots through a flat table (every update an array
-/// access, not a hash) that only grows while ids stay dense; ids far beyond the nodes
+/// as. Nodes live in a dense array; ids map to slots through a flat table (every update an
+/// array access, not a hash) that only grows while ids stay dense; ids far beyond the nodes
 /// present (a hostile log's id 16777215) go to a dictionary, so memory and time follow the
 /// nodes, not the largest id.
 public struct LogModel: Sendable {
