@@ -93,13 +93,13 @@ extension DisplayTree {
     }
 
     /// The row that shows node `x` (its adapter's, when an adapter folds it).
-    package func row(of x: Int) -> Int {
-        var r = x
+    package func row(of x: NodeIndex) -> RowIndex {
+        var r = x.rawValue
         var steps = 0
         while isFolded(r) && steps < 10_000 {
             r = Int(tree.nodes[r].parent)
             steps += 1
         }
-        return r
+        return RowIndex(r)
     }
 }
