@@ -119,13 +119,13 @@ extension Reducer {
         model.view.follow = false
         let d = model.displayTree()
         let sel = model.view.selection
-        let from = sel != .none && d.tree.contains(sel.node) ? (forward ? d.content(sel) : sel.node).rawValue : -1
+        let from = sel != .none && d.tree.contains(sel.node) ? (forward ? d.content(sel) : sel.node) : NodeIndex(-1)
         let found = forward ? d.nextNode(in: state, after: from) : d.prevNode(in: state, before: from)
         guard let found else {
             model.view.message = noMoreMessage(state)
             return
         }
-        reveal(&model, NodeIndex(found))
+        reveal(&model, found)
     }
 
     /// Selects row `target`, expanding its ancestors and clearing a filter that hides it.
