@@ -5,14 +5,14 @@ extension Reducer {
     /// `x` (ask first) or `X`: cancels the selected node, or says why it cannot be.
     static func cancel(_ model: inout DashboardModel, ask: Bool) -> [DashboardEffect] {
         let sel = model.view.selection
-        guard sel >= 0, model.tree.contains(sel) else { return [] }
-        let preview = CancelPreview(tree: model.tree, display: model.displayTree(), node: sel)
+        guard sel != .none, model.tree.contains(sel.node) else { return [] }
+        let preview = CancelPreview(tree: model.tree, display: model.displayTree(), node: sel.rawValue)
         guard preview.cancellable else {
             model.view.message = preview.readOnly ?? "\(preview.name) has finished: nothing to cancel"
             return []
         }
-        if !ask { return cancel(&model, RowIndex(sel)) }
-        model.view.mode = .confirmCancel(row: RowIndex(sel))
+        if !ask { return cancel(&model, sel) }
+        model.view.mode = .confirmCancel(row: sel)
         return []
     }
 
@@ -20,19 +20,19 @@ extension Reducer {
     /// it, or says why it cannot be.
     static func restart(_ model: inout DashboardModel, ask: Bool) -> [DashboardEffect] {
         let sel = model.view.selection
-        guard sel >= 0, model.tree.contains(sel) else { return [] }
+        guard sel != .none, model.tree.contains(sel.node) else { return [] }
         guard let k = restartable(&model, sel) else { return [] }
-        if !ask { return [.restart(row: RowIndex(sel))] }
-        model.view.mode = .confirmRestart(row: RowIndex(sel), dependents: k)
+        if !ask { return [.restart(row: sel)] }
+        model.view.mode = .confirmRestart(row: sel, dependents: k)
         return []
     }
 
     /// How many skipped nodes would run again with row `row` (nil, with the footer saying
     /// why, when it cannot be restarted).
-    static func restartable(_ model: inout DashboardModel, _ row: Int) -> Int? {
+    static func restartable(_ model: inout DashboardModel, _ row: RowIndex) -> Int? {
         let tree = model.tree
-        let shown = tree.nodes[tree.shownNode(RowIndex(row))]
-        let name = tree.nodes[model.displayTree().content(RowIndex(row))].name
+        let shown = tree[tree.shownNode(row)]
+        let name = tree[model.displayTree().content(row)].name
         let waiting =
             shown.kind == NodeKind.after && shown.children.count == 1 && tree.contains(Int(shown.children[0]))
             && tree.nodes[Int(shown.children[0])].state == .notExecuted
@@ -48,13 +48,13 @@ extension Reducer {
             model.view.message = "cannot restart: \(name) was not made restartable"
             return nil
         }
-        return tree.restartPlan(row).others
+        return tree.restartPlan(row.rawValue).others
     }
 
     /// Cancels the node `row` is named by (a folded `map` row: the adapter, and so its
     /// child), saying which node the row shows.
     static func cancel(_ model: inout DashboardModel, _ row: RowIndex) -> [DashboardEffect] {
-        let name = model.tree.nodes[model.displayTree().content(row.rawValue)].name
+        let name = model.tree[model.displayTree().content(row)].name
         model.view.message = "Cancelled \(name)"
         return [.cancel(node: row.node, source: ViewerCancelSource.keyboard)]
     }

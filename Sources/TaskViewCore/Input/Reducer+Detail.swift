@@ -4,7 +4,7 @@ extension Reducer {
     static func openDetail(_ model: inout DashboardModel) {
         // A `ref` row is a link: Enter goes to the shared node it stands for.
         if jumpToShared(&model) { return }
-        model.view.detailOpen = model.view.selection >= 0
+        model.view.detailOpen = model.view.selection != .none
         model.view.detailOutputEnd = nil
         clearSearch(&model)
     }
@@ -29,9 +29,9 @@ extension Reducer {
     /// Scrolls the open detail pane's output by `detailScrollStep` lines; scrolling down to
     /// the newest line follows it again.
     static func scrollDetail(_ model: inout DashboardModel, up: Bool) {
-        guard model.view.detailOpen, model.view.selection >= 0 else { return }
+        guard model.view.detailOpen, model.view.selection != .none else { return }
         let d = model.displayTree()
-        guard let ring = model.shown.outputs[d.content(model.view.selection)] else { return }
+        guard let ring = model.shown.outputs[d.content(model.view.selection).rawValue] else { return }
         let total = ring.total
         let oldest = total - ring.count
         let end = model.view.detailOutputEnd ?? total

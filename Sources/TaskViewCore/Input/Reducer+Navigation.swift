@@ -15,8 +15,8 @@ extension Reducer {
         clearSearch(&model)
         let d = model.displayTree()
         var sel = model.view.selection
-        guard sel >= 0, d.isVisible(sel) else {
-            model.view.selection = d.first() ?? -1
+        guard sel != .none, d.isVisible(sel) else {
+            model.view.selection = d.first() ?? RowIndex.none
             return
         }
         switch move {
@@ -43,25 +43,25 @@ extension Reducer {
         model.view.follow = false
         let d = model.displayTree()
         let sel = model.view.selection
-        guard sel >= 0 else { return }
+        guard sel != .none else { return }
         if d.hasChildren(sel) && d.isExpanded(sel) && model.view.filter.isEmpty {
             model.view.setCollapsed(sel, true)
         } else {
             let p = d.parent(sel)
-            if p >= 0 { model.view.selection = p }
+            if p != .none { model.view.selection = p }
         }
     }
 
     /// Expands or collapses the selected row.
     static func setSelectionCollapsed(_ model: inout DashboardModel, _ collapsed: Bool) {
-        if model.view.selection >= 0 { model.view.setCollapsed(model.view.selection, collapsed) }
+        if model.view.selection != .none { model.view.setCollapsed(model.view.selection, collapsed) }
     }
 
     /// `s`: the next order of siblings.
     static func cycleSort(_ model: inout DashboardModel) {
         let all = ViewState.Sort.allCases
         model.view.sort = all[(all.firstIndex(of: model.view.sort)! + 1) % all.count]
-        model.view.top = -1
+        model.view.top = .none
     }
 
     /// `f`: follows the newest executing node, or stops.
@@ -75,7 +75,7 @@ extension Reducer {
     /// returns true.
     static func jumpToShared(_ model: inout DashboardModel) -> Bool {
         let sel = model.view.selection
-        guard sel >= 0 else { return false }
+        guard sel != .none else { return false }
         let d = model.displayTree()
         let tree = d.tree
         let ref = d.content(sel)
@@ -84,7 +84,7 @@ extension Reducer {
         guard tree.contains(target) else { return false }
         model.view.follow = false
         while d.isFolded(target) { target = Int(tree.nodes[target].parent) }
-        select(&model, row: target, in: d)
+        select(&model, row: RowIndex(target), in: d)
         return true
     }
 
@@ -95,10 +95,11 @@ extension Reducer {
         guard let newest = tree.newestExecuting() else { return }
         if model.frozen == nil { model.tree = tree } else { model.frozen = tree }
         var d = model.displayTree()
-        var target = newest
-        while d.isFolded(target) { target = Int(d.tree.nodes[target].parent) }
+        var node = newest
+        while d.isFolded(node) { node = Int(d.tree.nodes[node].parent) }
+        let target = RowIndex(node)
         var p = d.parent(target)
-        while p >= 0 {
+        while p != .none {
             if !model.view.isExpanded(p) { model.view.setCollapsed(p, false) }
             p = d.parent(p)
         }
@@ -118,31 +119,31 @@ extension Reducer {
         model.view.follow = false
         let d = model.displayTree()
         let sel = model.view.selection
-        let from = sel >= 0 && d.tree.contains(sel) ? (forward ? d.content(sel) : sel) : -1
+        let from = sel != .none && d.tree.contains(sel.node) ? (forward ? d.content(sel) : sel.node) : NodeIndex(-1)
         let found = forward ? d.nextNode(in: state, after: from) : d.prevNode(in: state, before: from)
         guard let found else {
             model.view.message = noMoreMessage(state)
             return
         }
-        reveal(&model, d.row(of: found))
+        reveal(&model, found)
     }
 
     /// Selects row `target`, expanding its ancestors and clearing a filter that hides it.
-    package static func reveal(_ model: inout DashboardModel, _ target: Int) {
+    package static func reveal(_ model: inout DashboardModel, _ target: NodeIndex) {
         let d = model.displayTree()
         guard d.tree.contains(target) else { return }
         select(&model, row: d.row(of: target), in: d)
     }
 
     /// Selects row `target` of `d`: clears a filter that hides it, expands its ancestors.
-    static func select(_ model: inout DashboardModel, row target: Int, in d: DisplayTree) {
+    static func select(_ model: inout DashboardModel, row target: RowIndex, in d: DisplayTree) {
         var d = d
         if !model.view.filter.isEmpty && !d.passes(target) {
             model.view.filter = ""
             d = model.displayTree()
         }
         var p = d.parent(target)
-        while p >= 0 {
+        while p != .none {
             if !model.view.isExpanded(p) { model.view.setCollapsed(p, false) }
             p = d.parent(p)
         }
@@ -158,14 +159,14 @@ extension Reducer {
         var open = model.view
         open.filter = ""
         let d = DisplayTree(tree: model.shown, view: open, mask: nil)
-        var level: [Int] = []
+        var level: [RowIndex] = []
         var r = d.first()
         while let x = r {
             level.append(x)
             r = d.nextSibling(x)
         }
         for _ in 1..<depth {
-            var next: [Int] = []
+            var next: [RowIndex] = []
             for x in level {
                 var c = d.firstChild(x)
                 while let y = c {

@@ -61,8 +61,8 @@ extension Reducer {
     /// `o`: the selected command's whole output, or why not.
     static func openOutput(_ model: inout DashboardModel) -> [DashboardEffect] {
         let sel = model.view.selection
-        guard sel >= 0, model.shown.contains(sel) else { return [] }
-        let c = model.displayTree().content(sel)
+        guard sel != .none, model.shown.contains(sel.node) else { return [] }
+        let c = model.displayTree().content(sel).rawValue
         guard model.shown.outputs[c] != nil || model.shown.commands[c] != nil else {
             model.view.message = model.shown.nodes[c].name + " is not a command: no output to open"
             return []

@@ -54,11 +54,11 @@ package struct DisplayTree {
         return c
     }
 
-    /// The row a node's row hangs under (-1: a root row).
-    package func parent(_ i: Int) -> Int {
-        var p = Int(tree.nodes[i].parent)
+    /// The row a node's row hangs under (`RowIndex.none`: a root row).
+    package func parent(_ i: RowIndex) -> RowIndex {
+        var p = Int(tree.nodes[i.rawValue].parent)
         while p >= 0 && tree.contains(p) && isFolded(p) { p = Int(tree.nodes[p].parent) }
-        return p >= 0 && tree.contains(p) ? p : -1
+        return p >= 0 && tree.contains(p) ? RowIndex(p) : .none
     }
 
     /// A root drawn as a row: passes the filter and holds no restart's attempts.
@@ -71,46 +71,49 @@ package struct DisplayTree {
         return mask[i]
     }
 
+    /// `passes` for a row.
+    func passes(_ i: RowIndex) -> Bool { passes(i.rawValue) }
+
     /// Whether the row's children are shown.
-    package func isExpanded(_ i: Int) -> Bool { mask != nil || view.isExpanded(i) }
+    package func isExpanded(_ i: RowIndex) -> Bool { mask != nil || view.isExpanded(i) }
 
     /// Whether the row has any child row (regardless of collapsing).
-    package func hasChildren(_ i: Int) -> Bool {
-        for c in tree.nodes[content(i)].children where tree.contains(Int(c)) && passes(Int(c)) {
+    package func hasChildren(_ i: RowIndex) -> Bool {
+        for c in tree.nodes[content(i.rawValue)].children where tree.contains(Int(c)) && passes(Int(c)) {
             return true
         }
         return false
     }
 
-    func firstChild(_ i: Int) -> Int? {
+    func firstChild(_ i: RowIndex) -> RowIndex? {
         guard isExpanded(i) else { return nil }
-        if isSorted { return children(of: content(i)).first(where: passes) }
-        for c in tree.nodes[content(i)].children where tree.contains(Int(c)) && passes(Int(c)) {
-            return Int(c)
+        if isSorted { return children(of: content(i.rawValue)).first(where: passes).map { RowIndex($0) } }
+        for c in tree.nodes[content(i.rawValue)].children where tree.contains(Int(c)) && passes(Int(c)) {
+            return RowIndex(Int(c))
         }
         return nil
     }
 
-    func lastChild(_ i: Int) -> Int? {
+    func lastChild(_ i: RowIndex) -> RowIndex? {
         guard isExpanded(i) else { return nil }
-        if isSorted { return children(of: content(i)).last(where: passes) }
-        for c in tree.nodes[content(i)].children.reversed() where tree.contains(Int(c)) && passes(Int(c)) {
-            return Int(c)
+        if isSorted { return children(of: content(i.rawValue)).last(where: passes).map { RowIndex($0) } }
+        for c in tree.nodes[content(i.rawValue)].children.reversed() where tree.contains(Int(c)) && passes(Int(c)) {
+            return RowIndex(Int(c))
         }
         return nil
     }
 
     /// The next row at the same level, if any.
-    package func nextSibling(_ i: Int) -> Int? {
-        if isSorted { return sortedSibling(i, step: 1) }
-        let p = Int(tree.nodes[i].parent)
-        let start = Int(tree.nodes[i].index) + 1
+    package func nextSibling(_ i: RowIndex) -> RowIndex? {
+        if isSorted { return sortedSibling(i.rawValue, step: 1).map { RowIndex($0) } }
+        let p = Int(tree.nodes[i.rawValue].parent)
+        let start = Int(tree.nodes[i.rawValue].index) + 1
         if p >= 0 {
             let kids = tree.nodes[p].children
             var k = start
             while k < kids.count {
                 let c = Int(kids[k])
-                if tree.contains(c) && passes(c) { return c }
+                if tree.contains(c) && passes(c) { return RowIndex(c) }
                 k += 1
             }
             return nil
@@ -119,21 +122,21 @@ package struct DisplayTree {
         var k = start
         while k < slots.count {
             let c = Int(slots[k])
-            if tree.isRootSlot(c) && Int(tree.nodes[c].index) == k && rootShown(c) { return c }
+            if tree.isRootSlot(c) && Int(tree.nodes[c].index) == k && rootShown(c) { return RowIndex(c) }
             k += 1
         }
         return nil
     }
 
-    func prevSibling(_ i: Int) -> Int? {
-        if isSorted { return sortedSibling(i, step: -1) }
-        let p = Int(tree.nodes[i].parent)
-        var k = Int(tree.nodes[i].index) - 1
+    func prevSibling(_ i: RowIndex) -> RowIndex? {
+        if isSorted { return sortedSibling(i.rawValue, step: -1).map { RowIndex($0) } }
+        let p = Int(tree.nodes[i.rawValue].parent)
+        var k = Int(tree.nodes[i.rawValue].index) - 1
         if p >= 0 {
             let kids = tree.nodes[p].children
             while k >= 0 {
                 let c = Int(kids[k])
-                if tree.contains(c) && passes(c) { return c }
+                if tree.contains(c) && passes(c) { return RowIndex(c) }
                 k -= 1
             }
             return nil
@@ -141,19 +144,19 @@ package struct DisplayTree {
         let slots = tree.rootSlots
         while k >= 0 {
             let c = Int(slots[k])
-            if tree.isRootSlot(c) && Int(tree.nodes[c].index) == k && rootShown(c) { return c }
+            if tree.isRootSlot(c) && Int(tree.nodes[c].index) == k && rootShown(c) { return RowIndex(c) }
             k -= 1
         }
         return nil
     }
 
     /// The first row of the tree.
-    package func first() -> Int? {
-        if isSorted { return rootOrder().first(where: rootShown) }
-        var found: Int?
+    package func first() -> RowIndex? {
+        if isSorted { return rootOrder().first(where: rootShown).map { RowIndex($0) } }
+        var found: RowIndex?
         tree.forEachRoot { r in
             if rootShown(r) {
-                found = r
+                found = RowIndex(r)
                 return false
             }
             return true
@@ -162,7 +165,7 @@ package struct DisplayTree {
     }
 
     /// The last row of the tree.
-    package func last() -> Int? {
+    package func last() -> RowIndex? {
         var lastRoot: Int?
         if isSorted {
             lastRoot = rootOrder().last(where: rootShown)
@@ -173,38 +176,38 @@ package struct DisplayTree {
             }
         }
         guard let r = lastRoot else { return nil }
-        return lastDescendant(r)
+        return lastDescendant(RowIndex(r))
     }
 
-    func lastDescendant(_ i: Int) -> Int {
+    func lastDescendant(_ i: RowIndex) -> RowIndex {
         var x = i
         while let c = lastChild(x) { x = c }
         return x
     }
 
     /// The row after `i` (preorder), if any.
-    package func next(_ i: Int) -> Int? {
+    package func next(_ i: RowIndex) -> RowIndex? {
         if let c = firstChild(i) { return c }
         var x = i
         while true {
             if let s = nextSibling(x) { return s }
             x = parent(x)
-            if x < 0 { return nil }
+            if x == .none { return nil }
         }
     }
 
     /// The row before `i`, if any.
-    package func prev(_ i: Int) -> Int? {
+    package func prev(_ i: RowIndex) -> RowIndex? {
         if let s = prevSibling(i) { return lastDescendant(s) }
         let p = parent(i)
-        return p >= 0 ? p : nil
+        return p != .none ? p : nil
     }
 
     /// Whether `i` has a row now (exists, not folded, passes the filter, ancestors expanded).
-    package func isVisible(_ i: Int) -> Bool {
-        guard tree.contains(i), !isFolded(i), passes(i) else { return false }
+    package func isVisible(_ i: RowIndex) -> Bool {
+        guard tree.contains(i.rawValue), !isFolded(i.rawValue), passes(i) else { return false }
         var p = parent(i)
-        while p >= 0 {
+        while p != .none {
             if !isExpanded(p) || !passes(p) { return false }
             p = parent(p)
         }
@@ -212,10 +215,10 @@ package struct DisplayTree {
     }
 
     /// Row ancestors of `i`, nearest first.
-    func ancestors(_ i: Int) -> [Int] {
-        var out: [Int] = []
+    func ancestors(_ i: RowIndex) -> [RowIndex] {
+        var out: [RowIndex] = []
         var p = parent(i)
-        while p >= 0 {
+        while p != .none {
             out.append(p)
             p = parent(p)
         }
@@ -223,7 +226,7 @@ package struct DisplayTree {
     }
 
     /// Whether row `a` comes before row `b` (both visible).
-    package func precedes(_ a: Int, _ b: Int) -> Bool {
+    package func precedes(_ a: RowIndex, _ b: RowIndex) -> Bool {
         if a == b { return false }
         let pa = [a] + ancestors(a)
         let pb = [b] + ancestors(b)
@@ -240,7 +243,7 @@ package struct DisplayTree {
     }
 
     /// Order among siblings, valid for two rows with the same row parent.
-    func siblingOrder(_ i: Int) -> Int {
-        isSorted ? order.position(i, in: self) : Int(tree.nodes[i].index)
+    func siblingOrder(_ i: RowIndex) -> Int {
+        isSorted ? order.position(i.rawValue, in: self) : Int(tree.nodes[i.rawValue].index)
     }
 }

@@ -50,9 +50,9 @@ package struct FilterCache: Sendable {
                         && (tree.nodes[c].info.map { FilterCache.contains($0, needle) } ?? false
                             || tree.nodes[c].message.map { FilterCache.contains($0, needle) } ?? false))
             else { continue }
-            var x = i
-            while x >= 0 && !m[x] {
-                m.insert(x)
+            var x = RowIndex(i)
+            while x != .none && !m[x.rawValue] {
+                m.insert(x.rawValue)
                 x = shape.parent(x)
             }
         }
@@ -125,35 +125,35 @@ extension DashboardModel {
         refreshDerived()
         let d = displayTree()
         let sel = view.selection
-        if sel >= 0 && d.isVisible(sel) { return }
-        if sel >= 0 && d.tree.contains(sel) {
+        if sel != .none && d.isVisible(sel) { return }
+        if sel != .none && d.tree.contains(sel.rawValue) {
             var x = sel
-            while x >= 0 && !d.isVisible(x) {
-                let p = Int(d.tree.nodes[x].parent)
-                x = p >= 0 && d.tree.contains(p) ? p : -1
+            while x != .none && !d.isVisible(x) {
+                let p = Int(d.tree.nodes[x.rawValue].parent)
+                x = p >= 0 && d.tree.contains(p) ? RowIndex(p) : .none
             }
-            if x >= 0 {
+            if x != .none {
                 view.selection = x
                 return
             }
         }
-        view.selection = d.first() ?? -1
+        view.selection = d.first() ?? RowIndex.none
     }
 
     /// The node of the first tree row for a tree area `rows` high, keeping the selection
     /// visible with as little scrolling as possible. O(rows + depth).
-    package func topRow(rows: Int) -> Int? {
+    package func topRow(rows: Int) -> RowIndex? {
         topRow(rows: rows, in: displayTree())
     }
 
     /// `topRow(rows:)` on the display tree `d` the caller already has.
-    package func topRow(rows: Int, in d: DisplayTree) -> Int? {
+    package func topRow(rows: Int, in d: DisplayTree) -> RowIndex? {
         let sel = view.selection
-        guard rows > 0, sel >= 0, d.isVisible(sel) else {
-            if view.top >= 0 && d.isVisible(view.top) { return view.top }
+        guard rows > 0, sel != .none, d.isVisible(sel) else {
+            if view.top != .none && d.isVisible(view.top) { return view.top }
             return d.first()
         }
-        guard let top = view.top >= 0 && d.isVisible(view.top) ? view.top : d.first() else { return sel }
+        guard let top = view.top != .none && d.isVisible(view.top) ? view.top : d.first() else { return sel }
         if top == sel { return sel }
         // Is the selection within `rows` rows below top?
         var x = top

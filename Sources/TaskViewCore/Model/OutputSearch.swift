@@ -56,15 +56,15 @@ extension DashboardModel {
     /// Whether the open detail pane shows a command (facts or output lines).
     package var detailShowsCommand: Bool {
         let sel = view.selection
-        guard view.detailOpen, shown.contains(sel) else { return false }
-        let c = displayTree().content(sel)
+        guard view.detailOpen, shown.contains(sel.node) else { return false }
+        let c = displayTree().content(sel).rawValue
         return shown.outputs[c] != nil || shown.commands[c] != nil
     }
 
     /// The output lines of the command whose detail pane is open.
     package var detailOutput: OutputRing? {
         let sel = view.selection
-        guard view.detailOpen, shown.contains(sel) else { return nil }
-        return shown.outputs[displayTree().content(sel)]
+        guard view.detailOpen, shown.contains(sel.node) else { return nil }
+        return shown.outputs[displayTree().content(sel).rawValue]
     }
 }

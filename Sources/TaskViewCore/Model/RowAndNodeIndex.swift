@@ -1,25 +1,31 @@
 /// A row of the dashboard tree. Rows are named by the raw id of the node they stand for (a
 /// folded `map` adapter's row by the adapter); `DisplayTree.content` gives the node whose
 /// name and children the row shows, `TreeModel.shownNode` the newest attempt of a restarted
-/// row. Typed where a row crosses from the reducer to a source (`DashboardEffect`,
-/// `ViewState.Mode`), so a row is not passed where a node is meant.
-package struct RowIndex: Hashable, Comparable, Sendable, ExpressibleByIntegerLiteral, CustomStringConvertible {
-    /// The raw id of the node the row is named by.
-    package var rawValue: Int
+/// row. Typed in the view state (`ViewState.selection`, `top`, `Mode`), the `DisplayTree`
+/// row walks and where a row crosses from the reducer to a source (`DashboardEffect`), so a
+/// row is not passed where a node is meant.
+public struct RowIndex: Hashable, Comparable, Sendable, ExpressibleByIntegerLiteral, CustomStringConvertible {
+    /// The raw id of the node the row is named by (-1: `none`).
+    public var rawValue: Int
 
     /// The row named by node id `rawValue`.
-    package init(_ rawValue: Int) { self.rawValue = rawValue }
+    @inlinable public init(_ rawValue: Int) { self.rawValue = rawValue }
 
     /// A row written as a number (tests).
-    package init(integerLiteral value: Int) { rawValue = value }
+    public init(integerLiteral value: Int) { rawValue = value }
+
+    /// No row (no selection; the tree drawn from its first row; a root row's parent). Kept
+    /// in-band rather than as an optional so `ViewState` and the renderer's row walk stay a
+    /// plain integer.
+    @inlinable public static var none: RowIndex { RowIndex(-1) }
 
     /// The node the row is named by (for a folded `map` row, the adapter itself).
     package var node: NodeIndex { NodeIndex(rawValue) }
 
-    package static func < (a: RowIndex, b: RowIndex) -> Bool { a.rawValue < b.rawValue }
+    public static func < (a: RowIndex, b: RowIndex) -> Bool { a.rawValue < b.rawValue }
 
     /// `row N`.
-    package var description: String { "row \(rawValue)" }
+    public var description: String { "row \(rawValue)" }
 }
 
 /// A node of a `TreeModel`, by its raw id (the graph's `NodeID.rawValue`, or an attach

@@ -44,20 +44,21 @@ extension DisplayTree {
         return nil
     }
 
-    /// The first node in `state` after node `from` in row order (-1: from the top).
-    package func nextNode(in state: DisplayState, after from: Int) -> Int? {
+    /// The first node in `state` after node `from` in row order (raw -1: from the top).
+    package func nextNode(in state: DisplayState, after from: NodeIndex) -> NodeIndex? {
+        let from = from.rawValue
         guard from >= 0, tree.contains(from) else {
-            for r in rootOrder() where holds(r, state) { return firstIn(r, state) }
+            for r in rootOrder() where holds(r, state) { return firstIn(r, state).map { NodeIndex($0) } }
             return nil
         }
-        for c in rawChildren(from) where holds(c, state) { return firstIn(c, state) }
+        for c in rawChildren(from) where holds(c, state) { return firstIn(c, state).map { NodeIndex($0) } }
         var x = from
         var steps = 0
         while steps <= tree.nodes.count {
             let (sibs, pos) = rawSiblings(x)
             var k = pos + 1
             while k < sibs.count {
-                if holds(sibs[k], state) { return firstIn(sibs[k], state) }
+                if holds(sibs[k], state) { return firstIn(sibs[k], state).map { NodeIndex($0) } }
                 k += 1
             }
             let p = Int(tree.nodes[x].parent)
@@ -68,10 +69,11 @@ extension DisplayTree {
         return nil
     }
 
-    /// The last node in `state` before node `from` in row order (-1: from the bottom).
-    package func prevNode(in state: DisplayState, before from: Int) -> Int? {
+    /// The last node in `state` before node `from` in row order (raw -1: from the bottom).
+    package func prevNode(in state: DisplayState, before from: NodeIndex) -> NodeIndex? {
+        let from = from.rawValue
         guard from >= 0, tree.contains(from) else {
-            for r in rootOrder().reversed() where holds(r, state) { return lastIn(r, state) }
+            for r in rootOrder().reversed() where holds(r, state) { return lastIn(r, state).map { NodeIndex($0) } }
             return nil
         }
         var x = from
@@ -80,12 +82,12 @@ extension DisplayTree {
             let (sibs, pos) = rawSiblings(x)
             var k = pos - 1
             while k >= 0 {
-                if holds(sibs[k], state) { return lastIn(sibs[k], state) }
+                if holds(sibs[k], state) { return lastIn(sibs[k], state).map { NodeIndex($0) } }
                 k -= 1
             }
             let p = Int(tree.nodes[x].parent)
             guard p >= 0, tree.contains(p) else { return nil }
-            if tree.nodes[p].display == state { return p }
+            if tree.nodes[p].display == state { return NodeIndex(p) }
             x = p
             steps += 1
         }
@@ -93,13 +95,13 @@ extension DisplayTree {
     }
 
     /// The row that shows node `x` (its adapter's, when an adapter folds it).
-    package func row(of x: Int) -> Int {
-        var r = x
+    package func row(of x: NodeIndex) -> RowIndex {
+        var r = x.rawValue
         var steps = 0
         while isFolded(r) && steps < 10_000 {
             r = Int(tree.nodes[r].parent)
             steps += 1
         }
-        return r
+        return RowIndex(r)
     }
 }

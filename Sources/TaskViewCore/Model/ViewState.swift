@@ -42,10 +42,10 @@ public struct ViewState: Sendable, Equatable {
     }
 
     package var mode: Mode = .normal
-    /// The selected row's node (-1: none).
-    public var selection: Int = -1
-    /// The node drawn on the first tree row (-1: start at the top).
-    public var top: Int = -1
+    /// The selected row (`RowIndex.none`: none).
+    public var selection: RowIndex = .none
+    /// The row drawn first in the tree area (`RowIndex.none`: start at the top).
+    public var top: RowIndex = .none
     /// Nodes the person collapsed (indexed by raw id; missing entries are expanded).
     package var collapsed: [Bool] = []
     package var detailOpen = false
@@ -75,12 +75,13 @@ public struct ViewState: Sendable, Equatable {
 
     package init() {}
 
-    /// Whether `id`'s children are shown (when not filtering).
-    package func isExpanded(_ id: Int) -> Bool {
-        id >= collapsed.count || !collapsed[id]
+    /// Whether `row`'s children are shown (when not filtering).
+    package func isExpanded(_ row: RowIndex) -> Bool {
+        row.rawValue >= collapsed.count || !collapsed[row.rawValue]
     }
 
-    mutating func setCollapsed(_ id: Int, _ value: Bool) {
+    mutating func setCollapsed(_ row: RowIndex, _ value: Bool) {
+        let id = row.rawValue
         if id >= collapsed.count {
             guard value else { return }
             collapsed.append(contentsOf: repeatElement(false, count: id + 1 - collapsed.count))

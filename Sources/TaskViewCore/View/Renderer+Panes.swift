@@ -1,13 +1,12 @@
 import TaskGraph
 
 extension Renderer {
-    /// The lines of the detail pane for node `n`: name, kind, id, parent, weight, progress,
+    /// The lines of the detail pane for `row`: name, kind, id, parent, weight, progress,
     /// state history with timestamps, error message, cancel source; for a command, its command
     /// line, working directory, pid while running or exit status, and its last output lines.
-    package func detailLines(_ tree: TreeModel, _ d: DisplayTree, node n: Int) -> [String] {
-        guard tree.contains(n) else { return [] }
-        let row = n
-        let n = tree.shownNode(RowIndex(row)).rawValue // a restarted row shows its newest attempt
+    package func detailLines(_ tree: TreeModel, _ d: DisplayTree, row: RowIndex) -> [String] {
+        guard tree.contains(row.node) else { return [] }
+        let n = tree.shownNode(row).rawValue // a restarted row shows its newest attempt
         let node = tree.nodes[n]
         let c = d.content(RowIndex(n)).rawValue
         var lines: [String] = []
@@ -15,7 +14,7 @@ extension Renderer {
         var kind = "Kind: " + clean(node.kind)
         if c != n { kind += " (adapter of #\(c) " + clean(tree.nodes[c].kind) + ")" }
         kind += "   Id: #\(n)"
-        let p = Int(tree.nodes[row].parent)
+        let p = Int(tree[row.node].parent)
         if p >= 0 && tree.contains(p) {
             kind += "   Parent: #\(p) " + clean(tree.nodes[d.content(p)].name)
         } else {
@@ -54,9 +53,9 @@ extension Renderer {
             lines.append("Attributes:")
             for a in attributes { lines.append("  " + clean(a.key) + " = " + clean(a.value)) }
         }
-        lines += needsLines(tree, node: row)
-        if let later = tree.attempts[row] {
-            let all = [row] + later
+        lines += needsLines(tree, node: row.rawValue)
+        if let later = tree.attempts[row.rawValue] {
+            let all = [row.rawValue] + later
             let list = all.enumerated().map { k, a -> String in
                 let x = tree.nodes[d.content(a)] // the task itself: not the wait for its needs
                 var s = "\(k + 1) " + tree.nodes[a].display.word
@@ -87,7 +86,7 @@ extension Renderer {
         let rule = String(repeating: glyphs.isASCII ? "-" : "─", count: grid.width)
         grid.write(rule, x: 0, y: y0, style: CellStyle(.dim))
         let tree = model.shown
-        let ring = tree.outputs[d.content(tree.shownNode(RowIndex(model.view.selection)).row).rawValue]
+        let ring = tree.outputs[d.content(tree.shownNode(model.view.selection).row).rawValue]
         let query = model.view.search
         var title = " detail (Esc closes) "
         var matches: [Int] = []
@@ -97,7 +96,7 @@ extension Renderer {
             title = " detail: " + clean(status) + (matches.isEmpty ? "" : " (n/N)") + " (Esc clears) "
         }
         grid.write(title, x: 2, y: y0, style: CellStyle(.accent))
-        var lines = detailLines(tree, d, node: model.view.selection)
+        var lines = detailLines(tree, d, row: model.view.selection)
         let rows = layout.detailRows - 1
         // A command's output follows its newest lines (or stays where `[`/`]` or a search
         // scrolled it): keep the facts, then a window of the output.

@@ -3,11 +3,11 @@ import TaskGraph
 extension Renderer {
     /// The tree rows, from `top` down, one `next` step per row.
     func drawRows(
-        _ model: DashboardModel, _ d: DisplayTree, _ layout: Layout, top: Int,
+        _ model: DashboardModel, _ d: DisplayTree, _ layout: Layout, top: RowIndex,
         into grid: inout CellGrid
     ) {
         guard layout.treeRows > 0 else { return }
-        var node: Int? = top >= 0 ? top : nil
+        var node: RowIndex? = top != .none ? top : nil
         if node == nil, d.first() != nil { node = d.first() }
         if node == nil && layout.treeRows > 0 {
             let text = model.view.filter.isEmpty ? "no tasks" : "no task matches the filter"
@@ -25,16 +25,17 @@ extension Renderer {
     }
 
     func drawRow(
-        _ n: Int, _ d: DisplayTree, _ layout: Layout, y: Int, now: Double, selected: Bool,
+        _ n: RowIndex, _ d: DisplayTree, _ layout: Layout, y: Int, now: Double, selected: Bool,
         history: RunHistory? = nil, into grid: inout CellGrid
     ) {
         let tree = d.tree
-        let shown = tree.shownNode(RowIndex(n)).rawValue // a restarted row shows its newest attempt
+        let shown = tree.shownNode(n).rawValue // a restarted row shows its newest attempt
         var node = tree.nodes[shown]
         // A group above restarted rows: as judged from its children's newest attempts.
-        if !tree.rejudged.isEmpty, let judged = tree.rejudged[n] { node.show(as: judged) }
+        if !tree.rejudged.isEmpty, let judged = tree.rejudged[n.rawValue] { node.show(as: judged) }
         // A step without progress of its own, with a history: elapsed over expected.
-        if let history, shown == n, let (fraction, left) = history.timeProgress(n, in: tree, now: now) {
+        if let history, shown == n.rawValue, let (fraction, left) = history.timeProgress(n.rawValue, in: tree, now: now)
+        {
             node.fraction = fraction
             node.info = "~" + Format.duration(left) + " left" + (node.info.map { "  " + $0 } ?? "")
         }
@@ -45,7 +46,7 @@ extension Renderer {
         // A collapsed row says what it hides: a failure below turns its glyph to the failed
         // colour, and its info column shows the counts per state of its subtree.
         let collapsed = d.hasChildren(n) && !d.isExpanded(n)
-        let hidden = collapsed ? tree.nodes[d.content(n)].descendantCounts : nil
+        let hidden = collapsed ? tree[d.content(n)].descendantCounts : nil
         let failedBelow = (hidden?.count(.failed) ?? 0) > 0
         x = grid.write(
             String(glyphs.glyph(state)), x: x, y: y,
@@ -54,9 +55,9 @@ extension Renderer {
         if collapsed {
             x = grid.write(String(glyphs.collapsed) + " ", x: x, y: y, style: CellStyle(.accent), limit: nameCols - x)
         }
-        var name = rowName(tree, d.content(n))
+        var name = rowName(tree, d.content(n).rawValue)
         if node.weight != 1 { name += "  " + Format.weightLabel(node.weight) }
-        if let later = tree.attempts[n] { name += "  attempt \(later.count + 1)" }
+        if let later = tree.attempts[n.rawValue] { name += "  attempt \(later.count + 1)" }
         let nameStyle = CellStyle(
             state == .notExecuted || state == .skipped ? .dim : .normal,
             underline: state == .cancelled && glyphs.isASCII)
@@ -138,15 +139,15 @@ extension Renderer {
 
     /// Tree lines for row `n`: one 3-column level per row ancestor below the root, drawn
     /// only as deep as fits (deep chains show their last levels).
-    func drawPrefix(_ n: Int, _ d: DisplayTree, maxColumns: Int, y: Int, into grid: inout CellGrid) -> Int {
+    func drawPrefix(_ n: RowIndex, _ d: DisplayTree, maxColumns: Int, y: Int, into grid: inout CellGrid) -> Int {
         let maxLevels = maxColumns / 3
         guard maxLevels > 0 else { return 0 }
         // levels[k]: the node whose sibling situation decides column k, deepest first.
-        var levels: [Int] = []
+        var levels: [RowIndex] = []
         var x = n
         while levels.count < maxLevels {
             let p = d.parent(x)
-            if p < 0 { break }
+            if p == .none { break }
             levels.append(x)
             x = p
         }

@@ -14,7 +14,7 @@ public struct Renderer {
         /// The screen, cell by cell.
         public var grid: CellGrid
         /// The tree row drawn first.
-        public var top: Int
+        public var top: RowIndex
         /// Rows the tree area had (what PgUp/PgDn move by).
         package var treeRows: Int = 0
         /// The screen row of the first tree row (mouse clicks are placed on tree rows by it).
@@ -38,7 +38,7 @@ public struct Renderer {
         if model.view.mode == .help {
             drawHelp(model, layout, into: &grid)
         } else {
-            top = model.topRow(rows: layout.treeRows, in: d) ?? -1
+            top = model.topRow(rows: layout.treeRows, in: d) ?? RowIndex.none
             drawRows(model, d, layout, top: top, into: &grid)
             if layout.detailRows > 0 { drawDetail(model, d, layout, into: &grid) }
         }
@@ -49,8 +49,8 @@ public struct Renderer {
     /// Whether the open detail pane shows a command (facts or output lines).
     func detailShowsCommand(_ model: DashboardModel, _ d: DisplayTree) -> Bool {
         let sel = model.view.selection
-        guard model.view.detailOpen, model.shown.contains(sel) else { return false }
-        let c = d.content(model.shown.shownNode(RowIndex(sel)).row).rawValue
+        guard model.view.detailOpen, model.shown.contains(sel.node) else { return false }
+        let c = d.content(model.shown.shownNode(sel).row).rawValue
         return model.shown.outputs[c] != nil || model.shown.commands[c] != nil
     }
 

@@ -150,9 +150,9 @@ package final class LiveGraphSource: DashboardSource {
             }
         }
         for (id, info) in model.tree.commands where info.exit == nil { ids.append(id) }
-        if model.view.detailOpen, model.view.selection >= 0 {
+        if model.view.detailOpen, model.view.selection != .none {
             // The selected row, and the node a folded `map` adapter shows.
-            var sel = model.tree.shownNode(RowIndex(model.view.selection)).rawValue
+            var sel = model.tree.shownNode(model.view.selection).rawValue
             var steps = 0
             ids.append(sel)
             while model.tree.contains(sel), model.tree.nodes[sel].foldsIntoChild, steps < 64 {

@@ -123,7 +123,7 @@ public final class ReplaySource: DashboardSource {
         }
         playing = false
         seek(to: mark.time, model: &model)
-        Reducer.reveal(&model, mark.node)
+        Reducer.reveal(&model, NodeIndex(mark.node))
     }
 
     /// Seeks to the next moment a node whose name (or progress info) contains `text` was
@@ -150,7 +150,7 @@ public final class ReplaySource: DashboardSource {
             if node >= 0 {
                 playing = false
                 seek(to: e.time, model: &model)
-                Reducer.reveal(&model, node)
+                Reducer.reveal(&model, NodeIndex(node))
                 model.view.message = "found " + Sanitizer.clean(text) + " at " + Format.duration(e.time)
                 return
             }

@@ -311,7 +311,7 @@ import Testing
         let row = model.tree.roots[0]
         let root = Int(model.tree[row].children[0])
         // x then y on `root`: the reducer's effect goes to the program, named in the message.
-        model.view.selection = root
+        model.view.selection = RowIndex(root)
         var effects = Reducer.reduce(&model, key: .char("x"), rows: 20)
         #expect(effects.isEmpty)
         effects = Reducer.reduce(&model, key: .char("y"), rows: 20)

@@ -31,7 +31,7 @@ import Testing
         #expect(m.replay?.marker == 1)
         #expect(m.replay?.position == marks[0].time)
         #expect(m.replay?.playing == false)
-        #expect(m.view.selection == m.displayTree().row(of: marks[0].node))
+        #expect(m.view.selection == m.displayTree().row(of: NodeIndex(marks[0].node)))
         press(source, &m, .char("]"))
         #expect(m.replay?.marker == 2)
         var rows = frame(&m, 120, 10)

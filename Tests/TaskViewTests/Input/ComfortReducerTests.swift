@@ -59,7 +59,7 @@ func twoGroups() -> EventScript {
 
     @Test func jumpsFromTheTopWhenNothingIsSelectedAndSkipHealthyBranches() {
         var m = model(twoGroups())
-        m.view.selection = -1
+        m.view.selection = .none
         press(&m, .char("N"))
         #expect(m.view.selection == 5)
     }

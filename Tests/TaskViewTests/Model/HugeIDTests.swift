@@ -75,9 +75,9 @@ import Testing
         #expect(mask.storedCount < 5_000)
         #expect(mask[Self.near31] && mask[Self.top] && !mask[3])
         let d = model.displayTree()
-        #expect(d.first() == Self.top)
-        #expect(d.next(Self.top) == Self.near31)
-        #expect(d.next(Self.near31) == nil)
+        #expect(d.first() == RowIndex(Self.top))
+        #expect(d.next(RowIndex(Self.top)) == RowIndex(Self.near31))
+        #expect(d.next(RowIndex(Self.near31)) == nil)
     }
 
     @Test func theExitSummaryListsFailedNodesWithoutWalkingTheIdRange() {

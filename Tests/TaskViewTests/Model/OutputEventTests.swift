@@ -82,7 +82,7 @@ import Testing
         tree.absorb(
             GraphEvent(sequence: 3, time: 0, change: .output(id: NodeID(0), stream: .stderr, text: "bad \u{1B}[2J")))
         let d = DisplayTree(tree: tree, view: ViewState(), mask: nil)
-        let lines = Renderer(ascii: false).detailLines(tree, d, node: 0)
+        let lines = Renderer(ascii: false).detailLines(tree, d, row: 0)
         #expect(Array(lines.suffix(3)) == ["Output (last 2 of 2 lines):", "  [1/2] a", "! bad ?[2J"])
     }
 }

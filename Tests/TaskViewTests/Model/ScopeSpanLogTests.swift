@@ -63,10 +63,10 @@ import Testing
         for e in log.events { tree.absorb(e) }
         let d = DisplayTree(tree: tree, view: ViewState(), mask: nil)
         let r = Renderer(ascii: false)
-        let request = r.detailLines(tree, d, node: 0)
+        let request = r.detailLines(tree, d, row: 0)
         #expect(Array(request.suffix(3)) == ["Attributes:", "  http.method = GET", "  http.target = /slow?[2J"])
         let stepID = log.finalModel.nodes.first { $0.name == "step" }!.id
-        let step = r.detailLines(tree, d, node: Int(stepID))
+        let step = r.detailLines(tree, d, row: RowIndex(Int(stepID)))
         #expect(step.contains("Swift: cancelled from the graph (graph); its Swift work was cancelled"))
     }
 
@@ -80,7 +80,7 @@ import Testing
         ]
         for (i, c) in events.enumerated() { tree.absorb(GraphEvent(sequence: UInt64(i + 1), time: 0, change: c)) }
         let d = DisplayTree(tree: tree, view: ViewState(), mask: nil)
-        let lines = Renderer(ascii: false).detailLines(tree, d, node: 0)
+        let lines = Renderer(ascii: false).detailLines(tree, d, row: 0)
         #expect(lines.last == "Swift: cancelled by its own program (its task was cancelled)")
     }
 

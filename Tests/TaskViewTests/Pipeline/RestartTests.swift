@@ -63,17 +63,17 @@ import Testing
         }
 
         /// The row named `name`.
-        func row(_ name: String) -> Int {
+        func row(_ name: String) -> RowIndex {
             let d = model.displayTree()
             var r = d.first()
             while let x = r {
-                if model.tree.nodes[d.content(x)].name == name { return x }
+                if model.tree[d.content(x)].name == name { return x }
                 r = d.next(x)
             }
-            return -1
+            return .none
         }
 
-        func shown(_ name: String) -> TreeModel.Node { model.tree.nodes[model.tree.shownNode(RowIndex(row(name)))] }
+        func shown(_ name: String) -> TreeModel.Node { model.tree.nodes[model.tree.shownNode(row(name))] }
 
         mutating func key(_ c: Character) {
             for e in Reducer.reduce(&model, key: .char(c), rows: 20) { source.perform(e, key: .char(c), model: &model) }
@@ -99,7 +99,7 @@ import Testing
         #expect(run.shown("upload").display == .skipped)
         run.model.view.selection = run.row("flaky")
         run.key("r")
-        #expect(run.model.view.mode == .confirmRestart(row: RowIndex(run.row("flaky")), dependents: 2))
+        #expect(run.model.view.mode == .confirmRestart(row: run.row("flaky"), dependents: 2))
         let frame = Renderer(ascii: true).render(run.model, width: 80, height: 10).grid.lines
         #expect(frame.last?.hasPrefix("Restart flaky (and 2 nodes that need it)? [y/N]") == true)
         run.key("y")
@@ -117,9 +117,9 @@ import Testing
         #expect(run.model.outcome == .succeeded)
         // The detail pane lists both attempts; the rows keep their places.
         let d = run.model.displayTree()
-        let detail = Renderer(ascii: true).detailLines(run.model.tree, d, node: run.row("flaky"))
+        let detail = Renderer(ascii: true).detailLines(run.model.tree, d, row: run.row("flaky"))
         #expect(detail.contains("Attempts: 1 failed 2.0s, 2 succeeded 2.0s"))
-        #expect(d.first() == run.session.rootID.rawValue)
+        #expect(d.first() == RowIndex(run.session.rootID.rawValue))
         #expect(run.model.tree.hiddenRoots.count == 1)
     }
 
@@ -158,7 +158,7 @@ import Testing
         #expect(run.shown("package").display == .skipped)
         run.model.view.selection = run.row("build")
         run.key("r")
-        #expect(run.model.view.mode == .confirmRestart(row: RowIndex(run.row("build")), dependents: 0))
+        #expect(run.model.view.mode == .confirmRestart(row: run.row("build"), dependents: 0))
         run.key("n")
         #expect(run.model.view.message == "Not restarted")
         run.model.canRestart = false // a graph without remakes
@@ -193,7 +193,7 @@ import Testing
         run.model.view.selection = run.row("flaky")
         run.key("r")
         // package and ship (with upload) come after it.
-        #expect(run.model.view.mode == .confirmRestart(row: RowIndex(run.row("flaky")), dependents: 2))
+        #expect(run.model.view.mode == .confirmRestart(row: run.row("flaky"), dependents: 2))
         run.key("y")
         #expect(run.model.view.message == "Restarted flaky and 2 nodes that need it")
         #expect(run.model.outcome == nil)
@@ -210,20 +210,20 @@ import Testing
         #expect(run.model.outcome == .succeeded)
         #expect(run.model.outcome?.exitStatus == 0)
         // Only the newest attempts are current (what the exit summary lists as failed).
-        #expect(!run.model.tree.isCurrent(run.row("flaky")))
-        #expect(run.model.tree.isCurrent(run.model.tree.shownNode(RowIndex(run.row("flaky"))).rawValue))
+        #expect(!run.model.tree.isCurrent(run.row("flaky").rawValue))
+        #expect(run.model.tree.isCurrent(run.model.tree.shownNode(run.row("flaky")).rawValue))
         // The group's row is judged again from its children's newest attempts.
         let root = run.session.rootID.rawValue
         #expect(run.model.tree.rejudged[root] == .succeeded)
         let ci = try #require(rows(run).first { $0.contains(" ci ") })
         #expect(ci.contains("100%") && !ci.contains("flaky failed"))
         // The run took until upload's new attempt ended (the exit summary's duration).
-        let upload = run.model.tree.nodes[run.model.tree.shownNode(RowIndex(run.row("upload")))]
+        let upload = run.model.tree.nodes[run.model.tree.shownNode(run.row("upload"))]
         #expect(HeadlessSummary(tree: run.model.tree).duration(root: root) == upload.endedAt)
         #expect(upload.endedAt > run.model.tree.nodes[root].endedAt)
         // package started when flaky's new attempt ended, not before.
-        let flaky = run.model.tree.nodes[run.model.tree.shownNode(RowIndex(run.row("flaky")))]
-        let package = run.model.tree.nodes[run.model.tree.shownNode(RowIndex(run.row("package")))]
+        let flaky = run.model.tree.nodes[run.model.tree.shownNode(run.row("flaky"))]
+        let package = run.model.tree.nodes[run.model.tree.shownNode(run.row("package"))]
         #expect(package.startedAt == flaky.endedAt)
     }
 
@@ -257,7 +257,7 @@ import Testing
         run.toEnd()
         run.model.view.selection = run.row("build")
         run.key("r")
-        #expect(run.model.view.mode == .confirmRestart(row: RowIndex(run.row("build")), dependents: 0))
+        #expect(run.model.view.mode == .confirmRestart(row: run.row("build"), dependents: 0))
         run.key("y")
         run.toEnd()
         #expect(run.shown("build").display == .succeeded)
@@ -287,7 +287,7 @@ import Testing
         #expect(run.shown("upload").display == .succeeded)
         #expect(run.model.outcome == .succeeded)
         let d = run.model.displayTree()
-        let detail = Renderer(ascii: true).detailLines(run.model.tree, d, node: run.row("flaky"))
+        let detail = Renderer(ascii: true).detailLines(run.model.tree, d, row: run.row("flaky"))
         #expect(detail.contains("Attempts: 1 failed 2.0s, 2 failed 2.0s, 3 succeeded 2.0s"))
         #expect(run.model.tree.hiddenRoots.count == 2)
     }
@@ -308,10 +308,12 @@ import Testing
         let attempts = lines.filter { $0.contains("\"ev\":\"attempt\"") }
         #expect(attempts.count == 3)
         let flakyRow = run.row("flaky")
-        let flakyNew = run.model.tree.shownNode(RowIndex(flakyRow)).rawValue
-        #expect(attempts.contains { $0.hasSuffix("\"ev\":\"attempt\",\"id\":\(flakyNew),\"of\":\(flakyRow)}") })
+        let flakyNew = run.model.tree.shownNode(flakyRow).rawValue
+        #expect(
+            attempts.contains { $0.hasSuffix("\"ev\":\"attempt\",\"id\":\(flakyNew),\"of\":\(flakyRow.rawValue)}") })
         // Snapshots keep the link.
-        #expect(lines.contains { $0.contains("\"ev\":\"snapshot\"") && $0.contains("\"attemptOf\":\(flakyRow)") })
+        #expect(
+            lines.contains { $0.contains("\"ev\":\"snapshot\"") && $0.contains("\"attemptOf\":\(flakyRow.rawValue)") })
 
         let log = try LogReader.load(path: path)
         // The end line counts the roots as they are; replay's exit status follows the newest
@@ -322,14 +324,14 @@ import Testing
         var m = DashboardModel(title: "replay")
         source.start(model: &m)
         source.seek(to: log.duration, model: &m)
-        #expect(m.tree.shownNode(RowIndex(flakyRow)).rawValue == flakyNew)
-        #expect(m.tree.attempts[flakyRow] == [flakyNew])
+        #expect(m.tree.shownNode(flakyRow).rawValue == flakyNew)
+        #expect(m.tree.attempts[flakyRow.rawValue] == [flakyNew])
         #expect(m.outcome == .succeeded)
         let frame = Renderer(ascii: true).render(m, width: 80, height: 12).grid.lines
         #expect(frame.contains { $0.contains("flaky  attempt 2") })
         #expect(frame.contains { $0.contains("upload  attempt 2") })
         #expect(!frame.contains { $0.contains("restart of") })
-        let detail = Renderer(ascii: true).detailLines(m.tree, m.displayTree(), node: flakyRow)
+        let detail = Renderer(ascii: true).detailLines(m.tree, m.displayTree(), row: flakyRow)
         #expect(detail.contains("Attempts: 1 failed 2.0s, 2 succeeded 2.0s"))
         // Before the restart (when the root failed, at the same virtual time as the restart:
         // the clock stood still): one attempt, and the run failed.
@@ -347,7 +349,7 @@ import Testing
         // A tree rebuilt from a snapshot (as attach and seeking do) keeps the link too.
         var rebuilt = TreeModel()
         rebuilt.absorb(log.rebuildEvents(afterEvents: log.eventCount))
-        #expect(rebuilt.attempts[flakyRow] == [flakyNew])
+        #expect(rebuilt.attempts[flakyRow.rawValue] == [flakyNew])
         #expect(rebuilt.hiddenRoots.count == 1)
     }
 

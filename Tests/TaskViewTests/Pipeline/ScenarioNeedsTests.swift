@@ -122,7 +122,7 @@ import Testing
         m.tree.absorb(events.list.withLock { $0 })
         m.tree.needsMap = s.needs
         m.root = s.rootID.rawValue
-        m.view.selection = s.rootID.rawValue
+        m.view.selection = RowIndex(s.rootID.rawValue)
         #expect(lines.last { $0.contains("test") } == "[1.000] #3 test: skipped (needs core, which failed)")
         #expect(!lines.contains { $0.contains("#3 test: executing") })
         let grid = Renderer(ascii: true).render(m, width: 100, height: 8).grid.lines
@@ -130,10 +130,10 @@ import Testing
             grid.contains { $0.hasPrefix("`- - test") && $0.trimmingSuffix().hasSuffix("needs core, which failed") })
         let d = DisplayTree(tree: m.tree, view: ViewState(), mask: nil)
         let test = node(s, "test").id.rawValue
-        let detail = Renderer(ascii: true).detailLines(m.tree, d, node: test)
+        let detail = Renderer(ascii: true).detailLines(m.tree, d, row: RowIndex(test))
         #expect(detail.contains("Needs: core (failed), docs (succeeded)"))
         #expect(detail.contains("State: skipped"))
-        let core = Renderer(ascii: true).detailLines(m.tree, d, node: node(s, "core").id.rawValue)
+        let core = Renderer(ascii: true).detailLines(m.tree, d, row: RowIndex(node(s, "core").id.rawValue))
         #expect(core.contains("Needed by: test (skipped)"))
         #expect(
             HeadlessSummary(tree: m.tree).lines(root: s.rootID.rawValue).last

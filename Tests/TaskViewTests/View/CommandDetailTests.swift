@@ -125,7 +125,7 @@ import Testing
             }
             _ = session.waitForCommands()
             let id = session.rootID.rawValue
-            let kind = Renderer(ascii: true).detailLines(m.tree, m.displayTree(), node: id).first {
+            let kind = Renderer(ascii: true).detailLines(m.tree, m.displayTree(), row: RowIndex(id)).first {
                 $0.hasPrefix("Kind:")
             }
             return (m.tree.commands[id], kind)

@@ -142,7 +142,7 @@ final class ViewFixture {
         var cells = 0
         let t = seconds {
             for k in 0..<count {
-                model.view.selection = (k * 7919) % nodes
+                model.view.selection = RowIndex((k * 7919) % nodes)
                 let frame = renderer.render(model, width: 200, height: 60)
                 model.view.top = frame.top
                 cells &+= frame.grid.cells.count
