@@ -121,6 +121,7 @@ final class NodeSpans: ContextSource, @unchecked Sendable { // `table` behind `l
     }
 
     private func drainLocked() {
+        lock.assertHeld()
         relay?.drain { (event: consuming GraphEvent, note: AnyObject?) in
             handleLocked(consume event, note: note, taskLocal: false)
         }
@@ -131,6 +132,7 @@ final class NodeSpans: ContextSource, @unchecked Sendable { // `table` behind `l
     /// context when the node started executing: the task-local one (`taskLocal`), else the
     /// one `note` carries.
     private func handleLocked(_ event: consuming GraphEvent, note: AnyObject?, taskLocal: Bool) {
+        lock.assertHeld()
         let time = event.time
         var fold = SpanEvents(spans: self, note: note, taskLocal: taskLocal)
         fold.apply((consume event).change, time: time)
