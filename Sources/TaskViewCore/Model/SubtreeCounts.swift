@@ -29,7 +29,11 @@ extension SubtreeCounts {
 extension TreeModel.Node {
     /// Counts per state of the node's descendants (itself excluded): what its collapsed
     /// row hides.
-    package var descendantCounts: SubtreeCounts { subtree &- .one(display) }
+    package var descendantCounts: SubtreeCounts { subtree &- ownCount }
+
+    /// What the node adds to its own subtree counts: one in its state, or nothing when the
+    /// counts leave it out (`TreeModel.isCounted(kind:)`).
+    var ownCount: SubtreeCounts { counted ? .one(display) : SubtreeCounts() }
 
     /// Whether any descendant failed.
     package var hasFailedDescendant: Bool { descendantCounts.count(.failed) > 0 }
@@ -70,7 +74,7 @@ extension TreeModel {
             nodes.update(id) { $0.subtree = SubtreeCounts() }
         }
         for id in nodes.ids where nodes.read(id, { $0.exists }) {
-            addToAncestors(from: id, .one(nodes.read(id) { $0.display }))
+            addToAncestors(from: id, nodes.read(id) { $0.ownCount })
         }
     }
 }

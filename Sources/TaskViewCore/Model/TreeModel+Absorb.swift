@@ -26,10 +26,10 @@ extension TreeModel {
         guard i >= 0 else { return }
         ensure(i)
         let (old, oldParent, oldSubtree) = nodes.read(i) {
-            ($0.exists ? $0.display.rawValue : -1, Int($0.parent), $0.subtree)
+            ($0.exists ? ($0.display, $0.counted) : nil, Int($0.parent), $0.subtree)
         }
-        if old >= 0 {
-            counts[old] -= 1
+        if let old {
+            countNode(old.0, old.1, -1)
             if oldParent >= 0 { addToAncestors(from: oldParent, SubtreeCounts() &- oldSubtree) }
         }
         // Most graphs run no commands: no hashing per added node then.
@@ -42,9 +42,10 @@ extension TreeModel {
         node.name = Sanitizer.clean(name)
         node.weight = weight
         node.addedAt = time
-        node.subtree = .one(.notExecuted)
+        node.counted = Self.isCounted(kind: kind)
+        node.subtree = node.ownCount
         nodes[i] = node
-        counts[DisplayState.notExecuted.rawValue] += 1
+        countNode(.notExecuted, node.counted, 1)
         structureVersion &+= 1
     }
 
@@ -128,7 +129,7 @@ extension TreeModel {
         time: Double
     ) {
         guard contains(i) else { return }
-        let (before, after) = nodes.update(i) { n in
+        let (before, after, counted) = nodes.update(i) { n in
             let before = n.display
             n.state = state
             n.failed = failed
@@ -142,26 +143,20 @@ extension TreeModel {
             case .notExecuted:
                 break
             }
-            return (before, n.display)
+            return (before, n.display, n.counted)
         }
         if state == .executing { executingOrder.append(Int32(i)) }
-        if before != after {
-            counts[before.rawValue] -= 1
-            counts[after.rawValue] += 1
-            addToAncestors(from: i, .change(from: before, to: after))
-        }
+        if before != after && counted { recount(i, from: before, to: after) }
         if state.isSettled { markSkippedBelow(i) }
     }
 
     private mutating func setSkipped(_ i: Int) {
-        let (before, after) = nodes.update(i) { n in
+        let (before, after, counted) = nodes.update(i) { n in
             let before = n.display
             n.skipped = true
-            return (before, n.display)
+            return (before, n.display, n.counted)
         }
-        counts[before.rawValue] -= 1
-        counts[after.rawValue] += 1
-        addToAncestors(from: i, .change(from: before, to: after))
+        if counted { recount(i, from: before, to: after) }
     }
 
     /// Marks every never-executed descendant reachable through never-executed nodes as
@@ -188,7 +183,7 @@ extension TreeModel {
             } else if contains(p) && !gone.contains(p) {
                 detach(i)
             }
-            counts[nodes[i].display.rawValue] -= 1
+            countNode(nodes[i].display, nodes[i].counted, -1)
             nodes[i] = Node()
             outputs[i] = nil
             commands[i] = nil
@@ -246,15 +241,12 @@ extension TreeModel: GraphFold {
 
     @usableFromInline package mutating func cancelRequested(id: NodeID, source: String, time: Double) {
         guard contains(id.rawValue) else { return }
-        let (before, after) = nodes.update(id.rawValue) { n in
+        let (before, after, counted) = nodes.update(id.rawValue) { n in
             let before = n.display
             n.cancelSource = source
-            return (before, n.display)
+            return (before, n.display, n.counted)
         }
-        if before != after {
-            counts[before.rawValue] -= 1
-            counts[after.rawValue] += 1
-        }
+        if before != after && counted { recount(id.rawValue, from: before, to: after) }
     }
 
     @usableFromInline package mutating func outputWritten(

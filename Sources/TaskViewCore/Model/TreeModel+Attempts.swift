@@ -43,6 +43,7 @@ extension TreeModel {
         }
         addAttempt(row: row, node: node)
         hideRoot(top)
+        rejudgedSequence = .max // `rejudged` and its counts are out of date
     }
 
     /// How the run ended counting each row's newest attempt: a restarted row counts its
@@ -69,6 +70,7 @@ extension TreeModel {
         var out: [Int: DisplayState] = [:]
         for n in above { out[n] = judged(n, above: above, memo: &memo, depth: 0) }
         rejudged = out
+        rejudgedCounts = countsWithAttempts()
     }
 
     /// Whether node `n` is what the tree shows now: not a row's earlier attempt, and not a
@@ -84,6 +86,20 @@ extension TreeModel {
             steps += 1
         }
         return true
+    }
+
+    /// Whether node `n` is in the subtree of a node that holds restarts' attempts (an
+    /// attempt, drawn in the row it replaces, or the group a restart made).
+    package func isUnderHiddenRoot(_ n: Int) -> Bool {
+        guard !hiddenRoots.isEmpty else { return false }
+        var p = n
+        var steps = 0
+        while p >= 0, contains(p), steps < 1_000_000 {
+            if hiddenRoots.contains(p) { return true }
+            p = Int(nodes[p].parent)
+            steps += 1
+        }
+        return false
     }
 
     /// The rows that hold restarted rows below them.

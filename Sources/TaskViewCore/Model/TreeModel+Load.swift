@@ -38,8 +38,9 @@ extension TreeModel {
             node.parent = Int32(it.parent)
             node.index = Int32(nodes[it.parent].children.count)
             nodes[it.parent].children.append(Int32(it.id))
-            counts[node.display.rawValue] += 1
-            node.subtree = .one(node.display)
+            node.counted = Self.isCounted(kind: node.kind)
+            countNode(node.display, node.counted, 1)
+            node.subtree = node.ownCount
             if node.state != .notExecuted && !node.startedAt.isNaN { executingOrder.append(Int32(it.id)) }
             nodes[it.id] = node
             addToAncestors(from: it.parent, node.subtree)

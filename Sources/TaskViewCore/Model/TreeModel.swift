@@ -20,6 +20,8 @@ public struct TreeModel: Sendable {
         package var state: TaskState = .notExecuted
         package var failed = false
         package var skipped = false
+        /// Whether the counts count the node (`TreeModel.isCounted(kind:)`, set when it is added).
+        package var counted = true
         package var fraction: Double = 0
         /// Raw (unsanitized) info and error texts; sanitized when drawn.
         package var info: String?
@@ -60,8 +62,11 @@ public struct TreeModel: Sendable {
     /// (skipped when walking), so adopting a root costs O(1).
     var rootSlots: [Int32] = []
     var rootTombstones = 0
-    /// Number of live nodes per `DisplayState.rawValue`.
-    package internal(set) var counts = [Int](repeating: 0, count: DisplayState.allCases.count)
+    /// Number of live counted nodes (`isCounted(kind:)`) per `DisplayState.rawValue`, kept
+    /// per event; `counts` is what views show.
+    var nodeCounts = [Int](repeating: 0, count: DisplayState.allCases.count)
+    /// Number of live nodes the counts leave out.
+    var uncountedLive = 0
     /// Time of the last event absorbed (graph clock).
     package internal(set) var time: Double = 0
     /// Sequence number of the last event absorbed.
@@ -87,6 +92,8 @@ public struct TreeModel: Sendable {
     /// Rows above restarted rows, judged again from their children's newest attempts
     /// (`rejudge()`): the state such a row is drawn with.
     package internal(set) var rejudged: [Int: DisplayState] = [:]
+    /// `counts` as `rejudge()` worked them out (nil: not yet).
+    var rejudgedCounts: [Int]?
     /// The event sequence `rejudged` was worked out at.
     var rejudgedSequence: UInt64 = .max
 
@@ -108,7 +115,7 @@ public struct TreeModel: Sendable {
     package init() {}
 
     /// Number of live nodes.
-    public var liveCount: Int { counts.reduce(0, +) }
+    public var liveCount: Int { nodeCounts.reduce(0, +) + uncountedLive }
 
     /// Whether `id` names a live node.
     package func contains(_ id: Int) -> Bool {
@@ -188,8 +195,9 @@ public struct TreeModel: Sendable {
             node.fraction = n.progress.fraction
             node.info = n.progress.info
             node.message = n.message
+            node.counted = Self.isCounted(kind: n.kind)
             nodes[id.rawValue] = node
-            counts[node.display.rawValue] += 1
+            countNode(node.display, node.counted, 1)
         }
         for root in snapshot.roots where contains(root.rawValue) {
             nodes[root.rawValue].index = Int32(rootSlots.count)

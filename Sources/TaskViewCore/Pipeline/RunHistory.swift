@@ -30,11 +30,12 @@ package struct RunHistory: Sendable, Equatable {
         self.runCount = runCount
     }
 
-    /// Seconds each node that succeeded took, by path.
+    /// Seconds each node that succeeded took, by path: a restarted row's newest attempt, by
+    /// the row's path.
     package static func succeededDurations(_ tree: TreeModel) -> [String: Double] {
         var out: [String: Double] = [:]
-        for id in tree.nodes.ids where tree.contains(id) {
-            let n = tree[id]
+        for id in tree.nodes.ids where tree.contains(id) && !tree.isUnderHiddenRoot(id) {
+            let n = tree[tree.newestAttempt(id)]
             guard n.display == .succeeded, !n.startedAt.isNaN, !n.endedAt.isNaN else { continue }
             let key = path(of: id, in: tree)
             if out[key] == nil { out[key] = n.endedAt - n.startedAt }

@@ -18,6 +18,19 @@ package struct RunReport: Sendable, Equatable {
         package var stderr: [String]
     }
 
+    /// A step that failed and succeeded when restarted.
+    package struct Fixed: Sendable, Equatable {
+        /// The row's node (its first attempt).
+        package var id: Int
+        package var name: String
+        /// The attempt that succeeded (2 for the first restart).
+        package var attempt: Int
+        /// The first failure's message.
+        package var message: String
+        /// When the first attempt failed.
+        package var time: Double
+    }
+
     /// A step of the critical path, or one of the slowest commands.
     package struct Step: Sendable, Equatable {
         package var id: Int
@@ -31,7 +44,11 @@ package struct RunReport: Sendable, Equatable {
     /// How many of the slowest commands are listed.
     package static let slowestCount = 5
 
+    /// The failure that happened first among the newest attempts (none when restarts
+    /// fixed every failure).
     package var firstFailure: Failure?
+    /// Steps whose failure a restart fixed, in row order.
+    package var fixedByRestart: [Fixed] = []
     /// The steps whose ends decided when the run ended, first to last.
     package var criticalPath: [Step]
     /// The slowest commands (leaves when the run has no command), slowest first.
@@ -42,7 +59,8 @@ package struct RunReport: Sendable, Equatable {
     /// Seconds from the first start to the last end.
     package var duration: Double
 
-    /// The report of `tree` as it stands.
+    /// The report of `tree` as it stands: of the newest attempts, as the rows show them
+    /// (the duration spans every attempt).
     package init(tree: TreeModel) {
         var leaves: [Step] = []
         var commandIDs: Set<Int> = []
@@ -50,10 +68,14 @@ package struct RunReport: Sendable, Equatable {
         var firstIsLeaf = false
         var runStart = Double.infinity
         var runEnd = 0.0
+        let above = tree.attempts.isEmpty ? [] : tree.rowsAboveAttempts()
+        var memo: [Int: DisplayState] = [:]
         for id in tree.nodes.ids where tree.contains(id) {
             let n = tree[id]
             if !n.startedAt.isNaN { runStart = min(runStart, n.startedAt) }
             if !n.endedAt.isNaN { runEnd = max(runEnd, n.endedAt) }
+            guard tree.isCurrent(id) else { continue }
+            if above.contains(id), tree.judged(id, above: above, memo: &memo, depth: 0) != .failed { continue }
             let isLeaf = n.children.isEmpty && n.kind != NodeKind.ref
             if isLeaf, !n.startedAt.isNaN, !n.endedAt.isNaN {
                 leaves.append(Step(id: id, name: n.name, start: n.startedAt, duration: n.endedAt - n.startedAt))
@@ -74,6 +96,7 @@ package struct RunReport: Sendable, Equatable {
             }
         }
         firstFailure = first
+        fixedByRestart = Self.fixed(in: tree)
         duration = runStart.isFinite ? max(0, runEnd - runStart) : 0
         criticalPath = Self.criticalPath(leaves, runStart: runStart)
         let timed = commandIDs.isEmpty ? leaves : leaves.filter { commandIDs.contains($0.id) }
@@ -83,6 +106,25 @@ package struct RunReport: Sendable, Equatable {
         var c: [String: Int] = [:]
         for s in DisplayState.allCases { c[s.reportKey] = tree.counts[s.rawValue] }
         counts = c
+    }
+
+    /// The rows whose first attempt failed and whose newest succeeded, innermost only (not
+    /// the groups that failed with them), counted rows only.
+    static func fixed(in tree: TreeModel) -> [Fixed] {
+        var fixed: [Int: Fixed] = [:]
+        for (row, later) in tree.attempts where tree.contains(row) {
+            let firstTry = tree[row]
+            guard let newest = later.last, tree.contains(newest), tree[newest].display == .succeeded,
+                firstTry.display == .failed
+            else { continue }
+            fixed[row] = Fixed(
+                id: row, name: firstTry.name, attempt: later.count + 1, message: firstTry.message ?? "failed",
+                time: firstTry.endedAt)
+        }
+        return fixed.keys.sorted().compactMap { row in
+            let inner = tree[row].children.contains { fixed[Int($0)] != nil }
+            return inner || !tree[row].counted ? nil : fixed[row]
+        }
     }
 
     /// Backwards from the step that ended last: each step's predecessor is the step that
@@ -115,6 +157,11 @@ package struct RunReport: Sendable, Equatable {
         } else {
             out.append("First failure: none")
         }
+        for f in fixedByRestart {
+            out.append(
+                "Fixed by restart: \(Sanitizer.clean(f.name)) (attempt \(f.attempt)); attempt 1 failed at "
+                    + "\(Format.seconds3(f.time))s: \(Sanitizer.clean(f.message))")
+        }
         let width = min(40, (criticalPath + slowest).map { Sanitizer.clean($0.name).count }.max() ?? 0)
         func row(_ s: Step) -> String {
             let name = Sanitizer.clean(s.name)
@@ -129,8 +176,9 @@ package struct RunReport: Sendable, Equatable {
         return out
     }
 
-    /// The report as one JSON object with the keys `firstFailure`, `criticalPath`,
-    /// `slowest` and `counts` (docs/taskview.md), plus `duration`; times in seconds.
+    /// The report as one JSON object with the keys `firstFailure`, `fixedByRestart`,
+    /// `criticalPath`, `slowest` and `counts` (docs/taskview.md), plus `duration`; times in
+    /// seconds.
     package var json: String {
         var w = JSONWriter(capacity: 4096)
         w.raw("{\"firstFailure\":")
@@ -148,6 +196,20 @@ package struct RunReport: Sendable, Equatable {
             w.raw("}")
         } else {
             w.raw("null")
+        }
+        w.raw(",\"fixedByRestart\":")
+        w.list(fixedByRestart) { w, f in
+            w.raw("{\"id\":")
+            w.int(f.id)
+            w.raw(",\"name\":")
+            w.string(f.name)
+            w.raw(",\"attempt\":")
+            w.int(f.attempt)
+            w.raw(",\"message\":")
+            w.string(f.message)
+            w.raw(",\"time\":")
+            w.double(f.time)
+            w.raw("}")
         }
         w.raw(",\"criticalPath\":")
         w.list(criticalPath) { $1.write(to: &$0) }

@@ -46,7 +46,7 @@ extension Renderer {
         // A collapsed row says what it hides: a failure below turns its glyph to the failed
         // colour, and its info column shows the counts per state of its subtree.
         let collapsed = d.hasChildren(n) && !d.isExpanded(n)
-        let hidden = collapsed ? tree[d.content(n)].descendantCounts : nil
+        let hidden = collapsed ? tree.countsBelow(d.content(n).rawValue) : nil
         let failedBelow = (hidden?.count(.failed) ?? 0) > 0
         x = grid.write(
             String(glyphs.glyph(state)), x: x, y: y,

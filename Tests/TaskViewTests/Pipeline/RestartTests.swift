@@ -227,6 +227,51 @@ import Testing
         #expect(package.startedAt == flaky.endedAt)
     }
 
+    @Test func aStepFixedByRestartCountsItsNewestAttemptAndLeavesFirstFailure() throws {
+        var run = try Run(Self.sequence, seed: Self.seed(path: "0.1"))
+        run.toEnd()
+        let flakyRow = run.row("flaky").rawValue
+        let firstTry = run.model.tree[flakyRow]
+        run.model.view.selection = run.row("flaky")
+        run.key("R")
+        run.toEnd()
+        let tree = run.model.tree
+        // Six rows (ci, build, flaky, package, ship, upload), each once, as drawn now.
+        let summary = HeadlessSummary(tree: tree)
+        #expect(
+            summary.countsLine == "Summary: 6 succeeded, 0 failed, 0 cancelled, 0 skipped, 0 not executed, 0 executing")
+        #expect(frame(&run.model, 100, 10, ascii: false)[0].contains("● 0  ✓ 6  ✗ 0  ⊘ 0  ○ 0  – 0"))
+        let report = RunReport(tree: tree)
+        #expect(
+            report.counts == [
+                "succeeded": 6, "failed": 0, "cancelled": 0, "skipped": 0, "notExecuted": 0, "executing": 0,
+            ])
+        #expect(report.firstFailure == nil)
+        let message = try #require(firstTry.message)
+        #expect(
+            report.fixedByRestart == [
+                .init(id: flakyRow, name: "flaky", attempt: 2, message: message, time: firstTry.endedAt)
+            ])
+        #expect(report.lines.first == "First failure: none")
+        #expect(
+            report.lines[1]
+                == "Fixed by restart: flaky (attempt 2); attempt 1 failed at \(Format.seconds3(firstTry.endedAt))s: \(message)"
+        )
+        #expect(report.json.contains(#""fixedByRestart":[{"id":\#(flakyRow),"name":"flaky","attempt":2,"#))
+        // The critical path chains the newest attempts only: build, then flaky's second attempt.
+        let newest = tree.shownNode(run.row("flaky")).rawValue
+        #expect(report.criticalPath.map(\.name) == ["build", "flaky", "package", "upload"])
+        #expect(report.criticalPath[1].id == newest)
+        #expect(!report.criticalPath.contains { $0.id == flakyRow })
+        // Collapsed, the root's row hides five rows, all succeeded.
+        #expect(tree.countsBelow(run.session.rootID.rawValue).count(.succeeded) == 5)
+        #expect(tree.countsBelow(run.session.rootID.rawValue).count(.failed) == 0)
+        // The run history keys the newest attempt by its row's path.
+        let durations = RunHistory.succeededDurations(tree)
+        #expect(durations[RunHistory.path(of: flakyRow, in: tree)] == 2)
+        #expect(!durations.keys.contains { $0.hasPrefix("restart of") })
+    }
+
     @Test func aRestartedStepInsideANestedSequentialRunsTheRestAtEveryLevel() throws {
         let text = """
             {"kind": "sequential", "name": "ci", "children": [

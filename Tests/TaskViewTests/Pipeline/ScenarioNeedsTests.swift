@@ -101,7 +101,7 @@ import Testing
         #expect(tree[row].display == .skipped)
         #expect(tree[Int(tree[row].children[0])].display == .skipped)
         #expect(tree.counts[DisplayState.cancelled.rawValue] == 0)
-        #expect(tree.counts[DisplayState.skipped.rawValue] == 4) // two after nodes, two tasks
+        #expect(tree.counts[DisplayState.skipped.rawValue] == 2) // test and package; not their after nodes
     }
 
     @Test func rowsDetailPaneAndHeadlessLinesShowNeeds() throws {
