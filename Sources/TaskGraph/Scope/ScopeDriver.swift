@@ -99,7 +99,7 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
         let report: ProgressReport? = owner.withStripe { _ in
             guard var e = live[index] else { return nil }
             let f = e.task._progress.fraction
-            guard f > e.counted else { return nil }
+            guard f != e.counted else { return nil }
             liveWeighted += e.weight * (f - e.counted)
             e.counted = f
             live.update(index, e)
@@ -133,9 +133,10 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
         return reportLocked(owner: owner)
     }
 
-    /// The derived progress, recorded if it changed (lock held): the weighted fraction over
-    /// the children made so far (equal shares when no child weighs anything), never below
-    /// what was shown before, with "settled/made" as info.
+    /// The derived progress, recorded if it changed (lock held): the weighted mean of the
+    /// fractions of the children made so far (a settled child counts 1; equal shares when no
+    /// child weighs anything), with "settled/made" as info. It goes down when a child is
+    /// added: it never shows more than the work done.
     private func reportLocked(owner: AnyGraphTask) -> ProgressReport? {
         owner.assertStripeLocked()
         guard derives, !ownProgress, owner._state == .executing, made > 0 else { return nil }
@@ -143,9 +144,9 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
             totalWeight > 0
             ? (doneWeight + liveWeighted) / totalWeight
             : Double(settled) / Double(made)
-        let f = TaskProgress.clamp(max(fraction, reportedFraction))
+        let f = TaskProgress.clamp(fraction)
         guard f != reportedFraction || settled != reportedSettled || made != reportedMade else { return nil }
-        let grew = f != reportedFraction
+        let changed = f != reportedFraction
         reportedFraction = f
         reportedSettled = settled
         reportedMade = made
@@ -163,7 +164,7 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
             listed = true
             graph.unrecordedProgress.add(owner, self)
         }
-        guard grew, let parent = owner.executingParentLocked() else { return nil }
+        guard changed, let parent = owner.executingParentLocked() else { return nil }
         return ProgressReport(progress: TaskProgress(f), parent: parent, index: owner._index, hasHandlers: false)
     }
 

@@ -26,6 +26,46 @@ func close(_ a: [Double], _ b: [Double], tolerance: Double = 1e-9) -> Bool {
         #expect(p.all == [0.25, 0.5, 0.75, 1.0])
     }
 
+    @Test func groupsReportTheWeightedMeanOfSubtasksAtKnownFractions() {
+        let (g, _) = virtualGraph()
+        /// Three pending subtasks weighing 1, 1 and 2.
+        func three() -> [(GraphTask<Int, TestError>, Resolver<Int, TestError>)] {
+            (0..<3).map { i in
+                let (t, r) = GraphTask<Int, TestError>.pending(graph: g)
+                return (t.setWeight(i == 2 ? 2 : 1), r)
+            }
+        }
+        // concurrent: at 0.5, 0.25, 0.5 it is (0.5 + 0.25 + 2 * 0.5) / 4; the first done, 2.25 / 4.
+        let c = three()
+        let concurrent = GraphTask.concurrent(c.map(\.0))
+        let p = Recorder<Double>()
+        concurrent.progress { p.add($0.fraction) }.execute()
+        c[0].1.progress(TaskProgress(0.5))
+        c[1].1.progress(TaskProgress(0.25))
+        c[2].1.progress(TaskProgress(0.5))
+        #expect(concurrent.currentProgress.fraction == 0.4375)
+        _ = c[0].1.succeed(0)
+        #expect(concurrent.currentProgress.fraction == 0.5625)
+        #expect(p.all == [0.125, 0.1875, 0.4375, 0.5625])
+        // allSettled: a settled subtask counts 1, failed or not.
+        let a = three()
+        let all = GraphTask.allSettled(a.map(\.0))
+        all.execute()
+        a[1].1.progress(TaskProgress(0.25))
+        a[2].1.progress(TaskProgress(0.5))
+        _ = a[0].1.fail(TestError())
+        #expect(all.currentProgress.fraction == 0.5625)
+        // sequential: one subtask at a time, those still to run count 0.
+        let s = three()
+        let seq = GraphTask.sequential(s.map(\.0))
+        seq.execute()
+        s[0].1.progress(TaskProgress(0.5))
+        #expect(seq.currentProgress.fraction == 0.125)
+        _ = s[0].1.succeed(0)
+        s[1].1.progress(TaskProgress(0.25))
+        #expect(seq.currentProgress.fraction == 0.3125)
+    }
+
     @Test func weightsOneThreeSix() {
         let (g, _) = virtualGraph()
         let tasks = [1.0, 3, 6].map { GraphTask<Int, TestError>.succeed(0, graph: g).setWeight($0) }

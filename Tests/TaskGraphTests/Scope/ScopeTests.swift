@@ -382,7 +382,7 @@ import Testing
             ])
     }
 
-    @Test func progressBeforeAnyChildIsDoneNeverGoesDownAsChildrenAreAdded() async {
+    @Test func progressNeverShowsMoreThanTheWorkDoneAsChildrenAreAdded() async {
         let (g, _) = virtualGraph()
         let log = EventLog(g)
         let id = await withGraphTask("parent", graph: g) { s in
@@ -390,9 +390,64 @@ import Testing
             await withGraphTask("b") { _ in }
             return s.id
         }
-        let fractions = log.fractions(id)
-        #expect(fractions == [0, 1, 1, 1])
+        // a made (0/1), a done (1/1), b made (1/2: half the work done), b done (2/2).
+        let reports = log.changes.compactMap { c -> TaskProgress? in
+            if case .progress(let i, let p) = c, i == id { return p } else { return nil }
+        }
+        #expect(
+            reports == [
+                TaskProgress(0, info: "0/1"), TaskProgress(1, info: "1/1"), TaskProgress(0.5, info: "1/2"),
+                TaskProgress(1, info: "2/2"),
+            ])
         #expect(g.snapshot()[id]?.progress == TaskProgress(1, info: "2/2"))
+    }
+
+    @Test func aScopeShowsTheWeightedMeanOfItsChildrensFractionsAndNOfMFinished() async {
+        let (g, _) = virtualGraph()
+        _ = EventLog(g) // observed: every change is recorded at once
+        let reported = Locked(0)
+        let release = Locked(0)
+        let id = await withGraphTask("parent", graph: g) { s in
+            await withTaskGroup(of: Void.self) { group in
+                for i in 0..<4 {
+                    group.addTask {
+                        await withGraphTask("c\(i)", weight: i == 3 ? 2 : 1) { c in
+                            c.progress(0.75)
+                            reported.withLock { $0 += 1 }
+                            while release.get <= i { await Task.yield() }
+                        }
+                    }
+                }
+                // Four children at 0.75, none finished: 0.75, not a full bar.
+                #expect(
+                    await eventuallyAsync {
+                        reported.get == 4 && g.snapshot()[s.id]?.progress == TaskProgress(0.75, info: "0/4")
+                    })
+                // c0 (weight 1 of 5) finished: (1 + 0.75 * 4) / 5 = 0.8.
+                release.withLock { $0 = 1 }
+                #expect(await eventuallyAsync { g.snapshot()[s.id]?.progress == TaskProgress(0.8, info: "1/4") })
+                release.withLock { $0 = 4 }
+            }
+            return s.id
+        }
+        #expect(g.snapshot()[id]?.progress == TaskProgress(1, info: "4/4"))
+    }
+
+    @Test func aScopeThatReportsItsOwnProgressShowsOnlyItsOwn() async {
+        let (g, _) = virtualGraph()
+        let log = EventLog(g)
+        let id = await withGraphTask("parent", graph: g) { s in
+            s.progress(0.1, info: "own")
+            await withGraphTask("a") { _ in }
+            await withGraphTask("b") { _ in }
+            return s.id
+        }
+        let reports = log.changes.compactMap { c -> TaskProgress? in
+            if case .progress(let i, let p) = c, i == id { return p } else { return nil }
+        }
+        // No "N/M" from its children; settling says completed (the row shows 100 %).
+        #expect(reports == [TaskProgress(0.1, info: "own")])
+        #expect(g.snapshot()[id]?.progress.fraction == 1)
     }
 
     // MARK: - Bad input

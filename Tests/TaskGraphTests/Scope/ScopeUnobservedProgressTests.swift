@@ -50,7 +50,8 @@ import Testing
         let progress = seen.compactMap { e -> TaskProgress? in
             if case .progress(let i, let p) = e.change, i == id { return p } else { return nil }
         }
-        #expect(progress == [TaskProgress(1, info: "2/3"), TaskProgress(1, info: "3/3")])
+        // c made: two of three done (never more than the work done); then three of three.
+        #expect(progress == [TaskProgress(2.0 / 3.0, info: "2/3"), TaskProgress(1, info: "3/3")])
         #expect(g.snapshot()[id]?.progress == TaskProgress(1, info: "3/3"))
     }
 
