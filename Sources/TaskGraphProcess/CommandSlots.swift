@@ -2,13 +2,17 @@ import Synchronization
 
 /// At most `limit` commands running at once across every command made with these slots,
 /// as `make -j N` limits its recipes. A command that
-/// waits for a slot is executing, with progress info `queued`; it starts in the order it
-/// began waiting. Cancelling a queued command takes it out of the queue: it never runs.
+/// waits for a slot is executing, with progress info `queued` (cleared when it starts); it
+/// starts in the order it began waiting. Cancelling a queued command takes it out of the queue: it never runs.
 /// A command holds its slot until its process group is empty: daemons it left behind (which
 /// left the group) are ended without holding one.
 public final class CommandSlots: Sendable {
     /// How many commands may run at once (at least 1).
     public let limit: Int
+
+    /// The progress info of a command waiting for a slot; when it gets one, it reports
+    /// progress 0 without info (it starts then).
+    package static let queuedInfo = "queued"
 
     private struct State {
         var running = 0

@@ -17,8 +17,8 @@ extension GraphTask where Success == CommandOutput, Failure == CommandError {
     /// so do processes that left the group (daemons that `setsid`): they carry the command's
     /// mark, `TASKGRAPH_COMMAND`, in their environment (see `ProcessTeardown`).
     /// `environment` is added to this process's environment; `workingDirectory` must exist.
-    /// With `slots`, the command waits for a free slot before it starts (info `queued`), and
-    /// gives it back once its process group is empty.
+    /// With `slots`, the command waits for a free slot before it starts (info `queued`, cleared
+    /// by a progress 0 when it starts), and gives it back once its process group is empty.
     public static func command(
         _ arguments: [String], name: String? = nil, graph: Graph = .shared,
         workingDirectory: String? = nil, environment: [String: String] = [:],
@@ -86,11 +86,18 @@ func makeCommandTask<S: Sendable, F: Error>(
         }
         Task.detached {
             if let slots, let token {
-                guard await slots.acquire(token, queued: { progress(TaskProgress(0, info: "queued")) }) else {
+                var queued = false
+                let go = await slots.acquire(token) {
+                    queued = true
+                    progress(TaskProgress(0, info: CommandSlots.queuedInfo))
+                }
+                guard go else {
                     CommandRegistry.shared.ended(graph: task.graph, node: task.id) // cancelled in line
                     return
                 }
                 slots.forget(token)
+                // It starts now: time-based progress counts from here, not from the wait.
+                if queued { progress(TaskProgress(0)) }
             }
             // The slot is free once the command's process group is empty (as `make -j` counts
             // recipes): processes that left the group are ended without holding it.

@@ -36,6 +36,7 @@ extension TreeModel {
         if !outputs.isEmpty { outputs[i] = nil }
         if !commands.isEmpty { commands[i] = nil }
         if !attributes.isEmpty { attributes[i] = nil }
+        if !runningSince.isEmpty { runningSince[i] = nil }
         var node = Node()
         node.exists = true
         node.kind = kind
@@ -188,6 +189,7 @@ extension TreeModel {
             outputs[i] = nil
             commands[i] = nil
             attributes[i] = nil
+            runningSince[i] = nil
         }
         structureVersion &+= 1
         if rootTombstones > 0 && rootTombstones * 2 > rootSlots.count { compactRoots() }
@@ -233,10 +235,13 @@ extension TreeModel: GraphFold {
     @usableFromInline package mutating func progressReported(id: NodeID, progress: TaskProgress, time: Double) {
         let i = id.rawValue
         guard contains(i) else { return }
-        nodes.update(i) {
+        let leftQueue = nodes.update(i) {
+            let wasQueued = $0.info == CommandSlots.queuedInfo
             $0.fraction = progress.fraction
             $0.info = progress.info
+            return wasQueued && progress.info != CommandSlots.queuedInfo
         }
+        if leftQueue { runningSince[i] = time }
     }
 
     @usableFromInline package mutating func cancelRequested(id: NodeID, source: String, time: Double) {

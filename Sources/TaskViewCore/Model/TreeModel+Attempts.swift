@@ -70,7 +70,41 @@ extension TreeModel {
         var out: [Int: DisplayState] = [:]
         for n in above { out[n] = judged(n, above: above, memo: &memo, depth: 0) }
         rejudged = out
+        var fractions: [Int: Double] = [:]
+        for n in above { _ = judgedFraction(n, above: above, memo: &fractions, depth: 0) }
+        rejudgedFractions = fractions
         rejudgedCounts = countsWithAttempts()
+    }
+
+    /// The fraction row `n` shows: a row above restarted rows, the weighted mean of its child
+    /// rows (each its newest attempt's: settled or skipped 1, running its fraction, not
+    /// started 0; equal shares when no child weighs anything), 1 once judged succeeded.
+    func judgedFraction(_ n: Int, above: Set<Int>, memo: inout [Int: Double], depth: Int) -> Double {
+        if let known = memo[n] { return known }
+        guard above.contains(n), depth < 10_000 else {
+            let s = nodes[newestAttempt(n)]
+            switch s.display {
+            case .executing: return s.fraction
+            case .notExecuted: return 0
+            default: return 1
+            }
+        }
+        var sum = 0.0
+        var weights = 0.0
+        var plain = 0.0
+        var count = 0
+        for c in nodes[n].children where contains(Int(c)) && !hiddenRoots.contains(Int(c)) {
+            let f = judgedFraction(Int(c), above: above, memo: &memo, depth: depth + 1)
+            let w = nodes[Int(c)].weight
+            sum += w * f
+            weights += w
+            plain += f
+            count += 1
+        }
+        let mean = weights > 0 ? sum / weights : count > 0 ? plain / Double(count) : 0
+        let out = rejudged[n] == .succeeded ? 1 : min(1, mean)
+        memo[n] = out
+        return out
     }
 
     /// Whether node `n` is what the tree shows now: not a row's earlier attempt, and not a

@@ -79,6 +79,8 @@ public struct TreeModel: Sendable {
     /// What is known about nodes that run commands (command line, directory, pid, exit), by
     /// raw id. Filled by the live source from `CommandRegistry`; a replay has none.
     package internal(set) var commands: [Int: CommandInfo] = [:]
+    /// When commands that waited for a slot (info `queued`) started, by raw id.
+    package internal(set) var runningSince: [Int: Double] = [:]
     /// Spans' attributes (the last `attributes` event of each), by raw id.
     package internal(set) var attributes: [Int: [NodeAttribute]] = [:]
     /// What a scenario's `id`s and `needs` became (live runs of scenarios; empty otherwise).
@@ -92,6 +94,9 @@ public struct TreeModel: Sendable {
     /// Rows above restarted rows, judged again from their children's newest attempts
     /// (`rejudge()`): the state such a row is drawn with.
     package internal(set) var rejudged: [Int: DisplayState] = [:]
+    /// The fractions of the rows in `rejudged`: the weighted mean of their child rows'
+    /// newest attempts, so a group whose restart runs shows the work done, not its old 100 %.
+    package internal(set) var rejudgedFractions: [Int: Double] = [:]
     /// `counts` as `rejudge()` worked them out (nil: not yet).
     var rejudgedCounts: [Int]?
     /// The event sequence `rejudged` was worked out at.
@@ -160,15 +165,17 @@ public struct TreeModel: Sendable {
         return nil
     }
 
-    /// Overall weighted progress: the weighted mean of the roots' fractions (nil: no tasks).
+    /// Overall weighted progress: the weighted mean of the roots' fractions as their rows
+    /// show them (restarts' holders left out; nil: no tasks).
     package var overallProgress: Double? {
         var sum = 0.0
         var weights = 0.0
         var plain = 0.0
         var n = 0
         forEachRoot { id in
+            if !hiddenRoots.isEmpty && hiddenRoots.contains(id) { return true }
             let node = nodes[id]
-            let f = node.state == .completed && !node.failed ? 1 : node.fraction
+            let f = rejudgedFractions[id] ?? (node.state == .completed && !node.failed ? 1 : node.fraction)
             sum += node.weight * f
             weights += node.weight
             plain += f
@@ -177,6 +184,15 @@ public struct TreeModel: Sendable {
         }
         if n == 0 { return nil }
         return weights > 0 ? sum / weights : plain / Double(n)
+    }
+
+    /// When node `id` started its work: nil while it waits for a slot (`queued`), else when
+    /// it left the queue, or when it started executing. Time-based progress counts from here.
+    package func workStart(_ id: Int) -> Double? {
+        let n = nodes[id]
+        if n.info == CommandSlots.queuedInfo { return nil }
+        if !runningSince.isEmpty, let t = runningSince[id] { return t }
+        return n.startedAt.isNaN ? nil : n.startedAt
     }
 
     /// Seeds the model from a snapshot (for viewers that join a running graph).

@@ -91,7 +91,7 @@ struct RemainingPlan: Sendable {
                     depth += 1
                 } else if !n.children.contains(where: { tree.contains(Int($0)) }) {
                     if let e = expected(id) {
-                        let start = n.state == .executing && !n.startedAt.isNaN ? n.startedAt : .nan
+                        let start = n.state == .executing ? tree.workStart(id) ?? .nan : .nan
                         steps.append(.leaf(expected: e, start: start))
                     } else {
                         unknown += 1

@@ -60,13 +60,14 @@ package struct RunHistory: Sendable, Equatable {
     }
 
     /// Time-based progress of an executing leaf without progress of its own: elapsed over
-    /// expected, at most 0.99, and the seconds left (at least 1 while it runs).
+    /// expected, at most 0.99, and the seconds left (at least 1 while it runs). Elapsed counts
+    /// from when its work started (`TreeModel.workStart`): none while a command is queued.
     package func timeProgress(_ id: Int, in tree: TreeModel, now: Double) -> (fraction: Double, left: Double)? {
         let n = tree[id]
-        guard n.state == .executing, n.children.isEmpty, n.fraction == 0, !n.startedAt.isNaN,
+        guard n.state == .executing, n.children.isEmpty, n.fraction == 0, let start = tree.workStart(id),
             let e = expected(id, in: tree), e > 0
         else { return nil }
-        let elapsed = max(0, now - n.startedAt)
+        let elapsed = max(0, now - start)
         return (min(0.99, elapsed / e), max(1, e - elapsed))
     }
 

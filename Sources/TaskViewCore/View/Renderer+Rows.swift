@@ -32,7 +32,10 @@ extension Renderer {
         let shown = tree.shownNode(n).rawValue // a restarted row shows its newest attempt
         var node = tree.nodes[shown]
         // A group above restarted rows: as judged from its children's newest attempts.
-        if !tree.rejudged.isEmpty, let judged = tree.rejudged[n.rawValue] { node.show(as: judged) }
+        if !tree.rejudged.isEmpty, let judged = tree.rejudged[n.rawValue] {
+            node.show(as: judged)
+            node.fraction = tree.rejudgedFractions[n.rawValue] ?? node.fraction
+        }
         // A step without progress of its own, with a history: elapsed over expected.
         if let history, shown == n.rawValue, let (fraction, left) = history.timeProgress(n.rawValue, in: tree, now: now)
         {

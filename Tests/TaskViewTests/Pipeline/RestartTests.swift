@@ -108,6 +108,13 @@ import Testing
         #expect(run.shown("flaky").display == .executing)
         #expect(run.shown("package").display == .executing) // waiting for flaky's new attempt
         #expect(run.shown("package").info == "waiting for flaky")
+        // The root (an allSettled that had completed) shows the work done now, not 100 %:
+        // build done, flaky, package and upload to do again: 1 of 4.
+        run.model.updateOutcome()
+        #expect(run.model.tree.overallProgress == 0.25)
+        let drawn = rows(run)
+        #expect(drawn[0].hasSuffix(" 25%"), "\(drawn[0])")
+        #expect(drawn.contains { $0.contains(" ci ") && $0.contains(" 25%") }, "\(drawn)")
         let rows = Renderer(ascii: true).render(run.model, width: 80, height: 10).grid.lines
         #expect(rows.contains { $0.contains("flaky  attempt 2") })
         run.toEnd()

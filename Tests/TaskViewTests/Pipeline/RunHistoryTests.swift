@@ -116,4 +116,31 @@ import Testing
         #expect(left?.seconds == 6)
         #expect(left?.unknown == 1)
     }
+    @Test func aQueuedCommandShowsNoTimeProgressUntilItStarts() {
+        var tree = TreeModel()
+        let events: [GraphChange] = [
+            .added(id: NodeID(0), kind: "concurrent", name: "ci", weight: 1, parent: nil, index: nil),
+            .added(id: NodeID(1), kind: "command", name: "build", weight: 1, parent: NodeID(0), index: 0),
+            .stateChanged(id: NodeID(0), state: .executing, failed: false, message: nil),
+            .stateChanged(id: NodeID(1), state: .executing, failed: false, message: nil),
+            .progress(id: NodeID(1), progress: TaskProgress(0, info: "queued")),
+        ]
+        for (k, e) in events.enumerated() { tree.absorb(GraphEvent(sequence: UInt64(k + 1), time: 0, change: e)) }
+        let history = RunHistory(expected: ["ci\u{1F}build": 2], runCount: 1)
+        // Waiting for a slot: no time-based progress, and the ETA counts all of its 2 s.
+        #expect(history.timeProgress(1, in: tree, now: 1.5) == nil)
+        #expect(history.remaining(in: tree, now: 1.5)?.seconds == 2)
+        var m = DashboardModel(title: "ci")
+        m.tree = tree
+        m.history = history
+        m.clockNow = 1.5
+        let queued = frame(&m, 120, 6).first { $0.contains("build") } ?? ""
+        #expect(queued.contains("queued"), "\(queued)")
+        #expect(!queued.contains("left") && !queued.contains("75%"), "\(queued)")
+        // It gets a slot at 1.5 s (progress 0, no info): elapsed counts from there.
+        tree.absorb(GraphEvent(sequence: 6, time: 1.5, change: .progress(id: NodeID(1), progress: TaskProgress(0))))
+        #expect(history.timeProgress(1, in: tree, now: 2)?.fraction == 0.25)
+        #expect(history.timeProgress(1, in: tree, now: 2)?.left == 1.5)
+        #expect(history.remaining(in: tree, now: 2)?.seconds == 1.5)
+    }
 }

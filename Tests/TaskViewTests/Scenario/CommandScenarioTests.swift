@@ -153,7 +153,7 @@ final class Lines: @unchecked Sendable { // written by one thread, read after it
         let scenario = try ScenarioDecoder.decode(Array(text.utf8), file: "s.json", name: "s")
         let session = try ScenarioSession(scenario: scenario, seed: 0, jobs: 2)
         let events = EventLog()
-        let obs = session.graph.observe { events.append($0) }
+        let (snapshot, obs) = session.graph.snapshotAndObserve { events.append($0) }
         defer { obs.cancel() }
         await offPool { session.runToEnd() }
         #expect(session.root.state == .completed)
@@ -165,6 +165,21 @@ final class Lines: @unchecked Sendable { // written by one thread, read after it
             if case .progress(_, let p) = e.change { return p.info == "queued" } else { return false }
         }
         #expect(queued.count == 4)
+        // Each of them says when it starts (progress 0, no info): the dashboard's time-based
+        // progress and ETA count from there, not from the wait.
+        var tree = TreeModel(snapshot: snapshot)
+        tree.absorb(events.all)
+        for e in queued {
+            let node = try #require(e.change.nodeID)
+            let started = events.all.first { s in
+                guard case .progress(node, let p) = s.change, s.sequence > e.sequence else { return false }
+                return p == TaskProgress(0)
+            }
+            let id = node.rawValue
+            #expect(started != nil)
+            #expect(tree.runningSince[id] == started?.time)
+            #expect((tree.runningSince[id] ?? 0) > tree[id].startedAt)
+        }
     }
 
     @Test func headlessPrintsOutputLinesOnlyWhenAsked() async throws {
