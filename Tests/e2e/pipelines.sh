@@ -162,8 +162,24 @@ test_replay_of_a_restarted_run() {
     wait_for $s '^EXIT=0' 30 || return 1
 }
 
+# The report of the recorded run counts each step's newest attempt once (release, check,
+# deploy, announce, notify) and names check as fixed by its restart, not as the failure.
+test_report_of_a_restarted_run() {
+    [ -s "$WORK/sequence.jsonl" ] || { echo "  no log from the restart test"; return 1; }
+    local out
+    out=$("$BIN" report "$WORK/sequence.jsonl") || { echo "  report failed"; return 1; }
+    echo "$out" | grep -qx 'Summary: 5 succeeded, 0 failed, 0 cancelled, 0 skipped, 0 not executed, 0 executing' \
+        || { echo "$out" | sed 's/^/  | /'; return 1; }
+    echo "$out" | grep -qx 'First failure: none' || { echo "$out" | sed 's/^/  | /'; return 1; }
+    echo "$out" | grep -qE '^Fixed by restart: check \(attempt 2\); attempt 1 failed at [0-9.]+s: exit status 1' \
+        || { echo "$out" | sed 's/^/  | /'; return 1; }
+    "$BIN" report --format json "$WORK/sequence.jsonl" | grep -qE '"fixedByRestart":\[\{"id":[0-9]+,"name":"check","attempt":2,' \
+        || { echo "  no fixedByRestart in the JSON"; return 1; }
+}
+
 run_test "restart: a failed step of a sequential re-runs, then the steps after it, exit 0, no orphans" test_restart_a_step_of_a_sequential
 run_test "restart: the replay of a restarted run draws the attempts in place" test_replay_of_a_restarted_run
+run_test "restart: the report counts newest attempts and lists the step fixed by restart" test_report_of_a_restarted_run
 run_test "needs: a cycle is refused before anything runs (exit 2, named in order)" test_cycle_refused
 run_test "needs: demo ci headless" test_ci_demo_headless
 
