@@ -40,11 +40,12 @@ extension Renderer {
             x = grid.write("FOLLOW", x: x, y: 0, style: CellStyle(.accent, bold: true, reverse: true))
         }
         let tree = model.shown
+        let counts = tree.counts // after restarts a walk: once a frame
         let order: [DisplayState] = [.executing, .succeeded, .failed, .cancelled, .notExecuted, .skipped]
         for s in order {
             x = grid.write("  ", x: x, y: 0, style: base)
             x = grid.write(String(glyphs.glyph(s)), x: x, y: 0, style: CellStyle(Renderer.role(s), bold: s == .failed))
-            x = grid.write(" \(tree.counts[s.rawValue])", x: x, y: 0, style: base)
+            x = grid.write(" \(counts[s.rawValue])", x: x, y: 0, style: base)
         }
         x = grid.write("  ", x: x, y: 0, style: base)
         if let p = tree.overallProgress {
