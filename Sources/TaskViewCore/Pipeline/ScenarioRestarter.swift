@@ -14,6 +14,7 @@ package final class ScenarioRestarter: @unchecked Sendable { // used from the da
     let graph: Graph
     let seed: UInt64
     let slots: CommandSlots?
+    let keepGoing: Bool
     /// The scenario root's node.
     let rootRow: Int
     /// Newest task of each node with an `id` or `needs`, by path.
@@ -43,6 +44,7 @@ package final class ScenarioRestarter: @unchecked Sendable { // used from the da
         graph = session.graph
         seed = session.seed
         slots = session.slots
+        keepGoing = session.keepGoing
         rootRow = session.rootID.rawValue
         newest = session.tracked
     }
@@ -100,7 +102,7 @@ package final class ScenarioRestarter: @unchecked Sendable { // used from the da
         }
         let paths = chains.joined().map(\.path)
         func rebuilt(_ p: String) -> Bool { paths.contains { p == $0 || p.hasPrefix($0 + ".") } }
-        let builder = ScenarioBuilder(graph: graph, seed: seed, slots: slots)
+        let builder = ScenarioBuilder(graph: graph, seed: seed, slots: slots, keepGoing: keepGoing)
         builder.needsResolver.start(scenario)
         builder.needsResolver.attemptBase = 1000 * (groups.count + 1)
         // Nodes not rebuilt are waited for as they are (their newest attempt).
@@ -131,6 +133,7 @@ package final class ScenarioRestarter: @unchecked Sendable { // used from the da
             graph.recordAttempt(t.id, of: NodeID(r))
         }
         groups.append(group)
+        builder.needsResolver.markAllowed(in: graph)
         group.execute()
         return Restart(group: group.id.rawValue, tops: tops.map { Restarted(row: $0.row, node: $0.task.id.rawValue) })
     }

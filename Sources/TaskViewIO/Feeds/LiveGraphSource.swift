@@ -68,6 +68,7 @@ package final class LiveGraphSource: DashboardSource {
         model.tree = TreeModel(snapshot: snapshot)
         model.tree.needsMap = needs
         model.canRestart = restarter != nil
+        model.judgesSteps = true // a scenario run
         model.title = title
         model.root = root.rawValue
         model.history = history
