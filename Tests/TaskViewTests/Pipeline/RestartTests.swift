@@ -101,7 +101,9 @@ import Testing
         run.key("r")
         #expect(run.model.view.mode == .confirmRestart(row: run.row("flaky"), dependents: 2))
         let frame = Renderer(ascii: true).render(run.model, width: 80, height: 10).grid.lines
-        #expect(frame.last?.hasPrefix("Restart flaky (and 2 nodes that need it)? [y/N]") == true)
+        #expect(
+            frame.last?.hasPrefix("Restart flaky (and 2 nodes that need it)? [y/N, a: also the 1 step it needs]")
+                == true)
         run.key("y")
         #expect(run.model.view.message == "Restarted flaky and 2 nodes that need it")
         #expect(run.model.outcome == nil) // live again
