@@ -149,6 +149,33 @@ import Testing
         #expect(verdict.allowed.count == 1)
     }
 
+    @Test func anAllowedFailureIsShownAsAllowedInLinesRowsAndReport() throws {
+        let text = """
+            {"kind": "sequential", "name": "ci", "children": [
+              {"kind": "work", "name": "lint", "duration": 1, "steps": 0, "fail": true, "allowFailure": true,
+               "message": "3 warnings"},
+              {"kind": "work", "name": "test", "duration": 1, "steps": 0}
+            ]}
+            """
+        let s = try ScenarioDecoder.decode(Array(text.utf8), file: "s.json", name: "s")
+        let session = try ScenarioSession(scenario: s, seed: 1)
+        var lines: [String] = []
+        let outcome = HeadlessRunner.run(
+            graph: session.graph, clock: session.clock, root: session.rootID, print: { lines.append($0) },
+            start: { session.start() })
+        #expect(outcome == .succeeded)
+        #expect(lines.contains("[1.000] #0 lint: failed: 3 warnings (allowed)"))
+        #expect(lines.contains("|- #0 lint: failed: 3 warnings (allowed)"))
+        #expect(lines.contains("First failure: none"))
+        #expect(lines.contains("Allowed failures: 1 (lint)"))
+        // The dashboard's row: the failure glyph, then `allowed:` before the message.
+        var run = try RestartTests.Run(text, seed: 1)
+        run.toEnd()
+        #expect(run.model.outcome == .succeeded)
+        let rows = Renderer(ascii: true).render(run.model, width: 120, height: 8).grid.lines
+        #expect(rows.contains { $0.contains("X lint") && $0.hasSuffix("allowed: 3 warnings") }, "\(rows)")
+    }
+
     @Test func aRecoveredOrRetriedFailureDoesNotFailTheRun() throws {
         let recovered = """
             {"kind": "recover", "name": "ci", "children": [
