@@ -150,7 +150,7 @@ package enum KeyTable {
                 footer: nil),
             .init(
                 action: .restartAsk, keys: [.char("r")], label: "r",
-                help: "restart a settled node and what was skipped because of it (asks; a: also what it needs)",
+                help: "restart a settled node and what it skipped (asks; a: needs too)",
                 scope: .liveOnly,
                 footer: nil),
             .init(
