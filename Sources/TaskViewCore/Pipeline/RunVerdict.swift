@@ -100,6 +100,16 @@ package struct RunVerdict: Sendable, Equatable {
 }
 
 extension TreeModel {
+    /// How many nodes marked `allowFailure` failed or were skipped (newest attempts).
+    package var allowedFailures: Int {
+        var k = 0
+        for (id, list) in attributes where list.contains(RunVerdict.allowFailureAttribute) && contains(id) {
+            let d = nodes[id].display
+            if (d == .failed || d == .skipped) && isCurrent(id) { k += 1 }
+        }
+        return k
+    }
+
     /// Whether node `id` is marked `allowFailure` (`RunVerdict.allowFailureAttribute`), by
     /// itself or by the `after` node that guards it.
     package func allowsFailure(_ id: Int) -> Bool {

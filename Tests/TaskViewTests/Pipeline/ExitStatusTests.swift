@@ -174,6 +174,7 @@ import Testing
         #expect(run.model.outcome == .succeeded)
         let rows = Renderer(ascii: true).render(run.model, width: 120, height: 8).grid.lines
         #expect(rows.contains { $0.contains("X lint") && $0.hasSuffix("allowed: 3 warnings") }, "\(rows)")
+        #expect(rows[0].contains("finished: succeeded") && rows[0].contains("X 1 (1 allowed)"), "\(rows[0])")
     }
 
     @Test func aRecoveredOrRetriedFailureDoesNotFailTheRun() throws {
