@@ -7,7 +7,8 @@
 # file) and its skipped dependent runs, the run then succeeds, no process left behind; the
 # same for a step of a `sequential`, whose later steps then run, and the replay of that
 # recorded run draws the attempts in the rows they replace;
-# quitting while a restart's attempt runs exits 130, and so does the replay of its log;
+# quitting while a restart's attempt runs exits 130, and so does the replay of its log; -k
+# runs the steps after a failed one (exit 1);
 # cycles are refused before anything starts (exit 2); the `ci` demo's headless lines.
 # Usage: bash Tests/e2e/pipelines.sh PATH-TO-TASKVIEW
 set -u
@@ -191,7 +192,26 @@ test_quit_while_a_restart_runs() {
     [ $status -eq 130 ] || { echo "  replay --headless exit $status, want 130"; return 1; }
 }
 
+# -k: the steps after a failed one run (exit 1 all the same); without it they are skipped.
+cat > "$WORK/keep.json" <<JSON
+{"kind": "sequential", "name": "ci", "children": [
+  {"kind": "command", "name": "test", "run": "echo failing >&2; exit 1"},
+  {"kind": "command", "name": "docs", "run": "touch '$WORK/docs-built'"}
+]}
+JSON
+
+test_keep_going() {
+    local status
+    "$BIN" run --headless --no-record "$WORK/keep.json" >/dev/null 2>&1
+    status=$?
+    [ $status -eq 1 ] && [ ! -e "$WORK/docs-built" ] || { echo "  without -k: exit $status, docs ran: $(ls "$WORK")"; return 1; }
+    "$BIN" run -k --headless --no-record "$WORK/keep.json" >/dev/null 2>&1
+    status=$?
+    [ $status -eq 1 ] && [ -e "$WORK/docs-built" ] || { echo "  with -k: exit $status, docs did not run"; return 1; }
+}
+
 run_test "restart: quitting while a restart runs exits 130, and so does its replay" test_quit_while_a_restart_runs
+run_test "keep going: -k runs the steps after a failure, exit 1" test_keep_going
 run_test "needs: a cycle is refused before anything runs (exit 2, named in order)" test_cycle_refused
 run_test "needs: demo ci headless" test_ci_demo_headless
 
