@@ -59,8 +59,9 @@ package struct LiveOptions: Sendable {
 package enum LiveRunner {
     /// Runs `root` of `graph` (on `clock`) to the end; `start` executes the root and is
     /// called once observation has begun. Quitting before the root settled cancels it
-    /// (source `quit`, or `signal` for Ctrl-C/SIGTERM). Returns the exit status:
-    /// 0 succeeded, 1 failed, 130 cancelled.
+    /// (source `quit`, or `signal` for Ctrl-C/SIGTERM), and so does quitting while a
+    /// restart's attempts run. Returns the exit status (`RunVerdict`): 0 succeeded, 1 a step
+    /// failed, 130 cancelled.
     package static func run(
         graph: Graph, clock: any GraphClock, root: NodeID, title: String,
         options: LiveOptions, start: @escaping () -> Void
@@ -101,7 +102,8 @@ package enum LiveRunner {
                 history: options.history, start: start)
         }
         for line in ExitSummary.lines(model: model) { print(line) }
-        return (model.outcome ?? HeadlessRunner.outcome(model.tree, root)).exitStatus
+        // No outcome: quit while the root or a restart's attempts ran (they were cancelled).
+        return (model.outcome ?? .cancelled).exitStatus
     }
 
     static func runHeadless(

@@ -43,6 +43,13 @@ struct CommonOptions: ParsableArguments {
     @Flag(name: .long, help: "No ETA from the logs of earlier runs of the same scenario file.")
     var noHistory = false
 
+    @Flag(
+        name: [.customShort("k"), .long],
+        help:
+            "Keep going past failures, as make -k: every group runs each step that does not need a failed one (the exit status is still 1)."
+    )
+    var keepGoing = false
+
     /// `--jobs`, or the number of cores.
     var jobSlots: Int {
         jobs ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))

@@ -19,9 +19,17 @@ struct ReplayOptions: ParsableArguments {
     @Flag(name: .long, help: .hidden)
     var noRecord = false
 
+    /// Recognized to be refused: a replay runs nothing.
+    @Flag(name: [.customShort("k"), .long], help: .hidden)
+    var keepGoing = false
+
     func validate() throws {
         if record != nil || seed != nil {
             throw ValidationError("a replay records nothing and draws nothing at random: no --record or --seed")
+        }
+        if keepGoing {
+            throw ValidationError(
+                "-k/--keep-going is an option of a run (taskview run -k FILE): a replay plays what was recorded")
         }
     }
 }

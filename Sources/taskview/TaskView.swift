@@ -16,8 +16,9 @@ struct TaskView: ParsableCommand {
             Without a subcommand, runs the default demo live. When stdout is not a terminal, \
             or with --headless, prints one line per state change and a summary instead.
 
-            Exit status: 0 the root succeeded, 1 it failed, 130 it was cancelled (also by \
-            quitting), 2 bad input, 3 a replayed log whose root never settled.
+            Exit status: 0 the run succeeded, 1 a step failed or was skipped because a step it \
+            needs failed (whatever the root's kind; allowFailure steps aside), 130 it was cancelled \
+            (also by quitting, restarts included), 2 bad input, 3 a replayed log whose root never settled.
             """,
         version: TaskGraphVersion.current,
         subcommands: TaskView.subcommandTypes

@@ -40,6 +40,9 @@ printf '{"kind":"work","name":"a","bogus":1}\n' >"$D/field.json"
 expect "scenario: unknown field" 2 'field.json:1:[0-9]+: .*unknown field "bogus"' -- "$BIN" run "$D/field.json" --headless
 printf '{"kind":"work","name":"a","weight":-1}\n' >"$D/weight.json"
 expect "scenario: negative weight" 2 'weight.json.*weight' -- "$BIN" run "$D/weight.json" --headless
+printf '{"kind":"allSettled","name":"ci","children":[\n  {"kind":"work","name":"lint","allowFailure":"yes"}]}\n' >"$D/allow.json"
+expect "scenario: allowFailure not a boolean" 2 'allow.json:2:[0-9]+: .*"allowFailure" must be true or false, not a string' '[ ! -s "$D/out" ]' \
+    -- "$BIN" run "$D/allow.json" --headless --no-record
 printf '{"kind":"retry","name":"r","attempts":0,"children":[{"kind":"work","name":"a"}]}\n' >"$D/attempts.json"
 expect "scenario: attempts < 1" 2 'attempts.json.*attempts' -- "$BIN" run "$D/attempts.json" --headless
 printf '{"kind":"concurrent","name":"c","children":[{"kind":"work","name":"w","repeat":100000,"steps":100000}]}\n' >"$D/events.json"
@@ -79,6 +82,10 @@ expect "log: a 100 MB line" 2 "huge.jsonl: line 10: .*longer than" -- "$BIN" rep
 head -c $(( $(stat -c %s "$D/ok.jsonl") / 2 )) "$D/ok.jsonl" >"$D/cut.jsonl"
 expect "log: truncated mid-line replays, root never settled" 3 "cut.jsonl: truncated after seq [0-9]+" -- "$BIN" replay "$D/cut.jsonl" --headless
 expect "log: missing file" 2 "nope.jsonl" -- "$BIN" replay "$D/nope.jsonl" --headless
+expect "log: -k is an option of a run" 2 "-k/--keep-going is an option of a run" '[ ! -s "$D/out" ]' \
+    -- "$BIN" replay -k "$D/ok.jsonl" --headless
+expect "log: --keep-going before replay" 2 "-k/--keep-going is an option of a run" -- "$BIN" --keep-going replay "$D/ok.jsonl"
+expect "report: -k is unknown" 2 "Unknown option '-k'" -- "$BIN" report -k "$D/ok.jsonl"
 expect "run: a replay log suggests replay" 2 "ok.jsonl is a replay log.*taskview replay" -- "$BIN" run "$D/ok.jsonl" --headless
 expect "replay: a scenario file suggests run" 2 "comma.json is a scenario file.*taskview run" -- "$BIN" replay "$D/comma.json" --headless
 expect "replay: --speed 0 is refused with replay's usage" 2 "^Usage: taskview replay " -- "$BIN" replay "$D/ok.jsonl" --speed 0 --headless

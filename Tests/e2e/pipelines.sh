@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # End-to-end: `id` and `needs` in scenario files (docs/taskview.md) in a real
 # terminal (tmux): a node waiting for its needs says so, a failed need skips its dependent
-# with the reason in the row and the detail pane (the root is an allSettled: it succeeds,
-# exit 0), no command process is left behind;
+# with the reason in the row and the detail pane (the root is an allSettled, yet a step
+# failed: exit 1), no command process is left behind;
 # `r` `y` restarts a failed step (it fails the first time, succeeds the second: a marker
 # file) and its skipped dependent runs, the run then succeeds, no process left behind; the
 # same for a step of a `sequential`, whose later steps then run, and the replay of that
 # recorded run draws the attempts in the rows they replace;
+# quitting while a restart's attempt runs exits 130, and so does the replay of its log; -k
+# runs the steps after a failed one (exit 1);
 # cycles are refused before anything starts (exit 2); the `ci` demo's headless lines.
 # Usage: bash Tests/e2e/pipelines.sh PATH-TO-TASKVIEW
 set -u
@@ -45,8 +47,9 @@ test_skip_reason_in_the_dashboard() {
     keys $s G Enter
     wait_for $s 'Needs: core \(failed\), docs \(succeeded\)' 10 || return 1
     keys $s q
-    wait_for $s '^EXIT=0' 30 || return 1
-    screen $s | grep -qE "^taskview: needs finished: succeeded" || { echo "  no exit summary:"; show $s; return 1; }
+    # core failed and test was skipped: exit 1, whatever the root's kind.
+    wait_for $s '^EXIT=1' 30 || return 1
+    screen $s | grep -qE "^taskview: needs finished: failed" || { echo "  no exit summary:"; show $s; return 1; }
     gone
 }
 
@@ -180,6 +183,51 @@ test_report_of_a_restarted_run() {
 run_test "restart: a failed step of a sequential re-runs, then the steps after it, exit 0, no orphans" test_restart_a_step_of_a_sequential
 run_test "restart: the replay of a restarted run draws the attempts in place" test_replay_of_a_restarted_run
 run_test "restart: the report counts newest attempts and lists the step fixed by restart" test_report_of_a_restarted_run
+# long ends at once the first time (no marker yet); its restarted attempt runs until it is
+# cancelled.
+cat > "$WORK/quit.json" <<JSON
+{"kind": "allSettled", "name": "ci", "children": [
+  {"kind": "command", "name": "long",
+   "run": "if [ -e '$WORK/marker-quit' ]; then echo \$\$ > '$WORK/pids/long2'; exec sleep 1000; fi; echo \$\$ > '$WORK/pids/long1'; touch '$WORK/marker-quit'"}
+]}
+JSON
+
+test_quit_while_a_restart_runs() {
+    local s=restart-quit status
+    shell $s 120 30
+    keys $s "cd '$WORK' && '$BIN' run --record '$WORK/quit.jsonl' quit.json; echo EXIT=\$?" Enter
+    wait_for $s 'long .*100%' 30 || return 1
+    keys $s g j R
+    wait_for $s 'long  attempt 2' 10 || return 1
+    poll 30 test -s "$WORK/pids/long2" || { echo "  the restarted attempt did not start"; show $s; return 1; }
+    keys $s q
+    wait_for $s '^EXIT=130' 30 || return 1
+    gone || return 1
+    "$BIN" replay --headless "$WORK/quit.jsonl" >/dev/null 2>&1
+    status=$?
+    [ $status -eq 130 ] || { echo "  replay --headless exit $status, want 130"; return 1; }
+}
+
+# -k: the steps after a failed one run (exit 1 all the same); without it they are skipped.
+cat > "$WORK/keep.json" <<JSON
+{"kind": "sequential", "name": "ci", "children": [
+  {"kind": "command", "name": "test", "run": "echo failing >&2; exit 1"},
+  {"kind": "command", "name": "docs", "run": "touch '$WORK/docs-built'"}
+]}
+JSON
+
+test_keep_going() {
+    local status
+    "$BIN" run --headless --no-record "$WORK/keep.json" >/dev/null 2>&1
+    status=$?
+    [ $status -eq 1 ] && [ ! -e "$WORK/docs-built" ] || { echo "  without -k: exit $status, docs ran: $(ls "$WORK")"; return 1; }
+    "$BIN" run -k --headless --no-record "$WORK/keep.json" >/dev/null 2>&1
+    status=$?
+    [ $status -eq 1 ] && [ -e "$WORK/docs-built" ] || { echo "  with -k: exit $status, docs did not run"; return 1; }
+}
+
+run_test "restart: quitting while a restart runs exits 130, and so does its replay" test_quit_while_a_restart_runs
+run_test "keep going: -k runs the steps after a failure, exit 1" test_keep_going
 run_test "needs: a cycle is refused before anything runs (exit 2, named in order)" test_cycle_refused
 run_test "needs: demo ci headless" test_ci_demo_headless
 

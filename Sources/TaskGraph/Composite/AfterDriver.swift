@@ -13,6 +13,8 @@ final class AfterDriver: CompositeDriver, @unchecked Sendable {
     let prerequisites: [AnyGraphTask]
     /// How the info texts name each prerequisite.
     let labels: [String]
+    /// Prerequisites whose failure counts as done (taskview's `allowFailure`), by index.
+    let tolerated: Set<Int>
     /// Settles the owner from the completed receiver.
     let finish: (AnyGraphTask, AnyGraphTask) -> Void
 
@@ -28,7 +30,7 @@ final class AfterDriver: CompositeDriver, @unchecked Sendable {
     @exclusivity(unchecked) private var info: String?
 
     init(
-        receiver: AnyGraphTask, prerequisites: [AnyGraphTask], labels: [String],
+        receiver: AnyGraphTask, prerequisites: [AnyGraphTask], labels: [String], tolerated: Set<Int> = [],
         finish: @escaping (AnyGraphTask, AnyGraphTask) -> Void
     ) {
         precondition(
@@ -36,6 +38,7 @@ final class AfterDriver: CompositeDriver, @unchecked Sendable {
             "after: every prerequisite must belong to the graph of '\(receiver.name)'")
         self.prerequisites = prerequisites
         self.labels = labels
+        self.tolerated = tolerated
         self.finish = finish
         watching = Array(repeating: false, count: prerequisites.count)
         watchedAncestor = Array(repeating: nil, count: prerequisites.count)
@@ -97,7 +100,7 @@ final class AfterDriver: CompositeDriver, @unchecked Sendable {
             for (i, p) in prerequisites.enumerated() {
                 switch p._state {
                 case .completed:
-                    if p._failed { return skipLocked(i, "failed") }
+                    if p._failed && !tolerated.contains(i) { return skipLocked(i, "failed") }
                     continue
                 case .cancelled:
                     let skipped = p.kindIndex == KindIndex.after && p._cancelSource == CancelSource.needs

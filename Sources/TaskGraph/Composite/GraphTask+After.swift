@@ -23,19 +23,23 @@ extension GraphTask {
     }
 
     /// `after(_:name:)` with the prerequisites named `labels` in the info texts (taskview:
-    /// the scenario's ids) instead of their task names.
-    package func after(_ prerequisites: [AnyGraphTask], labels: [String]?, name: String?) -> GraphTask {
+    /// the scenario's ids) instead of their task names; a failure of the prerequisites at
+    /// `tolerated` (indexes) counts as done (taskview's `allowFailure`).
+    package func after(
+        _ prerequisites: [AnyGraphTask], labels: [String]?, tolerated: Set<Int> = [], name: String?
+    ) -> GraphTask {
         let owner = GraphTask(graph: graph, kindIndex: KindIndex.after, name: name ?? self.name, body: nil)
         let driver = AfterDriver(
             receiver: self, prerequisites: prerequisites,
-            labels: labels ?? prerequisites.map(\.name)
+            labels: labels ?? prerequisites.map(\.name), tolerated: tolerated
         ) { owner, receiver in
             let r = unsafeDowncast(receiver, to: GraphTask.self)._result!
             unsafeDowncast(owner, to: GraphTask.self).settle(r)
         }
         owner.installGroup(
             remake: { copies, n in
-                unsafeDowncast(copies[0], to: GraphTask.self).after(prerequisites, labels: labels, name: n ?? name)
+                unsafeDowncast(copies[0], to: GraphTask.self).after(
+                    prerequisites, labels: labels, tolerated: tolerated, name: n ?? name)
             }, driver)
         return owner
     }

@@ -138,7 +138,7 @@ extension GraphTask {
     @inlinable
     static func group<Out>(
         _ mode: GroupDriver.Mode, kindIndex: UInt8, _ tasks: [GraphTask], limit: Int? = nil, name: String?,
-        graph: Graph?, combine: @escaping @Sendable ([Success]) -> Out
+        graph: Graph?, tolerance: GroupTolerance = GroupTolerance(), combine: @escaping @Sendable ([Success]) -> Out
     ) -> GraphTask<Out, Failure> {
         let group = graph ?? tasks.first?.graph ?? .shared
         let owner = GraphTask<Out, Failure>(graph: group, kindIndex: kindIndex, name: name, body: nil)
@@ -146,10 +146,10 @@ extension GraphTask {
             remake: { c, n in
                 GraphTask.group(
                     mode, kindIndex: kindIndex, c.map { unsafeDowncast($0, to: GraphTask.self) },
-                    limit: limit, name: n ?? name, graph: group, combine: combine)
+                    limit: limit, name: n ?? name, graph: group, tolerance: tolerance, combine: combine)
             },
             GroupDriver(
-                mode: mode, children: tasks.asAnyTasks, limit: limit,
+                mode: mode, children: tasks.asAnyTasks, limit: limit, tolerance: tolerance,
                 finish: { owner, children in
                     var values: [Success] = []
                     values.reserveCapacity(children.count)

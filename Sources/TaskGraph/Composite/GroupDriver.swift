@@ -14,6 +14,8 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
     let finish: (AnyGraphTask, [AnyGraphTask]) -> Void
     /// Settles the owner with this child's outcome (a failure, or the race winner).
     let pass: (AnyGraphTask, AnyGraphTask) -> Void
+    /// Failures the group goes on past (`GroupTolerance`).
+    let tolerance: GroupTolerance
 
     // Guarded by the owner's stripe lock.
     @exclusivity(unchecked) private var consumed: [Bool]
@@ -23,10 +25,13 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
     @exclusivity(unchecked) private var reached = 0
     @exclusivity(unchecked) private var aggregate: WeightedAggregate
     @exclusivity(unchecked) private var over = false
+    /// Keep-going groups: the first child that failed, and whether one was cancelled.
+    @exclusivity(unchecked) private var firstFailed: Int?
+    @exclusivity(unchecked) private var someCancelled = false
 
     @usableFromInline
     init(
-        mode: Mode, children: [AnyGraphTask], limit: Int? = nil,
+        mode: Mode, children: [AnyGraphTask], limit: Int? = nil, tolerance: GroupTolerance = GroupTolerance(),
         finish: @escaping (AnyGraphTask, [AnyGraphTask]) -> Void,
         pass: @escaping (AnyGraphTask, AnyGraphTask) -> Void
     ) {
@@ -35,6 +40,7 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
         self.limit = limit ?? Int.max
         self.finish = finish
         self.pass = pass
+        self.tolerance = tolerance
         consumed = Array(repeating: false, count: children.count)
         remaining = children.count
         aggregate = WeightedAggregate(weights: Array(repeating: 1, count: children.count))
@@ -107,7 +113,7 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
                 guard !over, owner._state == .executing else { return }
                 guard next < children.count else {
                     over = true
-                    step = .finishAll
+                    step = endLocked(owner: owner)
                     return
                 }
                 switch lookLocked(next) {
@@ -123,6 +129,10 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
                     }
                 case .cancelled:
                     step = cancelledLocked(owner: owner, next)
+                    if tolerance.keepGoing && !over {
+                        next += 1
+                        again = true
+                    }
                 }
             }
             if let startChild {
@@ -141,7 +151,10 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
         let c = children[i]
         consumed[i] = true
         remaining -= 1
-        if c._failed && mode != .allSettled || mode == .race {
+        let stopping = c._failed && mode != .allSettled && !tolerance.tolerated.contains(i)
+        if stopping && tolerance.keepGoing {
+            if firstFailed == nil { firstFailed = i }
+        } else if stopping || mode == .race {
             over = true
             let others = children.indices.compactMap { j -> AnyGraphTask? in
                 j != i && children[j]._state == .executing ? children[j] : nil
@@ -153,24 +166,35 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
         aggregate.set(i, 1)
         if mode != .sequential && remaining == 0 {
             over = true
-            return .finishAll
+            return endLocked(owner: owner)
         }
         return reportLocked(owner: owner)
     }
 
-    /// A child found cancelled, or cancelled from outside (lock held).
+    /// A child found cancelled, or cancelled from outside (lock held). `allSettled` and a
+    /// keep-going group go on with the others.
     private func cancelledLocked(owner: AnyGraphTask, _ i: Int) -> Step {
         owner.assertStripeLocked()
-        guard mode == .allSettled else { return over ? .none : .cancelOwner }
+        guard mode == .allSettled || tolerance.keepGoing else { return over ? .none : .cancelOwner }
         guard !consumed[i], !over, owner._state == .executing else { return .none }
         consumed[i] = true
         remaining -= 1
+        someCancelled = true
         aggregate.set(i, 1)
-        if remaining == 0 {
+        if mode != .sequential && remaining == 0 {
             over = true
-            return .finishAll
+            return endLocked(owner: owner)
         }
         return reportLocked(owner: owner)
+    }
+
+    /// Every child consumed (lock held): a keep-going group that went on past a failure fails
+    /// with the first one (past a cancelled child, it is cancelled); otherwise it finishes.
+    private func endLocked(owner: AnyGraphTask) -> Step {
+        owner.assertStripeLocked()
+        guard mode != .allSettled else { return .finishAll }
+        if let f = firstFailed { return .pass(children[f], cancelOthers: [], source: CancelSource.failFast) }
+        return someCancelled ? .cancelOwner : .finishAll
     }
 
     private func reportLocked(owner: AnyGraphTask) -> Step {
@@ -220,12 +244,17 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
     }
 
     override func childCancelled(owner: AnyGraphTask, index: Int) {
+        if mode == .sequential && tolerance.keepGoing {
+            let isCurrent: Bool = owner.withStripe { _ in index == next }
+            if isCurrent { advance(owner: owner) }
+            return
+        }
         let step: Step = owner.withStripe { _ in
-            if mode == .allSettled { return cancelledLocked(owner: owner, index) }
+            if mode == .allSettled || tolerance.keepGoing { return cancelledLocked(owner: owner, index) }
             return owner._state.isSettled ? .none : .cancelOwner
         }
         perform(step, owner: owner)
-        if limit != Int.max && mode == .allSettled { fill(owner: owner) }
+        if limit != Int.max && (mode == .allSettled || tolerance.keepGoing) { fill(owner: owner) }
     }
 
     override func weightsChanged(owner: AnyGraphTask) {
@@ -235,5 +264,21 @@ final class GroupDriver: CompositeDriver, @unchecked Sendable {
             return reportLocked(owner: owner)
         }
         perform(step, owner: owner)
+    }
+}
+
+/// Failures a `sequential` or `concurrent` group goes on past (taskview's `-k` and
+/// `allowFailure`): `tolerated` children's failures count as successes; with `keepGoing`
+/// the group never stops early (no fail-fast cancel, a `sequential` runs every child) and
+/// ends failed with its first failure, else cancelled when a child was cancelled.
+@usableFromInline
+struct GroupTolerance: Sendable {
+    @usableFromInline let keepGoing: Bool
+    @usableFromInline let tolerated: Set<Int>
+
+    @usableFromInline
+    init(keepGoing: Bool = false, tolerated: Set<Int> = []) {
+        self.keepGoing = keepGoing
+        self.tolerated = tolerated
     }
 }

@@ -53,14 +53,20 @@ package struct HeadlessPrinter: Sendable {
             return head + "executing"
         case .completed:
             guard failed else { return head + "succeeded" }
-            return head + "failed: " + Sanitizer.clean(message ?? "error")
+            return head + "failed: " + Sanitizer.clean(message ?? "error") + allowed(id.rawValue, in: tree)
         case .cancelled:
             if tree[id.rawValue].skippedByNeeds {
                 return head + "skipped (" + Sanitizer.clean(tree[id.rawValue].info ?? "needs") + ")"
+                    + allowed(id.rawValue, in: tree)
             }
             let source = tree[id.rawValue].cancelSource.map { Sanitizer.clean($0) } ?? "unknown"
             return head + "cancelled (" + source + ")"
         }
+    }
+
+    /// ` (allowed)` after the failure of a step marked `allowFailure`.
+    static func allowed(_ id: Int, in tree: TreeModel) -> String {
+        tree.allowsFailure(id) ? " (allowed)" : ""
     }
 
     /// The summary block: `Summary:` with the counts, the duration (graph clock until

@@ -51,6 +51,7 @@ package struct HeadlessSummary: Sendable {
         if n.display == .failed { s += ": " + Sanitizer.clean(n.message ?? "error") }
         if n.display == .cancelled, let src = n.cancelSource { s += " (" + Sanitizer.clean(src) + ")" }
         if n.skippedByNeeds, let why = n.info { s += " (" + Sanitizer.clean(why) + ")" }
+        if n.display == .failed || n.display == .skipped { s += HeadlessPrinter.allowed(i, in: tree) }
         return s
     }
 

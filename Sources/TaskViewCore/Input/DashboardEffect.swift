@@ -3,8 +3,9 @@
 package enum DashboardEffect: Sendable, Equatable {
     /// Cancel this node through `Graph.cancel(_:source:)`.
     case cancel(node: NodeIndex, source: String)
-    /// Restart this settled row and the nodes skipped because of it (a live scenario run).
-    case restart(row: RowIndex)
+    /// Restart this settled row and the nodes skipped because of it (a live scenario run);
+    /// `withNeeds`: first the rows it needs, transitively (`a` at the question).
+    case restart(row: RowIndex, withNeeds: Bool = false)
     /// A replay-only control (see `DashboardSource`).
     case replay(ReplayControl)
     /// Show command `node`'s whole output in the pager (the terminal layer does it).

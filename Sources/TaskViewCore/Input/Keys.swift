@@ -150,7 +150,8 @@ package enum KeyTable {
                 footer: nil),
             .init(
                 action: .restartAsk, keys: [.char("r")], label: "r",
-                help: "restart a settled node and what was skipped because of it (asks)", scope: .liveOnly,
+                help: "restart a settled node and what it skipped (asks; a: needs too)",
+                scope: .liveOnly,
                 footer: nil),
             .init(
                 action: .restartNow, keys: [.char("R")], label: "R", help: "restart without asking", scope: .liveOnly,

@@ -25,6 +25,7 @@ package enum Reducer {
                 return []
             }
             if key == .char("y") || key == .char("Y") { return [.restart(row: row)] }
+            if key == .char("a") || key == .char("A") { return [.restart(row: row, withNeeds: true)] }
             model.view.message = "Not restarted"
             return []
         case .filterInput:

@@ -37,6 +37,9 @@ public struct DashboardModel: Sendable {
     package var canRestart = false
     /// A restart's attempts are running: the run is live again, no outcome yet.
     package var restartsRunning = false
+    /// A scenario run (live, or the replay of its log): its outcome is `RunVerdict`'s, from
+    /// its steps, not the root's alone.
+    package var judgesSteps = false
 
     /// An empty model whose header says `title`.
     public init(title: String) {
@@ -76,8 +79,8 @@ public struct DashboardModel: Sendable {
                 return true
             }
             guard outcome == nil else { return false }
-            outcome = tree.outcomeWithAttempts(root: r)
-            return true
+            outcome = judgesSteps ? RunVerdict(tree: tree, root: r).outcome : tree.outcomeWithAttempts(root: r)
+            return outcome != nil
         }
         guard outcome == nil else { return false }
         let node = tree[r]
@@ -86,7 +89,8 @@ public struct DashboardModel: Sendable {
         case .cancelled: outcome = .cancelled
         default: return false
         }
-        return true
+        if judgesSteps { outcome = RunVerdict(tree: tree, root: r).outcome }
+        return outcome != nil
     }
 }
 

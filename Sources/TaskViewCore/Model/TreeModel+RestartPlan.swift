@@ -55,6 +55,30 @@ extension TreeModel {
         return plan
     }
 
+    /// The rows `row` needs (`needs`), transitively, each before the rows that need it: what
+    /// `a` at the restart question runs again first. Rows still running are left out (they
+    /// are waited for as they are).
+    package func restartNeeds(_ row: Int) -> [Int] {
+        let map = needsMap
+        guard !map.needs.isEmpty, contains(row) else { return [] }
+        var out: [Int] = []
+        var seen: Set<Int> = [row]
+        // Iterative post-order: a row after everything it needs.
+        var stack: [(row: Int, next: Int)] = [(row, 0)]
+        while let top = stack.last {
+            let needs = map.needs[top.row] ?? []
+            if top.next < needs.count {
+                stack[stack.count - 1].next += 1
+                let n = needs[top.next]
+                if contains(n), seen.insert(n).inserted { stack.append((n, 0)) }
+                continue
+            }
+            stack.removeLast()
+            if top.row != row, nodes[newestAttempt(top.row)].state.isSettled { out.append(top.row) }
+        }
+        return out
+    }
+
     /// The rows after `row` that never ran because it did not succeed: the later steps of its
     /// `sequential` (or `then`) up to the first one that ran, then, when every later step of it
     /// never ran (the group stopped because of `row`), the same one level up. Climbs through

@@ -29,6 +29,14 @@ final class NeedsResolver: @unchecked Sendable { // used by one build on one thr
     private(set) var tracked: [String: ScenarioTask] = [:]
     /// Added to the attempt number of `work` leaves (a restart's leaves draw new numbers).
     var attemptBase = 0
+    /// The nodes made for `allowFailure` nodes (their rows), to mark once observed (`markAllowed`).
+    private(set) var allowed: [NodeID] = []
+
+    /// Gives the `allowFailure` nodes built their attribute: after observing began, since
+    /// snapshots carry no attributes (views learn it from the event).
+    func markAllowed(in graph: Graph) {
+        for id in allowed { graph.setAttributes(id, [RunVerdict.allowFailureAttribute]) }
+    }
 
     /// Before a restart's build: nodes not rebuilt are found as they are (`built`).
     func prefill(_ tasks: [String: ScenarioTask]) {
@@ -59,14 +67,19 @@ final class NeedsResolver: @unchecked Sendable { // used by one build on one thr
     {
         var task = inner
         if !node.needs.isEmpty {
-            let prerequisites: [AnyGraphTask] = node.needs.compactMap { id in
-                guard let (n, p) = byID[id] else { return nil }
-                return built[p] ?? builder.build(n, path: p)
+            // Needs on an `allowFailure` node wait for it to end, however it ends.
+            var tolerated = Set<Int>()
+            var prerequisites: [AnyGraphTask] = []
+            for id in node.needs {
+                guard let (n, p) = byID[id] else { continue }
+                if n.allowFailure { tolerated.insert(prerequisites.count) }
+                prerequisites.append(built[p] ?? builder.build(n, path: p))
             }
-            task = inner.after(prerequisites, labels: node.needs, name: nil)
+            task = inner.after(prerequisites, labels: node.needs, tolerated: tolerated, name: nil)
             map.needs[task.id.rawValue] = prerequisites.map(\.id.rawValue)
         }
         if let w = node.weight { task.weight = w }
+        if node.allowFailure { allowed.append(task.id) }
         if let id = node.id {
             built[path] = task
             map.ids[task.id.rawValue] = id

@@ -49,6 +49,9 @@ package struct RunReport: Sendable, Equatable {
     package var firstFailure: Failure?
     /// Steps whose failure a restart fixed, in row order.
     package var fixedByRestart: [Fixed] = []
+    /// The steps marked `allowFailure` that failed or were skipped (newest attempts), by name:
+    /// counted apart, never the first failure.
+    package var allowed: [String] = []
     /// The steps whose ends decided when the run ended, first to last.
     package var criticalPath: [Step]
     /// The slowest commands (leaves when the run has no command), slowest first.
@@ -81,7 +84,10 @@ package struct RunReport: Sendable, Equatable {
                 leaves.append(Step(id: id, name: n.name, start: n.startedAt, duration: n.endedAt - n.startedAt))
                 if tree.commands[id] != nil || tree.outputs[id] != nil || n.kind == "command" { commandIDs.insert(id) }
             }
-            if n.display == .failed, !n.endedAt.isNaN {
+            if tree.allowsFailure(id) {
+                let marked = tree.attributes[id]?.contains(RunVerdict.allowFailureAttribute) ?? false
+                if marked, tree.isCurrent(id), n.display == .failed || n.display == .skipped { allowed.append(n.name) }
+            } else if n.display == .failed, !n.endedAt.isNaN {
                 // The earliest failure; at the same instant the innermost (a failing step
                 // fails its group at once).
                 let earlier =
@@ -161,6 +167,10 @@ package struct RunReport: Sendable, Equatable {
             out.append(
                 "Fixed by restart: \(Sanitizer.clean(f.name)) (attempt \(f.attempt)); attempt 1 failed at "
                     + "\(Format.seconds3(f.time))s: \(Sanitizer.clean(f.message))")
+        }
+        if !allowed.isEmpty {
+            let names = allowed.prefix(5).map { Sanitizer.clean($0) }.joined(separator: ", ")
+            out.append("Allowed failures: \(allowed.count) (\(names)\(allowed.count > 5 ? ", ..." : ""))")
         }
         let width = min(40, (criticalPath + slowest).map { Sanitizer.clean($0.name).count }.max() ?? 0)
         func row(_ s: Step) -> String {

@@ -14,6 +14,7 @@ package final class ScenarioRestarter: @unchecked Sendable { // used from the da
     let graph: Graph
     let seed: UInt64
     let slots: CommandSlots?
+    let keepGoing: Bool
     /// The scenario root's node.
     let rootRow: Int
     /// Newest task of each node with an `id` or `needs`, by path.
@@ -27,9 +28,11 @@ package final class ScenarioRestarter: @unchecked Sendable { // used from the da
     package struct Restart: Sendable, Equatable {
         /// The hidden root holding the new attempts.
         package let group: Int
-        /// (original row, the new node drawn in it): the restarted node first, then the
-        /// dependents.
+        /// (original row, the new node drawn in it): the rows it needs first (`withNeeds`),
+        /// then the restarted node, then the dependents.
         package let tops: [Restarted]
+        /// How many of `tops` are rows the restarted node needs.
+        package var needs = 0
     }
 
     /// A row and its new attempt's node.
@@ -43,6 +46,7 @@ package final class ScenarioRestarter: @unchecked Sendable { // used from the da
         graph = session.graph
         seed = session.seed
         slots = session.slots
+        keepGoing = session.keepGoing
         rootRow = session.rootID.rawValue
         newest = session.tracked
     }
@@ -91,16 +95,24 @@ package final class ScenarioRestarter: @unchecked Sendable { // used from the da
     /// succeeded), all of them under one hidden `allSettled` group, and each new top node is
     /// recorded as an attempt of its row (`Graph.recordAttempt`), which places it in the
     /// dashboard, the log and attached viewers alike. Nil when the row is no scenario node.
-    package func restart(_ row: Int, in tree: TreeModel) -> Restart? {
+    ///
+    /// `withNeeds` (`a`): the rows it needs, transitively (`TreeModel.restartNeeds`), run again
+    /// first, each as its own top, built before it so that its `after` waits for them.
+    package func restart(_ row: Int, in tree: TreeModel, withNeeds: Bool = false) -> Restart? {
         guard let (node, _) = locate(row, in: tree) else { return nil }
         var chains: [[(row: Int, node: ScenarioNode, path: String)]] = []
+        let needRows = withNeeds ? tree.restartNeeds(row) : []
+        for r in needRows {
+            if let (n, p) = locate(r, in: tree) { chains.append([(r, n, p)]) }
+        }
+        let needChains = chains.count
         for rows in tree.restartPlan(row).chains {
             let chain = rows.compactMap { r in locate(r, in: tree).map { (r, $0.node, $0.path) } }
             if !chain.isEmpty { chains.append(chain) }
         }
         let paths = chains.joined().map(\.path)
         func rebuilt(_ p: String) -> Bool { paths.contains { p == $0 || p.hasPrefix($0 + ".") } }
-        let builder = ScenarioBuilder(graph: graph, seed: seed, slots: slots)
+        let builder = ScenarioBuilder(graph: graph, seed: seed, slots: slots, keepGoing: keepGoing)
         builder.needsResolver.start(scenario)
         builder.needsResolver.attemptBase = 1000 * (groups.count + 1)
         // Nodes not rebuilt are waited for as they are (their newest attempt).
@@ -131,7 +143,11 @@ package final class ScenarioRestarter: @unchecked Sendable { // used from the da
             graph.recordAttempt(t.id, of: NodeID(r))
         }
         groups.append(group)
+        builder.needsResolver.markAllowed(in: graph)
         group.execute()
-        return Restart(group: group.id.rawValue, tops: tops.map { Restarted(row: $0.row, node: $0.task.id.rawValue) })
+        var done = Restart(
+            group: group.id.rawValue, tops: tops.map { Restarted(row: $0.row, node: $0.task.id.rawValue) })
+        done.needs = needChains
+        return done
     }
 }

@@ -35,6 +35,9 @@ package struct ScenarioNode: Sendable, Equatable {
     package var id: String?
     /// `needs`: the ids of the nodes that must succeed before this one starts.
     package var needs: [String] = []
+    /// `allowFailure`: the node's failure (or skip) does not fail the run, its group or the
+    /// nodes that need it; views show it as an allowed failure, counted apart.
+    package var allowFailure = false
     /// Where `id` and each of `needs` stand in the file (for messages).
     var idPosition: JSONPosition?
     var needsPositions: [JSONPosition] = []

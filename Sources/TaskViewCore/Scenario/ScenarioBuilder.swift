@@ -25,11 +25,14 @@ package struct ScenarioBuilder {
     let needsResolver = NeedsResolver()
     /// Job slots every `command` node takes one of while it runs (`--jobs`); nil: no limit.
     package let slots: CommandSlots?
+    /// `-k`: every `sequential` and `concurrent` goes on past failures.
+    package let keepGoing: Bool
 
-    package init(graph: Graph, seed: UInt64, slots: CommandSlots? = nil) {
+    package init(graph: Graph, seed: UInt64, slots: CommandSlots? = nil, keepGoing: Bool = false) {
         self.graph = graph
         self.seed = seed
         self.slots = slots
+        self.keepGoing = keepGoing
     }
 
     /// The root task (not executed).
@@ -52,10 +55,8 @@ package struct ScenarioBuilder {
         switch node.kind {
         case .work:
             task = work(node, path: path, name: name)
-        case .sequential:
-            task = ScenarioTask.sequential(kids(), name: name, graph: graph) { _ in () }
-        case .concurrent:
-            task = ScenarioTask.concurrent(kids(), name: name, graph: graph) { _ in () }
+        case .sequential, .concurrent:
+            task = group(node, kids(), name: name)
         case .allSettled:
             task = ScenarioTask.allSettled(kids(), name: name, graph: graph) { _ in () }
         case .then:
@@ -73,6 +74,21 @@ package struct ScenarioBuilder {
             task = command(node, name: name)
         }
         return needsResolver.finish(node, path: path, task: task, builder: self)
+    }
+
+    /// A `sequential` or `concurrent`: the library's, unless `-k` or a child's
+    /// `allowFailure` makes it go on past failures.
+    func group(_ node: ScenarioNode, _ kids: [ScenarioTask], name: String) -> ScenarioTask {
+        let concurrently = node.kind == .concurrent
+        let tolerated = Set(node.children.indices.filter { node.children[$0].allowFailure })
+        guard keepGoing || !tolerated.isEmpty else {
+            return concurrently
+                ? ScenarioTask.concurrent(kids, name: name, graph: graph) { _ in () }
+                : ScenarioTask.sequential(kids, name: name, graph: graph) { _ in () }
+        }
+        return ScenarioTask.keepingOn(
+            kids, concurrently: concurrently, keepGoing: keepGoing, tolerated: tolerated, name: name, graph: graph
+        ) { _ in () }
     }
 
     /// A real command (TaskGraphProcess), one node. Every command gets `TASKVIEW_SEED` in

@@ -12,7 +12,7 @@ package enum ScenarioDecoder {
 
     static let nulInRun = "\"run\" cannot contain a NUL character (\\u0000)"
 
-    static let common: Set<String> = ["kind", "name", "weight", "repeat", "id", "needs"]
+    static let common: Set<String> = ["kind", "name", "weight", "repeat", "id", "needs", "allowFailure"]
     static let fields: [ScenarioNode.Kind: Set<String>] = [
         .work: common.union(["duration", "steps", "phases", "fail", "failAt", "failProbability", "message"]),
         .sequential: common.union(["children"]), .concurrent: common.union(["children"]),
@@ -148,6 +148,11 @@ package enum ScenarioDecoder {
                         throw fail(pos, label, "\"fail\" must be true or false")
                     }
                     node.fail = b
+                case "allowFailure":
+                    guard case .bool(let b) = m.value.value else {
+                        throw fail(pos, label, "\"allowFailure\" must be true or false, not \(m.value.value.typeName)")
+                    }
+                    node.allowFailure = b
                 case "failAt": node.failAt = try number(min: 0, max: ScenarioDecoder.maxDuration)
                 case "failProbability": node.failProbability = try number(min: 0, max: 1)
                 case "message": node.message = try string()

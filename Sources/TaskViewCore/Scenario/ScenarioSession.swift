@@ -16,8 +16,13 @@ package final class ScenarioSession: @unchecked Sendable { // used from the main
     package let needs: ScenarioNeedsMap
     /// The task of each node with an `id` or `needs`, by path (where restarts start).
     let tracked: [String: ScenarioTask]
+    /// What marks the `allowFailure` nodes when the run starts.
+    private let resolver: NeedsResolver
     /// Job slots of the scenario's commands (`--jobs`); restarts take theirs too.
     let slots: CommandSlots?
+    /// `-k` (`--keep-going`): every `sequential` and `concurrent` goes on past failures
+    /// (restarts' groups too).
+    package let keepGoing: Bool
     /// The clock time the session's times count from: the log's `t = 0` (when recording
     /// began), else when the session was made. Headless lines print times from it, so a run
     /// and the replay of its log print the same times.
@@ -27,11 +32,14 @@ package final class ScenarioSession: @unchecked Sendable { // used from the main
     ///   - recordTo: log path (nil: no log).
     ///   - producer: the log header's producer (default: the command line).
     ///   - jobs: at most this many commands at once in the whole scenario (nil: no limit).
+    ///   - keepGoing: `-k`: groups go on past failures.
     package init(
-        scenario: Scenario, seed: UInt64, recordTo: String? = nil, producer: String? = nil, jobs: Int? = nil
+        scenario: Scenario, seed: UInt64, recordTo: String? = nil, producer: String? = nil, jobs: Int? = nil,
+        keepGoing: Bool = false
     ) throws {
         self.scenario = scenario
         self.seed = seed
+        self.keepGoing = keepGoing
         let clock: any GraphClock = scenario.runsCommands ? MonotonicClock() : VirtualClock()
         let graph = Graph(clock: clock)
         self.clock = clock
@@ -45,17 +53,21 @@ package final class ScenarioSession: @unchecked Sendable { // used from the main
         origin = recorder?.startTime ?? made
         let slots = jobs.map { CommandSlots(limit: $0) }
         self.slots = slots
-        let builder = ScenarioBuilder(graph: graph, seed: seed, slots: slots)
+        let builder = ScenarioBuilder(graph: graph, seed: seed, slots: slots, keepGoing: keepGoing)
         root = builder.build(scenario)
         needs = builder.needs
         tracked = builder.needsResolver.tracked
+        resolver = builder.needsResolver
     }
 
     /// The root's node.
     package var rootID: NodeID { root.id }
 
-    /// Executes the root.
-    package func start() { root.execute() }
+    /// Marks the `allowFailure` nodes (views observe by now) and executes the root.
+    package func start() {
+        resolver.markAllowed(in: graph)
+        root.execute()
+    }
 
     /// The virtual clock of a scenario without commands.
     package var virtualClock: VirtualClock? { clock as? VirtualClock }

@@ -46,6 +46,10 @@ extension Renderer {
             x = grid.write("  ", x: x, y: 0, style: base)
             x = grid.write(String(glyphs.glyph(s)), x: x, y: 0, style: CellStyle(Renderer.role(s), bold: s == .failed))
             x = grid.write(" \(counts[s.rawValue])", x: x, y: 0, style: base)
+            // A scenario run's failures that `allowFailure` lets pass, counted apart.
+            if s == .failed, model.judgesSteps, case let k = tree.allowedFailures, k > 0 {
+                x = grid.write(" (\(k) allowed)", x: x, y: 0, style: base)
+            }
         }
         x = grid.write("  ", x: x, y: 0, style: base)
         if let p = tree.overallProgress {

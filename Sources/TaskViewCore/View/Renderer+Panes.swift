@@ -200,8 +200,11 @@ extension Renderer {
         if case .confirmRestart(let row, let k) = model.view.mode, model.tree.contains(row.rawValue) {
             let name = model.tree.nodes[model.displayTree().content(row.rawValue)].name
             let more = k == 0 ? "" : " (and \(k) node\(k == 1 ? "" : "s") that need\(k == 1 ? "s" : "") it)"
+            // `a`: rebuild what it needs first ("fix the code, re-run the test").
+            let n = model.tree.restartNeeds(row.rawValue).count
+            let needs = n == 0 ? "" : ", a: also the \(n) step\(n == 1 ? "" : "s") it needs"
             grid.writeFitted(
-                clean("Restart \(name)\(more)? [y/N]"), x: 0, y: y, style: style, limit: grid.width,
+                clean("Restart \(name)\(more)? [y/N\(needs)]"), x: 0, y: y, style: style, limit: grid.width,
                 ellipsis: glyphs.ellipsis)
             return
         }

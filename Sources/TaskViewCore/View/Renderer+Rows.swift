@@ -93,7 +93,13 @@ extension Renderer {
             drawCounts(hidden, x: col + 1, y: y, limit: grid.width - col - 1, into: &grid)
         } else if layout.infoWidth > 0 {
             col += 1
-            let (text, style) = infoText(node, state)
+            var (text, style) = infoText(node, state)
+            // `✗ allowed`: a step marked `allowFailure` failed (or was skipped), counted apart.
+            if state == .failed || state == .skipped,
+                tree.allowsFailure(shown) || tree.allowsFailure(d.content(n).rawValue)
+            {
+                text = "allowed: " + text
+            }
             if !text.isEmpty {
                 grid.writeFitted(
                     clean(text), x: col, y: y, style: style, limit: grid.width - col,

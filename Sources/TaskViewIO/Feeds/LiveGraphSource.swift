@@ -68,6 +68,7 @@ package final class LiveGraphSource: DashboardSource {
         model.tree = TreeModel(snapshot: snapshot)
         model.tree.needsMap = needs
         model.canRestart = restarter != nil
+        model.judgesSteps = true // a scenario run
         model.title = title
         model.root = root.rawValue
         model.history = history
@@ -195,8 +196,8 @@ package final class LiveGraphSource: DashboardSource {
     package var wakeDescriptors: [Int32] { inbox.wakeDescriptor.map { [$0] } ?? [] }
 
     package func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {
-        if case .restart(let row) = effect {
-            restart(row, key: key, model: &model)
+        if case .restart(let row, let withNeeds) = effect {
+            restart(row, withNeeds: withNeeds, key: key, model: &model)
             return
         }
         guard case .cancel(let node, let source) = effect else { return }
@@ -205,12 +206,12 @@ package final class LiveGraphSource: DashboardSource {
         absorb(&model)
     }
 
-    /// Restarts `row` as a new attempt (and what was skipped because of it): the run is
-    /// live again until the attempts settle.
-    func restart(_ row: RowIndex, key: Key, model: inout DashboardModel) {
+    /// Restarts `row` as a new attempt (and what was skipped because of it; `withNeeds`: after
+    /// new attempts of what it needs): the run is live again until the attempts settle.
+    func restart(_ row: RowIndex, withNeeds: Bool = false, key: Key, model: inout DashboardModel) {
         let node = row.rawValue
         let name = model.tree.nodes[model.displayTree().content(row)].name
-        guard let restarter, let done = restarter.restart(node, in: model.tree) else {
+        guard let restarter, let done = restarter.restart(node, in: model.tree, withNeeds: withNeeds) else {
             model.view.message = "cannot restart: \(name) was not made restartable"
             return
         }
@@ -221,9 +222,11 @@ package final class LiveGraphSource: DashboardSource {
         model.outcome = nil
         model.restartsRunning = true
         absorb(&model)
-        let k = done.tops.count - 1
+        let k = done.tops.count - 1 - done.needs
+        let needs = done.needs == 0 ? "" : " after the \(done.needs) step\(done.needs == 1 ? "" : "s") it needs"
         model.view.message =
             "Restarted \(name)" + (k == 0 ? "" : " and \(k) node\(k == 1 ? " that needs" : "s that need") it")
+            + needs
     }
 
     package func finish(source: String, model: inout DashboardModel) {

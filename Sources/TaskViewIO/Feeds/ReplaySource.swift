@@ -45,6 +45,7 @@ public final class ReplaySource: DashboardSource {
         model.replay = ReplayState()
         model.title = title
         model.root = root
+        model.judgesSteps = log.header.scenario != nil // a taskview run's log
         buildTrees()
         rebuild(at: log.eventCount(atTime: 0), model: &model)
         time = 0
@@ -254,13 +255,18 @@ public final class ReplaySource: DashboardSource {
 
     /// Headless replay: the lines a headless live run of the same session printed (state
     /// lines, then the summary), from the log's events alone.
-    /// How a recorded run with restarts ended as the dashboard judges it (the newest attempts
-    /// count; the log's `end` line counts the roots as they are); nil for a log without
-    /// restarts.
+    /// How a recorded run ended as the dashboard judges it: a scenario run by its steps
+    /// (`RunVerdict`), a run with restarts by the newest attempts (the log's `end` line counts
+    /// the roots as they are); nil for any other log.
     package static func restartedOutcome(_ log: ReplayLog) -> RootOutcome? {
-        guard log.hasAttempts else { return nil }
+        guard log.hasAttempts || log.header.scenario != nil else { return nil }
         var model = DashboardModel(title: "")
-        model.tree.absorb(log.rebuildEvents(afterEvents: log.eventCount))
+        model.judgesSteps = log.header.scenario != nil
+        // Every event, as the dashboard's replay absorbs them: cancel sources and attributes
+        // (`allowFailure`) decide too.
+        model.tree = TreeModel(snapshot: log.snapshot(afterEvents: 0))
+        let events = log.events
+        for i in 0..<log.eventCount { model.tree.absorb(events[i]) }
         model.updateOutcome()
         return model.outcome
     }

@@ -10,8 +10,9 @@ package enum HeadlessRunner {
     /// `interrupted` is polled between timers (a signal: the root is cancelled with source
     /// `signal`). Lines go to `print`, with times counted from `origin` (the log's `t = 0`, so
     /// the replay of the run's log prints the same lines; nil: 0 on a virtual clock, else when
-    /// this starts). Returns the root's outcome (nil: it never settled because nothing was
-    /// left to run; the root is then cancelled with source `quit`).
+    /// this starts). Returns how the run ended by its steps (`RunVerdict`: a failed step
+    /// fails it whatever the root's kind; a root that never settled because nothing was left
+    /// to run is cancelled with source `quit`).
     package static func run(
         graph: Graph, clock: any GraphClock, root: NodeID,
         interrupted: () -> Bool = { false },
@@ -92,14 +93,8 @@ package enum HeadlessRunner {
         return outcome(printer.tree, root)
     }
 
-    /// The root's outcome in a tree (cancelled when unsettled).
+    /// How a scenario run ended by its steps (`RunVerdict`; cancelled when unsettled).
     package static func outcome(_ tree: TreeModel, _ root: NodeID) -> RootOutcome {
-        guard tree.contains(root.rawValue) else { return .cancelled }
-        let n = tree[root.rawValue]
-        switch n.display {
-        case .succeeded: return .succeeded
-        case .failed: return .failed
-        default: return .cancelled
-        }
+        RunVerdict(tree: tree, root: root.rawValue).outcome ?? .cancelled
     }
 }

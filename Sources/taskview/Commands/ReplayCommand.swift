@@ -17,7 +17,7 @@ struct ReplayCommand: ParsableCommand {
             Keys: space play/pause, . and , step one event, ←/→ seek ∓5 s, 0-9 jump to 0-90 %, \
             < and > halve/double the speed, [ and ] previous/next marker (a failure, cancel or root settling), \
             n/N and c/C the next/previous moment a node failed or was cancelled, t seek to a time (1:30, 90s, \
-            45%), F find the moment a name or info appears, z then 1-9 (or Alt-1..9) fold to a depth. Exit status: that of the recorded root (0/1/130), 2 for a bad \
+            45%), F find the moment a name or info appears, z then 1-9 (or Alt-1..9) fold to a depth. Exit status: that of the recorded run (0/1/130, as the run exited), 2 for a bad \
             log, 3 when the log's root never settled (a crashed session).
             """)
 

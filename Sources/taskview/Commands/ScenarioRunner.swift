@@ -28,7 +28,7 @@ enum ScenarioRunner {
         do {
             session = try ScenarioSession(
                 scenario: scenario, seed: common.seed, recordTo: logPath, producer: Producer.line,
-                jobs: common.jobSlots)
+                jobs: common.jobSlots, keepGoing: common.keepGoing)
         } catch {
             writeStderr("taskview: cannot write the replay log: \(Sanitizer.clean(String(describing: error)))\n")
             throw ExitCode(2)

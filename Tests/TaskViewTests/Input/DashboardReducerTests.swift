@@ -48,6 +48,18 @@ import Testing
         #expect(m.view.isExpanded(0) && m.view.isExpanded(1))
     }
 
+    @Test func theRestartQuestionTakesYForTheStepAndAForTheStepAndWhatItNeeds() {
+        var m = model(smallBuild())
+        m.view.mode = .confirmRestart(row: 4, dependents: 0)
+        #expect(press(&m, .char("a")) == [.restart(row: 4, withNeeds: true)])
+        #expect(m.view.mode == .normal)
+        m.view.mode = .confirmRestart(row: 4, dependents: 0)
+        #expect(press(&m, .char("y")) == [.restart(row: 4, withNeeds: false)])
+        m.view.mode = .confirmRestart(row: 4, dependents: 0)
+        #expect(press(&m, .char("n")).isEmpty)
+        #expect(m.view.message == "Not restarted")
+    }
+
     @Test func cancelAsksThenConfirmsWithKeyboardSource() {
         var m = model(smallBuild())
         press(&m, .end) // link, executing

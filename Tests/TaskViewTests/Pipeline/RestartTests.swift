@@ -101,7 +101,9 @@ import Testing
         run.key("r")
         #expect(run.model.view.mode == .confirmRestart(row: run.row("flaky"), dependents: 2))
         let frame = Renderer(ascii: true).render(run.model, width: 80, height: 10).grid.lines
-        #expect(frame.last?.hasPrefix("Restart flaky (and 2 nodes that need it)? [y/N]") == true)
+        #expect(
+            frame.last?.hasPrefix("Restart flaky (and 2 nodes that need it)? [y/N, a: also the 1 step it needs]")
+                == true)
         run.key("y")
         #expect(run.model.view.message == "Restarted flaky and 2 nodes that need it")
         #expect(run.model.outcome == nil) // live again
@@ -128,6 +130,56 @@ import Testing
         #expect(detail.contains("Attempts: 1 failed 2.0s, 2 succeeded 2.0s"))
         #expect(d.first() == RowIndex(run.session.rootID.rawValue))
         #expect(run.model.tree.hiddenRoots.count == 1)
+    }
+
+    @Test func aAtTheQuestionRunsWhatTheStepNeedsAgainFirst() throws {
+        // "Fix the code, re-run the test": build runs again, then flaky, then what needs it.
+        var run = try Run(Self.ci, seed: Self.seed(path: "0.1"))
+        run.toEnd()
+        #expect(run.model.outcome == .failed) // an allSettled root: flaky failed
+        let buildBefore = run.model.tree.shownNode(run.row("build"))
+        run.model.view.selection = run.row("flaky")
+        run.key("r")
+        let frame = Renderer(ascii: true).render(run.model, width: 100, height: 10).grid.lines
+        #expect(
+            frame.last?.hasPrefix("Restart flaky (and 2 nodes that need it)? [y/N, a: also the 1 step it needs]")
+                == true)
+        run.key("a")
+        #expect(run.model.view.message == "Restarted flaky and 2 nodes that need it after the 1 step it needs")
+        #expect(run.model.tree.shownNode(run.row("build")) != buildBefore) // a new attempt of build
+        #expect(run.shown("build").display == .executing)
+        #expect(run.shown("flaky").info == "waiting for build")
+        run.toEnd()
+        for name in ["build", "flaky", "package", "upload"] { #expect(run.shown(name).display == .succeeded) }
+        let d = run.model.displayTree()
+        let detail = Renderer(ascii: true).detailLines(run.model.tree, d, row: run.row("build"))
+        #expect(detail.contains("Attempts: 1 succeeded 1.0s, 2 succeeded 1.0s"))
+        #expect(run.model.outcome == .succeeded)
+    }
+
+    @Test func quittingWhileARestartRunsIsCancelledAndSoIsItsReplay() throws {
+        let path = temporaryLogPath("restart-quit")
+        defer { unlink(path) }
+        let text = """
+            {"kind": "allSettled", "name": "ci", "children": [
+              {"kind": "work", "name": "build", "duration": 1, "steps": 0},
+              {"kind": "work", "name": "test", "duration": 5, "steps": 0}
+            ]}
+            """
+        var run = try Run(text, seed: 1, recordTo: path)
+        run.toEnd()
+        #expect(run.model.outcome == .succeeded)
+        run.model.view.selection = run.row("test")
+        run.key("R")
+        run.elapsed += 1
+        _ = run.source.tick(realElapsed: run.elapsed, model: &run.model)
+        #expect(run.shown("test").display == .executing)
+        run.source.finish(source: ViewerCancelSource.quit, model: &run.model)
+        #expect(run.model.outcome == .cancelled)
+        #expect(run.model.outcome?.exitStatus == 130)
+        run.session.finishRecording()
+        let log = try LogReader.load(path: path)
+        #expect(ReplaySource.restartedOutcome(log) == .cancelled) // what replay's exit status is
     }
 
     @Test func theOutcomeAndExitStatusFollowTheNewestAttempts() throws {

@@ -141,6 +141,10 @@ func decodeError(_ text: String) -> String? {
         #expect(
             decodeError(#"{"kind":"work","name":"a","steps":1.5}"#)
                 == "s.json:1:35: $ (work \"a\"): \"steps\" must be an integer")
+        #expect(
+            decodeError(#"{"kind":"work","name":"a","allowFailure":1}"#)
+                == "s.json:1:42: $ (work \"a\"): \"allowFailure\" must be true or false, not a number")
+        #expect(decodeError(#"{"kind":"work","name":"a","allowFailure":true}"#) == nil)
         #expect(decodeError(#"{"kind":"work"}"#) == "s.json:1:1: $: missing \"name\"")
         #expect(decodeError(#"[]"#) == "s.json:1:1: $: a scenario is one JSON object (the root node), not an array")
         #expect(
