@@ -50,8 +50,14 @@ package struct RunReport: Sendable, Equatable {
         var firstIsLeaf = false
         var runStart = Double.infinity
         var runEnd = 0.0
+        var programRows = [Int](repeating: 0, count: DisplayState.allCases.count)
         for id in tree.nodes.ids where tree.contains(id) {
             let n = tree[id]
+            if n.kind == TreeModel.programKind {
+                // An attach session's row of a program: on the viewer's clock, not counted.
+                programRows[n.display.rawValue] += 1
+                continue
+            }
             if !n.startedAt.isNaN { runStart = min(runStart, n.startedAt) }
             if !n.endedAt.isNaN { runEnd = max(runEnd, n.endedAt) }
             let isLeaf = n.children.isEmpty && n.kind != NodeKind.ref
@@ -81,7 +87,7 @@ package struct RunReport: Sendable, Equatable {
             timed.sorted { $0.duration != $1.duration ? $0.duration > $1.duration : $0.id < $1.id }
                 .prefix(Self.slowestCount))
         var c: [String: Int] = [:]
-        for s in DisplayState.allCases { c[s.reportKey] = tree.counts[s.rawValue] }
+        for s in DisplayState.allCases { c[s.reportKey] = tree.counts[s.rawValue] - programRows[s.rawValue] }
         counts = c
     }
 
