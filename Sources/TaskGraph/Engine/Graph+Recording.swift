@@ -276,6 +276,8 @@ extension Graph {
         if failed, let msg { s.setMessage(slot, msg) }
         if keepsStartTimes, state == .executing {
             s.setStart(slot, clock.now) // the event clock needs `eventLock`; this is the clock it follows
+        } else if keepsStartTimes, state.isSettled {
+            s.setEnd(slot, clock.now)
         }
         if let cancelRequest {
             // The request and the state change it makes are one step: recorded together.
@@ -334,9 +336,11 @@ extension Graph {
             let message = from.message(old)
             let refOf = from.refOf(old)
             let start = from.hasStarts ? from.start(old) : nil
+            let end = from.hasStarts ? from.end(old) : nil
             from.drop(old)
             let slot = to.adopt(record, message: message, refOf: refOf)
             if let start { to.setStart(slot, start) }
+            if let end { to.setEnd(slot, end) }
             slots[id] = slot
             for c in record.children { stack.append(c.rawValue) }
         }

@@ -65,7 +65,8 @@ extension Graph {
                     NodeCapture(
                         record: r, message: r.failed ? s.message(slot) : nil,
                         refOf: hasRefs ? s.refOf(slot) : nil,
-                        startTime: hasStarts && r.state == .executing ? s.start(slot) : nil))
+                        startTime: hasStarts && r.state != .notExecuted ? s.start(slot) : nil,
+                        endTime: hasStarts && r.state.isSettled ? s.end(slot) : nil))
             }
         }
         return GraphCapture(nodes: nodes, sequence: sequenceLocked())

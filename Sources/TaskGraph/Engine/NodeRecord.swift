@@ -174,8 +174,9 @@ struct NodeTable {
         var base: UnsafeMutablePointer<NodeRecord>?
         /// Records not dropped yet.
         var live: Int
-        /// When each record's node began executing (NaN: not kept), made on the first start
-        /// kept in the chunk: only a graph that keeps start times has them.
+        /// When each record's node began executing, then (from `chunkSize` on) when it
+        /// settled (NaN: not kept), made on the first time kept in the chunk: only a graph
+        /// that keeps start times has them.
         var starts: UnsafeMutablePointer<Double>? = nil
     }
 
@@ -268,17 +269,34 @@ struct NodeTable {
         return t.isNaN ? nil : t
     }
 
+    /// When the node in `id` settled, if kept (the caller checks it is live).
+    func end(_ id: Int) -> Double? {
+        guard let starts = chunks.unsafelyUnwrapped[id >> Self.shift].starts else { return nil }
+        let t = starts[Self.chunkSize + (id & (Self.chunkSize - 1))]
+        return t.isNaN ? nil : t
+    }
+
     /// Keeps when the node in `id` began executing: a store into its chunk's times (made
     /// on the chunk's first), no hashing, so a served graph pays little per task.
     mutating func setStart(_ id: Int, _ time: Double) {
+        times(id)[id & (Self.chunkSize - 1)] = time
+    }
+
+    /// Keeps when the node in `id` settled (beside its start).
+    mutating func setEnd(_ id: Int, _ time: Double) {
+        times(id)[Self.chunkSize + (id & (Self.chunkSize - 1))] = time
+    }
+
+    /// The times of `id`'s chunk: starts, then ends; made on the first kept.
+    private mutating func times(_ id: Int) -> UnsafeMutablePointer<Double> {
         let chunk = chunks.unsafelyUnwrapped + (id >> Self.shift)
         if chunk.pointee.starts == nil {
-            let starts = UnsafeMutablePointer<Double>.allocate(capacity: Self.chunkSize)
-            starts.initialize(repeating: .nan, count: Self.chunkSize)
+            let starts = UnsafeMutablePointer<Double>.allocate(capacity: 2 * Self.chunkSize)
+            starts.initialize(repeating: .nan, count: 2 * Self.chunkSize)
             chunk.pointee.starts = starts
             hasStarts = true
         }
-        chunk.pointee.starts.unsafelyUnwrapped[id & (Self.chunkSize - 1)] = time
+        return chunk.pointee.starts.unsafelyUnwrapped
     }
 
     /// Live slots in ascending order.

@@ -136,10 +136,18 @@ final class Stripe: @unchecked Sendable { // mutable state behind `lock`
         slot >= 0 ? own.start(slot) : foreign.start(~slot)
     }
 
-    /// Keeps when a node began executing (read only while it executes: a settled node's
-    /// time stays, unread, until its record goes).
+    /// Keeps when a node began executing (read in snapshots, with its end once settled).
     func setStart(_ slot: Int, _ time: Double) {
         if slot >= 0 { own.setStart(slot, time) } else { foreign.setStart(~slot, time) }
+    }
+
+    /// When a node settled (kept while the graph keeps start times).
+    func end(_ slot: Int) -> Double? {
+        slot >= 0 ? own.end(slot) : foreign.end(~slot)
+    }
+
+    func setEnd(_ slot: Int, _ time: Double) {
+        if slot >= 0 { own.setEnd(slot, time) } else { foreign.setEnd(~slot, time) }
     }
 
     /// Whether any node of the stripe has a start time kept.

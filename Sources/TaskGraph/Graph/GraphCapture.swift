@@ -14,8 +14,9 @@ struct NodeCapture {
     let message: String?
     let refOf: Int?
     let startTime: Double?
+    let endTime: Double?
 
-    init(record r: NodeRecord, message: String?, refOf: Int?, startTime: Double? = nil) {
+    init(record r: NodeRecord, message: String?, refOf: Int?, startTime: Double? = nil, endTime: Double? = nil) {
         id = r.id
         kindIndex = r.kindIndex
         parent = r.parent
@@ -29,6 +30,7 @@ struct NodeCapture {
         self.message = message
         self.refOf = refOf
         self.startTime = startTime
+        self.endTime = endTime
     }
 }
 
@@ -63,7 +65,8 @@ struct GraphCapture {
                 id: nid, kind: NodeKind.all[Int(n.kindIndex)], parent: n.parent >= 0 ? NodeID(n.parent) : nil,
                 children: Array(n.children), name: n.name, weight: n.weight, state: n.state,
                 failed: n.failed, progress: TaskProgress(n.fraction, info: n.info),
-                message: n.message, refOf: n.refOf.map { NodeID($0) }, startTime: n.startTime)
+                message: n.message, refOf: n.refOf.map { NodeID($0) }, startTime: n.startTime,
+                endTime: n.endTime)
             if n.parent < 0 { roots.append(nid) }
         }
         roots.sort { $0.rawValue < $1.rawValue }

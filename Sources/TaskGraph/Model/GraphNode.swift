@@ -98,15 +98,18 @@ public struct GraphNode: Sendable, Equatable {
     public let message: String?
     /// For a `ref` node: the shared node it stands for; nil for every other kind.
     public let refOf: NodeID?
-    /// For an executing node of a graph that keeps start times (a served graph, from
-    /// `serve()` on): the graph-clock time it began executing. Nil otherwise.
+    /// For a node of a graph that keeps start times (a served graph, from `serve()` on)
+    /// that has begun executing: the graph-clock time it began. Nil otherwise.
     public let startTime: Double?
+    /// For a settled node of a graph that keeps start times: the graph-clock time it
+    /// settled. Nil otherwise.
+    public let endTime: Double?
 
     /// A node with these fields (a view's tests build snapshots with it).
     public init(
         id: NodeID, kind: String, parent: NodeID?, children: [NodeID], name: String,
         weight: Double, state: TaskState, failed: Bool, progress: TaskProgress,
-        message: String?, refOf: NodeID? = nil, startTime: Double? = nil
+        message: String?, refOf: NodeID? = nil, startTime: Double? = nil, endTime: Double? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -120,6 +123,7 @@ public struct GraphNode: Sendable, Equatable {
         self.message = message
         self.refOf = refOf
         self.startTime = startTime
+        self.endTime = endTime
     }
 }
 

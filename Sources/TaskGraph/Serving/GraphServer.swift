@@ -80,7 +80,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
     @exclusivity(unchecked) private(set) var connectionRefs: [Unmanaged<ViewerConnection>] = []
     /// What viewers have been sent, kept while observing (for snapshots and the summary): the
     /// recorder's compact model (a few bytes a node), which writes the same snapshots.
-    @exclusivity(unchecked) var model = RecorderModel()
+    @exclusivity(unchecked) var model = RecorderModel(keepingTimes: true)
     @exclusivity(unchecked) var observation: (any GraphObservation)?
     /// The latest `t` written to any viewer (lines never go back in time).
     @exclusivity(unchecked) var lastT = 0.0
@@ -231,7 +231,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
         if spool.isOverflowed {
             let lost = spool.discard() + spool.resume()
             let snapshot = graph.snapshot()
-            model = RecorderModel(snapshot, startTime: startTime)
+            model = RecorderModel(snapshot, startTime: startTime, keepingTimes: true)
             joinSequence = snapshot.sequence
             lastSequence = snapshot.sequence
             for c in connections where !c.overflowed {
@@ -301,7 +301,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
             let missed = Int(clamping: snapshot.sequence - lastSequence)
             for c in connections where c.overflowed { c.skipped += missed }
         }
-        model = RecorderModel(snapshot, startTime: startTime)
+        model = RecorderModel(snapshot, startTime: startTime, keepingTimes: true)
         joinSequence = snapshot.sequence
         lastSequence = snapshot.sequence
     }
@@ -315,10 +315,7 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
         {
             lastRootSettle = t
         }
-        model.apply(event.change)
-        if case .stateChanged(let id, .executing, _, _) = event.change {
-            model.noteStart(id.rawValue, at: t) // for the snapshots of viewers that attach later
-        }
+        model.apply(event.change, time: t) // with times: for the snapshots of later viewers
         if !connectionRefs.contains(where: { $0._withUnsafeGuaranteedRef { !$0.overflowed } }) {
             // Nobody can take it (stalled viewers): count it, skip the encoding.
             for c in connections { c.skipped += 1 }

@@ -228,7 +228,7 @@ extension GraphServer {
         let detached = lock.withLock { () -> (any GraphObservation)? in
             connections.removeAll { $0 === c }
             guard connections.isEmpty, observation != nil else { return nil }
-            model = RecorderModel()
+            model = RecorderModel(keepingTimes: true)
             lastRootSettle = nil
             defer { observation = nil }
             return observation

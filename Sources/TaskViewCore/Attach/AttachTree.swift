@@ -264,24 +264,19 @@ package struct AttachTree {
         }
     }
 
-    /// A snapshot replaces the program's subtree; nodes it still has keep their local ids
-    /// (so selection and folding survive a resync).
+    /// A snapshot (the first one, a resync's, the program's last) brings the program's
+    /// subtree up to date. The first goes into the tree in one pass; a later one is compared
+    /// with what the tree has: nodes it still has keep their local ids and their times (so
+    /// selection, folding and durations survive a resync), what the tree lacked is added
+    /// with the program's own start and end times, outcomes missed meanwhile are recorded at
+    /// the time they happened, and only nodes the program no longer has are dropped. A
+    /// recording never sees the program's tree dropped and added again (truth.md).
     private mutating func replace(
         _ p: Int, nodes: [LogModel.Node], roots: [Int], time snapTime: Double,
         tree: inout TreeModel, now: Double
     ) {
         let t = time(snapTime, p, now: now)
         let row = programs[p].row
-        // Everything under the row goes; then the snapshot's nodes come back, parents first.
-        var old: [NodeID] = []
-        var stack = tree.contains(row) ? tree[row].children : []
-        while let c = stack.popLast() {
-            let ci = Int(c)
-            guard tree.contains(ci) else { continue }
-            old.append(NodeID(ci))
-            stack.append(contentsOf: tree[ci].children)
-        }
-        if !old.isEmpty { emit(.dropped(ids: old), at: t, into: &tree) }
         // `nodes` ascend by id: positions by binary search, no table.
         func position(_ id: Int) -> Int? {
             var lo = 0
@@ -292,16 +287,27 @@ package struct AttachTree {
             }
             return lo < nodes.count && Int(nodes[lo].id) == id ? lo : nil
         }
-        // Local id of each snapshot node, by position.
+        // What the program no longer has goes (children before their parents).
         let previous = programs[p].localOf
+        var gone: [NodeID] = []
+        for (r, l) in previous where position(r) == nil && tree.contains(l) { gone.append(NodeID(l)) }
+        if !gone.isEmpty {
+            gone.sort { $0.rawValue > $1.rawValue }
+            emit(.dropped(ids: gone), at: t, into: &tree)
+        }
+        // Local id of each snapshot node, by position.
         var localAt: [Int] = []
         localAt.reserveCapacity(nodes.count)
         var keep: [Int: Int] = [:]
         keep.reserveCapacity(nodes.count)
+        var isNew: [Bool] = []
+        isNew.reserveCapacity(nodes.count)
         for n in nodes {
             let r = Int(n.id)
-            let l = previous.isEmpty ? allocate() : previous[r] ?? allocate()
+            let known = previous[r].flatMap { tree.contains($0) ? $0 : nil }
+            let l = known ?? allocate()
             localAt.append(l)
+            isNew.append(known == nil)
             keep[r] = l
             owner[l] = Owner(program: Int32(p), remote: r)
         }
@@ -329,23 +335,70 @@ package struct AttachTree {
                 parents.append(localAt[q])
                 indices.append(childCount[q])
                 childCount[q] += 1
-            } else {
+            } else if isNew[k] {
                 parents.append(row)
                 indices.append(rowCount)
                 rowCount += 1
+            } else {
+                parents.append(row)
+                indices.append(tree.contains(localAt[k]) ? Int(tree[localAt[k]].index) : rowCount)
             }
         }
-        // The subtree is new here (first attach, or after the drop above): it goes into the
-        // tree in one pass, as the events below would leave it; they are still written to
-        // the recorder one by one, so the log is what it was.
-        // An executing node's own start (the snapshot's `started`, on the program's clock) on
-        // the viewer's clock: work begun before attaching shows how long it has run.
+        // The node's own times (the snapshot's `started` and `ended`, on the program's clock)
+        // on the viewer's: work begun before attaching shows how long it has run, and work
+        // settled before (or while the viewer lagged) how long it took. Never after the
+        // snapshot; an older program's snapshot without them: the snapshot's time.
         let offset = programs[p].clockOffset ?? 0
-        func start(_ n: LogModel.Node) -> Double {
-            n.state == .executing ? min(t, (n.started ?? .infinity) - offset) : t
+        func start(_ n: LogModel.Node) -> Double { min(t, (n.started ?? .infinity) - offset) }
+        func end(_ n: LogModel.Node) -> Double {
+            let e = min(t, (n.ended ?? .infinity) - offset)
+            return n.started == nil ? e : max(start(n), e)
         }
+        if !order.contains(where: { !isNew[$0] }) {
+            addAll(
+                nodes, under: row, order: order, parents: parents, indices: indices, localAt: localAt, keep: keep,
+                time: t, start: start, end: end, tree: &tree)
+        } else {
+            for (o, k) in order.enumerated() {
+                if isNew[k] {
+                    addOne(
+                        nodes[k], local: localAt[k], parent: parents[o], index: indices[o], keep: keep, at: t,
+                        start: start(nodes[k]), end: end(nodes[k]), tree: &tree)
+                } else {
+                    update(
+                        localAt[k], to: nodes[k], parent: parents[o], index: indices[o], at: t,
+                        start: start(nodes[k]), end: end(nodes[k]), tree: &tree)
+                }
+            }
+        }
+        // Restarts' attempts once their trees are whole (drawn in the rows they replace).
+        for k in order where isNew[k] && nodes[k].attemptOf >= 0 {
+            guard let of = keep[Int(nodes[k].attemptOf)] else { continue }
+            emit(.attempt(id: NodeID(localAt[k]), of: NodeID(of)), at: t, into: &tree)
+        }
+    }
+
+    /// Whether a snapshot node ran: executing or completed, or cancelled after it began (a
+    /// node cancelled before it ran has no start).
+    private static func began(_ n: LogModel.Node) -> Bool {
+        n.state == .executing || n.state == .completed || (n.state == .cancelled && n.started != nil)
+    }
+
+    /// Whether a snapshot node's progress is worth an event (a success's implied 1 is not).
+    private static func hasOwnProgress(_ n: LogModel.Node) -> Bool {
+        (n.fraction > 0 || n.info != nil) && !(n.state == .completed && !n.failed && n.fraction == 1 && n.info == nil)
+    }
+
+    /// The program's whole subtree is new here (the first snapshot, or everything was
+    /// dropped): it goes into the tree in one pass, as the events would leave it; they are
+    /// still written to the recorder one by one, so the log is what it was.
+    private mutating func addAll(
+        _ nodes: [LogModel.Node], under row: Int, order: [Int], parents: [Int], indices: [Int], localAt: [Int],
+        keep: [Int: Int], time t: Double, start: (LogModel.Node) -> Double, end: (LogModel.Node) -> Double,
+        tree: inout TreeModel
+    ) {
         let loaded = bulkNodes(
-            nodes, order: order, parents: parents, localAt: localAt, keep: keep, time: t, start: start)
+            nodes, order: order, parents: parents, localAt: localAt, keep: keep, time: t, start: start, end: end)
         let bulk = tree.canLoad(loaded, under: row)
         for (o, k) in order.enumerated() {
             let n = nodes[k]
@@ -358,7 +411,7 @@ package struct AttachTree {
             guard let of = keep[Int(nodes[k].refOf)] else { continue }
             emit(.ref(id: NodeID(localAt[k]), of: NodeID(of)), at: t, into: &tree, absorb: !bulk)
         }
-        for k in order where nodes[k].state == .executing || nodes[k].state == .completed {
+        for k in order where Self.began(nodes[k]) {
             emit(
                 .stateChanged(id: NodeID(localAt[k]), state: .executing, failed: false, message: nil),
                 at: start(nodes[k]), into: &tree, absorb: !bulk)
@@ -367,20 +420,63 @@ package struct AttachTree {
             let n = nodes[k]
             emit(
                 .stateChanged(id: NodeID(localAt[k]), state: n.state, failed: n.failed, message: n.message),
-                at: t, into: &tree, absorb: !bulk)
+                at: end(n), into: &tree, absorb: !bulk)
         }
-        for k in order where nodes[k].fraction > 0 || nodes[k].info != nil {
+        for k in order where Self.hasOwnProgress(nodes[k]) {
             let n = nodes[k]
-            if n.state == .completed && !n.failed && n.fraction == 1 && n.info == nil { continue }
             emit(
                 .progress(id: NodeID(localAt[k]), progress: TaskProgress(n.fraction, info: n.info)),
                 at: t, into: &tree, absorb: !bulk)
         }
         if bulk { tree.load(loaded, sequence: sequence, time: t) }
-        // Restarts' attempts once their trees are whole (drawn in the rows they replace).
-        for k in order where nodes[k].attemptOf >= 0 {
-            guard let of = keep[Int(nodes[k].attemptOf)] else { continue }
-            emit(.attempt(id: NodeID(localAt[k]), of: NodeID(of)), at: t, into: &tree)
+    }
+
+    /// A node the tree lacked (begun, or settled, while the viewer was behind), with its
+    /// own times.
+    private mutating func addOne(
+        _ n: LogModel.Node, local l: Int, parent: Int, index: Int, keep: [Int: Int], at t: Double,
+        start: Double, end: Double, tree: inout TreeModel
+    ) {
+        emit(
+            .added(id: NodeID(l), kind: n.kind, name: n.name, weight: n.weight, parent: NodeID(parent), index: index),
+            at: t, into: &tree)
+        if n.refOf >= 0, let of = keep[Int(n.refOf)] { emit(.ref(id: NodeID(l), of: NodeID(of)), at: t, into: &tree) }
+        if Self.began(n) {
+            emit(.stateChanged(id: NodeID(l), state: .executing, failed: false, message: nil), at: start, into: &tree)
+        }
+        if Self.hasOwnProgress(n) {
+            emit(.progress(id: NodeID(l), progress: TaskProgress(n.fraction, info: n.info)), at: t, into: &tree)
+        }
+        if n.state.isSettled {
+            emit(
+                .stateChanged(id: NodeID(l), state: n.state, failed: n.failed, message: n.message), at: end, into: &tree
+            )
+        }
+    }
+
+    /// A node the tree has: what changed while the viewer was behind, each change at its
+    /// own time where the snapshot gives it.
+    private mutating func update(
+        _ l: Int, to n: LogModel.Node, parent: Int, index: Int, at t: Double, start: Double, end: Double,
+        tree: inout TreeModel
+    ) {
+        let had = tree[l]
+        if Int(had.parent) != parent {
+            emit(.parentSet(id: NodeID(l), parent: NodeID(parent), index: index), at: t, into: &tree)
+        }
+        if had.name != Sanitizer.clean(n.name) { emit(.renamed(id: NodeID(l), name: n.name), at: t, into: &tree) }
+        if had.weight != n.weight { emit(.weightChanged(id: NodeID(l), weight: n.weight), at: t, into: &tree) }
+        if had.state == .notExecuted && Self.began(n) {
+            emit(.stateChanged(id: NodeID(l), state: .executing, failed: false, message: nil), at: start, into: &tree)
+        }
+        let progressed = Self.hasOwnProgress(n) && (had.fraction != n.fraction || had.info != n.info)
+        if progressed && !had.state.isSettled {
+            emit(.progress(id: NodeID(l), progress: TaskProgress(n.fraction, info: n.info)), at: t, into: &tree)
+        }
+        if n.state.isSettled && !had.state.isSettled { // an outcome missed, when it happened
+            emit(
+                .stateChanged(id: NodeID(l), state: n.state, failed: n.failed, message: n.message), at: end, into: &tree
+            )
         }
     }
 
@@ -388,7 +484,7 @@ package struct AttachTree {
     /// of `replace` leave them in the tree.
     private func bulkNodes(
         _ nodes: [LogModel.Node], order: [Int], parents: [Int], localAt: [Int],
-        keep: [Int: Int], time t: Double, start: (LogModel.Node) -> Double
+        keep: [Int: Int], time t: Double, start: (LogModel.Node) -> Double, end: (LogModel.Node) -> Double
     ) -> [TreeModel.Loaded] {
         var out: [TreeModel.Loaded] = []
         out.reserveCapacity(order.count)
@@ -400,7 +496,7 @@ package struct AttachTree {
             node.weight = n.weight
             node.addedAt = t
             if n.refOf >= 0, let of = keep[Int(n.refOf)] { node.refOf = Int32(of) }
-            if n.state == .executing || n.state == .completed {
+            if Self.began(n) {
                 node.state = .executing
                 node.startedAt = start(n)
             }
@@ -408,12 +504,10 @@ package struct AttachTree {
                 node.state = n.state
                 node.failed = n.failed
                 node.message = n.failed ? n.message : nil
-                node.endedAt = t
+                node.endedAt = end(n)
                 if n.state == .completed && !n.failed { node.fraction = 1 }
             }
-            if (n.fraction > 0 || n.info != nil)
-                && !(n.state == .completed && !n.failed && n.fraction == 1 && n.info == nil)
-            {
+            if Self.hasOwnProgress(n) {
                 let p = TaskProgress(n.fraction, info: n.info)
                 node.fraction = p.fraction
                 node.info = p.info

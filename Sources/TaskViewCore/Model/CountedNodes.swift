@@ -5,10 +5,11 @@ import TaskGraph
 /// all read `counts` (or `countsBelow`), so they agree.
 extension TreeModel {
     /// Whether a node of `kind` counts: not the `after` adapter `needs` (or `after(_:)`)
-    /// wraps a task in, which the dashboard folds into that task's row. The one place that
-    /// decides which nodes count.
+    /// wraps a task in, which the dashboard folds into that task's row, nor an attach
+    /// session's `NAME (pid N)` row (shown and exported, not one of the program's nodes).
+    /// The one place that decides which nodes count.
     static func isCounted(kind: String) -> Bool {
-        kind != NodeKind.after
+        kind != NodeKind.after && kind != programKind
     }
 
     /// Nodes per `DisplayState.rawValue`, counting each row's newest attempt (a row above

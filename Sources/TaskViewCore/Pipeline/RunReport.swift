@@ -75,6 +75,8 @@ package struct RunReport: Sendable, Equatable {
         var memo: [Int: DisplayState] = [:]
         for id in tree.nodes.ids where tree.contains(id) {
             let n = tree[id]
+            // An attach session's row of a program: on the viewer's clock, not counted.
+            if n.kind == TreeModel.programKind { continue }
             if !n.startedAt.isNaN { runStart = min(runStart, n.startedAt) }
             if !n.endedAt.isNaN { runEnd = max(runEnd, n.endedAt) }
             guard tree.isCurrent(id) else { continue }

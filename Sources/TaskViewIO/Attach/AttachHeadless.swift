@@ -75,12 +75,8 @@ package final class AttachHeadless {
         session.stop()
         _ = session.pump(tree: &tree, now: 0)
         for line in session.statusLines { emit(line) }
-        // The program rows are not tasks: the counts are the programs' nodes only.
-        var counts = tree.counts
-        for program in session.programs.programs where tree.contains(program.row) {
-            counts[tree[program.row].display.rawValue] -= 1
-        }
-        emit(HeadlessSummary.countsLine(counts))
+        // The program rows are not counted (`TreeModel.isCounted`): the programs' nodes only.
+        emit(HeadlessSummary.countsLine(tree.counts))
     }
 
     private func label(_ p: Int) -> String {

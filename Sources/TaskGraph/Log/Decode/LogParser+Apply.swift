@@ -82,8 +82,8 @@ extension LogParser {
             return // a later version's event kind: ignored
         }
         model.apply(change)
-        if f.ev == .state, f.state == .executing, let started = f.started, started < t {
-            log.events.append(change, time: t, started: started)
+        if f.ev == .state, let own = f.state == .executing ? f.started : f.ended, own < t {
+            log.events.append(change, time: t, started: own)
         } else {
             log.events.append(change, time: t)
         }

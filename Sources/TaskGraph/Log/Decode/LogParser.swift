@@ -40,6 +40,7 @@ struct LogParser {
         var skipped: Int?
         var of: Int?
         var started: Double?
+        var ended: Double?
         var attrs: [NodeAttribute]?
         var attemptOf: Int?
     }
@@ -290,6 +291,10 @@ struct LogParser {
             let v = try s.number()
             guard v.isFinite, abs(v) <= 1e12 else { throw LineError("started \(v) is not finite within ±10^12") }
             f.started = v
+        case 5 where key.equals("ended"):
+            let v = try s.number()
+            guard v.isFinite, abs(v) <= 1e12 else { throw LineError("ended \(v) is not finite within ±10^12") }
+            f.ended = v
         case 8 where key.equals("fraction"):
             let v = try s.number()
             guard v >= 0, v <= 1 else { throw LineError("fraction \(v) is outside 0...1") }
@@ -341,7 +346,8 @@ struct LogParser {
             n.message = n.failed ? f.message : nil
             if let of = f.of { n.refOf = Int32(of) }
             if let of = f.attemptOf { n.attemptOf = Int32(of) }
-            if n.state == .executing { n.started = f.started }
+            if n.state != .notExecuted { n.started = f.started }
+            if n.state.isSettled { n.ended = f.ended }
             n.attributes = f.attrs ?? []
             out.append(SnapshotNode(node: n, parent: f.parent, index: f.index))
         }

@@ -131,7 +131,8 @@ public struct ReplayEvents: RandomAccessCollection, Sendable {
         push(time, .progress, id, value: fraction, a: info)
     }
 
-    /// `started`: when an executing node began, if before `time` (NaN: at `time`).
+    /// `started`: the node's own time, if before `time` (NaN: at `time`): when an executing
+    /// node began, or when a settled one ended (a `state` line's `started` or `ended`).
     mutating func appendState(
         time: Double, id: Int, state: TaskState, failed: Bool, message: Int32, started: Double = .nan
     ) {

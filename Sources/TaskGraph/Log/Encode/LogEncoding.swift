@@ -41,6 +41,12 @@ extension LogBuffer {
         holdingUnique { $0.eventLine(change, seq: seq, t: t) }
     }
 
+    /// A `state` line for a node that settled at `ended`, earlier than the line's `t` (an
+    /// outcome an attach session learned late): the field `ended` follows the state.
+    mutating func settled(_ change: GraphChange, seq: UInt64, t: Double, ended: Double) {
+        holdingUnique { $0.eventLine(change, seq: seq, t: t, ended: ended) }
+    }
+
     /// A `state` line for a node that began executing at `started`, earlier than the line's
     /// `t` (before the log began, or in a stream merged onto a later clock): the field
     /// `started` follows the state.
@@ -54,7 +60,7 @@ extension LogBuffer {
         lineEnd()
     }
 
-    private mutating func eventLine(_ change: GraphChange, seq: UInt64, t: Double) {
+    private mutating func eventLine(_ change: GraphChange, seq: UInt64, t: Double, ended: Double? = nil) {
         switch change {
         case .added(let id, let kind, let name, let weight, let parent, let index):
             lineStart(seq: seq, t: t, ev: "add")
@@ -100,6 +106,10 @@ extension LogBuffer {
                     nextKey("message")
                     string(message)
                 }
+            }
+            if let ended {
+                nextKey("ended")
+                time(ended)
             }
         case .progress(let id, let progress):
             lineStart(seq: seq, t: t, ev: "progress")
@@ -225,6 +235,10 @@ extension LogBuffer {
         if let started = n.started {
             nextKey("started")
             time(started)
+        }
+        if let ended = n.ended {
+            nextKey("ended")
+            time(ended)
         }
         if let info = n.info {
             nextKey("info")

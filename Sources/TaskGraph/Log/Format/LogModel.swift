@@ -37,9 +37,12 @@ public struct LogModel: Sendable {
         /// For a restart's new attempt (an `attempt` event): the node whose row it takes; -1
         /// otherwise.
         public var attemptOf: Int32 = -1
-        /// For an executing node whose start a snapshot gives (`started`): when it began, in
-        /// the log's time (earlier than the snapshot, possibly before the log began: < 0).
+        /// For a node whose start a snapshot gives (`started`): when it began, in the log's
+        /// time (earlier than the snapshot, possibly before the log began: < 0).
         public var started: Double?
+        /// For a settled node whose end a snapshot gives (`ended`): when it settled, in the
+        /// log's time.
+        public var ended: Double?
         /// A span's attributes (the last `attributes` event), empty for most nodes.
         public var attributes: [NodeAttribute] = []
 

@@ -279,7 +279,13 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
             eventsSinceSnapshot += 1
             return
         }
-        buffer.event(event.change, seq: seq, t: t)
+        if own < t, case .stateChanged(_, let state, _, _) = event.change, state.isSettled {
+            // An outcome learned late (an attach session's resync): the line keeps when the
+            // node really settled, so its duration stays the program's own.
+            buffer.settled(event.change, seq: seq, t: t, ended: own)
+        } else {
+            buffer.event(event.change, seq: seq, t: t)
+        }
         if case .stateChanged(let id, let state, _, _) = event.change, state.isSettled,
             model.parentOf(id.rawValue) < 0, model.contains(id.rawValue)
         {

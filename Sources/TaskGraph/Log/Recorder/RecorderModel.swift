@@ -85,17 +85,25 @@ struct RecorderModel {
     private var refs: [Int32: Int32] = [:]
     /// The node each restart's new attempt takes the row of (`attempt` events).
     private var attempts: [Int32: Int32] = [:]
-    /// When executing nodes began, in the log's time: only those `noteStart` was told of (a
-    /// server's model keeps every one; a recorder's, those that began before its log).
+    /// When nodes began, in the log's time: a recorder's, those `noteStart` was told of
+    /// (begun before its log), while they execute; a server's (`keepsTimes`), every one.
     private var starts: [Int32: Double] = [:]
+    /// When settled nodes ended, in the log's time (`keepsTimes` only).
+    private var ends: [Int32: Double] = [:]
+    /// A server's model: every node's start and end from the events' times, so snapshots
+    /// give late or resynced viewers each node's own times (truth.md).
+    var keepsTimes = false
     /// Spans' attributes (the last `attributes` event of each).
     private var attributes: [Int32: [NodeAttribute]] = [:]
 
-    init() {}
+    /// `keepingTimes`: a server's model (see `keepsTimes`).
+    init(keepingTimes: Bool = false) { keepsTimes = keepingTimes }
 
     /// The nodes of `snapshot`; `startTime`: the clock time that is the log's `t = 0`, for
     /// the nodes' `GraphNode.startTime` (nil: they are not kept).
-    init(_ snapshot: GraphSnapshot, startTime: Double? = nil) {
+    /// `keepingTimes`: a server's model, keeping every node's times from then on.
+    init(_ snapshot: GraphSnapshot, startTime: Double? = nil, keepingTimes: Bool = false) {
+        keepsTimes = keepingTimes
         for id in snapshot.nodes.keys.sorted() {
             let n = snapshot.nodes[id]!
             guard let i = LogModel.kept(id.rawValue) else { continue }
@@ -110,7 +118,10 @@ struct RecorderModel {
                 mark(i, RecorderModel.childrenBit, true)
             }
             if let of = n.refOf.flatMap({ LogModel.kept($0.rawValue) }) { refs[i] = of }
-            if let startTime, n.state == .executing, let started = n.startTime { starts[i] = started - startTime }
+            if let startTime, n.state == .executing || keepsTimes, let started = n.startTime {
+                starts[i] = started - startTime
+            }
+            if let startTime, keepsTimes, let ended = n.endTime { ends[i] = ended - startTime }
         }
     }
 
@@ -359,6 +370,7 @@ struct RecorderModel {
                 if !refs.isEmpty { n.refOf = refs[i] ?? -1 }
                 if !attempts.isEmpty { n.attemptOf = attempts[i] ?? -1 }
                 if !starts.isEmpty { n.started = starts[i] }
+                if !ends.isEmpty { n.ended = ends[i] }
                 if !attributes.isEmpty, let list = attributes[i] { n.attributes = list }
                 if i == hotID { // as `settleHot` would leave it
                     n.fraction = hotFraction
@@ -460,7 +472,15 @@ extension RecorderModel: GraphFold {
         guard contains(id.rawValue) else { return }
         if id.rawValue == Int(hotID) { settleHot() }
         setState(Int32(id.rawValue), state, failed: failed, message: message)
-        if state != .executing, !starts.isEmpty { starts[Int32(id.rawValue)] = nil }
+        if keepsTimes {
+            if state == .executing {
+                starts[Int32(id.rawValue)] = time
+            } else if state.isSettled {
+                ends[Int32(id.rawValue)] = time
+            }
+        } else if state != .executing, !starts.isEmpty {
+            starts[Int32(id.rawValue)] = nil
+        }
     }
 
     @usableFromInline mutating func progressReported(id: NodeID, progress: TaskProgress, time: Double) {
@@ -514,6 +534,7 @@ extension RecorderModel: GraphFold {
             if !refs.isEmpty { refs[i] = nil }
             if !attempts.isEmpty { attempts[i] = nil }
             if !starts.isEmpty { starts[i] = nil }
+            if !ends.isEmpty { ends[i] = nil }
             if !attributes.isEmpty { attributes[i] = nil }
             if !extraKinds.isEmpty { extraKinds[i] = nil }
             liveCount -= 1

@@ -1,0 +1,175 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import TaskGraph
+@testable import TaskViewCore
+@testable import TaskViewIO
+
+/// One run, two recordings: the program's own (`Graph.record`) and an attached viewer's
+/// (`taskview attach --record`). Replay, report and exports of both tell the same story:
+/// durations within 5 ms, outcomes and counts exact (truth.md).
+@Suite struct CrossViewTests {
+    struct Boom: Error, CustomStringConvertible {
+        var description: String { "boom" }
+    }
+
+    /// Name → (state, failed, duration) of the replayed nodes, program rows left out.
+    struct NodeView: Equatable, CustomStringConvertible {
+        var display: DisplayState
+        var duration: Double
+        var description: String { "\(display) \(duration)" }
+    }
+
+    func replayed(_ log: ReplayLog) -> TreeModel {
+        var tree = TreeModel()
+        for e in log.events { tree.absorb(e) }
+        return tree
+    }
+
+    func nodes(_ tree: TreeModel) -> [String: NodeView] {
+        var out: [String: NodeView] = [:]
+        for id in tree.nodes.ids where tree.contains(id) && tree[id].kind != TreeModel.programKind {
+            let n = tree[id]
+            let d = n.startedAt.isNaN || n.endedAt.isNaN ? -1 : n.endedAt - n.startedAt
+            out[n.name] = NodeView(display: n.display, duration: d)
+        }
+        return out
+    }
+
+    /// Name → duration in seconds of the Chrome trace's complete slices.
+    func chromeDurations(_ log: ReplayLog) throws -> [String: Double] {
+        let json = try JSONSerialization.jsonObject(with: Data(ChromeTrace.export(log)))
+        let events = (json as? [String: Any])?["traceEvents"] as? [[String: Any]] ?? (json as? [[String: Any]] ?? [])
+        var out: [String: Double] = [:]
+        for e in events where e["ph"] as? String == "X" {
+            guard let name = e["name"] as? String, let dur = (e["dur"] as? NSNumber)?.doubleValue else { continue }
+            out[name] = dur / 1e6
+        }
+        return out
+    }
+
+    /// Name → (duration in seconds, status code) of the OTLP spans.
+    func otlpSpans(_ log: ReplayLog) throws -> [String: (Double, Int)] {
+        let json = try JSONSerialization.jsonObject(with: Data(OTLPTrace.export(log))) as? [String: Any]
+        var out: [String: (Double, Int)] = [:]
+        for rs in json?["resourceSpans"] as? [[String: Any]] ?? [] {
+            for ss in rs["scopeSpans"] as? [[String: Any]] ?? [] {
+                for span in ss["spans"] as? [[String: Any]] ?? [] {
+                    guard let name = span["name"] as? String,
+                        let start = (span["startTimeUnixNano"] as? String).flatMap(Double.init),
+                        let end = (span["endTimeUnixNano"] as? String).flatMap(Double.init)
+                    else { continue }
+                    let code = ((span["status"] as? [String: Any])?["code"] as? NSNumber)?.intValue ?? 0
+                    out[name] = ((end - start) / 1e9, code)
+                }
+            }
+        }
+        return out
+    }
+
+    /// Pumps `session` at viewer time `now` until `done` (30 s at most).
+    func pump(_ session: AttachSession, _ tree: inout TreeModel, now: Double, until done: (TreeModel) -> Bool) -> Bool {
+        let deadline = AttachLines.monotonic() + 30
+        while AttachLines.monotonic() < deadline {
+            _ = session.pump(tree: &tree, now: now)
+            if done(tree) { return true }
+            session.wait(seconds: 0.02)
+        }
+        return false
+    }
+
+    func settled(_ name: String) -> (TreeModel) -> Bool {
+        { t in t.nodes.ids.contains { t.contains($0) && t[$0].name == name && t[$0].state.isSettled } }
+    }
+
+    @Test func theProgramsRecordingAndAnAttachedViewersTellTheSameRun() throws {
+        let tmp = TemporaryDirectory("taskview-crossview")
+        defer { tmp.remove() }
+        let clock = VirtualClock()
+        let graph = Graph(clock: clock)
+        let own = tmp.path + "/own.log"
+        let viewed = tmp.path + "/viewed.log"
+        let recording = try graph.record(to: own)
+        let server = try graph.serve(at: tmp.path + "/p.sock", name: "prog")
+        // Settled before the viewer attaches: its duration comes from the snapshot.
+        let setup = GraphTask.delay(seconds: 0.5, name: "setup", graph: graph)
+        setup.execute()
+        clock.advance(by: 0.5)
+        clock.advance(by: 1) // 1.5 s: the viewer attaches
+        let recorder = try GraphRecorder(path: viewed, producer: "taskview attach")
+        let session = AttachSession()
+        session.record(to: recorder)
+        try session.attach(path: server.path)
+        var tree = TreeModel()
+        #expect(pump(session, &tree, now: 0, until: settled("setup")))
+        let long = GraphTask.delay(seconds: 9, name: "long", graph: graph)
+        let short = GraphTask.delay(seconds: 0.004, name: "short", graph: graph)
+        let bad = GraphTask<Void, Boom>(name: "bad", graph: graph) { _, fail in
+            _ = clock.schedule(after: 2) { fail(Boom()) }
+        }
+        let stuck = GraphTask.delay(seconds: 100, name: "stuck", graph: graph)
+        for t in [long, short, stuck] { t.execute() }
+        bad.execute()
+        clock.advance(by: 0.004)
+        #expect(pump(session, &tree, now: 0.004, until: settled("short")))
+        clock.advance(by: 2)
+        #expect(pump(session, &tree, now: 2.004, until: settled("bad")))
+        clock.advance(by: 1)
+        stuck.cancel()
+        #expect(pump(session, &tree, now: 3.004, until: settled("stuck")))
+        clock.advance(by: 6)
+        #expect(pump(session, &tree, now: 9.004, until: settled("long")))
+        server.stop()
+        #expect(pump(session, &tree, now: 9.1) { _ in session.allEnded })
+        session.stop()
+        recorder.finish()
+        recording.cancel()
+
+        let ownLog = try LogReader.load(path: own)
+        let viewedLog = try LogReader.load(path: viewed)
+        let a = nodes(replayed(ownLog))
+        let b = nodes(replayed(viewedLog))
+        #expect(Set(a.keys) == ["setup", "long", "short", "bad", "stuck"])
+        #expect(Set(b.keys) == Set(a.keys))
+        for (name, v) in a {
+            let w = try #require(b[name], "\(name) missing from the attach recording")
+            #expect(w.display == v.display, "\(name)")
+            #expect(abs(w.duration - v.duration) < 0.005, "\(name): \(w.duration) vs \(v.duration)")
+        }
+        #expect(a["setup"]?.duration == 0.5)
+        #expect(a["long"]?.display == .succeeded)
+        #expect(a["bad"]?.display == .failed)
+        #expect(a["stuck"]?.display == .cancelled)
+        // The live tree the viewer showed agrees too.
+        for (name, v) in nodes(tree) where a[name] != nil {
+            #expect(abs(v.duration - a[name]!.duration) < 0.005, "live \(name)")
+        }
+        // Report: counts (program rows not counted), first failure, critical path, slowest.
+        let ra = RunReport(tree: replayed(ownLog))
+        let rb = RunReport(tree: replayed(viewedLog))
+        #expect(rb.counts == ra.counts)
+        #expect(ra.counts["failed"] == 1 && ra.counts["cancelled"] == 1 && ra.counts["succeeded"] == 3)
+        #expect(rb.firstFailure?.name == "bad" && ra.firstFailure?.name == "bad")
+        #expect(abs(rb.duration - ra.duration) < 0.005)
+        #expect(rb.slowest.map(\.name) == ra.slowest.map(\.name))
+        // Exports: every node of the program's recording, same durations and statuses.
+        let ca = try chromeDurations(ownLog)
+        let cb = try chromeDurations(viewedLog)
+        for (name, d) in ca {
+            let e = try #require(cb[name], "chrome: \(name) missing")
+            #expect(abs(e - d) < 0.005, "chrome \(name): \(e) vs \(d)")
+        }
+        let oa = try otlpSpans(ownLog)
+        let ob = try otlpSpans(viewedLog)
+        #expect(Set(oa.keys).isSubset(of: Set(ob.keys)))
+        for (name, (d, code)) in oa {
+            let e = try #require(ob[name], "otlp: \(name) missing")
+            #expect(abs(e.0 - d) < 0.005, "otlp \(name): \(e.0) vs \(d)")
+            #expect(e.1 == code, "otlp \(name) status")
+        }
+        // The program's end is not a drop and a re-add of its tree.
+        let text = try String(contentsOfFile: viewed, encoding: .utf8)
+        #expect(!text.contains("\"ev\":\"drop\""))
+    }
+}
