@@ -10,7 +10,10 @@ import Tracing
 /// ```
 ///
 /// A span's node runs from `startSpan` to `end`: completed, or failed when its status was set
-/// to error or an error was recorded (the status message or the error's description). Its
+/// to error or an error was recorded (the status message or the error's description), or
+/// cancelled (`⊘` in taskview) when the graph cancelled it or a scope or task inside it
+/// whose cancel then failed the span; the downstream span of a cancelled node ends with
+/// status error and the description `cancelled`. Its
 /// parent is the innermost of the span of its parent context (when that is a node of this
 /// graph) and `GraphScope.current`; a scope opened inside the span is its child. Span events
 /// are shown as progress info; attributes (at most 32, cut at 256 bytes, text) are kept for
@@ -188,15 +191,18 @@ public final class GraphSpan: Tracing.Span, @unchecked Sendable { // mutable sta
         inner?.addLink(link)
     }
 
-    /// Ends the span: the node settles (failed after an error status or error) and the downstream
-    /// span ends.
+    /// Ends the span: the node settles (failed after an error status or error; cancelled when
+    /// the graph cancelled it, or cancelled work inside it that then failed the span) and the
+    /// downstream span ends, with status error `cancelled` when the node was cancelled.
     public func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {
         let failure: String?? = state.withLock { s in
             guard !s.ended else { return nil }
             s.ended = true
             return .some(s.failure)
         }
+        if let failure, SpanNodes.end(node, failure: failure) {
+            inner?.setStatus(SpanStatus(code: .error, message: TaskGraphSpanAttribute.cancelledStatus))
+        }
         inner?.end(at: instant())
-        if let failure { SpanNodes.end(node, failure: failure) }
     }
 }
