@@ -56,7 +56,20 @@ public struct GraphTracer: Tracer {
             name: operationName, graph: graph, contextParent: parentContext[GraphSpanNodeKey.self])
         var own = inner?.context ?? parentContext
         own[GraphSpanNodeKey.self] = node
-        return GraphSpan(node: node, inner: inner, context: own, operationName: operationName)
+        let holder = GraphSpanHolder()
+        own[GraphSpanKey.self] = holder
+        let span = GraphSpan(node: node, inner: inner, context: own, operationName: operationName)
+        holder.span = span // before the span (and so its context) is handed out
+        return span
+    }
+
+    /// The span `context` belongs to (the span's own context, or one derived from it), while
+    /// it runs: what code that has only the context (a route handler under a tracing
+    /// middleware) renames or annotates, through `InstrumentationSystem.tracer`. Nil once the
+    /// span ended, or when no span of this tracer made the context.
+    public func activeSpan(identifiedBy context: ServiceContext) -> GraphSpan? {
+        guard let span = context[GraphSpanKey.self]?.span, !span.hasEnded else { return nil }
+        return span
     }
 
     /// Starts the span on `tracer`, opened from its existential.
@@ -93,6 +106,16 @@ public struct GraphTracer: Tracer {
 /// The service-context key under which a `GraphSpan` names its node (its children's parent).
 enum GraphSpanNodeKey: ServiceContextKey {
     typealias Value = AnyGraphTask
+}
+
+/// The service-context key under which a `GraphSpan` finds itself (`activeSpan(identifiedBy:)`).
+enum GraphSpanKey: ServiceContextKey {
+    typealias Value = GraphSpanHolder
+}
+
+/// A weak reference to a span from its own context (a strong one would keep it forever).
+final class GraphSpanHolder: @unchecked Sendable { // `span` is set once, before it is shared
+    weak var span: GraphSpan?
 }
 
 /// A span of `GraphTracer`: a node of kind `span`, and the downstream tracer's span, to which
@@ -160,6 +183,9 @@ public final class GraphSpan: Tracing.Span, @unchecked Sendable { // mutable sta
         default: return String(describing: value)
         }
     }
+
+    /// Whether `end` was called.
+    var hasEnded: Bool { state.withLock { $0.ended } }
 
     /// Whether the span records (the downstream span's answer; true without one).
     public var isRecording: Bool { inner?.isRecording ?? true }

@@ -27,4 +27,17 @@ import Tracing
         #expect(scope.parent == span.id)
         #expect(scope.progress.info == "query")
     }
+
+    /// "Spans as Nodes": a handler names its request's span through the context, with the
+    /// tracer as `InstrumentationSystem.tracer` gives it (an existential).
+    @Test func aHandlerNamesItsRequestSpan() {
+        let (g, _) = virtualGraph()
+        let tracer: any Tracer = GraphTracer(graph: g)
+        tracer.withSpan("HTTP GET route not found", ofKind: .server) { span in
+            let context = ServiceContext.current ?? .topLevel
+            tracer.activeSpan(identifiedBy: context)?.operationName = "GET /work/:ms"
+            #expect(span.operationName == "GET /work/:ms")
+        }
+        #expect(g.snapshot().nodes.values.map(\.name) == ["GET /work/:ms"])
+    }
 }
