@@ -46,8 +46,9 @@ extension AnyGraphTask {
     @usableFromInline
     final func scopeParentCancelledLocked() -> Bool {
         assertStripeLocked()
-        guard _adopted, let p = _parent, p._state == .cancelled,
-            p._stripe.load(ordering: .relaxed) == _stripe.load(ordering: .relaxed)
+        // The parent's state is read only once its stripe is known to be this one.
+        guard _adopted, let p = _parent, p._stripe.load(ordering: .relaxed) == _stripe.load(ordering: .relaxed),
+            p._state == .cancelled
         else { return false }
         return p.driver is ScopeDriver
     }
