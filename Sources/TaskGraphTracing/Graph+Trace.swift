@@ -15,8 +15,9 @@ extension Graph {
     ///   clock from the wall-clock time of this call (so a virtual clock gives virtual times).
     /// - attributes `taskgraph.kind`, `taskgraph.id`, `taskgraph.weight`, and on cancel
     ///   `taskgraph.cancel.source` (who asked first).
-    /// - a failure sets the status to error with the message; each change of the progress
-    ///   `info` text is a span event named by that text (at most 32 a span).
+    /// - a failure sets the status to error with the message, a cancel to error with the
+    ///   description `cancelled`; each change of the progress `info` text is a span event
+    ///   named by that text (at most 32 a span).
     ///
     /// Where the work happens: on a graph with the real clock (`MonotonicClock`, every
     /// program's), the program's threads only queue each event, as a recorder does, and a
@@ -59,6 +60,9 @@ public enum TaskGraphSpanAttribute {
     public static let cancelSource = "taskgraph.cancel.source"
     /// The progress fraction when an `info` event was recorded, a double (on span events).
     public static let fraction = "taskgraph.fraction"
+    /// The description of the error status of a cancelled node's span (and of a
+    /// `GraphTracer` span cancelled from the graph).
+    public static let cancelledStatus = "cancelled"
     /// At most this many progress events per span.
     public static let maxEvents = 32
 }

@@ -163,8 +163,11 @@ final class NodeSpans: ContextSource, @unchecked Sendable { // `table` behind `l
                 var cancelSource: String?
                 let settled = table.pointee.settle(id.rawValue, cancelSource: &cancelSource)
                 guard let span = consume settled else { return }
-                if state == .cancelled, let cancelSource {
-                    span.attributes.set(TaskGraphSpanAttribute.cancelSource, value: .string(cancelSource))
+                if state == .cancelled {
+                    if let cancelSource {
+                        span.attributes.set(TaskGraphSpanAttribute.cancelSource, value: .string(cancelSource))
+                    }
+                    span.setStatus(SpanStatus(code: .error, message: TaskGraphSpanAttribute.cancelledStatus))
                 }
                 if failed { span.setStatus(SpanStatus(code: .error, message: message)) }
                 span.end(at: spans.clock.instant(time))

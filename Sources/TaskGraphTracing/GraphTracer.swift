@@ -10,7 +10,10 @@ import Tracing
 /// ```
 ///
 /// A span's node runs from `startSpan` to `end`: completed, or failed when its status was set
-/// to error or an error was recorded (the status message or the error's description). Its
+/// to error or an error was recorded (the status message or the error's description), or
+/// cancelled (`⊘` in taskview) when the graph cancelled it or a scope or task inside it
+/// whose cancel then failed the span; the downstream span of a cancelled node ends with
+/// status error and the description `cancelled`. Its
 /// parent is the innermost of the span of its parent context (when that is a node of this
 /// graph) and `GraphScope.current`; a scope opened inside the span is its child. Span events
 /// are shown as progress info; attributes (at most 32, cut at 256 bytes, text) are kept for
@@ -53,7 +56,20 @@ public struct GraphTracer: Tracer {
             name: operationName, graph: graph, contextParent: parentContext[GraphSpanNodeKey.self])
         var own = inner?.context ?? parentContext
         own[GraphSpanNodeKey.self] = node
-        return GraphSpan(node: node, inner: inner, context: own, operationName: operationName)
+        let holder = GraphSpanHolder()
+        own[GraphSpanKey.self] = holder
+        let span = GraphSpan(node: node, inner: inner, context: own, operationName: operationName)
+        holder.span = span // before the span (and so its context) is handed out
+        return span
+    }
+
+    /// The span `context` belongs to (the span's own context, or one derived from it), while
+    /// it runs: what code that has only the context (a route handler under a tracing
+    /// middleware) renames or annotates, through `InstrumentationSystem.tracer`. Nil once the
+    /// span ended, or when no span of this tracer made the context.
+    public func activeSpan(identifiedBy context: ServiceContext) -> GraphSpan? {
+        guard let span = context[GraphSpanKey.self]?.span, !span.hasEnded else { return nil }
+        return span
     }
 
     /// Starts the span on `tracer`, opened from its existential.
@@ -90,6 +106,16 @@ public struct GraphTracer: Tracer {
 /// The service-context key under which a `GraphSpan` names its node (its children's parent).
 enum GraphSpanNodeKey: ServiceContextKey {
     typealias Value = AnyGraphTask
+}
+
+/// The service-context key under which a `GraphSpan` finds itself (`activeSpan(identifiedBy:)`).
+enum GraphSpanKey: ServiceContextKey {
+    typealias Value = GraphSpanHolder
+}
+
+/// A weak reference to a span from its own context (a strong one would keep it forever).
+final class GraphSpanHolder: @unchecked Sendable { // `span` is set once, before it is shared
+    weak var span: GraphSpan?
 }
 
 /// A span of `GraphTracer`: a node of kind `span`, and the downstream tracer's span, to which
@@ -158,6 +184,9 @@ public final class GraphSpan: Tracing.Span, @unchecked Sendable { // mutable sta
         }
     }
 
+    /// Whether `end` was called.
+    var hasEnded: Bool { state.withLock { $0.ended } }
+
     /// Whether the span records (the downstream span's answer; true without one).
     public var isRecording: Bool { inner?.isRecording ?? true }
 
@@ -188,15 +217,18 @@ public final class GraphSpan: Tracing.Span, @unchecked Sendable { // mutable sta
         inner?.addLink(link)
     }
 
-    /// Ends the span: the node settles (failed after an error status or error) and the downstream
-    /// span ends.
+    /// Ends the span: the node settles (failed after an error status or error; cancelled when
+    /// the graph cancelled it, or cancelled work inside it that then failed the span) and the
+    /// downstream span ends, with status error `cancelled` when the node was cancelled.
     public func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {
         let failure: String?? = state.withLock { s in
             guard !s.ended else { return nil }
             s.ended = true
             return .some(s.failure)
         }
+        if let failure, SpanNodes.end(node, failure: failure) {
+            inner?.setStatus(SpanStatus(code: .error, message: TaskGraphSpanAttribute.cancelledStatus))
+        }
         inner?.end(at: instant())
-        if let failure { SpanNodes.end(node, failure: failure) }
     }
 }

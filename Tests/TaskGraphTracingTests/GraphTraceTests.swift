@@ -97,7 +97,8 @@ func timed(_ name: String, after seconds: Double, graph: Graph, fail: Bool = fal
         let slow = try #require(tracer.span("slow"))
         #expect(job.string("taskgraph.cancel.source") == "keyboard")
         #expect(slow.string("taskgraph.cancel.source") == "parent")
-        #expect(job.status == nil)
+        #expect(job.status?.code == .error)
+        #expect(job.status?.message == "cancelled")
         #expect(job.ends == 1 && slow.ends == 1)
         #expect(try #require(slow.end) - slow.start == 1_000_000_000)
     }

@@ -47,6 +47,26 @@ import Tracing
         #expect(renames.list == ["\(node.rawValue) GET /users/:id"])
     }
 
+    @Test func aHandlerWithOnlyTheContextRenamesTheRunningSpan() {
+        let (g, _) = virtualGraph()
+        let memory = InMemoryTracer()
+        let tracer = GraphTracer(graph: g, forwardingTo: memory)
+        // A tracing middleware's span, named before routing; the route handler has the context.
+        let span = tracer.startSpan("HTTP GET route not found", context: .topLevel, ofKind: .server)
+        ServiceContext.withValue(span.context) {
+            let context = ServiceContext.current ?? .topLevel
+            tracer.activeSpan(identifiedBy: context)?.operationName = "GET /hello"
+        }
+        // While it runs: the node's row and the downstream span have the route's name.
+        #expect(g.snapshot()[span.nodeID]?.name == "GET /hello")
+        #expect(g.snapshot()[span.nodeID]?.state == .executing)
+        #expect(span.operationName == "GET /hello")
+        span.end()
+        #expect(memory.finishedSpans.map(\.operationName) == ["GET /hello"])
+        #expect(tracer.activeSpan(identifiedBy: span.context) == nil) // ended
+        #expect(tracer.activeSpan(identifiedBy: .topLevel) == nil)
+    }
+
     @Test func anEndedSpanKeepsItsNodesName() {
         let (g, _) = virtualGraph()
         let renames = Renames(g)

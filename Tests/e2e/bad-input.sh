@@ -110,6 +110,12 @@ expect "replay refuses --seed" 2 "^taskview: .*no --record or --seed" -- "$BIN" 
 # What replay refuses, its help does not offer.
 help_offers_no_record() { ! "$BIN" replay --help 2>&1 | grep -qE -- '--(record|seed|no-record)'; }
 run_test "replay --help does not offer --record or --seed" help_offers_no_record
+# The man page is made from the help texts (.ci/install): a backtick there prints literally.
+help_has_no_backticks() {
+    n=$("$BIN" --experimental-dump-help | grep -o '`' | wc -l)
+    [ "$n" -eq 0 ] || { echo "    | $n backticks in the help texts (Sources/taskview)"; return 1; }
+}
+run_test "help texts (the man page) have no backticks" help_has_no_backticks
 expect "leading options: unknown one gets the subcommand's usage" 2 "^Usage: taskview run " -- "$BIN" --frobnicate run "$D/comma.json"
 expect "leading options: attach refuses --seed" 2 "attach takes no --seed" -- "$BIN" --seed 3 attach --list
 

@@ -73,6 +73,8 @@ extension AnyGraphTask {
     ) {
         s.assertLocked()
         guard _state == .notExecuted || _state == .executing else { return (false, nil) }
+        // Its scope was cancelled first (that cancel is on its way): the parent is who asked.
+        let source = !byParent && scopeParentCancelledLocked() ? CancelSource.parent : source
         let sharing = _sharing.flatMap { $0.source === self ? $0 : nil }
         if sharing != nil && !all { return (true, nil) }
         // A shared task: a consumer cancelling downward only lets go while others wait.

@@ -35,3 +35,27 @@ extension AnyGraphTask {
         if let report { Trampoline.enter { report.deliver(scope) } }
     }
 }
+
+extension AnyGraphTask {
+    /// Whether the scope (or span, or running `GraphTask.async` task) that keeps this task
+    /// was cancelled while this task still ran: that cancel is on its way here
+    /// (`cancelByParent`, after the parent's lock was let go), and until it arrives this task
+    /// must not settle another way (the AsyncScopes article: a graph cancel of a scope cancels
+    /// its running children at once, with source `parent`). A family shares one stripe, whose
+    /// lock is held.
+    @usableFromInline
+    final func scopeParentCancelledLocked() -> Bool {
+        assertStripeLocked()
+        // The parent's state is read only once its stripe is known to be this one.
+        guard _adopted, let p = _parent, p._stripe.load(ordering: .relaxed) == _stripe.load(ordering: .relaxed),
+            p._state == .cancelled
+        else { return false }
+        return p.driver is ScopeDriver
+    }
+
+    /// Settles this task as its cancelled parent's cancel would (`scopeParentCancelledLocked`).
+    @usableFromInline
+    final func cancelWithScopeParent() {
+        Trampoline.enter { cancel(source: CancelSource.parent, byParent: true) }
+    }
+}

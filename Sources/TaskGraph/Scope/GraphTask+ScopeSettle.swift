@@ -7,6 +7,11 @@ extension GraphTask where Success == Void, Failure == any Error {
     /// handler, another kind of parent) takes `settle`.
     func completeScope() {
         let stripe = lockStripeUnretained()
+        if _state == .executing && scopeParentCancelledLocked() {
+            stripe.unlock()
+            cancelWithScopeParent()
+            return
+        }
         guard _state == .executing, handlers.isEmpty, _extras?.cancelHandlers.isEmpty ?? true else {
             stripe.unlock()
             settle(.success(()))

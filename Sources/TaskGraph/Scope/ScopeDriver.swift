@@ -90,8 +90,16 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
         report?.deliver(owner)
     }
 
-    /// No upward rule: the owner only counts the child as done.
+    /// A child was cancelled by the graph (not by its own Swift task): what a span's end
+    /// looks at (`SpanNodes.end`). Owner's stripe lock.
+    @exclusivity(unchecked) var childCancelledByGraph = false
+
+    /// No upward rule: the owner only counts the child as done (and notes a graph's cancel).
     override func childCancelled(owner: AnyGraphTask, index: Int) {
+        owner.withStripe { _ in
+            // The family shares the owner's stripe: the child's source is read under its lock.
+            if let e = live[index], e.task._cancelSource != CancelSource.task { childCancelledByGraph = true }
+        }
         childSettled(owner: owner, index: index)
     }
 

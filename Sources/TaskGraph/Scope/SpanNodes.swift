@@ -54,13 +54,25 @@ package enum SpanNodes {
     }
 
     /// Ends the span node: completed, or failed with `failure` (the status message or the
-    /// recorded error). A node cancelled meanwhile stays cancelled.
-    package static func end(_ node: Node, failure: String?) {
+    /// recorded error). A node cancelled meanwhile stays cancelled; a span that fails after
+    /// the graph cancelled a scope or task inside it (its work ended by that cancel, the Swift
+    /// way: a `CancellationError` reached the span) is cancelled, source `child`. Returns
+    /// whether the node ended cancelled.
+    @discardableResult
+    package static func end(_ node: Node, failure: String?) -> Bool {
         if let failure {
-            node.settle(.failure(SpanFailure(description: failure)))
+            let byGraph = node.withStripe { _ in
+                node._state == .executing && (node.driver as? ScopeDriver)?.childCancelledByGraph == true
+            }
+            if byGraph {
+                node.cancel(source: CancelSource.child)
+            } else {
+                node.settle(.failure(SpanFailure(description: failure)))
+            }
         } else {
             node.settle(.success(()))
         }
+        return node.withStripe { _ in node._state == .cancelled }
     }
 
     /// A span event: shown as the node's progress info.

@@ -247,6 +247,12 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
             stripe.unlock()
             return false
         }
+        // A scope or span whose parent scope was cancelled meanwhile: cancelled with it.
+        if kindIndex == KindIndex.scope || kindIndex == KindIndex.span, scopeParentCancelledLocked() {
+            stripe.unlock()
+            cancelWithScopeParent()
+            return false
+        }
         _state = .completed
         _outcome = result
         var reportOne: TaskProgress?

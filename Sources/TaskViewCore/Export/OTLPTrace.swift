@@ -11,7 +11,8 @@ import TaskGraph
 /// - attributes `taskgraph.kind`, `taskgraph.id`, `taskgraph.weight`, `taskgraph.ref.of` on a
 ///   `ref` node (the shared node it stands for; the ref is a span like any other), and
 ///   `taskgraph.cancel.source` on cancelled nodes; a failure is status code 2 (error) with the
-///   message; progress `info` changes are span events (at most 32 a span);
+///   message, a cancel status code 2 with the message `cancelled`; progress `info` changes
+///   are span events (at most 32 a span);
 /// - the resource's `service.name` is the log's scenario, else the producer's program name.
 ///
 /// Trace and span ids are derived from the log's header and the node ids, so the same log
@@ -208,9 +209,10 @@ public enum OTLPTrace {
                 }
                 out.byte(93)
             }
-            if s.failed {
+            if s.failed || s.cancelled {
+                // A cancel is an error status too, described as `Graph.trace(with:)` does.
                 out.raw(",\"status\":{\"code\":2")
-                if let m = s.message {
+                if let m = s.failed ? s.message : "cancelled" {
                     out.raw(",\"message\":")
                     out.string(m)
                 }

@@ -52,10 +52,15 @@ extension Reducer {
     }
 
     /// Cancels the node `row` is named by (a folded `map` row: the adapter, and so its
-    /// child), saying which node the row shows.
+    /// child), saying which node the row shows. The node may have settled while the prompt
+    /// waited: then nothing is cancelled, and the message says so.
     static func cancel(_ model: inout DashboardModel, _ row: RowIndex) -> [DashboardEffect] {
-        let name = model.tree[model.displayTree().content(row)].name
-        model.view.message = "Cancelled \(name)"
+        let preview = CancelPreview(tree: model.tree, display: model.displayTree(), node: row.rawValue)
+        guard preview.cancellable else {
+            model.view.message = preview.readOnly ?? preview.finishedMessage
+            return []
+        }
+        model.view.message = "Cancelled \(preview.name)"
         return [.cancel(node: row.node, source: ViewerCancelSource.keyboard)]
     }
 }

@@ -5,6 +5,8 @@ import TaskGraph
 /// ancestor up to, not including, the first `allSettled`, which absorbs the cancel).
 package struct CancelPreview: Sendable, Equatable {
     package let node: Int
+    /// The node a cancel reaches: `node`, or for a span the scope or task that owns it.
+    package let target: Int
     /// The row name of the node.
     package let name: String
     /// Executing descendants (not counting the node).
@@ -36,6 +38,7 @@ package struct CancelPreview: Sendable, Equatable {
             if p >= 0, tree.contains(p), tree.nodes[p].kind != TreeModel.programKind { node = p }
         }
         span = spanName
+        target = node
         let owned = spanName == nil || node != selected
         readOnly =
             owned || tree.nodes[selected].display.isFinal ? nil : "read-only: no task of this program owns this span"
@@ -82,6 +85,10 @@ package struct CancelPreview: Sendable, Equatable {
         let noun = runningSubtasks == 1 ? "subtask" : "subtasks"
         return "Cancel \(name)\(runs)\(place) and its \(runningSubtasks) running \(noun)? [y/N]"
     }
+
+    /// What a confirmed cancel says when the node (the one a cancel reaches) settled before
+    /// it: "NAME had finished: nothing cancelled".
+    package var finishedMessage: String { "\(name) had finished: nothing cancelled" }
 
     /// The line about the upward rule (nil when no ancestor goes with it).
     package var upwardNote: String? {

@@ -29,7 +29,11 @@ public final class AttachSource: DashboardSource {
     public func tick(realElapsed: Double, model: inout DashboardModel) -> Bool {
         let before = Format.duration(model.clockNow)
         let (changed, errors) = session.pump(tree: &model.tree, now: realElapsed)
-        if let last = errors.last { model.view.message = last }
+        if let last = errors.last {
+            model.view.message = last
+            sentCancel = nil
+        }
+        if changed { answerSentCancel(&model) }
         model.clockNow = realElapsed
         if changed { Reducer.applyFollow(&model) }
         var done = false
@@ -59,6 +63,22 @@ public final class AttachSource: DashboardSource {
         let name = model.tree[node].name
         model.view.message = session.cancel(local: node, name: name, tree: model.tree)
         onKey?(key.name, NodeID(node))
+        let preview = CancelPreview(tree: model.tree, display: model.displayTree(), node: node)
+        // A program row (no `program` above it) cancels roots: no one node answers.
+        sentCancel = preview.cancellable && preview.program != nil ? preview : nil
+    }
+
+    /// The last cancel sent to a program, until the node it reaches settles.
+    var sentCancel: CancelPreview?
+
+    /// The program answers a cancel with the node's end: when it settled otherwise than
+    /// cancelled, the cancel found it finished, and the message says so.
+    func answerSentCancel(_ model: inout DashboardModel) {
+        guard let sent = sentCancel, model.tree.contains(sent.target) else { return }
+        let display = model.tree.nodes[sent.target].display
+        guard display.isFinal else { return }
+        sentCancel = nil
+        if display == .succeeded || display == .failed { model.view.message = sent.finishedMessage }
     }
 
     /// Whether the session ended by a signal (exit 130) rather than by quitting.

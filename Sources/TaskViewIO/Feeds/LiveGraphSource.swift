@@ -201,9 +201,24 @@ package final class LiveGraphSource: DashboardSource {
             return
         }
         guard case .cancel(let node, let source) = effect else { return }
-        graph.cancel(NodeID(node.rawValue), source: source)
-        onKey?(key.name, NodeID(node.rawValue))
+        // The node may have settled on another thread since the model last heard: take what
+        // happened first, and say so when the cancel found it settled.
+        graph.flushObservers()
         absorb(&model)
+        let before = CancelPreview(tree: model.tree, display: model.displayTree(), node: node.rawValue)
+        guard before.cancellable else {
+            model.view.message = before.readOnly ?? before.finishedMessage
+            return
+        }
+        graph.cancel(NodeID(node.rawValue), source: source)
+        graph.flushObservers()
+        absorb(&model)
+        let after = model.tree.nodes[before.target].display
+        if after == .succeeded || after == .failed {
+            model.view.message = before.finishedMessage
+            return
+        }
+        onKey?(key.name, NodeID(node.rawValue))
     }
 
     /// Restarts `row` as a new attempt (and what was skipped because of it; `withNeeds`: after

@@ -19,18 +19,18 @@ struct AttachCommand: ParsableCommand {
         commandName: "attach",
         abstract: "Watch and cancel the tasks of running programs that serve their graph.",
         discussion: """
-            A program becomes attachable with one line: `try Graph.shared.serve()`. Sockets are \
+            A program becomes attachable with one line: "try Graph.shared.serve()". Sockets are \
             found in $TASKGRAPH_SOCKET_DIR, else $XDG_RUNTIME_DIR/taskgraph, else \
             /tmp/taskgraph-<uid> (files *.sock), by the server's own rules: a directory of \
             yours, mode 0700, not a symlink, with no parent anyone may write to without the \
             sticky bit (else it is named on stderr and not used); only programs of your own \
             user are attached (any socket, PATH included). A program that does not answer \
-            within a second (stopped, busy) is listed `not answering` and skipped. Without \
+            within a second (stopped, busy) is listed as not answering and skipped. Without \
             PID or PATH: attaches to the only program, or (in a terminal) asks which. Each \
             program is a top-level row \
-            `NAME (pid N)`: connected, resynced (N skipped), exited, killed or refused. x/X cancel the \
+            "NAME (pid N)": connected, resynced (N skipped), exited, killed or refused. x/X cancel the \
             selected subtree in the program; quitting cancels nothing. Remote: \
-            `ssh -L /tmp/x.sock:REMOTE.sock host`, then `taskview attach /tmp/x.sock`. \
+            "ssh -L /tmp/x.sock:REMOTE.sock host", then "taskview attach /tmp/x.sock". \
             Exit status, once every program ended: their roots' outcome as for run (0, 1, 130; \
             a killed program counts as failed); 130 when quitting before that or on Ctrl-C, \
             SIGTERM or SIGHUP; 2 when nothing could be attached.

@@ -340,6 +340,37 @@ import Testing
         #expect(!source.endedBySignal)
     }
 
+    @Test func aCancelTheProgramFoundSettledSaysNothingWasCancelled() throws {
+        let server = FakeServer()
+        let session = AttachSession()
+        try session.attach(path: server.path)
+        server.accept()
+        server.send(AttachLines.header(pid: 9, name: "svc") + AttachLines.snapshot(seq: 1))
+        let source = AttachSource(session: session, title: "attach")
+        var model = DashboardModel(title: "")
+        source.start(model: &model)
+        let deadline = AttachLines.monotonic() + 30
+        while model.tree.liveCount < 4 && AttachLines.monotonic() < deadline {
+            session.wait(seconds: 0.05)
+            _ = source.tick(realElapsed: 1, model: &model)
+        }
+        let row = model.tree.roots[0]
+        let job = Int(model.tree[Int(model.tree[row].children[0])].children[0])
+        model.view.selection = RowIndex(job)
+        let effects = Reducer.reduce(&model, key: .char("X"), rows: 20)
+        for e in effects { source.perform(e, key: .char("X"), model: &model) }
+        #expect(model.view.message == "Cancel of job a sent to svc (pid 9)")
+        while server.received.isEmpty && AttachLines.monotonic() < deadline { session.wait(seconds: 0.02) }
+        // The job had succeeded in the program before the cancel arrived: its end is the answer.
+        server.send(#"{"seq":2,"t":2,"ev":"state","id":1,"state":"completed"}"# + "\n")
+        while model.tree[job].display != .succeeded && AttachLines.monotonic() < deadline {
+            session.wait(seconds: 0.05)
+            _ = source.tick(realElapsed: 1.1, model: &model)
+        }
+        #expect(model.view.message == "job a had finished: nothing cancelled")
+        source.finish(source: "quit", model: &model)
+    }
+
     @Test func headlessPrintsExecutingNodesThenStateLines() throws {
         let server = FakeServer()
         let session = AttachSession()

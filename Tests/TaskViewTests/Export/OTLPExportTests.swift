@@ -93,6 +93,10 @@ import Testing
         #expect(attribute(spans["watch"], "taskgraph.cancel.source")?["stringValue"] as? String == "keyboard")
         #expect(attribute(spans["serve"], "taskgraph.cancel.source")?["stringValue"] as? String == "parent")
         #expect(attribute(fetch, "taskgraph.cancel.source") == nil)
+        // A cancel is an error status, described as `Graph.trace(with:)` does.
+        let cancelled = spans["serve"]?["status"] as? [String: Any]
+        #expect(cancelled?["code"] as? Int == 2)
+        #expect(cancelled?["message"] as? String == "cancelled")
 
         // One event per change of the info text.
         let events = fetch?["events"] as? [[String: Any]] ?? []

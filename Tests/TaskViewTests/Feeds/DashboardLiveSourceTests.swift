@@ -41,6 +41,7 @@ import Testing
         for e in effects { f.source.perform(e, key: .char("y"), model: &f.model) }
         #expect(f.model.tree[f.leaves[0].id.rawValue].display == .cancelled)
         #expect(f.model.tree[f.leaves[0].id.rawValue].cancelSource == "keyboard")
+        #expect(f.model.view.message == "Cancelled leaf 0")
         #expect(f.model.tree[f.leaves[1].id.rawValue].display == .executing)
         #expect(f.model.tree[f.root.id.rawValue].display == .executing)
         #expect(keys.seen.count == 1 && keys.seen[0].0 == "y" && keys.seen[0].1 == f.leaves[0].id)
@@ -48,6 +49,21 @@ import Testing
         #expect(f.model.tree[f.leaves[1].id.rawValue].display == .succeeded)
         #expect(f.model.outcome == .succeeded)
         #expect(f.model.clockNow == 10) // the clock stops where the root settled
+    }
+
+    @Test func aCancelThatFindsTheNodeSettledSaysNothingWasCancelled() {
+        final class Keys: @unchecked Sendable { var seen: [(String, NodeID?)] = [] }
+        let keys = Keys()
+        var f = Fixture(keys: { keys.seen.append(($0, $1)) })
+        _ = f.source.tick(realElapsed: 2, model: &f.model)
+        let effects = press(&f.model, .down, .char("x"), .char("y"))
+        #expect(effects == [.cancel(node: NodeIndex(f.leaves[0].id.rawValue), source: "keyboard")])
+        // The leaves finish after the key was read, before the cancel reaches the graph.
+        f.clock.advance(by: 10)
+        for e in effects { f.source.perform(e, key: .char("y"), model: &f.model) }
+        #expect(f.model.tree[f.leaves[0].id.rawValue].display == .succeeded)
+        #expect(f.model.view.message == "leaf 0 had finished: nothing cancelled")
+        #expect(keys.seen.isEmpty)
     }
 
     @Test func quitBeforeTheEndCancelsTheRootWithSourceQuit() {

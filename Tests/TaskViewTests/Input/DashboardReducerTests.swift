@@ -91,6 +91,39 @@ import Testing
         #expect(m.view.message == "compile has finished: nothing to cancel")
     }
 
+    @Test func confirmingACancelOfANodeThatFinishedMeanwhileSaysNothingWasCancelled() {
+        var m = model(smallBuild())
+        press(&m, .end, .char("x")) // link, executing: asks
+        #expect(m.view.mode == .confirmCancel(row: 4))
+        m.tree.absorb(
+            GraphEvent(
+                sequence: 100, time: 5,
+                change: .stateChanged(id: NodeID(4), state: .completed, failed: false, message: nil)))
+        #expect(press(&m, .char("y")).isEmpty)
+        #expect(m.view.mode == .normal)
+        #expect(m.view.message == "link had finished: nothing cancelled")
+    }
+
+    @Test func theFinishedMessageNamesTheNodeAsItsRowShowsIt() {
+        var s = smallBuild()
+        s.add(5, "evil\u{1B}[2J\tname", parent: 0)
+        s.start(5)
+        var m = model(s)
+        press(&m, .end, .char("x"))
+        #expect(m.view.mode == .confirmCancel(row: 5))
+        s.fail(5, "boom")
+        m.tree.absorb(s.events.suffix(1))
+        #expect(press(&m, .char("y")).isEmpty)
+        #expect(m.view.message == "evil?[2J name had finished: nothing cancelled")
+    }
+
+    @Test func confirmingACancelOfARunningNodeSaysCancelled() {
+        var m = model(smallBuild())
+        press(&m, .end, .char("x"))
+        #expect(press(&m, .char("y")) == [.cancel(node: 4, source: "keyboard")])
+        #expect(m.view.message == "Cancelled link")
+    }
+
     @Test func replayKeysAreReplayEffectsAndCancelIsReadOnly() {
         var m = model(smallBuild())
         m.replay = ReplayState()
