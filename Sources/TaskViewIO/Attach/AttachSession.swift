@@ -95,6 +95,7 @@ public final class AttachSession {
                 onClosed?(p)
             }
         }
+        programs.refreshRows(tree: &tree, now: now)
         return (changed, errors)
     }
 
