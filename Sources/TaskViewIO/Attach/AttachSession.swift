@@ -21,8 +21,6 @@ public final class AttachSession {
     var onItem: ((Int, StreamItem) -> Void)?
     /// Folds each batch's superseded progress.
     private var fold = ProgressFold()
-    /// Progress events folded away so far (never absorbed nor recorded).
-    package var foldedProgress: Int { fold.dropped }
 
     /// A session with no program yet; with `watchDirectory` (`--all`), programs that start
     /// serving there later are attached too.
