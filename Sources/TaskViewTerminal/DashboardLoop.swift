@@ -10,7 +10,7 @@ import TaskViewIO
 /// The interactive loop: one thread, no busy waiting. It waits (poll) on the terminal and
 /// on the source's wake descriptors at most until the source next has work, runs keys
 /// through the reducer, lets the source take events and move time, and redraws only when
-/// the model or the screen changed (at most ~30 frames a second).
+/// the model or the screen changed (at most ~30 frames a second; `FramePacer`).
 package enum DashboardLoop {
     /// What the loop needs besides a source.
     package struct Options: Sendable {
@@ -45,9 +45,7 @@ package enum DashboardLoop {
         let renderer = Renderer(ascii: options.ascii)
         let t0 = monotonicSeconds()
         source.start(model: &model)
-        var dirty = true
-        var lastDraw = -1.0
-        let frame = 1.0 / 30
+        var pacer = FramePacer(takesDataPerFrame: source.takesDataPerFrame)
         var treeRows = max(1, terminal.size.height - 2)
         var lastFrame: (treeTop: Int, treeRows: Int, height: Int) = (1, treeRows, terminal.size.height)
         var lastClick: (time: Double, row: Int)?
@@ -63,7 +61,7 @@ package enum DashboardLoop {
                 source.finish(source: ViewerCancelSource.quit, model: &model)
                 break
             }
-            if dirty && now - lastDraw >= frame {
+            if pacer.shouldDraw(at: now) {
                 model.fixSelection()
                 let (w, h) = terminal.size
                 let f = renderer.render(model, width: w, height: h)
@@ -71,13 +69,15 @@ package enum DashboardLoop {
                 treeRows = max(1, f.treeRows)
                 lastFrame = (f.treeTop, f.treeRows, h)
                 terminal.draw(f.grid)
-                lastDraw = now
-                dirty = false
+                pacer.drew(at: now)
                 if model.outcome != nil && options.exitWhenDone { break }
             }
-            var wait = source.secondsUntilNextTick(realElapsed: now, model: model) ?? 0.25
-            if dirty { wait = min(wait, max(0, lastDraw + frame - now)) }
-            if var key = nextKey(terminal, source: source, milliseconds: Int((wait * 1000).rounded(.up))) {
+            let wait = pacer.wait(
+                at: now, sourceWait: source.secondsUntilNextTick(realElapsed: now, model: model) ?? 0.25)
+            let ms = Int((wait * 1000).rounded(.up))
+            var pressed = false
+            if var key = nextKey(terminal, source: source, milliseconds: ms, wake: pacer.takesData(at: now)) {
+                pressed = true
                 if case .mouse(var e) = key {
                     // Two presses on one row within 0.4 s: a double click.
                     let at = monotonicSeconds()
@@ -105,10 +105,12 @@ package enum DashboardLoop {
                         }
                     }
                 }
-                dirty = true
-                lastDraw = -1 // answer keys at once
+                pacer.keyPressed()
             }
-            if source.tick(realElapsed: monotonicSeconds() - t0, model: &model) { dirty = true }
+            let elapsed = monotonicSeconds() - t0
+            if (pressed || pacer.takesData(at: elapsed)) && source.tick(realElapsed: elapsed, model: &model) {
+                pacer.changed()
+            }
         }
         return model
     }
@@ -143,13 +145,14 @@ package enum DashboardLoop {
         model = m
     }
 
-    /// A key curses already holds, else waits up to `milliseconds` for the terminal or a
-    /// source descriptor: a key if the terminal became readable, nil otherwise (events, a
-    /// signal or the time is up: the caller ticks the source either way).
-    static func nextKey(_ terminal: Terminal, source: any DashboardSource, milliseconds: Int) -> Key? {
+    /// A key curses already holds, else waits up to `milliseconds` for the terminal or (with
+    /// `wake`) a source descriptor: a key if the terminal became readable, nil otherwise
+    /// (events, a signal or the time is up: the caller ticks the source either way).
+    static func nextKey(_ terminal: Terminal, source: any DashboardSource, milliseconds: Int, wake: Bool = true) -> Key?
+    {
         if let key = terminal.readKey(timeout: 0) { return key }
         var fds = [pollfd(fd: terminal.inputDescriptor, events: Int16(POLLIN), revents: 0)]
-        for fd in source.wakeDescriptors { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+        for fd in wake ? source.wakeDescriptors : [] { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
         let n = poll(&fds, nfds_t(fds.count), Int32(max(0, min(milliseconds, 60_000))))
         // A signal (EINTR) may be a resize: curses reports it as a key.
         guard n > 0 ? fds[0].revents != 0 : n < 0 else { return nil }

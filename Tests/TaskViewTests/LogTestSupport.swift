@@ -58,6 +58,7 @@ extension AttachTree {
     /// Applies every item of attach stream `text` from `program` to `tree` (at time 0).
     mutating func apply(_ text: String, program: Int, tree: inout TreeModel) throws {
         for item in try streamItems(text) { apply(item, program: program, tree: &tree, now: 0) }
+        refreshRows(tree: &tree, now: 0)
     }
 }
 

@@ -65,6 +65,8 @@ package struct AttachTree {
         var awaitingSnapshot = false
         /// An error line received before the header: why the program refused us.
         var refusal: String?
+        /// Events arrived since the row's bar was last worked out (`refreshRows`).
+        var rowStale = false
 
         /// `NAME (pid N)`, sanitized.
         package var label: String {
@@ -146,7 +148,9 @@ package struct AttachTree {
             setStatus(p, .connected, tree: &tree, now: now)
         case .events(let events):
             for e in events { translate(e, program: p, tree: &tree, now: now) }
-            updateRowProgress(p, tree: &tree, now: now)
+            // The row's bar is a pass over the roots: once per batch taken (`refreshRows`),
+            // not per stretch of the stream.
+            programs[p].rowStale = true
         case .snapshot(let nodes, let roots, let time):
             replace(p, nodes: nodes, roots: roots, time: time, tree: &tree, now: now)
             programs[p].awaitingSnapshot = false
@@ -161,6 +165,12 @@ package struct AttachTree {
             if programs[p].status == .connecting { programs[p].refusal = String(message.prefix(300)) }
         // Otherwise shown as the dashboard's message by the source.
         }
+    }
+
+    /// Works out the bars of the program rows whose programs sent events since the last
+    /// call: once after each batch of stream items.
+    package mutating func refreshRows(tree: inout TreeModel, now: Double) {
+        for p in programs.indices where programs[p].rowStale { updateRowProgress(p, tree: &tree, now: now) }
     }
 
     /// The connection ended: without `end` the program was killed (or the stream broke).
@@ -236,8 +246,6 @@ package struct AttachTree {
 
     private mutating func translate(_ e: GraphEvent, program p: Int, tree: inout TreeModel, now: Double) {
         let t = time(e.time, p, now: now)
-        let known = programs[p].localOf
-        func mapped(_ id: NodeID) -> NodeID? { known[id.rawValue].map { NodeID($0) } }
         switch e.change {
         case .added(let id, let kind, let name, let weight, let parent, let index):
             let l = local(id.rawValue, p)
@@ -259,7 +267,10 @@ package struct AttachTree {
             if !locals.isEmpty { emit(.dropped(ids: locals), at: t, into: &tree) }
         default:
             // Every other change is about nodes the program already named: only ids change.
-            guard let change = e.change.mappingIDs(mapped) else { return }
+            // The map is read in place: a copy taken before `added` or `dropped` changed it
+            // cost a copy of the whole table per event.
+            let known = programs[p].localOf
+            guard let change = e.change.mappingIDs({ known[$0.rawValue].map { NodeID($0) } }) else { return }
             emit(change, at: t, into: &tree)
         }
     }
@@ -564,14 +575,18 @@ package struct AttachTree {
 
     /// The row's bar: the weighted mean of the program's roots; its info: the status.
     private mutating func updateRowProgress(_ p: Int, tree: inout TreeModel, now: Double) {
+        programs[p].rowStale = false
         let row = programs[p].row
         guard tree.contains(row) else { return }
         var sum = 0.0
         var weights = 0.0
-        for c in tree[row].children where tree.contains(Int(c)) {
-            let n = tree[Int(c)]
-            sum += n.weight * (n.state == .completed && !n.failed ? 1 : n.fraction)
-            weights += n.weight
+        // Fields read in place: copying each root's node (its strings) per batch was most of
+        // the viewer's time with a thousand retained roots.
+        let roots = tree.nodes.read(row) { $0.children }
+        for c in roots {
+            let (w, f) = tree.nodes.weightAndDone(Int(c))
+            sum += w * f
+            weights += w
         }
         let fraction = weights > 0 ? min(1, max(0, sum / weights)) : 0
         let info = programs[p].status.word

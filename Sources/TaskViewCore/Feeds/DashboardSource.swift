@@ -29,6 +29,11 @@ package protocol DashboardSource: AnyObject {
     /// drawn at once without polling at frame rate. `tick` must leave them unreadable
     /// (drain what it reads). Default: none.
     var wakeDescriptors: [Int32] { get }
+    /// Whether data arriving while a frame is pending may wait for that frame and be taken
+    /// once, just before it (`FramePacer`): for a source whose own threads read everything
+    /// and fold it (attach). False where senders wait on the loop (a live graph's output
+    /// flood is held back until the loop takes it). Default: false.
+    var takesDataPerFrame: Bool { get }
     /// Carries out an effect of `key`.
     func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel)
     /// The session ends (quit key or signal) while the model may still run: a live source
@@ -44,6 +49,8 @@ package protocol DashboardSource: AnyObject {
 extension DashboardSource {
     /// No descriptors: the source's time moves only by `secondsUntilNextTick`.
     package var wakeDescriptors: [Int32] { [] }
+
+    package var takesDataPerFrame: Bool { false }
 
     package func outputFile(node: NodeIndex, model: DashboardModel) -> String? { nil }
 

@@ -68,13 +68,15 @@ extension TreeModel {
             var kids = nodes[p].children
             nodes[p].children = []
             let at = Int(nodes[i].index)
+            var from = 0
             if at < kids.count && kids[at] == Int32(i) {
                 kids.remove(at: at)
+                from = at // the siblings before it keep their places
             } else {
                 kids.removeAll { $0 == Int32(i) }
             }
             nodes[p].children = kids
-            reindex(p, from: 0)
+            reindex(p, from: from)
             addToAncestors(from: p, SubtreeCounts() &- nodes.read(i) { $0.subtree })
         }
         nodes[i].parent = -1

@@ -103,6 +103,21 @@ package struct TreeNodeStore: Sendable {
         return k >= 0 && k < dense.count ? body(dense[k]) : body(self[id])
     }
 
+    /// The weight of node `id` and how much of it is done (1 once it succeeded, else its
+    /// fraction); (0, 0) for an absent node. Read in place: a parent's bar reads these of
+    /// every child, and `read` handed its closure a copy of each node (a retain of each of
+    /// its strings and arrays).
+    func weightAndDone(_ id: Int) -> (weight: Double, done: Double) {
+        let k = id &- base
+        guard k >= 0 && k < dense.count else {
+            guard let n = far[id] else { return (0, 0) }
+            return (n.weight, n.state == .completed && !n.failed ? 1 : n.fraction)
+        }
+        return dense.withUnsafeBufferPointer { b in
+            b[k].exists ? (b[k].weight, b[k].state == .completed && !b[k].failed ? 1 : b[k].fraction) : (0, 0)
+        }
+    }
+
     /// `body` on node `id`, in place (see `read`).
     @inline(__always)
     mutating func update<R>(_ id: Int, _ body: (inout TreeModel.Node) -> R) -> R {

@@ -88,36 +88,39 @@ package final class AttachHeadless {
         emit(label(p) + "[" + Format.seconds3(t) + "] #\(id) " + Sanitizer.clean(name) + ": " + rest)
     }
 
+    /// Updates the names in place (`known[p]` copied out and back copied its whole table at
+    /// every event) and prints the state lines.
     private func absorb(_ p: Int, _ item: StreamItem) {
-        var k = known[p] ?? Known()
-        defer { known[p] = k }
         switch item {
         case .snapshot(let nodes, _, let time):
-            k.names = [:]
-            k.names.reserveCapacity(nodes.count)
-            for n in nodes { k.names[Int(n.id)] = n.name }
-            k.cancelSource = k.cancelSource.filter { k.names[$0.key] != nil }
-            if !k.seenSnapshot {
-                k.seenSnapshot = true
-                known[p] = k
+            var names: [Int: String] = [:]
+            names.reserveCapacity(nodes.count)
+            for n in nodes { names[Int(n.id)] = n.name }
+            let first = !(known[p]?.seenSnapshot ?? false)
+            known[p, default: Known()].names = names
+            known[p, default: Known()].cancelSource = known[p, default: Known()].cancelSource.filter {
+                names[$0.key] != nil
+            }
+            known[p, default: Known()].seenSnapshot = true
+            if first {
                 for n in nodes where n.state == .executing { line(p, time, Int(n.id), "executing") }
             }
         case .events(let events):
+            if known[p] == nil { known[p] = Known() }
             for e in events {
                 switch e.change {
                 case .added(let id, _, let name, _, _, _):
-                    k.names[id.rawValue] = name
+                    known[p]!.names[id.rawValue] = name
                 case .renamed(let id, let name):
-                    if k.names[id.rawValue] != nil { k.names[id.rawValue] = name }
+                    if known[p]!.names[id.rawValue] != nil { known[p]!.names[id.rawValue] = name }
                 case .cancelRequested(let id, let source):
-                    k.cancelSource[id.rawValue] = source
+                    known[p]!.cancelSource[id.rawValue] = source
                 case .dropped(let ids):
                     for id in ids {
-                        k.names[id.rawValue] = nil
-                        k.cancelSource[id.rawValue] = nil
+                        known[p]!.names[id.rawValue] = nil
+                        known[p]!.cancelSource[id.rawValue] = nil
                     }
                 case .stateChanged(let id, let state, let failed, let message):
-                    known[p] = k
                     let i = id.rawValue
                     switch state {
                     case .notExecuted: break
@@ -125,7 +128,8 @@ package final class AttachHeadless {
                     case .completed:
                         line(p, e.time, i, failed ? "failed: " + Sanitizer.clean(message ?? "error") : "succeeded")
                     case .cancelled:
-                        line(p, e.time, i, "cancelled (" + Sanitizer.clean(k.cancelSource[i] ?? "unknown") + ")")
+                        let source = known[p]!.cancelSource[i] ?? "unknown"
+                        line(p, e.time, i, "cancelled (" + Sanitizer.clean(source) + ")")
                     }
                 default:
                     break

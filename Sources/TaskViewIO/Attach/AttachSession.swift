@@ -19,6 +19,8 @@ public final class AttachSession {
     private var lastScan = -Double.infinity
     /// Called for every stream item, in order (headless output), with the program index.
     var onItem: ((Int, StreamItem) -> Void)?
+    /// Folds each batch's superseded progress.
+    private var fold = ProgressFold()
 
     /// A session with no program yet; with `watchDirectory` (`--all`), programs that start
     /// serving there later are attached too.
@@ -79,7 +81,16 @@ public final class AttachSession {
     package func pump(tree: inout TreeModel, now: Double) -> (changed: Bool, errors: [String]) {
         var changed = rescan(now: now)
         var errors: [String] = []
-        for m in inbox.drain() {
+        var messages = inbox.drain()
+        // Progress a later event of the same batch replaces is never absorbed nor recorded.
+        fold.reset()
+        for k in messages.indices.reversed() {
+            switch messages[k] {
+            case .item(let p, let item): messages[k] = .item(program: p, fold.fold(item, program: p))
+            case .closed(let p, _): fold.barrier(program: p)
+            }
+        }
+        for m in messages {
             changed = true
             switch m {
             case .item(let p, let item):
@@ -95,6 +106,7 @@ public final class AttachSession {
                 onClosed?(p)
             }
         }
+        programs.refreshRows(tree: &tree, now: now)
         return (changed, errors)
     }
 

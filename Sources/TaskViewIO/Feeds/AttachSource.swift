@@ -57,6 +57,10 @@ public final class AttachSource: DashboardSource {
     /// The connections' wake pipe: streamed lines are drawn as soon as they arrive.
     package var wakeDescriptors: [Int32] { session.wakeDescriptor.map { [$0] } ?? [] }
 
+    /// The connection threads keep reading the sockets meanwhile: what arrives while a frame
+    /// is pending is taken once, at that frame (its superseded progress folded).
+    package var takesDataPerFrame: Bool { true }
+
     package func perform(_ effect: DashboardEffect, key: Key, model: inout DashboardModel) {
         guard case .cancel(let id, _) = effect, model.tree.contains(id.rawValue) else { return }
         let node = id.rawValue

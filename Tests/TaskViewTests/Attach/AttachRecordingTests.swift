@@ -24,6 +24,7 @@ import Testing
         var stream = s.streams[program] ?? LogStream(name: "x")
         defer { s.streams[program] = stream }
         for item in try stream.feed(Array(text.utf8)) { a.apply(item, program: program, tree: &tree, now: now) }
+        a.refreshRows(tree: &tree, now: now) // as the session does after each batch
     }
 
     /// The log an attach session writes for two programs whose lines arrive with different
