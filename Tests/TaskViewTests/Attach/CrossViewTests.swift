@@ -204,6 +204,7 @@ import Testing
             if case .resync = item { resynced = true }
             a.apply(item, program: p, tree: &tree, now: 20)
         }
+        a.refreshRows(tree: &tree, now: 20)
         recorder.finish()
         #expect(resynced, "the viewer was never resynced: the test did not test what it says")
         try compare(own: own, viewed: viewed, extra: ["flood"])
