@@ -84,40 +84,61 @@ import Testing
         { t in t.nodes.ids.contains { t.contains($0) && t[$0].name == name && t[$0].state.isSettled } }
     }
 
-    @Test func theProgramsRecordingAndAnAttachedViewersTellTheSameRun() throws {
+    /// The scripted program: a served graph on a virtual clock, recording itself, whose
+    /// `setup` ran 0...0.5 s before anyone attached; `start()` begins the rest at 1.5 s:
+    /// `long` (9 s), `short` (4 ms), `bad` (fails after 2 s) and `stuck` (cancelled at 3 s by
+    /// `cancelStuck()`).
+    struct Program {
         let tmp = TemporaryDirectory("taskview-crossview")
-        defer { tmp.remove() }
         let clock = VirtualClock()
-        let graph = Graph(clock: clock)
-        let own = tmp.path + "/own.log"
-        let viewed = tmp.path + "/viewed.log"
-        let recording = try graph.record(to: own)
-        let server = try graph.serve(at: tmp.path + "/p.sock", name: "prog")
-        // Settled before the viewer attaches: its duration comes from the snapshot.
-        let setup = GraphTask.delay(seconds: 0.5, name: "setup", graph: graph)
-        setup.execute()
-        clock.advance(by: 0.5)
-        clock.advance(by: 1) // 1.5 s: the viewer attaches
+        let graph: Graph
+        let recording: any GraphObservation
+        let server: GraphServer
+        var own: String { tmp.path + "/own.log" }
+        var viewed: String { tmp.path + "/viewed.log" }
+        private let stuck: GraphTask<Void, Never>
+
+        init() throws {
+            graph = Graph(clock: clock)
+            recording = try graph.record(to: tmp.path + "/own.log")
+            server = try graph.serve(at: tmp.path + "/p.sock", name: "prog")
+            GraphTask.delay(seconds: 0.5, name: "setup", graph: graph).execute()
+            clock.advance(by: 1.5)
+            stuck = GraphTask.delay(seconds: 100, name: "stuck", graph: graph)
+        }
+
+        func start() {
+            let clock = clock
+            for t in [
+                GraphTask.delay(seconds: 9, name: "long", graph: graph),
+                GraphTask.delay(seconds: 0.004, name: "short", graph: graph), stuck,
+            ] { t.execute() }
+            GraphTask<Void, Boom>(name: "bad", graph: graph) { _, fail in
+                _ = clock.schedule(after: 2) { fail(Boom()) }
+            }.execute()
+        }
+
+        func cancelStuck() { stuck.cancel() }
+    }
+
+    @Test func theProgramsRecordingAndAnAttachedViewersTellTheSameRun() throws {
+        let program = try Program()
+        defer { program.tmp.remove() }
+        let (clock, server, viewed) = (program.clock, program.server, program.viewed)
+        // `setup` settled before the viewer attaches: its duration comes from the snapshot.
         let recorder = try GraphRecorder(path: viewed, producer: "taskview attach")
         let session = AttachSession()
         session.record(to: recorder)
         try session.attach(path: server.path)
         var tree = TreeModel()
         #expect(pump(session, &tree, now: 0, until: settled("setup")))
-        let long = GraphTask.delay(seconds: 9, name: "long", graph: graph)
-        let short = GraphTask.delay(seconds: 0.004, name: "short", graph: graph)
-        let bad = GraphTask<Void, Boom>(name: "bad", graph: graph) { _, fail in
-            _ = clock.schedule(after: 2) { fail(Boom()) }
-        }
-        let stuck = GraphTask.delay(seconds: 100, name: "stuck", graph: graph)
-        for t in [long, short, stuck] { t.execute() }
-        bad.execute()
+        program.start()
         clock.advance(by: 0.004)
         #expect(pump(session, &tree, now: 0.004, until: settled("short")))
         clock.advance(by: 2)
         #expect(pump(session, &tree, now: 2.004, until: settled("bad")))
         clock.advance(by: 1)
-        stuck.cancel()
+        program.cancelStuck()
         #expect(pump(session, &tree, now: 3.004, until: settled("stuck")))
         clock.advance(by: 6)
         #expect(pump(session, &tree, now: 9.004, until: settled("long")))
@@ -125,11 +146,11 @@ import Testing
         #expect(pump(session, &tree, now: 9.1) { _ in session.allEnded })
         session.stop()
         recorder.finish()
-        recording.cancel()
+        program.recording.cancel()
 
-        try compare(own: own, viewed: viewed)
+        try compare(own: program.own, viewed: viewed)
         // The live tree the viewer showed agrees too.
-        let mine = nodes(replayed(try LogReader.load(path: own)))
+        let mine = nodes(replayed(try LogReader.load(path: program.own)))
         for (name, v) in nodes(tree) {
             let d = try #require(mine[name]?.duration, "live \(name)")
             #expect(abs(v.duration - d) < 0.005, "live \(name): \(v.duration) vs \(d)")
@@ -140,17 +161,9 @@ import Testing
     }
 
     @Test func aViewerThatFellBehindAndWasResyncedRecordsTheSameRun() throws {
-        let tmp = TemporaryDirectory("taskview-crossview-resync")
-        defer { tmp.remove() }
-        let clock = VirtualClock()
-        let graph = Graph(clock: clock)
-        let own = tmp.path + "/own.log"
-        let viewed = tmp.path + "/viewed.log"
-        let recording = try graph.record(to: own)
-        let server = try graph.serve(at: tmp.path + "/p.sock", name: "prog")
-        let setup = GraphTask.delay(seconds: 0.5, name: "setup", graph: graph)
-        setup.execute()
-        clock.advance(by: 1.5)
+        let program = try Program()
+        defer { program.tmp.remove() }
+        let (clock, graph, server) = (program.clock, program.graph, program.server)
         // A viewer that stops reading: a tiny receive buffer, nothing read until the end.
         let fd = try UnixSocket.connect(path: server.path).get()
         var size: Int32 = 4096
@@ -163,19 +176,12 @@ import Testing
             for i in 1...count { progress(TaskProgress(Double(i) / Double(count))) }
             succeed(())
         }
-        let long = GraphTask.delay(seconds: 9, name: "long", graph: graph)
-        let short = GraphTask.delay(seconds: 0.004, name: "short", graph: graph)
-        let bad = GraphTask<Void, Boom>(name: "bad", graph: graph) { _, fail in
-            _ = clock.schedule(after: 2) { fail(Boom()) }
-        }
-        let stuck = GraphTask.delay(seconds: 100, name: "stuck", graph: graph)
-        for t in [long, short, stuck] { t.execute() }
-        bad.execute()
+        program.start()
         flood.execute()
         clock.advance(by: 0.004)
         clock.advance(by: 2)
         clock.advance(by: 1)
-        stuck.cancel()
+        program.cancelStuck()
         clock.advance(by: 6)
         // The viewer reads again, everything, up to the program's end.
         let bytes = Mutex<[UInt8]>([])
@@ -191,9 +197,9 @@ import Testing
         server.stop()
         while !reader.isFinished { usleep(10_000) }
         close(fd)
-        recording.cancel()
+        program.recording.cancel()
         // Fed to the attach tree 20 s late, recorded as `taskview attach --record` does.
-        let recorder = try GraphRecorder(path: viewed, producer: "taskview attach")
+        let recorder = try GraphRecorder(path: program.viewed, producer: "taskview attach")
         var a = AttachTree()
         a.recorder = recorder
         let p = a.addProgram(name: server.path, pid: nil)
@@ -207,8 +213,8 @@ import Testing
         a.refreshRows(tree: &tree, now: 20)
         recorder.finish()
         #expect(resynced, "the viewer was never resynced: the test did not test what it says")
-        try compare(own: own, viewed: viewed, extra: ["flood"])
-        let text = try String(contentsOfFile: viewed, encoding: .utf8)
+        try compare(own: program.own, viewed: program.viewed, extra: ["flood"])
+        let text = try String(contentsOfFile: program.viewed, encoding: .utf8)
         #expect(!text.contains("\"ev\":\"drop\""))
     }
 
