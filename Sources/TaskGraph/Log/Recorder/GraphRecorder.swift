@@ -342,9 +342,13 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
 
     deinit {
         spool.close()
-        if !finished {
-            drainLocked()
-            writeLocked()
+        // Nobody else holds a reference now; the lock is taken so the `…Locked` functions'
+        // debug checks hold (a recorder dropped without `finish()` crashed them).
+        lock.withLock {
+            if !finished {
+                drainLocked()
+                writeLocked()
+            }
         }
     }
 }

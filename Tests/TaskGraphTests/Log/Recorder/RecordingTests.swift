@@ -97,6 +97,18 @@ func handMadeEvents() -> [GraphEvent] {
         #expect(lines[17].contains(#""failed":1"#))
     }
 
+    @Test func aRecorderDroppedWithoutFinishWritesWhatItWasGiven() throws {
+        let tmp = TemporaryDirectory("taskgraph-recording")
+        defer { tmp.remove() }
+        let path = tmp.file("dropped.jsonl")
+        do {
+            let r = try GraphRecorder(path: path, producer: "p")
+            for e in handMadeEvents() { r.record(e) }
+        }  // no `finish()`: a test that threw, a program that forgot
+        let lines = try recordedLines(path)
+        #expect(lines.contains(#"{"seq":12,"t":1.5,"ev":"cancel","id":2,"source":"keyboard"}"#))
+    }
+
     @Test func periodicSnapshotsAreSplitUnderTheLineCap() throws {
         var model = LogModel()
         for i in 0..<3000 {
