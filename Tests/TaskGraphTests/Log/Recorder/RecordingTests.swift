@@ -104,7 +104,7 @@ func handMadeEvents() -> [GraphEvent] {
         do {
             let r = try GraphRecorder(path: path, producer: "p")
             for e in handMadeEvents() { r.record(e) }
-        }  // no `finish()`: a test that threw, a program that forgot
+        } // no `finish()`: a test that threw, a program that forgot
         let lines = try recordedLines(path)
         #expect(lines.contains(#"{"seq":12,"t":1.5,"ev":"cancel","id":2,"source":"keyboard"}"#))
     }
