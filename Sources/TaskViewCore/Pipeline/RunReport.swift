@@ -189,7 +189,7 @@ package struct RunReport: Sendable, Equatable {
     }
 
     /// The report as one JSON object with the keys `firstFailure`, `fixedByRestart`,
-    /// `criticalPath`, `slowest` and `counts` (docs/taskview.md), plus `duration`; times in
+    /// `allowed`, `criticalPath`, `slowest` and `counts` (docs/taskview.md), plus `duration`; times in
     /// seconds.
     package var json: String {
         var w = JSONWriter(capacity: 4096)
@@ -223,6 +223,8 @@ package struct RunReport: Sendable, Equatable {
             w.double(f.time)
             w.raw("}")
         }
+        w.raw(",\"allowed\":")
+        w.list(allowed) { $0.string($1) }
         w.raw(",\"criticalPath\":")
         w.list(criticalPath) { $1.write(to: &$0) }
         w.raw(",\"slowest\":")

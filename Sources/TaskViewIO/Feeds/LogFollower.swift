@@ -15,6 +15,9 @@ package final class LogFollower {
     private var seeded = false
     /// Whether the log's `end` was read.
     package private(set) var ended = false
+    /// The log is a scenario run's (its header names one): its exit status is the steps'
+    /// verdict (newest attempts, `allowFailure`), as `run` and `replay` give it.
+    package private(set) var judgesSteps = false
 
     /// Opens `path`; throws `LogLoadError` naming it.
     package init(path: String) throws {
@@ -73,13 +76,23 @@ package final class LogFollower {
             }
         case .end:
             ended = true
+        case .header(let h):
+            judgesSteps = h.scenario != nil
         default:
-            break // the header; later snapshots
+            break // later snapshots
         }
     }
 
-    /// 0 succeeded, 1 failed, 130 cancelled, 3 when the root never settled.
-    package static func exitStatus(_ tree: TreeModel) -> Int32 {
+    /// 0 succeeded, 1 failed, 130 cancelled, 3 when the root never settled; a scenario run's
+    /// log (`judgesSteps`) or one with restarts exits as `replay` of it would.
+    package static func exitStatus(_ tree: TreeModel, judgesSteps: Bool = false) -> Int32 {
+        if judgesSteps || !tree.attempts.isEmpty {
+            var model = DashboardModel(title: "")
+            model.judgesSteps = judgesSteps
+            model.tree = tree
+            model.updateOutcome()
+            if let o = model.outcome { return o.exitStatus }
+        }
         guard let r = tree.roots.last else { return 3 }
         switch tree[r].display {
         case .succeeded: return 0

@@ -38,7 +38,7 @@ enum FollowRun {
             writeStderr("taskview: \(Sanitizer.clean(failure.description))\n")
             throw ExitCode(2)
         }
-        return follower.ended ? LogFollower.exitStatus(model.tree) : 130
+        return follower.ended ? LogFollower.exitStatus(model.tree, judgesSteps: follower.judgesSteps) : 130
     }
 
     static func runHeadless(_ follower: LogFollower) throws -> Int32 {
@@ -62,6 +62,6 @@ enum FollowRun {
             usleep(100_000) // the writer flushes at least every 100 ms
         }
         for line in HeadlessSummary(tree: tree).lines(root: tree.roots.last) { print(line) }
-        return LogFollower.exitStatus(tree)
+        return LogFollower.exitStatus(tree, judgesSteps: follower.judgesSteps)
     }
 }

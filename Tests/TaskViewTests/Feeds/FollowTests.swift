@@ -52,6 +52,36 @@ import Testing
         #expect(LogFollower.exitStatus(tree) == 0)
     }
 
+    @Test func aFollowedScenarioRunExitsAsItsStepsSay() throws {
+        var template = Array("/tmp/taskview-follow-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        defer {
+            close(fd)
+            unlink(path)
+        }
+        // An allSettled root succeeds in the graph though its test failed: `run` exits 1, and
+        // so does following its log.
+        let lines = [
+            #"{"format":"taskgraph-log","version":1,"created":"2026-01-01T00:00:00Z","producer":"taskview","scenario":"ci"}"#,
+            #"{"seq":1,"t":0,"ev":"snapshot","part":1,"parts":1,"nodes":[]}"#,
+            #"{"seq":2,"t":0,"ev":"add","id":0,"kind":"allSettled","name":"ci","weight":1}"#,
+            #"{"seq":3,"t":0,"ev":"add","id":1,"kind":"command","name":"test","weight":1,"parent":0,"index":0}"#,
+            #"{"seq":4,"t":0,"ev":"state","id":0,"state":"executing"}"#,
+            #"{"seq":5,"t":0,"ev":"state","id":1,"state":"executing"}"#,
+            #"{"seq":6,"t":1,"ev":"state","id":1,"state":"completed","failed":true,"message":"exit status 1"}"#,
+            #"{"seq":7,"t":1,"ev":"state","id":0,"state":"completed"}"#,
+            #"{"seq":8,"t":1,"ev":"end","summary":{}}"#,
+        ]
+        append(fd, lines.joined(separator: "\n") + "\n")
+        let follower = try LogFollower(path: path)
+        var tree = TreeModel()
+        _ = try follower.poll(into: &tree)
+        #expect(follower.ended && follower.judgesSteps)
+        #expect(LogFollower.exitStatus(tree, judgesSteps: follower.judgesSteps) == 1)
+        #expect(LogFollower.exitStatus(tree) == 0) // the root's own outcome
+    }
+
     @Test func aBadLineIsAnErrorNamingIt() throws {
         var template = Array("/tmp/taskview-follow-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
