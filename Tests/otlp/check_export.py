@@ -7,7 +7,8 @@ The export is parsed strictly (unknown fields are errors) by google.protobuf.jso
 opentelemetry-proto's ExportTraceServiceRequest, after turning the OTLP/JSON hex ids into the
 base64 that protobuf's JSON mapping expects. Then, against the replay log it came from:
 one span per node that executed, every parentSpanId present in the same trace, error status
-(code 2) exactly on failed nodes, and wall-clock times within a day of the header's `created`.
+(code 2) exactly on failed and cancelled nodes (a cancelled one with the message `cancelled`),
+and wall-clock times within a day of the header's `created`.
 Prints what it checked; exits 1 on the first failure.
 """
 import base64
@@ -57,9 +58,11 @@ def read_log(path):
                         nodes[n["id"]]["executed"] = True
                     if n.get("failed"):
                         nodes[n["id"]]["failed"] = True
+                    nodes[n["id"]]["cancelled"] = n.get("state") == "cancelled"
             elif ev == "state" and e["id"] in nodes:
                 if e["state"] == "executing":
                     nodes[e["id"]]["executed"] = True
+                nodes[e["id"]]["cancelled"] = e["state"] == "cancelled"
                 if e.get("failed"):
                     nodes[e["id"]]["failed"] = True
     return header, nodes
@@ -115,11 +118,17 @@ def main():
 
     for i, s in by_node.items():
         is_error = s.status.code == 2
-        if is_error != nodes[i]["failed"]:
-            fail(f"node {i} ({s.name!r}): failed={nodes[i]['failed']} but status code {s.status.code}")
+        cancelled = nodes[i].get("cancelled", False)
+        if is_error != (nodes[i]["failed"] or cancelled):
+            fail(f"node {i} ({s.name!r}): failed={nodes[i]['failed']} cancelled={cancelled} "
+                 f"but status code {s.status.code}")
         if is_error and not s.status.message:
             fail(f"node {i} ({s.name!r}): error status without a message")
-    print(f"ok   error status exactly on the {sum(1 for n in nodes.values() if n['failed'] and n['executed'])} failed nodes")
+        if cancelled and s.status.message != "cancelled":
+            fail(f"node {i} ({s.name!r}): cancelled, but its status message is {s.status.message!r}")
+    failed = sum(1 for n in nodes.values() if n["failed"] and n["executed"])
+    cancelled = sum(1 for n in nodes.values() if n.get("cancelled") and n["executed"])
+    print(f"ok   error status exactly on the {failed} failed and {cancelled} cancelled nodes")
 
     created = datetime.datetime.fromisoformat(header["created"].replace("Z", "+00:00")).timestamp()
     for s in spans:
