@@ -39,7 +39,7 @@ router.get("/work/:ms") { _, context -> String in
             return 10
         }
         try await audit
-        return try await withGraphTask("render") { _ in "done \(ms) ms, \(rows) rows\n" }
+        return await withGraphTask("render") { _ in "done \(ms) ms, \(rows) rows\n" }
     }
 }
 
