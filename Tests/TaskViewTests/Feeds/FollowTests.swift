@@ -10,15 +10,20 @@ import Testing
 
 /// `replay --follow`: a log written progressively is read line by line as it grows.
 @Suite struct FollowTests {
+    /// A new empty log file, open for appending, and its path.
+    func growingLog() -> (fd: Int32, path: String) {
+        var template = Array("/tmp/taskview-follow-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        return (fd, String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+
     func append(_ fd: Int32, _ text: String) {
         var t = text
         t.withUTF8 { _ = write(fd, $0.baseAddress, $0.count) }
     }
 
     @Test func followsAGrowingLogUntilItsEnd() throws {
-        var template = Array("/tmp/taskview-follow-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let (fd, path) = growingLog()
         defer {
             close(fd)
             unlink(path)
@@ -53,9 +58,7 @@ import Testing
     }
 
     @Test func aFollowedScenarioRunExitsAsItsStepsSay() throws {
-        var template = Array("/tmp/taskview-follow-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let (fd, path) = growingLog()
         defer {
             close(fd)
             unlink(path)
@@ -83,9 +86,7 @@ import Testing
     }
 
     @Test func aBadLineIsAnErrorNamingIt() throws {
-        var template = Array("/tmp/taskview-follow-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let (fd, path) = growingLog()
         defer {
             close(fd)
             unlink(path)
