@@ -43,7 +43,7 @@ import Testing
             let inner = Locked<[NodeID]>([])
             let started = Counter()
             let work = Task {
-                try? await withGraphTask("outer", graph: g) { outer in
+                await withGraphTask("outer", graph: g) { outer in
                     outerID.withLock { $0 = outer.id }
                     await withTaskGroup(of: Void.self) { group in
                         group.addTask {
