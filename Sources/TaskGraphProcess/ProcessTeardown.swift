@@ -127,3 +127,13 @@ public enum ProcessTeardown {
         return out
     }
 }
+
+extension ProcessTeardown {
+    /// The environment entry (`TASKGRAPH_COMMAND=…`) that puts a helper process started
+    /// outside a command (taskview's ssh forward) under the same guarantees as a command's:
+    /// the watchdog ends it when this program is gone, however it ended.
+    package static func helperMarkEntry() -> String {
+        let inherited = getenv(CommandMarker.variable).map { String(cString: $0) }
+        return CommandMarker.variable + "=" + CommandMarker.value(for: CommandMarker.newRun(), inherited: inherited)
+    }
+}

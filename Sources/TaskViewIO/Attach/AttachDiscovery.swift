@@ -87,13 +87,7 @@ package enum AttachDiscovery {
     }
 
     /// The pid in a socket's name (`PID.sock`, `PID-N.sock`), if it has one.
-    package static func pid(inName path: String) -> Int? {
-        let file = path.split(separator: "/").last.map(String.init) ?? path
-        guard file.hasSuffix(".sock") else { return nil }
-        let digits = file.dropLast(5).prefix { $0 != "-" }
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        return Int(digits)
-    }
+    package static func pid(inName path: String) -> Int? { AttachSocketName.pid(inName: path) }
 
     /// Why the socket directory must not be used (the server's own rules: owned
     /// by this user, closed to group and others, not a symlink, no parent anyone may write

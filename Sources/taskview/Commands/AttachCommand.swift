@@ -30,7 +30,11 @@ struct AttachCommand: ParsableCommand {
             program is a top-level row \
             "NAME (pid N)": connected, resynced (N skipped), exited, killed or refused. x/X cancel the \
             selected subtree in the program; quitting cancels nothing. Remote: \
-            "ssh -L /tmp/x.sock:REMOTE.sock host", then "taskview attach /tmp/x.sock". \
+            "taskview attach --ssh HOST [PID]" lists the programs on HOST (its own taskview's \
+            --list, else its socket directory) and forwards the chosen one's socket with \
+            "ssh -N -L" to a private temporary socket, ended with the session \
+            ($TASKVIEW_SSH_COMMAND, e.g. "ssh -p 2222", runs instead of ssh); or by hand: \
+            "ssh -N -L /tmp/x.sock:REMOTE.sock host", then "taskview attach /tmp/x.sock". \
             Exit status, once every program ended: their roots' outcome as for run (0, 1, 130; \
             a killed program counts as failed); 130 when quitting before that or on Ctrl-C, \
             SIGTERM or SIGHUP; 2 when nothing could be attached.
@@ -45,6 +49,13 @@ struct AttachCommand: ParsableCommand {
     @Flag(name: .long, help: "Attach to every program found, and to any that starts later.")
     var all = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Attach to programs on HOST through ssh (PID, PATH, --list and --all then name HOST's programs).",
+            valueName: "HOST"))
+    var ssh: String?
+
     /// --headless, --record/--no-record, --ascii, --exit-when-done (--seed and --speed are
     /// refused). The root command declares the same group and, with a group of other
     /// properties here, the parser would hand these flags to the root instead.
@@ -57,6 +68,7 @@ struct AttachCommand: ParsableCommand {
     }
 
     func run() throws {
+        if let ssh { return try runOverSSH(host: ssh) }
         let dir = AttachDiscovery.directory()
         if list {
             for line in probe(dir).compactMap(\.line) { print(line) }
@@ -72,6 +84,77 @@ struct AttachCommand: ParsableCommand {
                 fail(Sanitizer.clean(error.description))
             }
         }
+        try watch(session)
+    }
+
+    /// `--ssh HOST`: the host's programs, the chosen ones forwarded and attached; the
+    /// forwards end and their directory is removed however the session ends.
+    private func runOverSSH(host: String) throws {
+        Signals.install()
+        let forward: SSHForward
+        do { forward = try SSHForward(host: host) } catch { fail(error.description) }
+        let failOver: (String) -> Never = { message in
+            forward.close()
+            fail(message)
+        }
+        let programs: [RemotePrograms.Program]
+        do { programs = try forward.list() } catch { failOver(error.description) }
+        if list {
+            forward.close()
+            for program in programs { print(program.line) }
+            return
+        }
+        let chosen = chooseRemote(programs, host: Sanitizer.clean(host), fail: failOver)
+        let session = AttachSession()
+        for (index, program) in chosen.enumerated() {
+            do {
+                let local = try forward.forward(program.socket, interrupted: { Signals.pending != 0 })
+                try session.attach(path: local)
+            } catch {
+                session.stop()
+                let said = forward.messages(forwardAt: index)
+                let why = Sanitizer.clean(String(describing: error))
+                failOver(
+                    "\(Sanitizer.clean(host)):\(Sanitizer.clean(program.socket)): \(why)"
+                        + (said.isEmpty ? "" : " (ssh: \(said))"))
+            }
+        }
+        defer { forward.close() }
+        try watch(session)
+    }
+
+    /// The remote programs the arguments name (or the only one, or the one picked).
+    private func chooseRemote(
+        _ programs: [RemotePrograms.Program], host: String, fail: (String) -> Never
+    ) -> [RemotePrograms.Program] {
+        if !targets.isEmpty {
+            return targets.flatMap { target in
+                let found = RemotePrograms.select(target, from: programs)
+                if found.isEmpty { fail("no program with pid \(Sanitizer.clean(target)) serves its graph on \(host)") }
+                return found
+            }
+        }
+        let live = programs.filter(\.answering)
+        if live.isEmpty {
+            fail(
+                "no program serves its graph on \(host). Make a program attachable "
+                    + "with `try Graph.shared.serve()` (see README, \"taskview attach\").")
+        }
+        if all || live.count == 1 { return all ? live : [live[0]] }
+        for (i, program) in live.enumerated() { print("\(i + 1)) " + program.line) }
+        guard isatty(0) != 0 && isatty(1) != 0 else {
+            fail("\(live.count) programs serve their graph on \(host): name one (PID), or use --all")
+        }
+        print("Attach to which? [1-\(live.count)] ", terminator: "")
+        fflush(nil)
+        guard let answer = readLine(), let n = Int(answer.trimmingCharacters()), n >= 1, n <= live.count else {
+            fail("no program chosen")
+        }
+        return [live[n - 1]]
+    }
+
+    /// Records (unless --no-record) and shows `session` until it ends; its exit status.
+    private func watch(_ session: AttachSession) throws {
         let logPath = try Self.recordPathOrExit(common)
         var recorder: GraphRecorder?
         if let logPath {
