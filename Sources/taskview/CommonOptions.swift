@@ -43,6 +43,16 @@ struct CommonOptions: ParsableArguments {
     @Flag(name: .long, help: "No ETA from the logs of earlier runs of the same scenario file.")
     var noHistory = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Send a desktop notification through the terminal (OSC 777, OSC 9, a bell) when a run with a terminal ends after more than SECONDS (default 10).",
+            valueName: "SECONDS"))
+    var notifyAfter: Double = 10
+
+    @Flag(name: .long, help: "No desktop notification at the end of a run.")
+    var noNotify = false
+
     @Flag(
         name: [.customShort("k"), .long],
         help:
@@ -56,6 +66,9 @@ struct CommonOptions: ParsableArguments {
     }
 
     func validate() throws {
+        guard notifyAfter >= 0, notifyAfter.isFinite else {
+            throw ValidationError("--notify-after must be a number of seconds, 0 or more (got \(notifyAfter))")
+        }
         guard display.speed > 0, display.speed.isFinite else {
             throw ValidationError("--speed must be a number greater than 0 (got \(display.speed))")
         }
@@ -141,5 +154,18 @@ enum LiveDisplayHelp: DisplayHelp {
         No curses (also with TERM=dumb): state lines as they happen, paced like the dashboard, and every \
         10 s a line saying what is running. For screen readers, Emacs shells and CI.
         """
+    }
+}
+
+extension CommonOptions {
+    /// Sends the end-of-run notification when the run, begun at `started`
+    /// (`RunNotifier.now()`), lasted more than `--notify-after` with a terminal.
+    func notifyIfDue(name: String, status: Int32, started: Double) {
+        let seconds = RunNotifier.now() - started
+        guard
+            RunNotification.due(
+                seconds: seconds, after: notifyAfter, enabled: !noNotify, terminal: RunNotifier.hasTerminal)
+        else { return }
+        RunNotifier.send(RunNotification(name: name, status: status, seconds: seconds))
     }
 }

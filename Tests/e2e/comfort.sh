@@ -240,6 +240,29 @@ test_theme_option() {
     wait_for $s '^EXIT=' 20
 }
 
+
+# diagnose.md "Done: tell the person": a run that ends after --notify-after sends OSC 777, OSC 9
+# and a bell to its terminal (inside tmux wrapped in tmux's passthrough); --no-notify and a
+# short run send nothing. pipe-pane keeps the bytes the program wrote to the pane.
+test_notification() {
+    local s=notification bytes="$WORK/notification.bytes"
+    shell $s 100 20
+    t pipe-pane -o -t $s "cat > '$bytes'"
+    keys $s "'$BIN' demo build --no-record --speed 50 --exit-when-done --notify-after 0.2; '$BIN' demo build --no-record --speed 50 --exit-when-done --notify-after 0.2 --no-notify; TMUX= '$BIN' demo build --no-record --speed 50 --exit-when-done --notify-after 0.2; '$BIN' demo build --no-record --speed 50 --exit-when-done --notify-after 600; echo DONE" Enter
+    wait_for $s '^DONE' 60 || { show $s; return 1; }
+    sleep 0.3
+    t pipe-pane -t $s
+    local wrapped plain bells
+    wrapped=$(grep -c $'\ePtmux;\e\e]777;notify;taskview: build;build succeeded in [0-9.]*s\e\e\\\\\e\\\\' "$bytes")
+    plain=$(grep -ac $'\e]777;notify;taskview: build;build succeeded in [0-9.]*s\e\\\\\e]9;taskview: build: build succeeded' "$bytes")
+    bells=$(tr -cd '\a' < "$bytes" | wc -c)
+    [ "$wrapped" -ge 1 ] || { echo "  no OSC 777 wrapped for tmux"; cat -v "$bytes" | grep -o '.\{0,20\}777.\{0,60\}' | head -3; return 1; }
+    [ "$plain" -ge 1 ] || { echo "  no plain OSC 777 + OSC 9 with TMUX unset"; return 1; }
+    [ "$bells" -eq 2 ] || { echo "  $bells bells, want 2 (--no-notify and a run under --notify-after send none)"; return 1; }
+    "$BIN" demo build --notify-after -1 --no-record --headless >/dev/null 2>&1
+    [ $? -eq 2 ] || { echo "  --notify-after -1 not exit 2"; return 1; }
+}
+
 run_test n_into_a_folded_branch test_n_into_a_folded_branch
 run_test bracket_seeks_to_a_marker test_bracket_seeks_to_a_marker
 run_test mouse_x10 test_mouse_x10
@@ -252,5 +275,6 @@ run_test replay_plain test_replay_plain
 run_test replay_term_dumb test_replay_term_dumb
 run_test replay_plain_ctrl_c test_replay_plain_ctrl_c
 run_test attach_plain test_attach_plain
+run_test notification test_notification
 
 e2e_summary

@@ -155,6 +155,7 @@ struct AttachCommand: ParsableCommand {
 
     /// Records (unless --no-record) and shows `session` until it ends; its exit status.
     private func watch(_ session: AttachSession) throws {
+        let started = RunNotifier.now()
         let logPath = try Self.recordPathOrExit(common)
         var recorder: GraphRecorder?
         if let logPath {
@@ -169,6 +170,7 @@ struct AttachCommand: ParsableCommand {
         let status = runSession(session, recorder: recorder)
         recorder?.finish()
         if let logPath { writeStderr("Log written to \(Sanitizer.clean(logPath))\n") }
+        common.notifyIfDue(name: "attach", status: status, started: started)
         if status != 0 { throw ExitCode(status) }
     }
 

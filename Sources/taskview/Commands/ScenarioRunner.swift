@@ -14,6 +14,7 @@ enum ScenarioRunner {
             )
             throw ExitCode(2)
         }
+        let started = RunNotifier.now()
         let logPath = try common.recordPath(prefix: scenario.name)
         // Earlier runs of the same file, read before this run's log exists.
         var history: RunHistory?
@@ -57,6 +58,7 @@ enum ScenarioRunner {
         session.terminateLeftovers()
         session.finishRecording()
         if let logPath { writeStderr("Log written to \(Sanitizer.clean(logPath))\n") }
+        common.notifyIfDue(name: scenario.name, status: status, started: started)
         return status
     }
 
