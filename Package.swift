@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "TaskViewCore", targets: ["TaskViewCore"]), // for Benchmarks/
         .library(name: "TaskViewIO", targets: ["TaskViewIO"]), // for Benchmarks/
         .library(name: "TaskGraphTracing", targets: ["TaskGraphTracing"]),
+        .library(name: "TaskGraphServiceLifecycle", targets: ["TaskGraphServiceLifecycle"]),
         .executable(name: "taskview", targets: ["taskview"]),
     ],
     dependencies: [
@@ -16,6 +17,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.3.0"),  // 1.3: InMemoryTracing
         // Documentation only: `swift package generate-documentation --target TaskGraph`.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+
+        // TaskGraphServiceLifecycle only (services as nodes), with the swift-log it brings.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
 
         // TaskGraphProcess only (the core stays dependency-free); no Foundation trait.
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0", traits: []),
@@ -30,6 +35,13 @@ let package = Package(
             name: "TaskGraphTracing",
             dependencies: ["TaskGraph", .product(name: "Tracing", package: "swift-distributed-tracing")]
         ),
+
+        // ServiceLifecycle services as graph nodes (its DocC article ServicesAsNodes).
+        .target(
+            name: "TaskGraphServiceLifecycle",
+            dependencies: [
+                "TaskGraph", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
 
         // Real commands as graph nodes (its DocC article RunningCommands).
         .target(
@@ -71,6 +83,13 @@ let package = Package(
             .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
         ]),
 
+        .testTarget(
+            name: "TaskGraphServiceLifecycleTests",
+            dependencies: [
+                "TaskGraphServiceLifecycle", "TaskGraph", "TestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "TaskGraphProcessTests", dependencies: ["TaskGraphProcess", "TaskGraph", "TestSupport"]),
         .testTarget(
             name: "TaskViewTests",

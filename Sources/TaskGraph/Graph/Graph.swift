@@ -241,6 +241,10 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
             if s[slot].state == .notExecuted { pendingCancelLocked(s, target, source: source) }
             return nil
         }
+        if let instead = (task?.driver as? ScopeDriver)?.cancelInstead {
+            instead()
+            return
+        }
         task?.cancel(source: source)
     }
 

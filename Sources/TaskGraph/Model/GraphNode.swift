@@ -67,10 +67,14 @@ public enum NodeKind {
     /// A task that runs only after its prerequisites succeeded (`GraphTask.after(_:)`): the
     /// composite is the parent of the task it guards, so a view folds it into that row.
     public static let after = "after"
+    /// A service run by `GraphService` (module `TaskGraphServiceLifecycle`): a scope around
+    /// the service's `run()`; a wrapped `ServiceGroup` is one whose children are services.
+    public static let service = "service"
     /// Every kind above, in a fixed order (a node stores its kind as an index into it).
     public static let all = [
         task, pending, delay, sequential, concurrent, allSettled, then,
         recover, chain, map, timeout, retry, race, and, validate, ref, command, scope, span, after,
+        service,
     ]
 }
 
@@ -174,4 +178,5 @@ enum KindIndex {
     @usableFromInline static let scope: UInt8 = 17
     @usableFromInline static let span: UInt8 = 18
     @usableFromInline static let after: UInt8 = 19
+    @usableFromInline static let service: UInt8 = 20
 }

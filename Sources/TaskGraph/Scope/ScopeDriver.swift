@@ -44,8 +44,19 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
     /// Where a scope's body leaves its outcome for `withGraphTask` (`ScopeDriver+Outcome.swift`).
     @exclusivity(unchecked) @usableFromInline var outcomeWords: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
 
+    /// What a cancel of this very node (`Graph.cancel`) does instead of cancelling it: a
+    /// `ServiceGroup`'s node shuts the group down gracefully. Set before the node exists.
+    let cancelInstead: (@Sendable () -> Void)?
+
     @usableFromInline init(derives: Bool) {
         self.derives = derives
+        cancelInstead = nil
+        super.init(children: [])
+    }
+
+    init(derives: Bool, cancelInstead: (@Sendable () -> Void)?) {
+        self.derives = derives
+        self.cancelInstead = cancelInstead
         super.init(children: [])
     }
 

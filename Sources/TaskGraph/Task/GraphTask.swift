@@ -248,7 +248,9 @@ public final class GraphTask<Success: Sendable, Failure: Error>: AnyGraphTask, @
             return false
         }
         // A scope or span whose parent scope was cancelled meanwhile: cancelled with it.
-        if kindIndex == KindIndex.scope || kindIndex == KindIndex.span, scopeParentCancelledLocked() {
+        if kindIndex == KindIndex.scope || kindIndex == KindIndex.span || kindIndex == KindIndex.service,
+            scopeParentCancelledLocked()
+        {
             stripe.unlock()
             cancelWithScopeParent()
             return false

@@ -25,6 +25,14 @@ package struct CancelPreview: Sendable, Equatable {
     /// The node has no subtasks; `leafRunning`: and it is executing.
     package let isLeaf: Bool
     package let leafRunning: Bool
+    /// A `GraphService` node: its cancel cancels that service's `run()`; a service group's
+    /// (a service whose children are services) shuts the group down gracefully instead.
+    package let service: ServiceRole?
+
+    /// What a service node's cancel does (servers.md "Services as nodes").
+    package enum ServiceRole: Sendable, Equatable {
+        case service, group
+    }
 
     package init(tree: TreeModel, display: DisplayTree, node selected: Int) {
         self.node = selected
@@ -53,6 +61,14 @@ package struct CancelPreview: Sendable, Equatable {
             stack.append(contentsOf: tree.nodes[ci].children)
         }
         runningSubtasks = running
+        if tree.nodes[node].kind == NodeKind.service {
+            let group = tree.nodes[node].children.contains { c in
+                tree.contains(Int(c)) && tree.nodes[Int(c)].kind == NodeKind.service
+            }
+            service = group ? .group : .service
+        } else {
+            service = nil
+        }
         isLeaf = tree.nodes[node].children.isEmpty
         leafRunning = isLeaf && tree.nodes[node].state == .executing
         var names: [String] = []
@@ -65,14 +81,15 @@ package struct CancelPreview: Sendable, Equatable {
             // A program row of `attach` is not a task: the upward rule stops below it. Scopes
             // have no upward rule (AsyncScopes article), nor have the spans above them.
             if n.state.isSettled || n.kind == NodeKind.allSettled || n.kind == TreeModel.programKind
-                || n.kind == NodeKind.scope || n.kind == NodeKind.span
+                || n.kind == NodeKind.scope || n.kind == NodeKind.span || n.kind == NodeKind.service
             {
                 absorbed = true
             }
             if !absorbed && !display.isFolded(p) { names.append(tree.nodes[display.content(p)].name) }
             p = Int(n.parent)
         }
-        ancestors = cancellable && tree.nodes[node].kind != NodeKind.scope ? names : []
+        let scopeLike = tree.nodes[node].kind == NodeKind.scope || tree.nodes[node].kind == NodeKind.service
+        ancestors = cancellable && !scopeLike ? names : []
         program = top != node && tree.nodes[top].kind == TreeModel.programKind ? tree.nodes[top].name : nil
     }
 
@@ -80,6 +97,11 @@ package struct CancelPreview: Sendable, Equatable {
     /// "Cancel NAME (it is running)? [y/N]" (or just "Cancel NAME? [y/N]" before it runs).
     package var prompt: String {
         let place = program.map { " in " + $0 } ?? ""
+        switch service {
+        case .group: return "Shut down service group \(name)\(place) gracefully (triggerGracefulShutdown)? [y/N]"
+        case .service: return "Cancel service \(name)\(place) (its run() is cancelled)? [y/N]"
+        case nil: break
+        }
         let runs = span.map { ", which runs span " + $0 + "," } ?? ""
         if isLeaf { return "Cancel \(name)\(runs)\(place)\(leafRunning ? " (it is running)" : "")? [y/N]" }
         let noun = runningSubtasks == 1 ? "subtask" : "subtasks"

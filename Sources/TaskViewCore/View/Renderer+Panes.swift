@@ -41,7 +41,9 @@ extension Renderer {
             lines.append("  never executed: skipped")
         }
         if node.failed, let m = node.message { lines.append("Error: " + clean(m)) }
-        if node.kind == NodeKind.scope, node.display == .cancelled, let src = node.cancelSource {
+        if node.kind == NodeKind.scope || node.kind == NodeKind.service, node.display == .cancelled,
+            let src = node.cancelSource
+        {
             lines.append(
                 src == CancelSource.task
                     ? "Swift: cancelled by its own program (its task was cancelled)"

@@ -210,8 +210,10 @@ import Testing
         #expect(ref.kind == "ref")
         #expect(ref.name == shared.name)
         // `command`: TaskGraphProcess's commands (TaskGraphProcessTests checks it); scopes
-        // (`withGraphTask`) and spans (`GraphTracer`) are made elsewhere (ScopeTests).
-        #expect(Set(kinds.map(\.1) + [ref.kind, NodeKind.command, NodeKind.scope, NodeKind.span]) == Set(NodeKind.all))
+        // (`withGraphTask`), spans (`GraphTracer`) and services (`GraphService`) are made
+        // elsewhere (ScopeTests, GraphServiceTests).
+        let elsewhere = [NodeKind.command, NodeKind.scope, NodeKind.span, NodeKind.service]
+        #expect(Set(kinds.map(\.1) + [ref.kind] + elsewhere) == Set(NodeKind.all))
     }
 
     @Test func childrenFollowSubtaskOrder() {
