@@ -43,7 +43,7 @@ package struct OTLPSpanBuilder {
     package let seed: UInt64
     /// Unix nanoseconds of the log's `t = 0`.
     package let zero: UInt64
-    /// A scenario run's name: the root spans carry the CI/CD pipeline attributes.
+    /// A scenario run's name: its root spans carry the CI/CD pipeline attributes.
     package let scenario: String?
     /// A command's process, when known (live runs).
     package var process: (NodeID) -> OTLPProcessInfo? = { _ in nil }
@@ -96,8 +96,8 @@ package struct OTLPSpanBuilder {
         if s.refOf >= 0 { attributes.append(("taskgraph.ref.of", .int(s.refOf))) }
         if s.cancelled, let source = s.cancelSource { attributes.append(("taskgraph.cancel.source", .string(source))) }
         for a in s.attributes where !a.key.hasPrefix("taskgraph.") { attributes.append((a.key, .string(a.value))) }
-        if let scenario, root == id, s.parent < 0 || fold.index[s.parent] == nil {
-            attributes.append(("cicd.pipeline.name", .string(scenario)))
+        if scenario != nil, root == id, s.parent < 0 || fold.index[s.parent] == nil {
+            attributes.append(("cicd.pipeline.name", .string(s.name)))
             attributes.append(("cicd.pipeline.run.id", .string(runID)))
             if s.end != nil { attributes.append(("cicd.pipeline.result", .string(pipelineResult(s, fold)))) }
         }

@@ -14,6 +14,7 @@ enum ScenarioRunner {
             )
             throw ExitCode(2)
         }
+        let otlp = try common.otlp.config()
         let logPath = try common.recordPath(prefix: scenario.name)
         // Earlier runs of the same file, read before this run's log exists.
         var history: RunHistory?
@@ -34,6 +35,14 @@ enum ScenarioRunner {
             throw ExitCode(2)
         }
         session.guardProcesses()
+        let stream = otlp.map { config in
+            OTLPRun.start(
+                graph: session.graph,
+                header: OTLPRun.header(
+                    created: session.recorder?.created, producer: Producer.line, scenario: scenario.name,
+                    seed: common.seed),
+                origin: session.origin, config: config)
+        }
         let recorder = session.recorder
         var options = common.liveOptions(onKey: { key, node in
             recorder?.recordKey(key, node: node)
@@ -56,6 +65,7 @@ enum ScenarioRunner {
         }
         session.terminateLeftovers()
         session.finishRecording()
+        OTLPRun.finish(stream)
         if let logPath { writeStderr("Log written to \(Sanitizer.clean(logPath))\n") }
         return status
     }
