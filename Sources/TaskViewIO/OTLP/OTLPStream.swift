@@ -109,8 +109,14 @@ package final class OTLPStream: Sendable {
             sleepBriefly()
         }
         return state.withLock { s in
+            let finished = s.done
             s.done = true  // the sender stops at its next look
-            return Result(undelivered: s.dropped + s.queue.reduce(0) { $0 + $1.spans }, reason: s.lastError)
+            // A sender stuck on a silent collector left spans unbuilt: they count too.
+            fold(&s)
+            let unsent = s.live.takeSettled().count + s.live.takeOpen().count
+            let undelivered = s.dropped + s.queue.reduce(0) { $0 + $1.spans } + unsent
+            return Result(
+                undelivered: undelivered, reason: s.lastError ?? (finished ? nil : "no answer in time"))
         }
     }
 
@@ -171,7 +177,8 @@ package final class OTLPStream: Sendable {
                 nextCollect = now + Self.interval
             }
             let next = state.withLock { $0.queue.first }
-            if let batch = next, now >= retryAt {
+            // At the end one more try at once, whatever the backoff; a failure then ends it.
+            if let batch = next, now >= retryAt || finishing {
                 let outcome = HTTPPost.send(
                     host: config.host, port: config.port, path: config.path, headers: config.headers,
                     contentType: config.wire == .json ? "application/json" : "application/x-protobuf",
@@ -192,6 +199,10 @@ package final class OTLPStream: Sendable {
                     }
                 }
                 if case .failed = outcome {
+                    if finishing {
+                        state.withLock { $0.done = true }
+                        return
+                    }
                     retryAt = HTTPPost.monotonicNow() + backoff
                     backoff = min(backoff * 2, 30)
                 } else {
