@@ -55,7 +55,8 @@ package struct OTLPConfig: Equatable, Sendable {
         } else if let base = env["OTEL_EXPORTER_OTLP_ENDPOINT"], !base.isEmpty {
             config = try parseURL(base, variable: "OTEL_EXPORTER_OTLP_ENDPOINT", appending: "v1/traces")
         } else {
-            config = try parseURL("http://localhost:4318", variable: "OTEL_EXPORTER_OTLP_ENDPOINT", appending: "v1/traces")
+            config = try parseURL(
+                "http://localhost:4318", variable: "OTEL_EXPORTER_OTLP_ENDPOINT", appending: "v1/traces")
         }
         if let (name, p) = value("PROTOCOL") {
             guard let w = WireProtocol(rawValue: p) else {
@@ -65,7 +66,8 @@ package struct OTLPConfig: Equatable, Sendable {
         }
         if let (name, h) = value("HEADERS") {
             config.headers = try pairs(h, variable: name).map { (name: $0.0, value: $0.1) }
-            for (n, v) in config.headers where n.contains(where: { $0 == ":" || $0 == " " || $0 < " " })
+            for (n, v) in config.headers
+            where n.contains(where: { $0 == ":" || $0 == " " || $0 < " " })
                 || v.contains(where: { $0 < " " })
             {
                 throw Problem(variable: name, reason: "header \(n) is not a valid HTTP header")
@@ -101,7 +103,7 @@ package struct OTLPConfig: Equatable, Sendable {
         }
         var host = String(authority)
         var port = 80
-        if authority.hasPrefix("[") {  // [::1]:4318
+        if authority.hasPrefix("[") { // [::1]:4318
             guard let close = authority.firstIndex(of: "]") else { throw bad("\(text) has no valid host") }
             host = String(authority[authority.index(after: authority.startIndex)..<close])
             let after = authority[authority.index(after: close)...]

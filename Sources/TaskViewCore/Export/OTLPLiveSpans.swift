@@ -18,7 +18,7 @@ package struct OTLPLiveSpans {
     ///   - origin: the graph clock's time of the log's `t = 0`.
     ///   - process: a command's process, looked up when its span is built.
     package init(
-        header: LogHeader, origin: Double, process: @escaping (NodeID) -> OTLPProcessInfo? = { _ in nil }
+        header: LogHeader, origin: Double, process: @escaping @Sendable (NodeID) -> OTLPProcessInfo? = { _ in nil }
     ) {
         var b = OTLPSpanBuilder(header: header)
         b.process = process

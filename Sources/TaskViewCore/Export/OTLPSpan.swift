@@ -46,7 +46,7 @@ package struct OTLPSpanBuilder {
     /// A scenario run's name: its root spans carry the CI/CD pipeline attributes.
     package let scenario: String?
     /// A command's process, when known (live runs).
-    package var process: (NodeID) -> OTLPProcessInfo? = { _ in nil }
+    package var process: @Sendable (NodeID) -> OTLPProcessInfo? = { _ in nil }
 
     package init(header: LogHeader) {
         seed = OTLPTrace.logSeed(header)
@@ -113,7 +113,8 @@ package struct OTLPSpanBuilder {
         }
         return OTLPSpan(
             traceHigh: high, traceLow: low, spanID: spanID(id), parentSpanID: parentSpan >= 0 ? spanID(parentSpan) : 0,
-            name: s.name, start: OTLPTrace.nanos(zero, start), end: OTLPTrace.nanos(zero, s.end ?? max(start, lastTime)),
+            name: s.name, start: OTLPTrace.nanos(zero, start),
+            end: OTLPTrace.nanos(zero, s.end ?? max(start, lastTime)),
             attributes: attributes,
             events: s.events.map { (OTLPTrace.nanos(zero, $0.time), $0.name, $0.fraction) },
             // A cancel is an error status too, described as `Graph.trace(with:)` does.

@@ -34,7 +34,9 @@ package enum HTTPPost {
         var sent = 0
         while sent < request.count {
             guard wait(fd, for: Int16(POLLOUT), until: deadline) else { return .failed("timed out") }
-            let n = request.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, request.count - sent, Int32(MSG_NOSIGNAL)) }
+            let n = request.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + sent, request.count - sent, Int32(MSG_NOSIGNAL))
+            }
             if n < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 return .failed(errorText(errno))
@@ -87,7 +89,8 @@ package enum HTTPPost {
         var at: UnsafeMutablePointer<addrinfo>? = first
         while let a = at {
             at = a.pointee.ai_next
-            let fd = socket(a.pointee.ai_family, a.pointee.ai_socktype | Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+            let fd = socket(
+                a.pointee.ai_family, a.pointee.ai_socktype | Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
             if fd < 0 {
                 last = errorText(errno)
                 continue
@@ -119,7 +122,7 @@ package enum HTTPPost {
             var p = pollfd(fd: fd, events: events, revents: 0)
             let n = poll(&p, 1, Int32(min(left * 1000 + 1, 60_000)))
             if n > 0 { return true }
-            if n < 0 && errno != EINTR { return true }  // the next call reports the error
+            if n < 0 && errno != EINTR { return true } // the next call reports the error
         }
     }
 

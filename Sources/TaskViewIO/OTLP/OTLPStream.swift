@@ -46,24 +46,29 @@ package final class OTLPStream: Sendable {
     /// - Parameters:
     ///   - header: the run's log header (the ids are the export's of that log).
     ///   - origin: the graph clock's time of the log's `t = 0`.
-    package init(graph: Graph, header: LogHeader, origin: Double, config: OTLPConfig) {
+    package convenience init(graph: Graph, header: LogHeader, origin: Double, config: OTLPConfig) {
+        self.init(header: header, origin: origin, config: config) { [weak graph] id in
+            guard let graph, let info = CommandRegistry.shared.info(graph: graph, node: id) else { return nil }
+            return OTLPProcessInfo(commandLine: info.commandLine, pid: info.startedPID)
+        }
+        let (snapshot, observation) = graph.snapshotAndObserve { [self] event in self.record(event) }
+        state.withLock {
+            $0.live.load(snapshot)
+            $0.observation = observation
+        }
+    }
+
+    /// Starts a stream whose events come from `record(_:)` (an attach session's).
+    package init(
+        header: LogHeader, origin: Double, config: OTLPConfig,
+        process: @escaping @Sendable (NodeID) -> OTLPProcessInfo? = { _ in nil }
+    ) {
         self.config = config
         var resource: [(key: String, value: OTLPValue)] = [("service.name", .string(config.serviceName))]
         if let producer = header.producer { resource.append(("taskgraph.producer", .string(producer))) }
         for a in config.resourceAttributes { resource.append((a.key, .string(a.value))) }
         self.resource = resource
-        let live = OTLPLiveSpans(header: header, origin: origin) { [weak graph] id in
-            guard let graph, let info = CommandRegistry.shared.info(graph: graph, node: id) else { return nil }
-            return OTLPProcessInfo(commandLine: info.commandLine, pid: info.startedPID)
-        }
-        state = Mutex(State(live: live))
-        let (snapshot, observation) = graph.snapshotAndObserve { [self] event in
-            self.state.withLock { $0.events.append(event) }
-        }
-        state.withLock {
-            $0.live.load(snapshot)
-            $0.observation = observation
-        }
+        state = Mutex(State(live: OTLPLiveSpans(header: header, origin: origin, process: process)))
         let body = StreamThreadBody { [self] in self.loop() }
         var t = pthread_t()
         let box = Unmanaged.passRetained(body)
@@ -79,6 +84,11 @@ package final class OTLPStream: Sendable {
             box.release()
             state.withLock { $0.lastError = "cannot start the sender thread" }
         }
+    }
+
+    /// One event of the streamed graph: only kept here, folded on the sender's thread.
+    package func record(_ event: GraphEvent) {
+        state.withLock { $0.events.append(event) }
     }
 
     /// W3C `traceparent` of node `id`'s span (for the command that node runs).
@@ -110,7 +120,7 @@ package final class OTLPStream: Sendable {
         }
         return state.withLock { s in
             let finished = s.done
-            s.done = true  // the sender stops at its next look
+            s.done = true // the sender stops at its next look
             // A sender stuck on a silent collector left spans unbuilt: they count too.
             fold(&s)
             let unsent = s.live.takeSettled().count + s.live.takeOpen().count
