@@ -2,7 +2,7 @@
 # `taskview run` streaming spans live over OTLP/HTTP (issue 45) to Tests/otlp/receiver.py on
 # 127.0.0.1, which decodes every request with opentelemetry-proto: spans arrive while the run
 # goes, the CI/CD and process attributes, a command's TRACEPARENT names its own span, the
-# export of the run's log has the same spans; a stopped or silent collector costs the run
+# export of the run's log has the same spans, attach streams too; a stopped or silent collector costs the run
 # nothing and the spans not delivered are counted; a bad variable is an error before anything
 # runs. Usage: bash Tests/e2e/otlp-live.sh PATH-TO-TASKVIEW
 set -u
@@ -56,6 +56,18 @@ OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$PORT OTEL_EXPORTER_OTLP_PROTOCOL=h
     OTEL_SERVICE_NAME=ci-json "$BIN" run "$D/pipeline.json" --headless --no-record >/dev/null 2>&1
 run_test "http/json arrives too, as OTEL_SERVICE_NAME names it" \
     sh -c "'$PY' Tests/otlp/check_live.py content-type '$D/spans.jsonl' application/json && grep -q '\"service\": \"ci-json\"' '$D/spans.jsonl'"
+
+# attach --otlp: a served program (Tests/attach/fake_server.py) that finishes after 2 s.
+: >"$D/spans.jsonl"
+mkdir -m 700 "$D/sock"
+python3 Tests/attach/fake_server.py "$D/sock/fake.sock" --name fake --exit-after 2 --finish-as failed \
+    >"$D/fake.out" 2>&1 &
+for _ in $(seq 50); do [ -S "$D/sock/fake.sock" ] && break; sleep 0.1; done
+TASKGRAPH_SOCKET_DIR=$D/sock OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$PORT timeout 30 \
+    "$BIN" attach "$D/sock/fake.sock" --headless --record "$D/attach.jsonl" >/dev/null 2>&1
+"$BIN" export "$D/attach.jsonl" --format otlp-json -o "$D/attach.json" 2>/dev/null
+run_test "attach --otlp: the program's nodes arrive, the same spans as the export of its recording" \
+    sh -c "test \$(wc -l <'$D/spans.jsonl') -eq 8 && '$PY' Tests/otlp/check_live.py export '$D/spans.jsonl' '$D/attach.json'"
 
 kill "$RECEIVER"
 wait "$RECEIVER" 2>/dev/null
