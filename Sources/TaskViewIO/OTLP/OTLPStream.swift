@@ -25,50 +25,47 @@ package final class OTLPStream: Sendable {
         var spans: Int
     }
 
+    /// The sender's state (`spans` and `inbox` have their own locks).
     private struct State {
-        var events: [GraphEvent] = []
-        var live: OTLPLiveSpans
         var queue: [Batch] = []
         var queuedBytes = 0
         var dropped = 0
         var lastError: String?
         var finishing = false
         var done = false
-        /// Until `finish`: the observer only appends (the run's whole part of the work).
+        /// Until `finish`.
         var observation: (any GraphObservation)?
     }
 
     package let config: OTLPConfig
-    private let state: Mutex<State>
+    private let state = Mutex(State())
+    /// Events not folded yet: the run's whole part of the work is appending here.
+    private let inbox = Mutex<[GraphEvent]>([])
+    /// The folded spans; taken before `inbox` when both are needed.
+    private let spans: Mutex<OTLPLiveSpans>
     private let resource: [(key: String, value: OTLPValue)]
 
-    /// Starts streaming `graph`'s spans now (its nodes so far and every later event).
+    /// Starts streaming: `graph`'s spans from now on (its nodes so far and every later
+    /// event), or, without a graph, the events given to `record(_:)` (an attach session's).
     /// - Parameters:
     ///   - header: the run's log header (the ids are the export's of that log).
-    ///   - origin: the graph clock's time of the log's `t = 0`.
-    package convenience init(graph: Graph, header: LogHeader, origin: Double, config: OTLPConfig) {
-        self.init(header: header, origin: origin, config: config) { [weak graph] id in
-            guard let graph, let info = CommandRegistry.shared.info(graph: graph, node: id) else { return nil }
-            return OTLPProcessInfo(commandLine: info.commandLine, pid: info.startedPID)
-        }
-        let (snapshot, observation) = graph.snapshotAndObserve { [self] event in self.record(event) }
-        state.withLock {
-            $0.live.load(snapshot)
-            $0.observation = observation
-        }
-    }
-
-    /// Starts a stream whose events come from `record(_:)` (an attach session's).
-    package init(
-        header: LogHeader, origin: Double, config: OTLPConfig,
-        process: @escaping @Sendable (NodeID) -> OTLPProcessInfo? = { _ in nil }
-    ) {
+    ///   - origin: the clock's time of the log's `t = 0`.
+    package init(graph: Graph?, header: LogHeader, origin: Double, config: OTLPConfig) {
         self.config = config
         var resource: [(key: String, value: OTLPValue)] = [("service.name", .string(config.serviceName))]
         if let producer = header.producer { resource.append(("taskgraph.producer", .string(producer))) }
         for a in config.resourceAttributes { resource.append((a.key, .string(a.value))) }
         self.resource = resource
-        state = Mutex(State(live: OTLPLiveSpans(header: header, origin: origin, process: process)))
+        let live = OTLPLiveSpans(header: header, origin: origin) { [weak graph] id in
+            guard let graph, let info = CommandRegistry.shared.info(graph: graph, node: id) else { return nil }
+            return OTLPProcessInfo(commandLine: info.commandLine, pid: info.startedPID)
+        }
+        spans = Mutex(live)
+        if let graph {
+            let (snapshot, observation) = graph.snapshotAndObserve { [self] event in self.record(event) }
+            spans.withLock { $0.load(snapshot) }
+            state.withLock { $0.observation = observation }
+        }
         let body = StreamThreadBody { [self] in self.loop() }
         var t = pthread_t()
         let box = Unmanaged.passRetained(body)
@@ -88,15 +85,25 @@ package final class OTLPStream: Sendable {
 
     /// One event of the streamed graph: only kept here, folded on the sender's thread.
     package func record(_ event: GraphEvent) {
-        state.withLock { $0.events.append(event) }
+        inbox.withLock { $0.append(event) }
+    }
+
+    /// `body` on the spans with every event so far folded in.
+    private func folded<R: Sendable>(_ body: (inout OTLPLiveSpans) -> R) -> R {
+        spans.withLock { live in
+            let events = inbox.withLock { pending in
+                var taken: [GraphEvent] = []
+                swap(&taken, &pending)
+                return taken
+            }
+            for e in events { live.apply(e) }
+            return body(&live)
+        }
     }
 
     /// W3C `traceparent` of node `id`'s span (for the command that node runs).
     package func traceparent(_ id: NodeID) -> String {
-        state.withLock { s in
-            fold(&s)
-            return s.live.traceparent(id)
-        }
+        folded { $0.traceparent(id) }
     }
 
     /// What `finish` found: spans never delivered and the last reason.
@@ -118,16 +125,14 @@ package final class OTLPStream: Sendable {
             if state.withLock({ $0.done }) { break }
             sleepBriefly()
         }
-        return state.withLock { s in
+        let (finished, lost, reason) = state.withLock { s in
             let finished = s.done
             s.done = true // the sender stops at its next look
-            // A sender stuck on a silent collector left spans unbuilt: they count too.
-            fold(&s)
-            let unsent = s.live.takeSettled().count + s.live.takeOpen().count
-            let undelivered = s.dropped + s.queue.reduce(0) { $0 + $1.spans } + unsent
-            return Result(
-                undelivered: undelivered, reason: s.lastError ?? (finished ? nil : "no answer in time"))
+            return (finished, s.dropped + s.queue.reduce(0) { $0 + $1.spans }, s.lastError)
         }
+        // A sender stuck on a silent collector left spans unbuilt: they count too.
+        let unsent = folded { $0.takeSettled().count + $0.takeOpen().count }
+        return Result(undelivered: lost + unsent, reason: reason ?? (finished ? nil : "no answer in time"))
     }
 
     /// The line `finish` prints when spans were lost: `12 spans not delivered to URL: reason`.
@@ -137,18 +142,10 @@ package final class OTLPStream: Sendable {
         return "\(what) not delivered to \(config.url)" + (r.reason.map { ": \($0)" } ?? "")
     }
 
-    private func fold(_ s: inout State) {
-        let events = s.events
-        s.events.removeAll(keepingCapacity: true)
-        for e in events { s.live.apply(e) }
-    }
-
     /// Takes the settled spans (all of them when finishing) into encoded batches.
     private func collect() {
-        let spans = state.withLock { s in
-            fold(&s)
-            return s.live.takeSettled() + (s.finishing ? s.live.takeOpen() : [])
-        }
+        let finishing = state.withLock { $0.finishing }
+        let spans = folded { $0.takeSettled() + (finishing ? $0.takeOpen() : []) }
         var at = 0
         while at < spans.count {
             let part = Array(spans[at..<min(spans.count, at + Self.batchSpans)])

@@ -86,6 +86,7 @@ struct AttachCommand: ParsableCommand {
         }
         let stream = otlp.map { config in
             OTLPStream(
+                graph: nil,
                 header: OTLPRun.header(created: recorder?.created, producer: Producer.line, scenario: nil, seed: nil),
                 origin: 0, config: config)
         }
