@@ -10,6 +10,8 @@ public struct CommandInfo: Sendable, Equatable {
     public var workingDirectory: String?
     /// The process id while it runs (the process group has the same id).
     public var pid: Int32?
+    /// The process id it ran as, kept after it ended (nil: it never started).
+    public var startedPID: Int32?
     /// How it ended: `exit status 0`, `exit status 2`, `killed by SIGTERM`, `cannot run: ...`;
     /// nil while running.
     public var exit: String?

@@ -143,6 +143,9 @@ final class CommandRun: Sendable {
             }
             env[key] = v
         }
+        for (k, v) in CommandEnvironment.variables(graph: graph, node: node) where spec.environment[k] == nil {
+            if let key = Environment.Key(rawValue: k) { env[key] = v }
+        }
         let markKey = Environment.Key(rawValue: CommandMarker.variable)!
         let inherited =
             spec.environment[CommandMarker.variable] ?? getenv(CommandMarker.variable).map { String(cString: $0) }
@@ -195,7 +198,10 @@ final class CommandRun: Sendable {
             s.pid = pid
             return s.cancelled
         }
-        CommandRegistry.shared.update(graph: graph, node: node) { $0.pid = pid }
+        CommandRegistry.shared.update(graph: graph, node: node) {
+            $0.pid = pid
+            $0.startedPID = pid
+        }
         ProcessTeardown.noteGroup(pid, started: true)
         if cancelled { terminate(pid) }
     }

@@ -60,6 +60,9 @@ struct CommonOptions: ParsableArguments {
     )
     var keepGoing = false
 
+    /// `--otlp`, `--no-otlp`.
+    @OptionGroup var otlp: OTLPOptions
+
     /// `--jobs`, or the number of cores.
     var jobSlots: Int {
         jobs ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))

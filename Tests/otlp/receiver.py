@@ -7,12 +7,16 @@ Listens on 127.0.0.1 (a free port, written to PORTFILE once listening), accepts
 POST /v1/traces in http/protobuf or http/json (gunzipping `Content-Encoding: gzip`), decodes it
 with opentelemetry-proto's ExportTraceServiceRequest and appends one JSON line per span to
 OUT.jsonl: service, trace_id, span_id, parent_span_id (hex; "" for none), name, status code and
-message, attributes. Answers 200 with an empty ExportTraceServiceResponse. Runs until killed.
+message, attributes, event names, start and end, when it arrived and its Content-Type. http/json
+ids are hex, turned into base64 for protobuf's JSON parser. Answers 200 with an empty
+ExportTraceServiceResponse. Runs until killed.
 """
+import base64
 import gzip
 import json
 import os
 import sys
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from google.protobuf import json_format
@@ -29,6 +33,17 @@ def attribute_value(v):
     return getattr(v, kind) if kind in ("string_value", "int_value", "double_value", "bool_value") else None
 
 
+def hex_ids_to_base64(doc):
+    """OTLP/JSON writes ids as hex; protobuf's JSON mapping reads bytes as base64."""
+    for rs in doc.get("resourceSpans", []):
+        for ss in rs.get("scopeSpans", []):
+            for span in ss.get("spans", []):
+                for key in ("traceId", "spanId", "parentSpanId"):
+                    if key in span:
+                        span[key] = base64.b64encode(bytes.fromhex(span[key])).decode()
+    return doc
+
+
 class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         if self.path != "/v1/traces":
@@ -41,7 +56,7 @@ class Handler(BaseHTTPRequestHandler):
         content_type = self.headers.get("Content-Type", "")
         try:
             if "json" in content_type:
-                json_format.Parse(body.decode("utf-8"), request)
+                json_format.Parse(json.dumps(hex_ids_to_base64(json.loads(body))), request)
             else:
                 request.ParseFromString(body)
         except Exception as e:  # a test receiver: say what was wrong
@@ -56,12 +71,16 @@ class Handler(BaseHTTPRequestHandler):
                             "service": service,
                             "trace_id": s.trace_id.hex(),
                             "span_id": s.span_id.hex(),
+                            "content_type": content_type,
                             "parent_span_id": s.parent_span_id.hex(),
                             "name": s.name,
                             "status": s.status.code,
                             "message": s.status.message,
                             "attributes": {a.key: attribute_value(a.value) for a in s.attributes},
                             "events": [e.name for e in s.events],
+                            "start": s.start_time_unix_nano,
+                            "end": s.end_time_unix_nano,
+                            "received": time.time_ns(),
                         }) + "\n")
         response = ExportTraceServiceResponse().SerializeToString()
         self.send_response(200)

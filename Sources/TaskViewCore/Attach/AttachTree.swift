@@ -95,6 +95,8 @@ package struct AttachTree {
 
     /// Where the tree's events are also written (`--record`), on the viewer's clock.
     package var recorder: GraphRecorder?
+    /// Where the tree's events also go as they happen (the live OTLP stream).
+    package var stream: (@Sendable (GraphEvent) -> Void)?
 
     /// Adds a program; its row appears once its header names it (or when the connection
     /// ends first, under `name`, e.g. the socket path). Returns the program's index.
@@ -238,10 +240,11 @@ package struct AttachTree {
         absorb: Bool = true
     ) {
         sequence &+= 1
-        guard absorb || recorder != nil else { return }
+        guard absorb || recorder != nil || stream != nil else { return }
         let e = GraphEvent(sequence: sequence, time: t, change: change)
         if absorb { tree.absorb(e) }
         recorder?.record(e)
+        stream?(e)
     }
 
     private mutating func translate(_ e: GraphEvent, program p: Int, tree: inout TreeModel, now: Double) {

@@ -127,80 +127,47 @@ public enum OTLPTrace {
             }
         }
         for e in log.events { fold.apply(e.change, time: e.time) }
-        let index = fold.index
-        let spans = fold.spans
-        let ids = index.keys.sorted()
-
-        let seed = logSeed(log.header)
-        let zero = createdNanos(log.header.created)
+        let builder = OTLPSpanBuilder(header: log.header)
+        let spans = fold.index.keys.sorted().compactMap { builder.span($0, in: fold, lastTime: log.duration) }
+        var resource: [(key: String, value: OTLPValue)] = [("service.name", .string(serviceName(log)))]
+        if let producer = log.header.producer { resource.append(("taskgraph.producer", .string(producer))) }
         var out = JSONWriter(capacity: spans.count * 400 + 512)
-        out.raw("{\"resourceSpans\":[{\"resource\":{\"attributes\":[")
-        stringAttribute(&out, "service.name", serviceName(log))
-        if let producer = log.header.producer {
-            out.byte(44)
-            stringAttribute(&out, "taskgraph.producer", producer)
-        }
-        out.raw("]},\"scopeSpans\":[{\"scope\":{\"name\":\"taskgraph\"},\"spans\":[")
-        var first = true
-        for id in ids {
-            let s = spans[index[id]!]
-            guard let start = s.start else { continue } // never executed: no span
-            // The nearest executed ancestor is the parent; the topmost ancestor names the trace.
-            var parentSpan = -1
-            var root = id
-            var p = s.parent
-            var hops = 0
-            while p >= 0, hops < 1_000_000, let i = index[p] {
-                if parentSpan < 0, spans[i].start != nil { parentSpan = p }
-                root = p
-                p = spans[i].parent
-                hops += 1
-            }
-            if first { first = false } else { out.byte(44) }
+        json(&out, resource: resource, spans: spans)
+        out.byte(10)
+        return out.withBytes { Array($0) }
+    }
+
+    /// An `ExportTraceServiceRequest` in the OTLP/JSON encoding: one resource, one scope.
+    package static func json(
+        _ out: inout JSONWriter, resource: [(key: String, value: OTLPValue)], spans: [OTLPSpan]
+    ) {
+        out.raw("{\"resourceSpans\":[{\"resource\":{\"attributes\":")
+        attributes(&out, resource)
+        out.raw("},\"scopeSpans\":[{\"scope\":{\"name\":\"taskgraph\"},\"spans\":[")
+        for (k, s) in spans.enumerated() {
+            if k > 0 { out.byte(44) }
             out.raw("{\"traceId\":\"")
-            hex(&out, mix(seed ^ 0x7472_6163_6500_0000, UInt64(root)), mix(seed, UInt64(root)))
+            hex(&out, s.traceHigh, s.traceLow)
             out.raw("\",\"spanId\":\"")
-            hex(&out, spanID(seed, id))
-            if parentSpan >= 0 {
+            hex(&out, s.spanID)
+            if s.parentSpanID != 0 {
                 out.raw("\",\"parentSpanId\":\"")
-                hex(&out, spanID(seed, parentSpan))
+                hex(&out, s.parentSpanID)
             }
             out.raw("\",\"name\":")
             out.string(s.name)
             out.raw(",\"kind\":1,\"startTimeUnixNano\":\"")
-            out.uint(nanos(zero, start))
+            out.uint(s.start)
             out.raw("\",\"endTimeUnixNano\":\"")
-            out.uint(nanos(zero, s.end ?? max(start, log.duration)))
-            out.raw("\",\"attributes\":[")
-            stringAttribute(&out, "taskgraph.kind", s.kind)
-            out.raw(",{\"key\":\"taskgraph.id\",\"value\":{\"intValue\":\"")
-            out.int(id)
-            out.raw("\"}},{\"key\":\"taskgraph.weight\",\"value\":{\"doubleValue\":")
-            out.double(s.weight)
-            out.raw("}}")
-            if s.refOf >= 0 {
-                out.raw(",{\"key\":\"taskgraph.ref.of\",\"value\":{\"intValue\":\"")
-                out.int(s.refOf)
-                out.raw("\"}}")
-            }
-            if s.cancelled, let source = s.cancelSource {
-                out.byte(44)
-                stringAttribute(&out, "taskgraph.cancel.source", source)
-            }
-            for a in s.attributes where !a.key.hasPrefix("taskgraph.") {
-                out.raw(",{\"key\":")
-                out.string(a.key)
-                out.raw(",\"value\":{\"stringValue\":")
-                out.string(a.value)
-                out.raw("}}")
-            }
-            out.byte(93)
+            out.uint(s.end)
+            out.raw("\",\"attributes\":")
+            attributes(&out, s.attributes)
             if !s.events.isEmpty {
                 out.raw(",\"events\":[")
                 for (k, ev) in s.events.enumerated() {
                     if k > 0 { out.byte(44) }
                     out.raw("{\"timeUnixNano\":\"")
-                    out.uint(nanos(zero, ev.time))
+                    out.uint(ev.time)
                     out.raw("\",\"name\":")
                     out.string(ev.name)
                     out.raw(",\"attributes\":[{\"key\":\"taskgraph.fraction\",\"value\":{\"doubleValue\":")
@@ -209,10 +176,9 @@ public enum OTLPTrace {
                 }
                 out.byte(93)
             }
-            if s.failed || s.cancelled {
-                // A cancel is an error status too, described as `Graph.trace(with:)` does.
+            if let error = s.error {
                 out.raw(",\"status\":{\"code\":2")
-                if let m = s.failed ? s.message : "cancelled" {
+                if let m = error {
                     out.raw(",\"message\":")
                     out.string(m)
                 }
@@ -220,8 +186,30 @@ public enum OTLPTrace {
             }
             out.byte(125)
         }
-        out.raw("]}]}]}\n")
-        return out.withBytes { Array($0) }
+        out.raw("]}]}]}")
+    }
+
+    static func attributes(_ out: inout JSONWriter, _ list: [(key: String, value: OTLPValue)]) {
+        out.byte(91)
+        for (k, a) in list.enumerated() {
+            if k > 0 { out.byte(44) }
+            out.raw("{\"key\":")
+            out.string(a.key)
+            switch a.value {
+            case .string(let v):
+                out.raw(",\"value\":{\"stringValue\":")
+                out.string(v)
+            case .int(let v):
+                out.raw(",\"value\":{\"intValue\":\"")
+                out.int(v)
+                out.byte(34)
+            case .double(let v):
+                out.raw(",\"value\":{\"doubleValue\":")
+                out.double(v)
+            }
+            out.raw("}}")
+        }
+        out.byte(93)
     }
 
     /// The scenario's name, else the producer's program (its first word, without a directory).
@@ -231,14 +219,6 @@ public enum OTLPTrace {
             return String(word.split(separator: "/").last ?? word)
         }
         return "taskgraph"
-    }
-
-    static func stringAttribute(_ out: inout JSONWriter, _ key: StaticString, _ value: String) {
-        out.raw("{\"key\":\"")
-        out.raw(key)
-        out.raw("\",\"value\":{\"stringValue\":")
-        out.string(value)
-        out.raw("}}")
     }
 
     /// Unix nanoseconds of graph time `t` (never negative).
@@ -323,6 +303,13 @@ public enum OTLPTrace {
     static func spanID(_ seed: UInt64, _ id: Int) -> UInt64 {
         let v = mix(seed ^ 0x5370_616E, UInt64(id))
         return v == 0 ? 1 : v
+    }
+
+    /// 16 lowercase hex digits.
+    package static func hexString(_ v: UInt64) -> String {
+        var out = JSONWriter(capacity: 16)
+        hex(&out, v)
+        return out.withBytes { String(decoding: $0, as: UTF8.self) }
     }
 
     static func hex(_ out: inout JSONWriter, _ values: UInt64...) {

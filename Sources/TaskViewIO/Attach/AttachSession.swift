@@ -50,6 +50,9 @@ public final class AttachSession {
     /// Records the session's tree (local ids, viewer clock) to a replay log.
     public func record(to recorder: GraphRecorder) { programs.recorder = recorder }
 
+    /// Sends every event of the tree to `sink` too, as it happens (`--otlp`).
+    package func stream(to sink: @escaping @Sendable (GraphEvent) -> Void) { programs.stream = sink }
+
     /// Number of programs attached so far.
     package var programCount: Int { programs.programs.count }
 

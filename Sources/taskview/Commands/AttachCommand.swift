@@ -74,6 +74,7 @@ struct AttachCommand: ParsableCommand {
             for line in probe(dir).compactMap(\.line) { print(line) }
             return
         }
+        let otlp = try common.otlp.config()
         let paths = try chooseTargets(dir: dir)
         let session = AttachSession(watchDirectory: all ? dir : nil)
         for path in paths {
@@ -167,8 +168,16 @@ struct AttachCommand: ParsableCommand {
             }
             recorder.map(session.record(to:))
         }
+        let stream = otlp.map { config in
+            OTLPStream(
+                graph: nil,
+                header: OTLPRun.header(created: recorder?.created, producer: Producer.line, scenario: nil, seed: nil),
+                origin: 0, config: config)
+        }
+        if let stream { session.stream(to: { stream.record($0) }) }
         let status = runSession(session, recorder: recorder)
         recorder?.finish()
+        OTLPRun.finish(stream)
         if let logPath { writeStderr("Log written to \(Sanitizer.clean(logPath))\n") }
         common.notifyIfDue(name: "attach", status: status, started: started)
         if status != 0 { throw ExitCode(status) }

@@ -15,6 +15,7 @@ enum ScenarioRunner {
             throw ExitCode(2)
         }
         let started = RunNotifier.now()
+        let otlp = try common.otlp.config()
         let logPath = try common.recordPath(prefix: scenario.name)
         // Earlier runs of the same file, read before this run's log exists.
         var history: RunHistory?
@@ -35,6 +36,14 @@ enum ScenarioRunner {
             throw ExitCode(2)
         }
         session.guardProcesses()
+        let stream = otlp.map { config in
+            OTLPRun.start(
+                graph: session.graph,
+                header: OTLPRun.header(
+                    created: session.recorder?.created, producer: Producer.line, scenario: scenario.name,
+                    seed: common.seed),
+                origin: session.origin, config: config)
+        }
         let recorder = session.recorder
         var options = common.liveOptions(onKey: { key, node in
             recorder?.recordKey(key, node: node)
@@ -57,6 +66,7 @@ enum ScenarioRunner {
         }
         session.terminateLeftovers()
         session.finishRecording()
+        OTLPRun.finish(stream)
         if let logPath { writeStderr("Log written to \(Sanitizer.clean(logPath))\n") }
         common.notifyIfDue(name: scenario.name, status: status, started: started)
         return status

@@ -90,6 +90,9 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
     private let snapshotEvery: Int
     /// The clock time that is `t = 0` in the log (a graph's clock when recording began).
     public let startTime: Double
+    /// The header's `created`: when recording began (ISO 8601, UTC), which exported times
+    /// count from.
+    public let created = iso8601Now()
     @exclusivity(unchecked) private var lastT: Double = 0
     @exclusivity(unchecked) private var lastRootSettle: Double?
     @exclusivity(unchecked) private var finished = false
@@ -118,7 +121,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
         self.clock = nil
         self.anchor = nil
         buffer.header(
-            created: iso8601Now(),
+            created: created,
             producer: producer ?? CommandLine.arguments.joined(separator: " "),
             scenario: scenario, seed: seed)
         startWriter()
@@ -141,7 +144,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
         self.snapshotEvery = max(1, snapshotEvery)
         buffer.nanosecondTimes = graph.clockIsMonotonic
         buffer.header(
-            created: iso8601Now(),
+            created: created,
             producer: producer ?? CommandLine.arguments.joined(separator: " "),
             scenario: scenario, seed: seed, file: scenarioFile)
         // The graph holds the recorder (through the handler) until `finish()`: the observation
