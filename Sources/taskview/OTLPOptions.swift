@@ -34,6 +34,12 @@ struct OTLPOptions: ParsableArguments {
             return try OTLPConfig.from(env)
         } catch {
             writeStderr("taskview: \(Sanitizer.clean(error.description))\n")
+            // An https collector a program's environment names for other programs: this
+            // run goes on without the stream (said above); asked for with --otlp, exit 2.
+            if error.unsupported, !otlp {
+                writeStderr("taskview: not streaming to OpenTelemetry (--no-otlp says nothing)\n")
+                return nil
+            }
             throw ExitCode(2)
         }
     }

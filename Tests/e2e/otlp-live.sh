@@ -117,6 +117,14 @@ bad() {   # bad VARIABLE VALUE: exit 2, one line naming VARIABLE, nothing ran, n
 run_test "a malformed endpoint: exit 2 naming the variable, before anything runs" \
     bad OTEL_EXPORTER_OTLP_ENDPOINT "127.0.0.1:4318"
 run_test "https: exit 2, said to be unsupported" bad OTEL_EXPORTER_OTLP_TRACES_ENDPOINT "https://collector:4318/v1/traces"
+https_from_environment() {   # no --otlp: the run goes on without the stream, saying so
+    rm -f "$D/ran"
+    OTEL_EXPORTER_OTLP_ENDPOINT=https://collector:4318 "$BIN" run "$D/bad.json" --headless --no-record \
+        >/dev/null 2>"$D/https.err"
+    [ $? -eq 0 ] && [ -e "$D/ran" ] && grep -q '^taskview: OTEL_EXPORTER_OTLP_ENDPOINT: https is not supported' "$D/https.err" \
+        && grep -q '^taskview: not streaming to OpenTelemetry' "$D/https.err"
+}
+run_test "https from the environment alone: the run goes on without the stream, saying so" https_from_environment
 run_test "malformed headers: exit 2 naming the variable" bad OTEL_EXPORTER_OTLP_HEADERS "api-key"
 run_test "an unknown protocol: exit 2 naming the variable" bad OTEL_EXPORTER_OTLP_PROTOCOL "grpc"
 

@@ -31,6 +31,8 @@ package struct OTLPConfig: Equatable, Sendable {
     package struct Problem: Error, Equatable, CustomStringConvertible {
         package var variable: String
         package var reason: String
+        /// A well-formed setting taskview cannot use (an https:// endpoint), not a mistake.
+        package var unsupported = false
         package var description: String { "\(variable): \(reason)" }
     }
 
@@ -92,7 +94,9 @@ package struct OTLPConfig: Equatable, Sendable {
     static func parseURL(_ text: String, variable: String, appending: String?) throws(Problem) -> OTLPConfig {
         func bad(_ reason: String) -> Problem { Problem(variable: variable, reason: reason) }
         if text.hasPrefix("https://") {
-            throw bad("https is not supported (taskview sends OTLP over plain http; use a local collector)")
+            var problem = bad("https is not supported (taskview sends OTLP over plain http; use a local collector)")
+            problem.unsupported = true
+            throw problem
         }
         guard text.hasPrefix("http://") else { throw bad("\(text) is not an http:// URL") }
         let rest = text.dropFirst(7)

@@ -85,7 +85,7 @@ struct AttachCommand: ParsableCommand {
                 fail(Sanitizer.clean(error.description))
             }
         }
-        try watch(session)
+        try watch(session, otlp: otlp)
     }
 
     /// `--ssh HOST`: the host's programs, the chosen ones forwarded and attached; the
@@ -105,6 +105,11 @@ struct AttachCommand: ParsableCommand {
             for program in programs { print(program.line) }
             return
         }
+        let otlp: OTLPConfig?
+        do { otlp = try common.otlp.config() } catch {
+            forward.close()
+            throw error
+        }
         let chosen = chooseRemote(programs, host: Sanitizer.clean(host), fail: failOver)
         let session = AttachSession()
         for (index, program) in chosen.enumerated() {
@@ -121,7 +126,7 @@ struct AttachCommand: ParsableCommand {
             }
         }
         defer { forward.close() }
-        try watch(session)
+        try watch(session, otlp: otlp)
     }
 
     /// The remote programs the arguments name (or the only one, or the one picked).
@@ -155,7 +160,7 @@ struct AttachCommand: ParsableCommand {
     }
 
     /// Records (unless --no-record) and shows `session` until it ends; its exit status.
-    private func watch(_ session: AttachSession) throws {
+    private func watch(_ session: AttachSession, otlp: OTLPConfig?) throws {
         let started = RunNotifier.now()
         let logPath = try Self.recordPathOrExit(common)
         var recorder: GraphRecorder?
