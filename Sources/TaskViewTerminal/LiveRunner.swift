@@ -102,6 +102,12 @@ package enum LiveRunner {
                 history: options.history, start: start)
         }
         for line in ExitSummary.lines(model: model) { print(line) }
+        // A full disk cut an output file: said after the outcome, and exit 2 (as for the log).
+        source.outputFiles?.close()
+        if let error = source.outputFiles?.writeError {
+            writeStderr("taskview: \(Sanitizer.clean(error.description))\n")
+            return 2
+        }
         // No outcome: quit while the root or a restart's attempts ran (they were cancelled).
         return (model.outcome ?? .cancelled).exitStatus
     }

@@ -77,15 +77,16 @@ struct AttachCommand: ParsableCommand {
         if let logPath {
             do {
                 recorder = try GraphRecorder(path: logPath, producer: Producer.line)
+                recorder?.outputLimit = common.outputLimitBytes
             } catch {
                 session.stop()
-                fail("cannot write the replay log: \(Sanitizer.clean(String(describing: error)))")
+                fail("cannot write \(Sanitizer.clean(String(describing: error)))") // PATH: REASON
             }
             recorder.map(session.record(to:))
         }
         let status = runSession(session, recorder: recorder)
         recorder?.finish()
-        if let logPath { writeStderr("Log written to \(Sanitizer.clean(logPath))\n") }
+        if !LogWritten.report(path: logPath, recorder: recorder) { throw ExitCode(2) }
         if status != 0 { throw ExitCode(status) }
     }
 

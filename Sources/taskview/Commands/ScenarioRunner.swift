@@ -30,11 +30,13 @@ enum ScenarioRunner {
                 scenario: scenario, seed: common.seed, recordTo: logPath, producer: Producer.line,
                 jobs: common.jobSlots, keepGoing: common.keepGoing)
         } catch {
-            writeStderr("taskview: cannot write the replay log: \(Sanitizer.clean(String(describing: error)))\n")
+            // A `RecordingError` says `PATH: REASON`.
+            writeStderr("taskview: cannot write \(Sanitizer.clean(String(describing: error)))\n")
             throw ExitCode(2)
         }
         session.guardProcesses()
         let recorder = session.recorder
+        recorder?.outputLimit = common.outputLimitBytes // the log's bound as the output files'
         var options = common.liveOptions(onKey: { key, node in
             recorder?.recordKey(key, node: node)
         })
@@ -56,8 +58,7 @@ enum ScenarioRunner {
         }
         session.terminateLeftovers()
         session.finishRecording()
-        if let logPath { writeStderr("Log written to \(Sanitizer.clean(logPath))\n") }
-        return status
+        return LogWritten.report(path: logPath, recorder: session.recorder) ? status : 2
     }
 
     /// Loads a scenario or exits 2 with `FILE:LINE:COLUMN: message` on stderr (or what

@@ -95,6 +95,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
     @exclusivity(unchecked) private var finished = false
     @exclusivity(unchecked) private var lastWrite = monotonicSeconds()
     @exclusivity(unchecked) private var stallError: RecordingError?
+    @exclusivity(unchecked) private var outputBound = OutputBound()
     private let clock: (any GraphClock)?
     @exclusivity(unchecked) private var observation: (any GraphObservation)?
 
@@ -171,6 +172,15 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
     /// gave up (a writer stalled for `stallSeconds`).
     public var writeError: RecordingError? { lock.withLock { file.failure ?? stallError } }
 
+    /// Output recorded per node, in bytes (each line's text and its newline); nil (the
+    /// default): every line. Past it a node's `output` lines are left out, and one `output`
+    /// line on `stderr` says how much when the node settles or recording ends:
+    /// `[136 MiB of output left out (--output-limit 64 MiB)]`. Set it before the output comes.
+    public var outputLimit: Int? {
+        get { lock.withLock { outputBound.limit } }
+        set { lock.withLock { outputBound.limit = newValue.map { max(0, $0) } } }
+    }
+
     /// Appends one event (its `sequence` is replaced by the log's own counter). Only copies
     /// it: the writer thread encodes it.
     public func record(_ event: GraphEvent) {
@@ -207,6 +217,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
     /// flush, close. Later calls and events are ignored.
     public func finish() {
         stop { t in
+            for (node, bytes) in outputBound.takeAllLeftOut() { leftOutLocked(node, bytes, t: t) }
             writeSnapshotLocked(t: t)
             seq += 1
             buffer.end(model.endSummary(t: t, lastRootSettle: lastRootSettle), seq: seq, t: t)
@@ -269,6 +280,15 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
         let own = event.time - startTime
         let t = max(own, lastT)
         lastT = t
+        if outputBound.limit != nil {
+            switch event.change {
+            case .output(let id, _, let text):
+                if !outputBound.admit(node: id.rawValue, bytes: text.utf8.count + 1) { return }
+            case .stateChanged(let id, let state, _, _) where state.isSettled:
+                if let bytes = outputBound.takeLeftOut(node: id.rawValue) { leftOutLocked(id.rawValue, bytes, t: t) }
+            default: break
+            }
+        }
         seq += 1
         if own < t, case .stateChanged(let id, .executing, _, _) = event.change {
             // Begun before this line can say (before the log, or on a stream's earlier
@@ -297,6 +317,15 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
             writeSnapshotLocked(t: t)
         }
         if buffer.count >= GraphRecorder.flushBytes { writeLocked() }
+    }
+
+    /// The one `output` line that says how much of `node`'s output was left out.
+    private func leftOutLocked(_ node: Int, _ bytes: Int, t: Double) {
+        lock.assertHeld()
+        seq += 1
+        let text = outputBound.note(leftOut: bytes)
+        buffer.event(.output(id: NodeID(node), stream: .stderr, text: text), seq: seq, t: t)
+        eventsSinceSnapshot += 1
     }
 
     /// Writes the buffer to the file.
