@@ -39,6 +39,8 @@ package struct LiveOptions: Sendable {
     /// Headless: the clock time the lines' times count from (the log's `t = 0`); nil: when
     /// the run starts (0 on a virtual clock).
     package var origin: Double?
+    /// Why the replay log is cut (a full disk): said in the footer as soon as it happens.
+    package var recordingError: (@Sendable () -> RecordingError?)?
     /// Called for every key that cancelled something: the key's name and the node.
     package var onKey: (@Sendable (_ key: String, _ selection: NodeID?) -> Void)?
 
@@ -83,6 +85,7 @@ package enum LiveRunner {
         source.needs = options.needs
         source.restarter = options.restarter
         source.history = options.history
+        source.recordingError = options.recordingError
         do {
             source.outputFiles = try CommandOutputFiles(directory: options.outputDirectory, limit: options.outputLimit)
         } catch {

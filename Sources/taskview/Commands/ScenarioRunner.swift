@@ -43,6 +43,7 @@ enum ScenarioRunner {
         options.needs = session.needs
         options.restarter = ScenarioRestarter(session: session)
         options.history = history
+        if let recorder { options.recordingError = { recorder.writeError } }
         // The whole output of each command, beside the log (`o`); without a log, in a
         // temporary directory removed at exit.
         options.outputDirectory = logPath.map { p in

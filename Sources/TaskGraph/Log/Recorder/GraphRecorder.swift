@@ -95,6 +95,10 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
     @exclusivity(unchecked) private var finished = false
     @exclusivity(unchecked) private var lastWrite = monotonicSeconds()
     @exclusivity(unchecked) private var stallError: RecordingError?
+    /// The first failure, published under its own lock: a dashboard asks for it every
+    /// second and must not wait behind a write to a slow disk (which holds `lock`).
+    private let failureLock = Lock()
+    @exclusivity(unchecked) private var failure: RecordingError?
     @exclusivity(unchecked) private var outputBound = OutputBound()
     private let clock: (any GraphClock)?
     @exclusivity(unchecked) private var observation: (any GraphObservation)?
@@ -170,7 +174,15 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
 
     /// The first write error, if any (recording stops writing after one), or why recording
     /// gave up (a writer stalled for `stallSeconds`).
-    public var writeError: RecordingError? { lock.withLock { file.failure ?? stallError } }
+    /// Never waits for the writer.
+    public var writeError: RecordingError? { failureLock.withLock { failure } }
+
+    /// Makes the first failure (a write, the close, a stall) visible to `writeError`.
+    private func publishFailureLocked() {
+        lock.assertHeld()
+        guard let error = file.failure ?? stallError else { return }
+        failureLock.withLock { if failure == nil { failure = error } }
+    }
 
     /// Output recorded per node, in bytes (each line's text and its newline); nil (the
     /// default): every line. Past it a node's `output` lines are left out, and one `output`
@@ -246,6 +258,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
             finished = true
             writeLocked()
             file.close()
+            publishFailureLocked()
             defer { self.observation = nil }
             return self.observation
         }
@@ -269,6 +282,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
             stallError = RecordingError(
                 path: path,
                 message: "recording stopped: the writer made no progress for \(GraphRecorder.stallSeconds) s")
+            publishFailureLocked()
         }
     }
 
@@ -335,6 +349,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
         guard !buffer.isEmpty else { return }
         buffer.withBytes { file.write($0) }
         buffer.removeAll()
+        publishFailureLocked()
     }
 
     private func writeSnapshotLocked(t: Double) {
