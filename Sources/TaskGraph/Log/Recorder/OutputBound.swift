@@ -5,16 +5,26 @@ struct OutputBound {
     /// Bytes recorded per node (a line's text and its newline); nil: no bound.
     var limit: Int?
     /// Bytes seen per node, recorded or not (only grows, so once past the bound a node stays
-    /// past it). Only nodes with output are here.
-    private var seen: [Int: Int] = [:]
+    /// past it): by id in an array for the usual dense ids (a flood of output looks it up
+    /// once per line; a dictionary cost two hashes a line), in a dictionary past `denseIDs`.
+    private var seen: [Int] = []
+    private var seenFar: [Int: Int] = [:]
+    static let denseIDs = 1 << 20
     /// Bytes left out per node, not yet reported.
     private var leftOut: [Int: Int] = [:]
 
     /// Whether a line of `bytes` bytes (newline included) of `node` is recorded.
     mutating func admit(node: Int, bytes: Int) -> Bool {
         guard let limit else { return true }
-        let total = seen[node, default: 0] + bytes
-        seen[node] = total
+        let total: Int
+        if node >= 0 && node < Self.denseIDs {
+            if node >= seen.count { seen += repeatElement(0, count: max(node + 1, seen.count * 2, 64) - seen.count) }
+            total = seen[node] + bytes
+            seen[node] = total
+        } else {
+            total = seenFar[node, default: 0] + bytes
+            seenFar[node] = total
+        }
         if total <= limit { return true }
         leftOut[node, default: 0] += bytes
         return false

@@ -125,6 +125,21 @@ import Testing
         #expect(try lines(path).filter { $0.contains(#""ev":"output""#) }.count == 100)
     }
 
+    @Test func eachNodeHasItsOwnBoundNearOrFarIDs() {
+        var bound = OutputBound()
+        bound.limit = 4
+        for node in [3, 5_000_000] {
+            let admitted = [4, 1, 2].map { bound.admit(node: node, bytes: $0) }
+            #expect(admitted == [true, false, false])
+        }
+        let none = bound.takeLeftOut(node: 7)
+        #expect(none == nil)
+        let left = bound.takeAllLeftOut()
+        #expect(left.map(\.node) == [3, 5_000_000] && left.map(\.bytes) == [3, 3])
+        let again = bound.takeAllLeftOut()
+        #expect(again.isEmpty) // said once
+    }
+
     @Test func sizesAreSaidInBinaryUnits() {
         #expect(OutputBound.size(1) == "1 byte")
         #expect(OutputBound.size(1000) == "1000 bytes")
