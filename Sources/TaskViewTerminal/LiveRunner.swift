@@ -85,7 +85,7 @@ package enum LiveRunner {
         source.needs = options.needs
         source.restarter = options.restarter
         source.history = options.history
-        source.recordingError = options.recordingError
+        source.writeFailure.recordingError = options.recordingError
         do {
             source.outputFiles = try CommandOutputFiles(directory: options.outputDirectory, limit: options.outputLimit)
         } catch {

@@ -33,11 +33,8 @@ package final class LiveGraphSource: DashboardSource {
     package var history: RunHistory?
     /// Where every command's whole output is kept (what `o` opens); nil: nowhere.
     package var outputFiles: CommandOutputFiles?
-    /// Why the replay log is cut (a full disk), asked about once a second; nil: no log.
-    package var recordingError: (() -> RecordingError?)?
-    /// When the write failures were last looked for, and whether one was said.
-    var failureCheckedAt = -1.0
-    var failureSaid = false
+    /// A failed write of the log or an output file, for the footer.
+    package var writeFailure = WriteFailureNotice()
     /// The last state changes and output lines, for plain mode.
     package let plainFeed: PlainFeed? = PlainFeed()
     /// Events a tick took from the inbox but left for the next ticks (`backlog[backlogStart...]`):
@@ -99,8 +96,9 @@ package final class LiveGraphSource: DashboardSource {
         }
         let before = model.clockNow
         let changed = absorb(&model, limit: Self.eventsPerTick)
-        let failed = sayWriteFailure(realElapsed: realElapsed, model: &model)
-        return changed || failed || Format.duration(before) != Format.duration(model.clockNow)
+        let failure = writeFailure.message(realElapsed: realElapsed, outputFiles: outputFiles?.writeError)
+        if let failure { model.view.message = failure }
+        return changed || failure != nil || Format.duration(before) != Format.duration(model.clockNow)
     }
 
     /// The next events in order: at most `limit` (the backlog first); every waiting one

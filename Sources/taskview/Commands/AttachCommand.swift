@@ -103,6 +103,7 @@ struct AttachCommand: ParsableCommand {
         let source = AttachSource(
             session: session, title: all ? "attach --all" : title,
             onKey: { key, node in recorder?.recordKey(key, node: node) })
+        if let recorder { source.writeFailure.recordingError = { recorder.writeError } }
         let options = DashboardLoop.Options(
             ascii: common.display.ascii || !TerminalEnvironment.isUTF8(),
             noColor: TerminalEnvironment.noColor(), exitWhenDone: common.display.exitWhenDone,

@@ -57,7 +57,7 @@ import Testing
         var f = Fixture()
         let recorder = try GraphRecorder(graph: f.graph, path: "/dev/full")
         recorder.flush() // the first lines meet the full disk
-        f.source.recordingError = { gate.open ? recorder.writeError : nil }
+        f.source.writeFailure.recordingError = { gate.open ? recorder.writeError : nil }
         _ = f.source.tick(realElapsed: 0.5, model: &f.model)
         gate.open = true
         _ = f.source.tick(realElapsed: 1, model: &f.model)
