@@ -39,6 +39,8 @@ package struct LiveOptions: Sendable {
     /// Headless: the clock time the lines' times count from (the log's `t = 0`); nil: when
     /// the run starts (0 on a virtual clock).
     package var origin: Double?
+    /// Why the replay log is cut (a full disk): said in the footer as soon as it happens.
+    package var recordingError: (@Sendable () -> RecordingError?)?
     /// Called for every key that cancelled something: the key's name and the node.
     package var onKey: (@Sendable (_ key: String, _ selection: NodeID?) -> Void)?
 
@@ -83,6 +85,7 @@ package enum LiveRunner {
         source.needs = options.needs
         source.restarter = options.restarter
         source.history = options.history
+        source.writeFailure.recordingError = options.recordingError
         do {
             source.outputFiles = try CommandOutputFiles(directory: options.outputDirectory, limit: options.outputLimit)
         } catch {
@@ -102,6 +105,12 @@ package enum LiveRunner {
                 history: options.history, start: start)
         }
         for line in ExitSummary.lines(model: model) { print(line) }
+        // A full disk cut an output file: said after the outcome, and exit 2 (as for the log).
+        source.outputFiles?.close()
+        if let error = source.outputFiles?.writeError {
+            writeStderr("taskview: \(Sanitizer.clean(error.description))\n")
+            return 2
+        }
         // No outcome: quit while the root or a restart's attempts ran (they were cancelled).
         return (model.outcome ?? .cancelled).exitStatus
     }

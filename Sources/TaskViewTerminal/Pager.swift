@@ -19,7 +19,8 @@ enum Pager {
 
     /// Shows `path` in the pager; `idle` runs about every 100 ms while it is open (and at
     /// once when a descriptor in `wake` becomes readable). Returns a footer message when the
-    /// pager could not run (the dashboard stays), nil after the person quit it.
+    /// pager could not run or failed (the dashboard stays; the terminal is restored either
+    /// way), nil after the person quit it.
     static func show(path: String, terminal: Terminal, wake: [Int32], idle: () -> Void) -> String? {
         let pager = command
         let program = pager.split(separator: " ", omittingEmptySubsequences: true).first.map(String.init) ?? ""
@@ -42,13 +43,27 @@ enum Pager {
                 // SIGTERM or SIGHUP: the session ends; so does the pager.
                 kill(pid, SIGTERM)
                 _ = waitpid(pid, &status, 0)
-                break
+                return nil
             }
             var fds = wake.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             _ = poll(&fds, nfds_t(fds.count), 100)
             idle()
         }
-        return nil
+        return failure(program: program, waitStatus: status)
+    }
+
+    /// The footer message for a pager that ended with `waitStatus` (from `waitpid`), nil when
+    /// it exited 0. `sh` says 126/127 when it could not run the pager at all.
+    static func failure(program: String, waitStatus status: Int32) -> String? {
+        let name = "$PAGER \"\(Sanitizer.clean(program))\""
+        let signal = status & 0x7f
+        if signal != 0 && signal != 0x7f { return "The pager failed: \(name) was killed by signal \(signal)" }
+        let code = (status >> 8) & 0xff
+        switch code {
+        case 0: return nil
+        case 126, 127: return "Cannot open the output: \(name) could not start (status \(code))"
+        default: return "The pager failed: \(name) exited with status \(code)"
+        }
     }
 
     /// `sh -c 'exec PAGER "$1"' sh PATH`, with default signal handling and nothing blocked.

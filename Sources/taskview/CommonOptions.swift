@@ -37,7 +37,8 @@ struct CommonOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Output kept per command for o (the pager): bytes, or with K, M or G (default 64M).", valueName: "SIZE"))
+            "Output kept per command, in the log and for o (the pager): bytes, or with K, M or G (default 64M).",
+            valueName: "SIZE"))
     var outputLimit: String?
 
     @Flag(name: .long, help: "No ETA from the logs of earlier runs of the same scenario file.")
@@ -108,10 +109,10 @@ struct CommonOptions: ParsableArguments {
         if noRecord { return nil }
         if let record { return record }
         let dir = "taskview-logs"
-        if mkdir(dir, 0o755) != 0 && errno != EEXIST {
-            throw ValidationError(
-                "cannot create directory \(dir): \(String(decoding: UnsafeRawBufferPointer(start: strerror(errno), count: strlen(strerror(errno))), as: UTF8.self))"
-            )
+        do {
+            try PrivateFile.makeDirectory(dir) // 0700: the logs hold every output line
+        } catch {
+            throw ValidationError("cannot create directory \(dir): \(error.reason)")
         }
         var now = time(nil)
         var parts = tm()

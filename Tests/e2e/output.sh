@@ -114,6 +114,60 @@ pager_missing() {
     quit $NAME
 }
 
+# A $PAGER that exits non-zero: the footer names it and its status, the dashboard stays.
+pager_fails() {
+    open_detail $NAME PAGER=false || return 1
+    keys $NAME o
+    wait_for $NAME 'The pager failed: \$PAGER "false" exited with status 1' 10 || return 1
+    wait_for $NAME 'detail \(Esc closes\)' 5 || return 1
+    quit $NAME
+}
+
+# A log that cannot be written (/dev/full: every write is ENOSPC; a path under a file): the
+# run still says its outcome, then `cannot write PATH: REASON`, exit 2, never "Log written".
+record_full() {
+    local d="$WORK/$NAME" out
+    mkdir -p "$d"
+    printf '%s\n' '{"kind":"command","name":"say","run":"echo password=hunter2"}' > "$d/s.json"
+    out=$(cd "$d" && "$BIN" run s.json --headless --record /dev/full 2>&1; echo "EXIT=$?")
+    echo "$out" | grep -q '^EXIT=2$' || { echo "  want EXIT=2:"; echo "$out" | sed 's/^/  | /'; return 1; }
+    echo "$out" | grep -qx 'taskview: cannot write /dev/full: No space left on device' \
+        || { echo "  no cannot-write line:"; echo "$out" | sed 's/^/  | /'; return 1; }
+    echo "$out" | grep -q 'succeeded' || { echo "  the run's outcome is not said"; return 1; }
+    echo "$out" | grep -q 'Log written' && { echo "  claims the log was written"; return 1; }
+    out=$(cd "$d" && "$BIN" run s.json --headless --record s.json/log.jsonl 2>&1; echo "EXIT=$?")
+    echo "$out" | grep -q '^EXIT=2$' && echo "$out" | grep -qx 'taskview: cannot write s.json/log.jsonl: Not a directory' \
+        || { echo "  a log under a file:"; echo "$out" | sed 's/^/  | /'; return 1; }
+}
+
+# mode PATH: its permission bits in octal.
+mode() { stat -c %a "$1"; }
+
+# Logs, their directory and the output files are 0600/0700 whatever the umask (they hold every
+# output line); an export too.
+private_modes() {
+    local d="$WORK/$NAME" u
+    for u in 022 000 077; do
+        rm -rf "$d" && mkdir -p "$d"
+        printf '%s\n' '{"kind":"command","name":"say","run":"echo password=hunter2"}' > "$d/s.json"
+        (cd "$d" && umask $u && "$BIN" run s.json --headless >/dev/null 2>&1) || { echo "  umask $u: run failed"; return 1; }
+        local log
+        log=$(ls "$d"/taskview-logs/*.jsonl | head -1)
+        [ "$(mode "$d/taskview-logs")" = 700 ] || { echo "  umask $u: taskview-logs is $(mode "$d/taskview-logs")"; return 1; }
+        [ "$(mode "$log")" = 600 ] || { echo "  umask $u: the log is $(mode "$log")"; return 1; }
+        (cd "$d" && umask $u && "$BIN" export "$log" -o trace.json >/dev/null 2>&1) || { echo "  umask $u: export failed"; return 1; }
+        [ "$(mode "$d/trace.json")" = 600 ] || { echo "  umask $u: the export is $(mode "$d/trace.json")"; return 1; }
+    done
+    # The dashboard's output directory beside the log, and its files.
+    RECORD=--record=log.jsonl open_detail $NAME || return 1
+    quit $NAME || return 1
+    local f
+    f=$(ls "$d"/log.output/*.log 2>/dev/null | head -1)
+    [ -n "$f" ] || { echo "  no output file in log.output/"; return 1; }
+    [ "$(mode "$d/log.output")" = 700 ] && [ "$(mode "$f")" = 600 ] && [ "$(mode "$d/log.jsonl")" = 600 ] \
+        || { echo "  modes: log.output $(mode "$d/log.output"), $f $(mode "$f"), log $(mode "$d/log.jsonl")"; return 1; }
+}
+
 # Recorded: the whole output is kept beside the log (LOG.output/ID.log), and stays; a
 # replay of the log opens what it recorded.
 output_beside_log() {
@@ -181,6 +235,9 @@ run_test output_beside_log
 run_test no_record_leaves_nothing
 run_test pager_less
 run_test pager_missing
+run_test pager_fails
+run_test record_full
+run_test private_modes
 run_test plain_mode
 
 e2e_summary

@@ -1,3 +1,4 @@
+import TaskGraph
 import TaskViewCore
 
 #if canImport(Glibc)
@@ -17,7 +18,8 @@ import TaskViewCore
 ///   terminal) is written in place: renaming over it would replace the device by a file.
 /// - A regular file, or a new one, is written to a temporary file next to it and renamed over
 ///   it, so readers see the old content or the new, never half; a failure removes the
-///   temporary file and leaves the old content.
+///   temporary file and leaves the old content. A new file is 0600 whatever the umask
+///   (`PrivateFile`); a replaced one keeps its mode and owner.
 package enum AtomicFileWriter {
     /// Why the output could not be written (`message` is the system's reason).
     package struct WriteError: Error, CustomStringConvertible, Sendable {
@@ -57,7 +59,7 @@ package enum AtomicFileWriter {
             return
         }
         try replace(
-            target, with: bytes, mode: exists ? st.st_mode & 0o7777 : 0o644,
+            target, with: bytes, mode: exists ? st.st_mode & 0o7777 : PrivateFile.fileMode,
             owner: exists ? (st.st_uid, st.st_gid) : nil, using: writer, fail: fail)
     }
 

@@ -10,6 +10,8 @@ public final class AttachSource: DashboardSource {
     package let title: String
     /// Called for keys that cancelled something (the replay log's `key` events).
     let onKey: ((String, NodeID?) -> Void)?
+    /// A failed write of the recording (`--record`), for the footer.
+    package var writeFailure = WriteFailureNotice()
 
     /// The dashboard of `session`, its header saying `title`; `onKey` hears the keys that
     /// cancelled something.
@@ -33,6 +35,8 @@ public final class AttachSource: DashboardSource {
             model.view.message = last
             sentCancel = nil
         }
+        let failure = writeFailure.message(realElapsed: realElapsed)
+        if let failure { model.view.message = failure }
         if changed { answerSentCancel(&model) }
         model.clockNow = realElapsed
         if changed { Reducer.applyFollow(&model) }
@@ -43,7 +47,7 @@ public final class AttachSource: DashboardSource {
             model.outcomeDetail = session.endings
             done = true
         }
-        return changed || done || before != Format.duration(realElapsed)
+        return changed || done || failure != nil || before != Format.duration(realElapsed)
     }
 
     package func secondsUntilNextTick(realElapsed: Double, model: DashboardModel) -> Double? {

@@ -33,6 +33,8 @@ package final class LiveGraphSource: DashboardSource {
     package var history: RunHistory?
     /// Where every command's whole output is kept (what `o` opens); nil: nowhere.
     package var outputFiles: CommandOutputFiles?
+    /// A failed write of the log or an output file, for the footer.
+    package var writeFailure = WriteFailureNotice()
     /// The last state changes and output lines, for plain mode.
     package let plainFeed: PlainFeed? = PlainFeed()
     /// Events a tick took from the inbox but left for the next ticks (`backlog[backlogStart...]`):
@@ -94,7 +96,9 @@ package final class LiveGraphSource: DashboardSource {
         }
         let before = model.clockNow
         let changed = absorb(&model, limit: Self.eventsPerTick)
-        return changed || Format.duration(before) != Format.duration(model.clockNow)
+        let failure = writeFailure.message(realElapsed: realElapsed, outputFiles: outputFiles?.writeError)
+        if let failure { model.view.message = failure }
+        return changed || failure != nil || Format.duration(before) != Format.duration(model.clockNow)
     }
 
     /// The next events in order: at most `limit` (the backlog first); every waiting one

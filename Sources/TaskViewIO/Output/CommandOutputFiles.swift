@@ -12,6 +12,8 @@ import TaskViewCore
 /// The whole output of each command, one file per node (`<directory>/<node id>.log`): stdout
 /// and stderr interleaved as they came, stderr lines marked `! `. At most `limit` bytes per
 /// command; past it, a last line says the output was cut. What `o` opens in the pager.
+/// Files are 0600 and a directory made here 0700 (`PrivateFile`): they hold every output
+/// line. The first failed write is kept in `writeError` (the run reports it and exits 2).
 /// Used from the dashboard's thread only.
 package final class CommandOutputFiles {
     /// 64 MiB per command.
@@ -26,19 +28,27 @@ package final class CommandOutputFiles {
     /// Arrays, not dictionaries: a flood of output lines looks them up once per line.
     @exclusivity(unchecked) private var open: [UnsafeMutablePointer<FILE>?] = []
     @exclusivity(unchecked) private var written: [Int] = []
+    /// The first file that could not be made or written, with the system's reason.
+    package private(set) var writeError: PrivateFileError?
 
     /// Keeps files under `directory` (created if missing), or in a new temporary directory
     /// (removed by `close()`) when nil. Throws when the directory cannot be made.
     package init(directory: String?, limit: Int = CommandOutputFiles.defaultLimit) throws(CommandOutputFilesError) {
         self.limit = max(0, limit)
         if let directory {
-            if mkdir(directory, 0o755) != 0 && errno != EEXIST { throw CommandOutputFilesError(path: directory) }
+            do {
+                try PrivateFile.makeDirectory(directory)
+            } catch {
+                throw CommandOutputFilesError(path: directory, reason: error.reason)
+            }
             self.directory = directory
             temporary = false
         } else {
             let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
             var template = Array((base + "/taskview-output.XXXXXX").utf8CString)
-            guard let made = mkdtemp(&template) else { throw CommandOutputFilesError(path: base) }
+            guard let made = mkdtemp(&template) else {
+                throw CommandOutputFilesError(path: base, reason: String(cString: strerror(errno)))
+            }
             self.directory = String(cString: made)
             temporary = true
         }
@@ -59,7 +69,7 @@ package final class CommandOutputFiles {
             case .stateChanged(let id, let state, _, _) where state == .completed || state == .cancelled:
                 let node = id.rawValue
                 if node >= 0 && node < open.count, let f = open[node] {
-                    fclose(f)
+                    closeFile(f, node: node)
                     open[node] = nil
                 }
             default:
@@ -102,22 +112,40 @@ package final class CommandOutputFiles {
 
     /// Opens `node`'s file: new for its first line, appended to afterwards.
     private func file(_ node: Int) -> UnsafeMutablePointer<FILE>? {
-        guard let f = fopen(path(node: node), written[node] < 0 ? "w" : "a") else { return nil }
-        if written[node] < 0 { written[node] = 0 }
-        open[node] = f
-        return f
+        guard writeError == nil else { return nil } // a full disk: no retry per line
+        switch PrivateFile.stream(path(node: node), append: written[node] >= 0) {
+        case .failure(let e):
+            writeError = e
+            return nil
+        case .success(let f):
+            if written[node] < 0 { written[node] = 0 }
+            open[node] = f
+            return f
+        }
+    }
+
+    /// Closes `node`'s file, keeping the first failure (a write error the buffer met, or
+    /// the final flush's).
+    private func closeFile(_ f: UnsafeMutablePointer<FILE>, node: Int) {
+        let failed = ferror(f) != 0
+        let closed = fclose(f) == 0
+        if !closed || failed, writeError == nil {
+            writeError = PrivateFileError(path: path(node: node), errno: closed ? EIO : errno)
+        }
     }
 
     /// Writes out what is buffered and returns `node`'s file, nil when it printed nothing.
     package func flushedPath(node: Int) -> String? {
         guard node >= 0 && node < written.count && written[node] >= 0 else { return nil }
-        if let f = open[node] { fflush(f) }
+        if let f = open[node], fflush(f) != 0, writeError == nil {
+            writeError = PrivateFileError(path: path(node: node), errno: errno)
+        }
         return path(node: node)
     }
 
     /// Closes every file; a temporary directory is removed with its files.
     package func close() {
-        for case let f? in open { fclose(f) }
+        for (node, f) in open.enumerated() { if let f { closeFile(f, node: node) } }
         open = []
         guard temporary else { return }
         for (node, used) in written.enumerated() where used >= 0 { unlink(path(node: node)) }
@@ -129,5 +157,7 @@ package final class CommandOutputFiles {
 /// A directory for output files that cannot be made.
 package struct CommandOutputFilesError: Error, CustomStringConvertible {
     package let path: String
-    package var description: String { "cannot create directory \(path) for the output files" }
+    /// The system's reason.
+    package let reason: String
+    package var description: String { "cannot create directory \(path) for the output files: \(reason)" }
 }

@@ -167,9 +167,10 @@ struct AttachCommand: ParsableCommand {
         if let logPath {
             do {
                 recorder = try GraphRecorder(path: logPath, producer: Producer.line)
+                recorder?.outputLimit = common.outputLimitBytes
             } catch {
                 session.stop()
-                fail("cannot write the replay log: \(Sanitizer.clean(String(describing: error)))")
+                fail("cannot write \(Sanitizer.clean(String(describing: error)))") // PATH: REASON
             }
             recorder.map(session.record(to:))
         }
@@ -183,8 +184,9 @@ struct AttachCommand: ParsableCommand {
         let status = runSession(session, recorder: recorder)
         recorder?.finish()
         OTLPRun.finish(stream)
-        if let logPath { writeStderr("Log written to \(Sanitizer.clean(logPath))\n") }
+        let written = LogWritten.report(path: logPath, recorder: recorder)
         common.notifyIfDue(name: "attach", status: status, started: started)
+        if !written { throw ExitCode(2) }
         if status != 0 { throw ExitCode(status) }
     }
 
@@ -201,6 +203,7 @@ struct AttachCommand: ParsableCommand {
         let source = AttachSource(
             session: session, title: all ? "attach --all" : title,
             onKey: { key, node in recorder?.recordKey(key, node: node) })
+        if let recorder { source.writeFailure.recordingError = { recorder.writeError } }
         let options = DashboardLoop.Options(
             ascii: common.display.ascii || !TerminalEnvironment.isUTF8(),
             noColor: TerminalEnvironment.noColor(), exitWhenDone: common.display.exitWhenDone,

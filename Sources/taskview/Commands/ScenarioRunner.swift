@@ -32,7 +32,8 @@ enum ScenarioRunner {
                 scenario: scenario, seed: common.seed, recordTo: logPath, producer: Producer.line,
                 jobs: common.jobSlots, keepGoing: common.keepGoing)
         } catch {
-            writeStderr("taskview: cannot write the replay log: \(Sanitizer.clean(String(describing: error)))\n")
+            // A `RecordingError` says `PATH: REASON`.
+            writeStderr("taskview: cannot write \(Sanitizer.clean(String(describing: error)))\n")
             throw ExitCode(2)
         }
         session.guardProcesses()
@@ -45,12 +46,14 @@ enum ScenarioRunner {
                 origin: session.origin, config: config)
         }
         let recorder = session.recorder
+        recorder?.outputLimit = common.outputLimitBytes // the log's bound as the output files'
         var options = common.liveOptions(onKey: { key, node in
             recorder?.recordKey(key, node: node)
         })
         options.needs = session.needs
         options.restarter = ScenarioRestarter(session: session)
         options.history = history
+        if let recorder { options.recordingError = { recorder.writeError } }
         // The whole output of each command, beside the log (`o`); without a log, in a
         // temporary directory removed at exit.
         options.outputDirectory = logPath.map { p in
@@ -67,9 +70,9 @@ enum ScenarioRunner {
         session.terminateLeftovers()
         session.finishRecording()
         OTLPRun.finish(stream)
-        if let logPath { writeStderr("Log written to \(Sanitizer.clean(logPath))\n") }
+        let written = LogWritten.report(path: logPath, recorder: session.recorder)
         common.notifyIfDue(name: scenario.name, status: status, started: started)
-        return status
+        return written ? status : 2
     }
 
     /// Loads a scenario or exits 2 with `FILE:LINE:COLUMN: message` on stderr (or what

@@ -140,6 +140,15 @@ import Testing
         #expect(names(in: dir) == ["out.json"])
     }
 
+    @Test func aNewFileIsOwnerOnly() throws {
+        let dir = makeDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try AtomicFileWriter.write(Array("trace".utf8), to: dir + "/new.json")
+        var st = stat()
+        stat(dir + "/new.json", &st)
+        #expect(st.st_mode & 0o7777 == 0o600)
+    }
+
     @Test func aFailureMidWriteLeavesTheOldFileAndNoTempFile() throws {
         let dir = makeDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }

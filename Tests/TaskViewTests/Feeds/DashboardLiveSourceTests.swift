@@ -51,6 +51,29 @@ import Testing
         #expect(f.model.clockNow == 10) // the clock stops where the root settled
     }
 
+    @Test func aLogCutByAFullDiskIsSaidInTheFooterOnceWhileTheRunGoesOn() throws {
+        final class Gate: @unchecked Sendable { var open = false } // the test's thread only
+        let gate = Gate()
+        var f = Fixture()
+        let recorder = try GraphRecorder(graph: f.graph, path: "/dev/full")
+        recorder.flush() // the first lines meet the full disk
+        f.source.writeFailure.recordingError = { gate.open ? recorder.writeError : nil }
+        _ = f.source.tick(realElapsed: 0.5, model: &f.model)
+        gate.open = true
+        _ = f.source.tick(realElapsed: 1, model: &f.model)
+        #expect(f.model.view.message == nil) // looked for at most once a second
+        #expect(f.source.tick(realElapsed: 1.6, model: &f.model))
+        #expect(
+            f.model.view.message
+                == "Cannot write /dev/full: No space left on device (the log is cut; the run goes on)")
+        f.model.view.message = nil
+        _ = f.source.tick(realElapsed: 3, model: &f.model)
+        #expect(f.model.view.message == nil) // said once
+        _ = f.source.tick(realElapsed: 11, model: &f.model)
+        #expect(f.model.outcome == .succeeded)
+        recorder.finish()
+    }
+
     @Test func aCancelThatFindsTheNodeSettledSaysNothingWasCancelled() {
         final class Keys: @unchecked Sendable { var seen: [(String, NodeID?)] = [] }
         let keys = Keys()

@@ -74,6 +74,41 @@ import Testing
                 == "1234\n5678\n[taskview: output cut: more than 10 bytes (--output-limit)]\n")
     }
 
+    @Test func aMadeDirectoryIs0700AndItsFiles0600() throws {
+        let tmp = TemporaryDirectory("taskview-outmode")
+        defer { tmp.remove() }
+        let dir = tmp.file("run.output")
+        let files = try CommandOutputFiles(directory: dir)
+        files.record([out(1, "password=hunter2")])
+        let p = try #require(files.flushedPath(node: 1))
+        var st = stat()
+        stat(dir, &st)
+        #expect(st.st_mode & 0o7777 == 0o700)
+        stat(p, &st)
+        #expect(st.st_mode & 0o7777 == 0o600)
+        files.close()
+        #expect(files.writeError == nil)
+    }
+
+    @Test func aFullDiskIsKeptAsTheWriteErrorNamingTheFile() throws {
+        let tmp = TemporaryDirectory("taskview-outfull")
+        defer { tmp.remove() }
+        let files = try CommandOutputFiles(directory: tmp.path)
+        #expect(symlink("/dev/full", tmp.file("2.log")) == 0)
+        files.record([out(2, "lost")])
+        files.close()
+        let error = try #require(files.writeError)
+        #expect(error.description == "cannot write \(tmp.path)/2.log: No space left on device")
+    }
+
+    @Test func aDirectoryUnderAFileIsAClearError() {
+        #expect {
+            _ = try CommandOutputFiles(directory: "/dev/null/out")
+        } throws: { error in
+            String(describing: error) == "cannot create directory /dev/null/out for the output files: Not a directory"
+        }
+    }
+
     @Test func aGivenDirectoryIsKept() throws {
         let base = TemporaryDirectory("taskview-outtest")
         defer { base.remove() }

@@ -109,4 +109,20 @@ import Testing
         #expect(KeyDecoder.character(0x78) == .char("x"))
         #expect(KeyDecoder.character(1) == nil)
     }
+
+    @Test func aPagerThatFailsIsNamedWithItsStatus() {
+        #expect(Pager.failure(program: "less", waitStatus: 0) == nil)
+        #expect(
+            Pager.failure(program: "false", waitStatus: 1 << 8)
+                == "The pager failed: $PAGER \"false\" exited with status 1")
+        #expect(
+            Pager.failure(program: "nopager", waitStatus: 127 << 8)
+                == "Cannot open the output: $PAGER \"nopager\" could not start (status 127)")
+        #expect(
+            Pager.failure(program: "less", waitStatus: SIGKILL)
+                == "The pager failed: $PAGER \"less\" was killed by signal 9")
+        #expect(
+            Pager.failure(program: "\u{1B}[31mx", waitStatus: 2 << 8)
+                == "The pager failed: $PAGER \"?[31mx\" exited with status 2")
+    }
 }

@@ -98,6 +98,11 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
     @exclusivity(unchecked) private var finished = false
     @exclusivity(unchecked) private var lastWrite = monotonicSeconds()
     @exclusivity(unchecked) private var stallError: RecordingError?
+    /// The first failure, published under its own lock: a dashboard asks for it every
+    /// second and must not wait behind a write to a slow disk (which holds `lock`).
+    private let failureLock = Lock()
+    @exclusivity(unchecked) private var failure: RecordingError?
+    @exclusivity(unchecked) private var outputBound = OutputBound()
     private let clock: (any GraphClock)?
     @exclusivity(unchecked) private var observation: (any GraphObservation)?
 
@@ -172,7 +177,24 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
 
     /// The first write error, if any (recording stops writing after one), or why recording
     /// gave up (a writer stalled for `stallSeconds`).
-    public var writeError: RecordingError? { lock.withLock { file.failure ?? stallError } }
+    /// Never waits for the writer.
+    public var writeError: RecordingError? { failureLock.withLock { failure } }
+
+    /// Makes the first failure (a write, the close, a stall) visible to `writeError`.
+    private func publishFailureLocked() {
+        lock.assertHeld()
+        guard let error = file.failure ?? stallError else { return }
+        failureLock.withLock { if failure == nil { failure = error } }
+    }
+
+    /// Output recorded per node, in bytes (each line's text and its newline); nil (the
+    /// default): every line. Past it a node's `output` lines are left out, and one `output`
+    /// line on `stderr` says how much when the node settles or recording ends:
+    /// `[136 MiB of output left out (--output-limit 64 MiB)]`. Set it before the output comes.
+    public var outputLimit: Int? {
+        get { lock.withLock { outputBound.limit } }
+        set { lock.withLock { outputBound.limit = newValue.map { max(0, $0) } } }
+    }
 
     /// Appends one event (its `sequence` is replaced by the log's own counter). Only copies
     /// it: the writer thread encodes it.
@@ -210,6 +232,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
     /// flush, close. Later calls and events are ignored.
     public func finish() {
         stop { t in
+            for (node, bytes) in outputBound.takeAllLeftOut() { leftOutLocked(node, bytes, t: t) }
             writeSnapshotLocked(t: t)
             seq += 1
             buffer.end(model.endSummary(t: t, lastRootSettle: lastRootSettle), seq: seq, t: t)
@@ -238,6 +261,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
             finished = true
             writeLocked()
             file.close()
+            publishFailureLocked()
             defer { self.observation = nil }
             return self.observation
         }
@@ -261,6 +285,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
             stallError = RecordingError(
                 path: path,
                 message: "recording stopped: the writer made no progress for \(GraphRecorder.stallSeconds) s")
+            publishFailureLocked()
         }
     }
 
@@ -272,6 +297,15 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
         let own = event.time - startTime
         let t = max(own, lastT)
         lastT = t
+        if outputBound.limit != nil {
+            switch event.change {
+            case .output(let id, _, let text):
+                if !outputBound.admit(node: id.rawValue, bytes: text.utf8.count + 1) { return }
+            case .stateChanged(let id, let state, _, _) where state.isSettled:
+                if let bytes = outputBound.takeLeftOut(node: id.rawValue) { leftOutLocked(id.rawValue, bytes, t: t) }
+            default: break
+            }
+        }
         seq += 1
         if own < t, case .stateChanged(let id, .executing, _, _) = event.change {
             // Begun before this line can say (before the log, or on a stream's earlier
@@ -302,6 +336,15 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
         if buffer.count >= GraphRecorder.flushBytes { writeLocked() }
     }
 
+    /// The one `output` line that says how much of `node`'s output was left out.
+    private func leftOutLocked(_ node: Int, _ bytes: Int, t: Double) {
+        lock.assertHeld()
+        seq += 1
+        let text = outputBound.note(leftOut: bytes)
+        buffer.event(.output(id: NodeID(node), stream: .stderr, text: text), seq: seq, t: t)
+        eventsSinceSnapshot += 1
+    }
+
     /// Writes the buffer to the file.
     private func writeLocked() {
         lock.assertHeld()
@@ -309,6 +352,7 @@ public final class GraphRecorder: GraphObservation, @unchecked Sendable { // wri
         guard !buffer.isEmpty else { return }
         buffer.withBytes { file.write($0) }
         buffer.removeAll()
+        publishFailureLocked()
     }
 
     private func writeSnapshotLocked(t: Double) {

@@ -16,7 +16,8 @@ public struct RecordingError: Error, CustomStringConvertible, Sendable {
     public var description: String { "\(path): \(message)" }
 }
 
-/// An append-only file descriptor: earlier bytes are never rewritten.
+/// An append-only file descriptor (created 0600, `PrivateFile`): earlier bytes are never
+/// rewritten.
 final class LogFile {
     let path: String
     private var fd: Int32
@@ -24,9 +25,9 @@ final class LogFile {
 
     init(path: String) throws {
         self.path = path
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        if fd < 0 {
-            throw RecordingError(path: path, message: String(cString: strerror(errno)))
+        switch PrivateFile.open(path) {
+        case .success(let fd): self.fd = fd
+        case .failure(let e): throw RecordingError(path: path, message: e.reason)
         }
     }
 
@@ -46,8 +47,12 @@ final class LogFile {
         }
     }
 
+    /// Closes the file; a failed close (a disk that only now says it is full) is a failure
+    /// too, unless an earlier one is remembered.
     func close() {
-        if fd >= 0 { _ = systemClose(fd) }
+        if fd >= 0, systemClose(fd) != 0, failure == nil {
+            failure = RecordingError(path: path, message: String(cString: strerror(errno)))
+        }
         fd = -1
     }
 
