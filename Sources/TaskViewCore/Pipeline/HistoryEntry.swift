@@ -62,16 +62,18 @@ package struct HistoryEntry: Sendable, Equatable {
     }
 
     /// The entry of a finished run: every row of `tree` (a restarted row by its newest
-    /// attempt), each with the input key `keys` gives its path; the run's time from the
-    /// root `root`.
+    /// attempt, a row above one judged again from its children's), each with the input key
+    /// `keys` gives its path; the run's time from the root `root`.
     package init(tree: TreeModel, root: Int, run: String?, start: Double, status: Int, keys: [String: String]) {
+        var judged = tree
+        judged.rejudge()
         var nodes: [Node] = []
         for (id, path) in NodePath.rows(in: tree) {
             let n = tree[tree.newestAttempt(id)]
             let seconds = n.startedAt.isNaN || n.endedAt.isNaN ? nil : n.endedAt - n.startedAt
             nodes.append(
                 Node(
-                    path: path, outcome: n.display.reportKey, seconds: seconds,
+                    path: path, outcome: (judged.rejudged[id] ?? n.display).reportKey, seconds: seconds,
                     attempts: 1 + (tree.attempts[id]?.count ?? 0), key: keys[path]))
         }
         var seconds: Double?

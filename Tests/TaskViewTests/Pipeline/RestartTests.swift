@@ -333,6 +333,7 @@ import Testing
         let entry = HistoryEntry(
             tree: tree, root: run.session.rootID.rawValue, run: nil, start: 0, status: 0, keys: [:])
         #expect(entry.nodes.count == 6)
+        #expect(entry.nodes.allSatisfy { $0.outcome == "succeeded" }, "\(entry.nodes.map(\.outcome))")
         let flaky = try #require(entry.nodes.first { $0.path == RunHistory.path(of: flakyRow, in: tree) })
         #expect(flaky.outcome == "succeeded" && flaky.attempts == 2 && flaky.seconds == 2)
     }
