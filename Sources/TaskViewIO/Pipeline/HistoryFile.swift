@@ -111,7 +111,7 @@ package struct HistoryFile: Sendable {
     }
 
     private func appendLine(_ line: [UInt8]) throws(HistoryError) {
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw error(path) }
         defer { close(fd) }
         fchmod(fd, 0o600)
