@@ -34,6 +34,16 @@ import Testing
         let later =
             #"{"run":"a","start":1,"status":0,"host":"x","nodes":[{"path":"a","outcome":"succeeded","attempts":1,"cpu":2}]}"#
         #expect(HistoryEntry(line: Array(later.utf8))?.nodes == [.init(path: "a", outcome: "succeeded", seconds: nil)])
+        let escaped = """
+             {"host":{"a":[1,{"b":null}],"c":-2.5e3},"start":1.5e9,"status":130,"run":"r\\u00e9",             "nodes":[{"path":"ci/a\\\\/b \\"q\\"","outcome":"cancelled","seconds":2E-3,"attempts":2,"dirty":false}]}
+            """
+        #expect(
+            HistoryEntry(line: Array(escaped.utf8))
+                == HistoryEntry(
+                    run: "r\u{e9}", start: 1.5e9, seconds: nil, status: 130,
+                    nodes: [
+                        .init(path: #"ci/a\/b "q""#, outcome: "cancelled", seconds: 0.002, attempts: 2, dirty: false)
+                    ]))
         for bad in [
             #"{"run":"a","status":0,"nodes":[]}"#, // no start
             #"{"run":"a","start":1,"status":"0","nodes":[]}"#, // status is not a number
@@ -41,6 +51,8 @@ import Testing
             #"{"run":"a","start":1,"status":0,"nodes":[{"path":"a","outcome":"failed","attempts":1.5}]}"#,
             #"{"run":"a","start":1,"status":0,"nodes":[]"#, // cut short
             "[1,2]",
+            #"{"run":"a","start":1,"status":0,"nodes":[]} x"#, // trailing text
+            "{\"run\":\"a\tb\",\"start\":1,\"status\":0,\"nodes\":[]}", // a raw tab in a string
         ] {
             #expect(HistoryEntry(line: Array(bad.utf8)) == nil, "\(bad)")
         }
