@@ -43,6 +43,10 @@ package struct LiveOptions: Sendable {
     package var recordingError: (@Sendable () -> RecordingError?)?
     /// Called for every key that cancelled something: the key's name and the node.
     package var onKey: (@Sendable (_ key: String, _ selection: NodeID?) -> Void)?
+    /// Called once the run is over, with its final tree (the run history's entry).
+    package var finished: (@Sendable (TreeModel) -> Void)?
+    /// A notice the dashboard's footer shows from the start (headless: on stderr already).
+    package var notice: String?
 
     package init(
         speed: Double = 1, headless: Bool = false, ascii: Bool = false, exitWhenDone: Bool = false,
@@ -71,12 +75,13 @@ package enum LiveRunner {
         if !options.headless && options.plain {
             return runHeadless(
                 graph: graph, clock: clock, root: root, output: options.output, origin: options.origin,
-                history: options.history, plain: .realTime(speed: options.speed), start: start)
+                history: options.history, plain: .realTime(speed: options.speed), finished: options.finished,
+                start: start)
         }
         if options.headless || isatty(1) == 0 {
             return runHeadless(
                 graph: graph, clock: clock, root: root, output: options.output, origin: options.origin,
-                history: options.history, start: start)
+                history: options.history, finished: options.finished, start: start)
         }
         let ascii = options.ascii || !TerminalEnvironment.isUTF8()
         let source = LiveGraphSource(
@@ -86,6 +91,7 @@ package enum LiveRunner {
         source.restarter = options.restarter
         source.history = options.history
         source.writeFailure.recordingError = options.recordingError
+        source.notice = options.notice
         do {
             source.outputFiles = try CommandOutputFiles(directory: options.outputDirectory, limit: options.outputLimit)
         } catch {
@@ -102,8 +108,9 @@ package enum LiveRunner {
             writeStderr("taskview: \(error); showing plain output instead\n")
             return runHeadless(
                 graph: graph, clock: clock, root: root, output: options.output, origin: options.origin,
-                history: options.history, start: start)
+                history: options.history, finished: options.finished, start: start)
         }
+        options.finished?(model.tree)
         for line in ExitSummary.lines(model: model) { print(line) }
         // A full disk cut an output file: said after the outcome, and exit 2 (as for the log).
         source.outputFiles?.close()
@@ -117,13 +124,14 @@ package enum LiveRunner {
 
     static func runHeadless(
         graph: Graph, clock: any GraphClock, root: NodeID, output: Bool, origin: Double? = nil,
-        history: RunHistory? = nil, plain: PlainPacing? = nil,
+        history: RunHistory? = nil, plain: PlainPacing? = nil, finished: ((TreeModel) -> Void)? = nil,
         start: @escaping () -> Void
     ) -> Int32 {
         Signals.install()
         let outcome = HeadlessRunner.run(
             graph: graph, clock: clock, root: root,
             interrupted: { Signals.pending != 0 }, output: output, origin: origin, history: history, plain: plain,
+            finished: finished ?? { _ in },
             print: { line in
                 print(line)
                 if plain != nil { fflush(nil) } // live: each line as it happens

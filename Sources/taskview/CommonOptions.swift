@@ -41,7 +41,9 @@ struct CommonOptions: ParsableArguments {
             valueName: "SIZE"))
     var outputLimit: String?
 
-    @Flag(name: .long, help: "No ETA from the logs of earlier runs of the same scenario file.")
+    @Flag(
+        name: .long,
+        help: "No ETA from earlier runs of the same scenario file, and this run is not added to its run history.")
     var noHistory = false
 
     @Option(

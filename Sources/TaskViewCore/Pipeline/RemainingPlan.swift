@@ -17,16 +17,33 @@ final class RemainingCache: Sendable {
         var plan = RemainingPlan()
         /// Scratch for `RemainingPlan.seconds`.
         var values: [Double] = []
+
+        /// Drops the expected seconds found for another structure than `tree`'s.
+        mutating func forget(unless tree: TreeModel) {
+            let structure = (tree.structureVersion, tree.nodes.count)
+            if self.structure != structure {
+                self.structure = structure
+                expected.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+
+    /// Node `id`'s expected seconds, `lookup`'s answer kept until the structure changes
+    /// (finding a path costs the node's depth times its siblings).
+    func expected(_ id: Int, in tree: TreeModel, lookup: (Int) -> Double?) -> Double? {
+        state.withLock { s in
+            s.forget(unless: tree)
+            if let known = s.expected[id] { return known }
+            let e = lookup(id)
+            s.expected[id] = e
+            return e
+        }
     }
 
     /// `RunHistory.remaining` of `tree` at `now`; `lookup` gives a leaf's expected seconds.
     func remaining(in tree: TreeModel, now: Double, lookup: (Int) -> Double?) -> (seconds: Double, unknown: Int) {
         state.withLock { s in
-            let structure = (tree.structureVersion, tree.nodes.count)
-            if s.structure != structure {
-                s.structure = structure
-                s.expected.removeAll(keepingCapacity: true)
-            }
+            s.forget(unless: tree)
             let key = (tree.sequence, tree.structureVersion, tree.nodes.count)
             if s.planKey != key {
                 s.planKey = key

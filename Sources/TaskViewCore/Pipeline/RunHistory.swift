@@ -1,16 +1,15 @@
 import TaskGraph
 
-/// How long each node of a scenario took in its earlier runs (docs/taskview.md,
-/// "taskview run"): from the replay logs of the last `RunHistory.runs` runs of the same scenario
-/// file (the logs' header `file`), the median duration of each node that succeeded, by its
-/// path of names from the root.
+/// How long each node of a scenario took in its earlier runs (docs/taskview.md, "Run
+/// history"): from the newest `RunHistory.runs` entries of the scenario's history file, the
+/// median duration of each node that succeeded, by its `NodePath`.
 package struct RunHistory: Sendable, Equatable {
     /// How many earlier runs count.
     package static let runs = 10
     /// Trees larger than this get no ETA (walking them per frame would cost too much).
     package static let maxNodes = 20_000
 
-    /// Median seconds by node path (`NodeKey.path`).
+    /// Median seconds by node path (`NodePath`).
     package var expected: [String: Double] {
         didSet { cache = RemainingCache() }
     }
@@ -30,33 +29,47 @@ package struct RunHistory: Sendable, Equatable {
         self.runCount = runCount
     }
 
-    /// Seconds each node that succeeded took, by path: a restarted row's newest attempt, by
+    /// The figures of `entries` (oldest first): each node's median duration over the newest
+    /// `runs` entries in which it succeeded.
+    package init(entries: [HistoryEntry]) {
+        let used = entries.suffix(Self.runs)
+        var durations: [String: [Double]] = [:]
+        for entry in used {
+            for n in entry.nodes where n.outcome == "succeeded" {
+                if let s = n.seconds, s.isFinite, s >= 0 { durations[n.path, default: []].append(s) }
+            }
+        }
+        var expected: [String: Double] = [:]
+        for (key, list) in durations {
+            let sorted = list.sorted()
+            let mid = sorted.count / 2
+            expected[key] = sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+        }
+        self.init(expected: expected, runCount: used.count)
+    }
+
+    /// Seconds each row that succeeded took, by path: a restarted row's newest attempt, by
     /// the row's path.
     package static func succeededDurations(_ tree: TreeModel) -> [String: Double] {
         var out: [String: Double] = [:]
-        for id in tree.nodes.ids where tree.contains(id) && !tree.isUnderHiddenRoot(id) {
+        for (id, key) in NodePath.rows(in: tree) {
             let n = tree[tree.newestAttempt(id)]
             guard n.display == .succeeded, !n.startedAt.isNaN, !n.endedAt.isNaN else { continue }
-            let key = path(of: id, in: tree)
-            if out[key] == nil { out[key] = n.endedAt - n.startedAt }
+            out[key] = n.endedAt - n.startedAt
         }
         return out
     }
 
-    /// Names from the root down to `id`, joined by U+001F (which no sanitized name holds).
+    /// The path node `id` is matched by (`NodePath`).
     package static func path(of id: Int, in tree: TreeModel) -> String {
-        var names: [String] = []
-        var i = id
-        while i >= 0 && tree.contains(i) && names.count < 4096 {
-            names.append(tree[i].name)
-            i = Int(tree[i].parent)
-        }
-        return names.reversed().joined(separator: "\u{1F}")
+        NodePath.of(id, in: tree)
     }
 
-    /// The expected seconds of node `id`, when its path has a history.
+    /// The expected seconds of node `id`, when its path has a history (found once per
+    /// structure of the tree).
     package func expected(_ id: Int, in tree: TreeModel) -> Double? {
-        expected.isEmpty ? nil : expected[Self.path(of: id, in: tree)]
+        guard !expected.isEmpty else { return nil }
+        return cache.expected(id, in: tree) { expected[Self.path(of: $0, in: tree)] }
     }
 
     /// Time-based progress of an executing leaf without progress of its own: elapsed over
@@ -77,6 +90,6 @@ package struct RunHistory: Sendable, Equatable {
     /// than `maxNodes` or without history.
     package func remaining(in tree: TreeModel, now: Double) -> (seconds: Double, unknown: Int)? {
         guard !expected.isEmpty, tree.liveCount <= Self.maxNodes else { return nil }
-        return cache.remaining(in: tree, now: now) { expected($0, in: tree) }
+        return cache.remaining(in: tree, now: now) { expected[Self.path(of: $0, in: tree)] }
     }
 }

@@ -6,7 +6,7 @@ package struct Scenario: Sendable {
     /// The root's `description` (shown by `demo --list`).
     package var description: String?
     /// The absolute path of the scenario file (`demo:NAME` for a shipped demo): recorded in
-    /// the log's header, it finds the earlier runs of the same file (`RunHistory`).
+    /// the log's header, it names the run history of the same file (`HistoryFile`).
     package var file: String?
     package var root: ScenarioNode
 

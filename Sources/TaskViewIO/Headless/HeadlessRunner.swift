@@ -10,15 +10,16 @@ package enum HeadlessRunner {
     /// `interrupted` is polled between timers (a signal: the root is cancelled with source
     /// `signal`). Lines go to `print`, with times counted from `origin` (the log's `t = 0`, so
     /// the replay of the run's log prints the same lines; nil: 0 on a virtual clock, else when
-    /// this starts). Returns how the run ended by its steps (`RunVerdict`: a failed step
-    /// fails it whatever the root's kind; a root that never settled because nothing was left
-    /// to run is cancelled with source `quit`).
+    /// this starts). `finished` gets the final tree. Returns how the run ended by its steps
+    /// (`RunVerdict`: a failed step fails it whatever the root's kind; a root that never
+    /// settled because nothing was left to run is cancelled with source `quit`).
     package static func run(
         graph: Graph, clock: any GraphClock, root: NodeID,
         interrupted: () -> Bool = { false },
         output: Bool = false, origin: Double? = nil,
         history: RunHistory? = nil,
         plain: PlainPacing? = nil,
+        finished: (TreeModel) -> Void = { _ in },
         print: (String) -> Void,
         start: () -> Void
     ) -> RootOutcome {
@@ -89,6 +90,7 @@ package enum HeadlessRunner {
             flush()
         }
         flush()
+        finished(printer.tree)
         for line in printer.summary(root: root) { print(line) }
         return outcome(printer.tree, root)
     }

@@ -1,8 +1,13 @@
 import ArgumentParser
+import Synchronization
 import TaskGraph
 import TaskViewCore
 import TaskViewIO
 import TaskViewTerminal
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Runs a scenario live (dashboard or headless), recorded unless `--no-record`: the common
 /// path of `taskview`, `demo` and `run`.
@@ -17,15 +22,19 @@ enum ScenarioRunner {
         let started = RunNotifier.now()
         let otlp = try common.otlp.config()
         let logPath = try common.recordPath(prefix: scenario.name)
-        // Earlier runs of the same file, read before this run's log exists.
+        // Earlier runs of the same file: its history file only, never the logs.
         var history: RunHistory?
-        if !common.noHistory, let file = scenario.file {
-            let dir = logPath.map { p in p.lastIndex(of: "/").map { String(p[..<$0]) } ?? "." } ?? "taskview-logs"
-            let h = RunHistory.load(file: file, directory: dir.isEmpty ? "/" : dir) { notice in
-                writeStderr("taskview: \(Sanitizer.clean(notice))\n")
-            }
+        var historyNotice: String?
+        let historyFile =
+            common.noHistory
+            ? nil
+            : scenario.file.map { HistoryFile(scenarioFile: $0, directory: logPath.map(directory) ?? "taskview-logs") }
+        if let historyFile {
+            let h = RunHistory(entries: historyFile.load { historyNotice = $0 })
+            if let historyNotice { writeStderr("taskview: \(Sanitizer.clean(historyNotice))\n") }
             if h.runCount > 0 { history = h }
         }
+        let startTime = wallClock()
         let session: ScenarioSession
         do {
             session = try ScenarioSession(
@@ -54,6 +63,20 @@ enum ScenarioRunner {
         options.restarter = ScenarioRestarter(session: session)
         options.history = history
         if let recorder { options.recordingError = { recorder.writeError } }
+        options.notice = historyNotice
+        // This run's entry, with its outcome whatever it is (not without a log: nothing is
+        // written then).
+        let entry = Mutex<HistoryEntry?>(nil)
+        if historyFile != nil, let logPath {
+            let keys = DefinitionKey.keys(scenario)
+            let run = logPath.split(separator: "/").last.map(String.init) ?? logPath
+            let root = session.rootID.rawValue
+            options.finished = { tree in
+                // The status is the run's exit status, known when it returns.
+                let e = HistoryEntry(tree: tree, root: root, run: run, start: startTime, status: 0, keys: keys)
+                entry.withLock { $0 = e }
+            }
+        }
         // The whole output of each command, beside the log (`o`); without a log, in a
         // temporary directory removed at exit.
         options.outputDirectory = logPath.map { p in
@@ -69,10 +92,27 @@ enum ScenarioRunner {
         }
         session.terminateLeftovers()
         session.finishRecording()
+        if let historyFile, var e = entry.withLock({ $0 }) {
+            e.status = Int(status)
+            do { try historyFile.append(e) } catch { writeStderr("taskview: \(Sanitizer.clean(error.description))\n") }
+        }
         OTLPRun.finish(stream)
         let written = LogWritten.report(path: logPath, recorder: session.recorder)
         common.notifyIfDue(name: scenario.name, status: status, started: started)
         return written ? status : 2
+    }
+
+    /// The directory of the file at `path` (`.` for a bare name).
+    static func directory(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Seconds since 1970 (UTC), now.
+    static func wallClock() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
     /// Loads a scenario or exits 2 with `FILE:LINE:COLUMN: message` on stderr (or what

@@ -329,6 +329,13 @@ import Testing
         let durations = RunHistory.succeededDurations(tree)
         #expect(durations[RunHistory.path(of: flakyRow, in: tree)] == 2)
         #expect(!durations.keys.contains { $0.hasPrefix("restart of") })
+        // Its history entry: the six rows, the restarted one by its newest attempt.
+        let entry = HistoryEntry(
+            tree: tree, root: run.session.rootID.rawValue, run: nil, start: 0, status: 0, keys: [:])
+        #expect(entry.nodes.count == 6)
+        #expect(entry.nodes.allSatisfy { $0.outcome == "succeeded" }, "\(entry.nodes.map(\.outcome))")
+        let flaky = try #require(entry.nodes.first { $0.path == RunHistory.path(of: flakyRow, in: tree) })
+        #expect(flaky.outcome == "succeeded" && flaky.attempts == 2 && flaky.seconds == 2)
     }
 
     @Test func aRestartedStepInsideANestedSequentialRunsTheRestAtEveryLevel() throws {

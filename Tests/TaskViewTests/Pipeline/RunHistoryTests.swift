@@ -6,8 +6,8 @@ import Testing
 @testable import TaskViewCore
 @testable import TaskViewIO
 
-/// ETA from the logs of earlier runs of the same scenario file (docs/taskview.md,
-/// "taskview run"), on virtual-clock runs with known durations.
+/// ETA from the history of earlier runs of the same scenario file (docs/taskview.md, "Run
+/// history"), on virtual-clock runs with known durations.
 @Suite struct RunHistoryTests {
     static let pipeline = """
         {"kind": "sequential", "name": "ci", "children": [
@@ -27,51 +27,84 @@ import Testing
         return dir
     }
 
-    func record(_ scenario: Scenario, to path: String) throws {
+    /// Runs `scenario` to its end on its virtual clock, recorded to `path`; the history
+    /// entry it leaves.
+    func run(_ scenario: Scenario, recordTo path: String, start: Double) throws -> HistoryEntry {
         let session = try ScenarioSession(scenario: scenario, seed: 0, recordTo: path)
-        session.runToEnd()
+        var final: TreeModel?
+        let outcome = HeadlessRunner.run(
+            graph: session.graph, clock: session.clock, root: session.rootID, finished: { final = $0 },
+            print: { _ in }, start: { session.start() })
         session.finishRecording()
+        let tree = try #require(final)
+        return HistoryEntry(
+            tree: tree, root: session.rootID.rawValue, run: String(path.split(separator: "/").last!), start: start,
+            status: Int(outcome.exitStatus), keys: DefinitionKey.keys(scenario))
     }
 
-    @Test func mediansOfEarlierRunsOfTheSameFile() throws {
+    @Test func mediansOfEarlierRunsOfTheSameFileFromItsHistoryFile() throws {
         let dir = try workspace()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let scenario = try ScenarioLoader.file(dir + "/p.json")
         #expect(scenario.file == dir + "/p.json")
-        try record(scenario, to: dir + "/logs/a.jsonl")
-        try record(scenario, to: dir + "/logs/b.jsonl")
-        // Another file's run, and a log that is not one, are not counted.
+        let file = HistoryFile(scenarioFile: dir + "/p.json", directory: dir + "/logs")
+        try file.append(run(scenario, recordTo: dir + "/logs/a.jsonl", start: 1))
+        try file.append(run(scenario, recordTo: dir + "/logs/b.jsonl", start: 2))
+        // A run that took longer: the median of three.
+        var slow = try run(scenario, recordTo: dir + "/logs/c.jsonl", start: 3)
+        for i in slow.nodes.indices { slow.nodes[i].seconds = slow.nodes[i].seconds.map { $0 * 10 } }
+        try file.append(slow)
+        // Another file's run has a history of its own.
         var other = scenario
         other.file = dir + "/other.json"
-        try record(other, to: dir + "/logs/c.jsonl")
-        try "not a log\n".write(toFile: dir + "/logs/d.jsonl", atomically: true, encoding: .utf8)
+        try HistoryFile(scenarioFile: dir + "/other.json", directory: dir + "/logs").append(
+            run(other, recordTo: dir + "/logs/d.jsonl", start: 4))
         var notices: [String] = []
         let history = RunHistory.load(file: dir + "/p.json", directory: dir + "/logs") { notices.append($0) }
-        #expect(history.runCount == 2)
-        #expect(history.expected["ci\u{1F}build\u{1F}core"] == 2)
-        #expect(history.expected["ci\u{1F}build\u{1F}docs"] == 3)
-        #expect(history.expected["ci\u{1F}test"] == 1)
+        #expect(history.runCount == 3)
+        #expect(history.expected["ci/build/core"] == 2)
+        #expect(history.expected["ci/build/docs"] == 3)
+        #expect(history.expected["ci/test"] == 1)
         #expect(history.expected["ci"] == 4)
         #expect(notices.isEmpty)
+        #expect(file.path.hasPrefix(dir + "/logs/history/") && file.path.hasSuffix(".jsonl"))
     }
 
-    @Test func anUnreadableLogOfTheSameFileIsIgnoredWithOneNotice() throws {
+    @Test func onlyTheNewestRunsCountAndOnlyWhereANodeSucceeded() {
+        func entry(_ seconds: Double, _ outcome: String = "succeeded") -> HistoryEntry {
+            HistoryEntry(
+                run: nil, start: 0, seconds: seconds, status: 0,
+                nodes: [.init(path: "ci/a", outcome: outcome, seconds: seconds)])
+        }
+        // 12 runs: the two oldest (100 s) are past the last 10; failed runs do not count.
+        let entries = [entry(100), entry(100)] + (1...8).map { entry(Double($0)) } + [entry(50, "failed"), entry(9)]
+        let history = RunHistory(entries: entries)
+        #expect(history.runCount == 10)
+        #expect(history.expected == ["ci/a": 5])
+    }
+
+    @Test func theLogsOfEarlierRunsAreNotRead() throws {
         let dir = try workspace()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let scenario = try ScenarioLoader.file(dir + "/p.json")
-        try record(scenario, to: dir + "/logs/a.jsonl")
+        // A log of the same file, and a 50 MB one (a header, then padding): no history file
+        // yet, so no history, and nothing of the logs is read (no notice about the big one).
+        _ = try run(scenario, recordTo: dir + "/logs/a.jsonl", start: 1)
         let header = try String(contentsOfFile: dir + "/logs/a.jsonl", encoding: .utf8).split(separator: "\n")[0]
-        try (header + "\n{\"seq\":5,\"t\":0,\"ev\":\"nonsense\"\n").write(
-            toFile: dir + "/logs/broken.jsonl", atomically: true, encoding: .utf8)
+        let big = dir + "/logs/big.jsonl"
+        try (header + "\n{\"seq\":1,").write(toFile: big, atomically: true, encoding: .utf8)
+        #expect(truncate(big, 50_000_000) == 0)
         var notices: [String] = []
+        let started = ContinuousClock.now
         let history = RunHistory.load(file: dir + "/p.json", directory: dir + "/logs") { notices.append($0) }
-        #expect(history.runCount == 1)
-        #expect(notices == ["ignoring 1 unreadable log of earlier runs in \(dir)/logs"])
+        #expect(ContinuousClock.now - started < .seconds(1))
+        #expect(history.runCount == 0)
+        #expect(notices.isEmpty)
     }
 
     @Test func headlessLinesCarryTheRunsETA() throws {
         let history = RunHistory(
-            expected: ["ci\u{1F}build\u{1F}core": 2, "ci\u{1F}build\u{1F}docs": 3, "ci\u{1F}test": 1], runCount: 1)
+            expected: ["ci/build/core": 2, "ci/build/docs": 3, "ci/test": 1], runCount: 1)
         let scenario = try ScenarioDecoder.decode(Array(Self.pipeline.utf8), file: "p.json", name: "p")
         let clock = VirtualClock()
         let graph = Graph(clock: clock)
@@ -106,7 +139,7 @@ import Testing
                 sequence: 5, time: 0,
                 change: .stateChanged(id: NodeID(1), state: .executing, failed: false, message: nil)),
         ])
-        let history = RunHistory(expected: ["ci\u{1F}a": 10], runCount: 1)
+        let history = RunHistory(expected: ["ci/a": 10], runCount: 1)
         #expect(history.timeProgress(1, in: tree, now: 4)?.fraction == 0.4)
         #expect(history.timeProgress(1, in: tree, now: 4)?.left == 6)
         #expect(history.timeProgress(1, in: tree, now: 20)?.fraction == 0.99)
@@ -126,7 +159,7 @@ import Testing
             .progress(id: NodeID(1), progress: TaskProgress(0, info: "queued")),
         ]
         for (k, e) in events.enumerated() { tree.absorb(GraphEvent(sequence: UInt64(k + 1), time: 0, change: e)) }
-        let history = RunHistory(expected: ["ci\u{1F}build": 2], runCount: 1)
+        let history = RunHistory(expected: ["ci/build": 2], runCount: 1)
         // Waiting for a slot: no time-based progress, and the ETA counts all of its 2 s.
         #expect(history.timeProgress(1, in: tree, now: 1.5) == nil)
         #expect(history.remaining(in: tree, now: 1.5)?.seconds == 2)
