@@ -136,20 +136,19 @@ final class CommandRun: Sendable {
         if let cwd = spec.workingDirectory, let problem = Self.directoryProblem(cwd) {
             return .failure(.cannotRun("working directory \(cwd): \(problem)"))
         }
-        var env: [Environment.Key: String?] = [:]
+        var env: [String: String] = [:]
         for (k, v) in spec.environment {
-            guard !k.isEmpty, !k.contains("="), !k.contains("\0"), let key = Environment.Key(rawValue: k) else {
+            guard !k.isEmpty, !k.contains("="), !k.contains("\0"), Environment.Key(rawValue: k) != nil else {
                 return .failure(.cannotRun("invalid environment variable name \"\(k)\""))
             }
-            env[key] = v
+            env[k] = v
         }
         for (k, v) in CommandEnvironment.variables(graph: graph, node: node) where spec.environment[k] == nil {
-            if let key = Environment.Key(rawValue: k) { env[key] = v }
+            env[k] = v
         }
-        let markKey = Environment.Key(rawValue: CommandMarker.variable)!
         let inherited =
             spec.environment[CommandMarker.variable] ?? getenv(CommandMarker.variable).map { String(cString: $0) }
-        env[markKey] = CommandMarker.value(for: marker, inherited: inherited)
+        env[CommandMarker.variable] = CommandMarker.value(for: marker, inherited: inherited)
         let pathValue = spec.environment["PATH"] ?? getenv("PATH").map { String(cString: $0) }
         let executable: Executable =
             first.contains("/")
@@ -166,7 +165,7 @@ final class CommandRun: Sendable {
         do {
             let result = try await Subprocess.run(
                 executable, arguments: Arguments(Array(spec.arguments.dropFirst())),
-                environment: .inherit.updating(env),
+                environment: ChildEnvironment.environment(env),
                 workingDirectory: spec.workingDirectory.map { FilePath($0) },
                 platformOptions: options, input: .none, output: .sequence, error: .sequence
             ) { execution in

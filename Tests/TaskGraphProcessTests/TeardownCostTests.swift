@@ -31,6 +31,39 @@ import Testing
         #expect(ExecutableLookup.find("b/tool", path: dir) == nil) // has a slash: not looked up
     }
 
+    /// A name found once is remembered and checked with one `access` the next time; once
+    /// that file is gone, the directories are searched again.
+    @Test func aFoundNameIsRememberedUntilItsFileGoes() throws {
+        let dir = temporaryDirectory()
+        defer { removeDirectory(dir) }
+        for sub in ["a", "b"] { #expect(mkdir("\(dir)/\(sub)", 0o755) == 0) }
+        #expect(creat("\(dir)/a/tool", 0o755) >= 0)
+        #expect(creat("\(dir)/b/tool", 0o755) >= 0)
+        let path = "\(dir)/a:\(dir)/b"
+        #expect(ExecutableLookup.find("tool", path: path) == "\(dir)/a/tool")
+        #expect(ExecutableLookup.find("tool", path: path) == "\(dir)/a/tool")
+        #expect(unlink("\(dir)/a/tool") == 0)
+        #expect(ExecutableLookup.find("tool", path: path) == "\(dir)/b/tool")
+        #expect(unlink("\(dir)/b/tool") == 0)
+        #expect(ExecutableLookup.find("tool", path: path) == nil)
+    }
+
+    /// A command's environment is this process's with the command's variables in place of
+    /// (or added to) its own.
+    @Test func theChildEnvironmentIsOursWithTheCommandsVariables() throws {
+        let values = ChildEnvironment.values(["PATH": "/x:/y", "TASKGRAPH_TEST_NEW": "a=b"]).map {
+            "\($0.key.rawValue)=\($0.value)"
+        }
+        #expect(values.filter { $0.hasPrefix("PATH=") } == ["PATH=/x:/y"])
+        #expect(values.contains("TASKGRAPH_TEST_NEW=a=b"))
+        let home = try #require(getenv("HOME").map { String(cString: $0) })
+        #expect(values.contains("HOME=\(home)"))
+        var count = 0
+        while environ[count] != nil { count += 1 }
+        #expect(values.count == count + 1) // PATH replaced, one variable added
+        #expect(ChildEnvironment.values([:]).count == count) // the overrides were not kept
+    }
+
     @Test func aNameInPathRunsWithItsPathAsArgvZero() async throws {
         let dir = temporaryDirectory()
         defer { removeDirectory(dir) }

@@ -56,6 +56,20 @@ expect "demo: unknown name" 2 "nosuchdemo" -- "$BIN" demo nosuchdemo --headless
 expect "usage: --speed 0" 2 "speed" -- "$BIN" demo build --speed 0 --headless
 expect "usage: unknown option" 2 "^taskview: (unknown|Unknown)" -- "$BIN" --frobnicate
 expect "usage: subcommand's unknown option" 2 "^Usage: taskview run " -- "$BIN" run x.json --frobnicate
+# A progress pattern too costly to match (0.1 s a 4 KiB line before issue 42) is refused at load.
+printf '{"kind":"command","name":"c","run":"true",\n "progress":"(.*a){1000}"}\n' >"$D/costly.json"
+expect "scenario: costly progress pattern" 2 \
+    'costly.json:2:[0-9]+: .*invalid progress pattern "\(\.\*a\)\{1000\}": the pattern is too large to match fast \(over 192 steps a byte, at most 48\)' \
+    '[ ! -s "$D/out" ]' -- "$BIN" run "$D/costly.json" --headless --no-record
+# -j as make users write it: a negative or zero count is a count that is too small.
+printf '{"kind":"command","name":"t","run":"true"}\n' >"$D/one.json"
+for j in "-j -1" "-j-1" "--jobs -1" "--jobs=-1" "-j=-1"; do
+    # shellcheck disable=SC2086 # the option and its value are two words or one, as typed
+    expect "usage: run $j" 2 "^taskview: --jobs must be at least 1 \(got -1\)" '[ ! -s "$D/out" ]' \
+        -- "$BIN" run "$D/one.json" --headless --no-record $j
+done
+expect "usage: run -j0" 2 "^taskview: --jobs must be at least 1 \(got 0\)" -- "$BIN" run "$D/one.json" --headless --no-record -j0
+expect "usage: -j4 joined, before the subcommand" 0 "" -- "$BIN" -j4 run "$D/one.json" --headless --no-record
 expect "usage: demo --speed 0 names demo" 2 "^Usage: taskview demo " -- "$BIN" demo build --speed 0 --headless
 printf 'not json at all\n' >"$D/text.txt"
 expect "run: not a scenario file" 2 "^taskview: .*text.txt is not a scenario file" -- "$BIN" run "$D/text.txt" --headless

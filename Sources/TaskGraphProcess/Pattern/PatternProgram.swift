@@ -22,8 +22,16 @@ struct PatternProgram: Sendable {
     let groups: Int
     var slotCount: Int { 2 * (groups + 1) }
 
-    /// The most instructions a pattern may compile to (repetitions multiply a group).
-    static let maxInstructions = 20_000
+    /// What matching costs at most, in `PikeVM` steps per byte of the line: each instruction
+    /// but a jump is visited at most once per scalar, and each thread (at a reading
+    /// instruction) steps once; a Unicode class looked up for a scalar above the Basic Multilingual Plane costs
+    /// about 28 steps, and such a scalar takes 4 bytes.
+    let cost: Int
+
+    /// The most a pattern may cost: 48 steps a byte are about 1 ms for a 4 KiB line in a
+    /// release build (4-5 ns a step on a busy 2-core machine). Repetitions and
+    /// alternatives multiply a pattern's instructions; more would be refused.
+    static let maxCost = 48
 
     /// Parses and compiles `pattern`; throws the reason it cannot be used.
     init(_ pattern: String) throws(PatternError) {
@@ -37,6 +45,37 @@ struct PatternProgram: Sendable {
         instructions = compiler.code
         sets = compiler.sets.map(UncheckedSet.init)
         groups = parser.captures
+        cost = Self.cost(of: compiler.code, sets: compiler.sets)
+        guard cost <= Self.maxCost else { throw Self.tooLarge(cost) }
+    }
+
+    private static func tooLarge(_ cost: Int) -> PatternError {
+        let size = cost > maxCost * 4 ? "over \(maxCost * 4)" : "\(cost)"
+        return PatternError(
+            "the pattern is too large to match fast (\(size) steps a byte, at most \(maxCost)): "
+                + "use fewer repetitions or alternatives")
+    }
+
+    /// `cost` of a program: steps per byte, at most.
+    private static func cost(of code: [Instruction], sets: [ScalarSet]) -> Int {
+        // Jumps are never visited (`PikeVM` follows them when it loads the program).
+        var steps = 0
+        for instruction in code {
+            switch instruction {
+            // A save is undone on the way back: two steps.
+            case .scalar, .any, .set, .match, .save: steps += 2
+            case .jump: break
+            default: steps += 1
+            }
+        }
+        // Property lookups per class (`ScalarClass.contains`), for each class any set uses.
+        let lookups: [ScalarClass: Int] = [
+            .digit: 1, .word: 3, .space: 1, .alpha: 1, .alnum: 2, .upper: 1, .lower: 1, .punct: 1,
+            .xdigit: 0, .cntrl: 1, .print: 1, .graph: 2, .blank: 0,
+        ]
+        let classes = Set(sets.flatMap { $0.classes.map(\.0) })
+        let slow = classes.reduce(0) { $0 + lookups[$1]! }
+        return max(steps, (steps + 28 * slow + 3) / 4)
     }
 
     /// A `ScalarSet` (tuples of enums: not inferred Sendable, but never mutated once built).
@@ -59,8 +98,9 @@ struct PatternProgram: Sendable {
         }
 
         mutating func compile(_ node: PatternNode) throws(PatternError) {
-            guard code.count <= PatternProgram.maxInstructions else {
-                throw PatternError("the pattern is too large (its repetitions expand too far)")
+            // Every instruction costs a step: stop expanding as soon as it is too many.
+            guard code.count <= 4 * PatternProgram.maxCost else {
+                throw PatternProgram.tooLarge(code.count)
             }
             switch node {
             case .empty: break

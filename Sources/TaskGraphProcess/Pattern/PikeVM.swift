@@ -9,8 +9,10 @@ final class PikeVM {
     private let program: PatternProgram
     private let size: Int
     private let slots: Int
-    /// The instructions, flattened: opcode and two operands each.
-    private let ops: UnsafeMutablePointer<UInt8>
+    /// The instructions, flattened: opcode and two operands each. Jumps are followed here,
+    /// once (`arg2` of a reading instruction, a save or an assertion is where it goes on), so
+    /// matching never visits one.
+    private let ops: UnsafeMutablePointer<Op>
     private let arg1: UnsafeMutablePointer<Int>
     private let arg2: UnsafeMutablePointer<Int>
     private var current: ThreadList
@@ -19,8 +21,12 @@ final class PikeVM {
     private let scratch: UnsafeMutablePointer<Int>
     /// Pending work of `add`: (pc, `visit`) visits pc; (slot, value) restores a capture slot.
     private let stack: UnsafeMutablePointer<(Int, Int)>
+    private let sets: ScalarSetTable
     /// The captures of the match (byte offsets in pairs per group, -1 when unset).
     private(set) var captures: [Int]
+    /// The work of the last `firstMatch`: instructions visited plus threads stepped. A line
+    /// of n scalars costs at most (n + 1) × `PatternProgram.cost` of them.
+    private(set) var steps = 0
 
     fileprivate static let visit = Int.min
     fileprivate static let assertions: [PatternAssertion] = [.start, .end, .wordBoundary, .notWordBoundary]
@@ -65,23 +71,35 @@ final class PikeVM {
         ops = .allocate(capacity: size)
         arg1 = .allocate(capacity: size)
         arg2 = .allocate(capacity: size)
-        for (pc, instruction) in program.instructions.enumerated() {
+        let code = program.instructions
+        func land(_ target: Int) -> Int {
+            var pc = target
+            for _ in 0..<code.count {
+                guard case .jump(let next) = code[pc] else { break }
+                pc = next
+            }
+            return pc
+        }
+        for (pc, instruction) in code.enumerated() {
             let (op, a, b): (Op, Int, Int)
+            let on = pc + 1 < code.count ? land(pc + 1) : pc + 1
             switch instruction {
-            case .scalar(let s): (op, a, b) = (.scalar, Int(s.value), 0)
-            case .any: (op, a, b) = (.any, 0, 0)
-            case .set(let k): (op, a, b) = (.set, k, 0)
-            case .split(let x, let y): (op, a, b) = (.split, x, y)
-            case .jump(let x): (op, a, b) = (.jump, x, 0)
-            case .save(let n): (op, a, b) = (.save, n, 0)
+            case .scalar(let s): (op, a, b) = (.scalar, Int(s.value), on)
+            case .any: (op, a, b) = (.any, 0, on)
+            case .set(let k): (op, a, b) = (.set, k, on)
+            case .split(let x, let y): (op, a, b) = (.split, land(x), land(y))
+            case .jump(let x): (op, a, b) = (.jump, land(x), 0)
+            case .save(let n): (op, a, b) = (.save, n, on)
             case .assertion(let k):
-                (op, a, b) = (.assertion, Self.assertions.firstIndex(of: k)!, 0)
+                (op, a, b) = (.assertion, Self.assertions.firstIndex(of: k)!, on)
             case .match: (op, a, b) = (.match, 0, 0)
             }
-            ops[pc] = op.rawValue
+            ops[pc] = op
             arg1[pc] = a
             arg2[pc] = b
         }
+        sets = ScalarSetTable(program.sets.map(\.set))
+        ClassBitmaps.prepare(sets.classBits)
         current = ThreadList(size: size, slots: slots)
         next = ThreadList(size: size, slots: slots)
         scratch = .allocate(capacity: slots)
@@ -105,11 +123,15 @@ final class PikeVM {
         // Locals only in the loop: no access to the class's stored properties (each one
         // would be an exclusivity check).
         let m = Machine(ops: ops, arg1: arg1, arg2: arg2, scratch: scratch, stack: stack, slots: slots)
+        let sets = self.sets
+        var classes = ClassCache()
+        var steps = 0
         var current = self.current
         var next = self.next
         defer {
             self.current = current
             self.next = next
+            self.steps = steps
         }
         let slots = self.slots
         let size = self.size
@@ -121,17 +143,19 @@ final class PikeVM {
         while true {
             if !matched {
                 for k in 0..<slots { m.scratch[k] = -1 }
-                m.add(to: &current, pc: 0, at: pos, before: before, after: here)
+                steps += m.add(to: &current, pc: 0, at: pos, before: before, after: here, captures: m.scratch)
             }
             if current.count == 0 && (matched || here == nil) { break }
             next.clear(size: size)
             let afterPos = pos + length
             let (following, followingLength) = here == nil ? (nil, 0) : Self.decode(bytes, at: afterPos)
             let value = here.map { Int($0.value) } ?? -1
+            steps += current.count
+            classes.reset()
             threads: for t in 0..<current.count {
                 let pc = current.pcs[t]
                 let advance: Bool
-                switch Op(rawValue: m.ops[pc])! {
+                switch m.ops[pc] {
                 case .match:
                     // Lower-priority threads lose to this match.
                     matched = true
@@ -139,13 +163,14 @@ final class PikeVM {
                     break threads
                 case .scalar: advance = m.arg1[pc] == value
                 case .any: advance = value >= 0 && value != 10
-                case .set: advance = here.map { program.sets[m.arg1[pc]].set.contains($0) } ?? false
+                case .set: advance = value >= 0 && sets.contains(m.arg1[pc], here!, value, cache: &classes)
                 default: advance = false
                 }
                 if advance {
-                    let from = current.caps + t * slots
-                    for k in 0..<slots { m.scratch[k] = from[k] }
-                    m.add(to: &next, pc: pc + 1, at: afterPos, before: here, after: following)
+                    // The thread's own captures serve as the scratch: `add` restores them.
+                    steps += m.add(
+                        to: &next, pc: m.arg2[pc], at: afterPos, before: here, after: following,
+                        captures: current.caps + t * slots)
                 }
             }
             if here == nil { break }
@@ -160,18 +185,21 @@ final class PikeVM {
 
     /// The VM's buffers, as locals of the matching loop.
     private struct Machine {
-        let ops: UnsafeMutablePointer<UInt8>
+        let ops: UnsafeMutablePointer<Op>
         let arg1: UnsafeMutablePointer<Int>
         let arg2: UnsafeMutablePointer<Int>
         let scratch: UnsafeMutablePointer<Int>
         let stack: UnsafeMutablePointer<(Int, Int)>
         let slots: Int
 
-        /// Adds the thread at `start` (with `scratch` as its captures) and every thread it
-        /// reaches without reading, in priority order, each instruction once per list.
+        /// Adds the thread at `start` (with `scratch` as its captures, changed and restored) and every thread it
+        /// reaches without reading, in priority order, each instruction once per list; the
+        /// number of instructions visited.
         func add(
-            to list: inout ThreadList, pc start: Int, at pos: Int, before: Unicode.Scalar?, after: Unicode.Scalar?
-        ) {
+            to list: inout ThreadList, pc start: Int, at pos: Int, before: Unicode.Scalar?, after: Unicode.Scalar?,
+            captures scratch: UnsafeMutablePointer<Int>
+        ) -> Int {
+            var visited = 0
             var top = 0
             let visit = PikeVM.visit
             stack[top] = (start, visit)
@@ -186,7 +214,8 @@ final class PikeVM {
                 }
                 if list.seen[pc] == generation { continue }
                 list.seen[pc] = generation
-                switch Op(rawValue: ops[pc])! {
+                visited += 1
+                switch ops[pc] {
                 case .jump:
                     stack[top] = (arg1[pc], visit)
                     top += 1
@@ -197,12 +226,12 @@ final class PikeVM {
                 case .save:
                     let slot = arg1[pc]
                     stack[top] = (slot, scratch[slot])
-                    stack[top + 1] = (pc + 1, visit)
+                    stack[top + 1] = (arg2[pc], visit)
                     top += 2
                     scratch[slot] = pos
                 case .assertion:
                     if PikeVM.assertions[arg1[pc]].holds(before: before, after: after) {
-                        stack[top] = (pc + 1, visit)
+                        stack[top] = (arg2[pc], visit)
                         top += 1
                     }
                 default:
@@ -213,6 +242,7 @@ final class PikeVM {
                     list.count += 1
                 }
             }
+            return visited
         }
     }
 
