@@ -41,6 +41,8 @@ package struct LiveOptions: Sendable {
     package var origin: Double?
     /// Why the replay log is cut (a full disk): said in the footer as soon as it happens.
     package var recordingError: (@Sendable () -> RecordingError?)?
+    /// The live OTLP stream's trouble, said in the footer once (`OTLPStream.trouble`).
+    package var otlpTrouble: (@Sendable () -> String?)?
     /// Called for every key that cancelled something: the key's name and the node.
     package var onKey: (@Sendable (_ key: String, _ selection: NodeID?) -> Void)?
     /// Called once the run is over, with its final tree (the run history's entry).
@@ -91,6 +93,7 @@ package enum LiveRunner {
         source.restarter = options.restarter
         source.history = options.history
         source.writeFailure.recordingError = options.recordingError
+        source.writeFailure.otlpTrouble = options.otlpTrouble
         source.notice = options.notice
         do {
             source.outputFiles = try CommandOutputFiles(directory: options.outputDirectory, limit: options.outputLimit)

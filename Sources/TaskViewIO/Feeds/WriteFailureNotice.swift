@@ -7,8 +7,11 @@ import TaskViewCore
 package struct WriteFailureNotice {
     /// Why the replay log is cut (a full disk); nil: no log.
     package var recordingError: (() -> RecordingError?)?
+    /// The live OpenTelemetry stream's trouble (`OTLPStream.trouble`), said once too.
+    package var otlpTrouble: (() -> String?)?
     private var checkedAt = -1.0
     private var said = false
+    private var saidOTLP = false
 
     package init() {}
 
@@ -17,8 +20,13 @@ package struct WriteFailureNotice {
     package mutating func message(
         realElapsed: Double, outputFiles: @autoclosure () -> PrivateFileError? = nil
     ) -> String? {
-        guard !said, checkedAt < 0 || realElapsed - checkedAt >= 1 else { return nil }
+        guard !said || !saidOTLP, checkedAt < 0 || realElapsed - checkedAt >= 1 else { return nil }
         checkedAt = realElapsed
+        if !saidOTLP, let trouble = otlpTrouble?() {
+            saidOTLP = true
+            return Sanitizer.clean(trouble)
+        }
+        guard !said else { return nil }
         let message: String
         if let error = recordingError?() {
             message = "Cannot write \(error.path): \(error.message) (the log is cut; the run goes on)"

@@ -31,6 +31,8 @@ package final class OTLPStream: Sendable {
         var queuedBytes = 0
         var dropped = 0
         var lastError: String?
+        /// Why the newest send failed, until one is delivered again.
+        var failing: String?
         var finishing = false
         var done = false
         /// Until `finish`.
@@ -135,6 +137,18 @@ package final class OTLPStream: Sendable {
         return Result(undelivered: lost + unsent, reason: reason ?? (finished ? nil : "no answer in time"))
     }
 
+    /// What the footer says while the run goes on when the collector is in trouble (spans
+    /// dropped, or sends failing and retried), else nil.
+    package func trouble() -> String? {
+        let (dropped, failing, reason) = state.withLock { ($0.dropped, $0.failing, $0.lastError) }
+        if dropped > 0 {
+            let what = dropped == 1 ? "1 span" : "\(dropped) spans"
+            return "\(what) not delivered to \(config.url)" + (reason.map { ": \($0)" } ?? "") + " (the run goes on)"
+        }
+        if let failing { return "Cannot send spans to \(config.url): \(failing) (retrying; the run goes on)" }
+        return nil
+    }
+
     /// The line `finish` prints when spans were lost: `12 spans not delivered to URL: reason`.
     package func notice(_ r: Result) -> String? {
         guard r.undelivered > 0 else { return nil }
@@ -193,6 +207,7 @@ package final class OTLPStream: Sendable {
                 state.withLock { s in
                     switch outcome {
                     case .delivered, .refused:
+                        s.failing = nil
                         if case .refused(let why) = outcome {
                             s.dropped += batch.spans
                             s.lastError = why
@@ -203,6 +218,7 @@ package final class OTLPStream: Sendable {
                         }
                     case .failed(let why):
                         s.lastError = why
+                        s.failing = why
                     }
                 }
                 if case .failed = outcome {

@@ -181,7 +181,7 @@ struct AttachCommand: ParsableCommand {
                 origin: 0, config: config)
         }
         if let stream { session.stream(to: { stream.record($0) }) }
-        let status = runSession(session, recorder: recorder)
+        let status = runSession(session, recorder: recorder, stream: stream)
         recorder?.finish()
         OTLPRun.finish(stream)
         let written = LogWritten.report(path: logPath, recorder: recorder)
@@ -190,7 +190,7 @@ struct AttachCommand: ParsableCommand {
         if status != 0 { throw ExitCode(status) }
     }
 
-    private func runSession(_ session: AttachSession, recorder: GraphRecorder?) -> Int32 {
+    private func runSession(_ session: AttachSession, recorder: GraphRecorder?, stream: OTLPStream?) -> Int32 {
         if common.display.headless || common.display.isPlain || isatty(1) == 0 {
             Signals.install()
             // Plain: live lines and what is running every 10 s.
@@ -204,6 +204,7 @@ struct AttachCommand: ParsableCommand {
             session: session, title: all ? "attach --all" : title,
             onKey: { key, node in recorder?.recordKey(key, node: node) })
         if let recorder { source.writeFailure.recordingError = { recorder.writeError } }
+        if let stream { source.writeFailure.otlpTrouble = { stream.trouble() } }
         let options = DashboardLoop.Options(
             ascii: common.display.ascii || !TerminalEnvironment.isUTF8(),
             noColor: TerminalEnvironment.noColor(), exitWhenDone: common.display.exitWhenDone,

@@ -63,6 +63,7 @@ enum ScenarioRunner {
         options.restarter = ScenarioRestarter(session: session)
         options.history = history
         if let recorder { options.recordingError = { recorder.writeError } }
+        if let stream { options.otlpTrouble = { stream.trouble() } }
         options.notice = historyNotice
         // This run's entry, with its outcome whatever it is (not without a log: nothing is
         // written then).
