@@ -4,6 +4,10 @@ import TaskViewCore
 import TaskViewIO
 import TaskViewTerminal
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Runs a scenario live (dashboard or headless), recorded unless `--no-record`: the common
 /// path of `taskview`, `demo` and `run`.
 enum ScenarioRunner {
@@ -15,6 +19,11 @@ enum ScenarioRunner {
             throw ExitCode(2)
         }
         let logPath = try common.recordPath(prefix: scenario.name)
+        // A signal while the graph is being built: nothing has run; no log is left behind.
+        Signals.react { _ in
+            if let logPath { unlink(logPath) }
+            Signals.exitAtOnce("taskview: interrupted before the run started\n")
+        }
         // Earlier runs of the same file, read before this run's log exists.
         var history: RunHistory?
         if !common.noHistory, let file = scenario.file {
@@ -34,6 +43,11 @@ enum ScenarioRunner {
             throw ExitCode(2)
         }
         session.guardProcesses()
+        // From here a signal cancels the root at once, whatever the main thread is doing (a
+        // long cascade of zero-duration work runs inside one step of its loop).
+        let graph = session.graph
+        let root = session.rootID
+        Signals.react { _ in graph.cancel(root, source: ViewerCancelSource.signal) }
         let recorder = session.recorder
         var options = common.liveOptions(onKey: { key, node in
             recorder?.recordKey(key, node: node)
@@ -50,6 +64,7 @@ enum ScenarioRunner {
         let status = LiveRunner.run(
             graph: session.graph, clock: session.clock, root: session.rootID,
             title: scenario.name, options: options, start: { session.start() })
+        Signals.react(nil)
         // No process of a command outlives taskview: they were cancelled with the root.
         if !session.waitForCommands() {
             writeStderr("taskview: some command processes did not end in time\n")
@@ -66,6 +81,8 @@ enum ScenarioRunner {
         _ body: () throws(ScenarioError) -> Scenario,
         explain: () -> String? = { nil }
     ) throws -> Scenario {
+        // A signal while reading and checking the file: nothing started, nothing written.
+        Signals.react { _ in Signals.exitAtOnce("taskview: interrupted before the run started\n") }
         do {
             return try body()
         } catch {
