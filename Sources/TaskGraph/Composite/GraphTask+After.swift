@@ -16,7 +16,7 @@ extension GraphTask {
     /// unless `name` is given, and the parent of this task (subtask 0): a view folds it into
     /// its child's row as it folds `map`, so the tree stays as written. While it waits it
     /// reports progress 0 with info `waiting for A, B` (the prerequisites still to come, by
-    /// name); afterwards it reports this task's progress. Waiting for one of its own
+    /// name: the first 10, then `and N more`); afterwards it reports this task's progress. Waiting for one of its own
     /// ancestors (which wait for it) is a programmer error, trapped with a clear message.
     public func after(_ prerequisites: [AnyGraphTask], name: String? = nil) -> GraphTask {
         after(prerequisites, labels: nil, name: name)

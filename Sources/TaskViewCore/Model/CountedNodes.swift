@@ -9,7 +9,7 @@ extension TreeModel {
     /// session's `NAME (pid N)` row (shown and exported, not one of the program's nodes).
     /// The one place that decides which nodes count.
     static func isCounted(kind: String) -> Bool {
-        kind != NodeKind.after && kind != programKind
+        NodeKind.isCounted(kind) && kind != programKind
     }
 
     /// Nodes per `DisplayState.rawValue`, counting each row's newest attempt (a row above

@@ -62,11 +62,41 @@ final class NeedsResolver: @unchecked Sendable { // used by one build on one thr
         built.isEmpty ? nil : built[path]
     }
 
+    /// Builds the nodes `ids` name that are not built yet, each after what it (or a node
+    /// inside it) needs, with a stack instead of recursion: a chain of 20,000 nodes each
+    /// needing the next one down the file was 20,000 nested builds, a stack overflow. The
+    /// decoder refused cycles, so a node on the stack never comes back.
+    private func buildNeeded(_ ids: [String], builder: ScenarioBuilder) {
+        func unbuilt(_ id: String) -> Bool { byID[id].map { built[$0.path] == nil } ?? false }
+        var stack: [(id: String, expanded: Bool)] = ids.reversed().filter(unbuilt).map { ($0, false) }
+        while let (id, expanded) = stack.popLast() {
+            guard let (n, p) = byID[id], built[p] == nil else { continue }
+            if expanded {
+                _ = builder.build(n, path: p) // what it needs is built: no nesting
+                continue
+            }
+            stack.append((id, true))
+            for need in Self.needsWithin(n).reversed() where unbuilt(need) { stack.append((need, false)) }
+        }
+    }
+
+    /// The ids `node` and the nodes inside it need (building it builds them).
+    private static func needsWithin(_ node: ScenarioNode) -> [String] {
+        var out: [String] = []
+        var stack = [node]
+        while let n = stack.popLast() {
+            out += n.needs
+            stack += n.children
+        }
+        return out
+    }
+
     /// Weight, then `after` for needs; remembered when the node has an id.
     func finish(_ node: ScenarioNode, path: String, task inner: ScenarioTask, builder: ScenarioBuilder) -> ScenarioTask
     {
         var task = inner
         if !node.needs.isEmpty {
+            buildNeeded(node.needs, builder: builder)
             // Needs on an `allowFailure` node wait for it to end, however it ends.
             var tolerated = Set<Int>()
             var prerequisites: [AnyGraphTask] = []

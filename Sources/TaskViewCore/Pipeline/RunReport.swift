@@ -137,19 +137,46 @@ package struct RunReport: Sendable, Equatable {
 
     /// Backwards from the step that ended last: each step's predecessor is the step that
     /// ended last before it started (what it waited for), until a step started with the run.
+    ///
+    /// The leaves are sorted as `max` ranks them (by end; at the same end the lower id
+    /// last), so the ones that ended by a time are a prefix and the step taken is the last
+    /// unused one there: a binary search and a walk down past used ones that skips each run of
+    /// them at once (union-find). O(L log L); a filter a step was quadratic (20,000 steps of
+    /// zero-duration work, 10 s after a signal).
     static func criticalPath(_ leaves: [Step], runStart: Double) -> [Step] {
-        guard var current = leaves.max(by: { ($0.start + $0.duration, $1.id) < ($1.start + $1.duration, $0.id) })
-        else { return [] }
+        func end(_ s: Step) -> Double { s.start + s.duration }
+        let sorted = leaves.sorted { (end($0), $1.id) < (end($1), $0.id) }
+        guard !sorted.isEmpty else { return [] }
+        // below[i] == i: leaf i is unused; else where to look next, further down (-1: none).
+        var below = Array(sorted.indices)
+        func lastUnused(atOrBelow i: Int) -> Int {
+            var r = i
+            while r >= 0 && below[r] != r { r = below[r] }
+            var j = i
+            while j >= 0 && below[j] != j {
+                let next = below[j]
+                below[j] = r
+                j = next
+            }
+            return r
+        }
         let slack = 1e-3
-        var path = [current]
-        var used: Set<Int> = [current.id]
-        while current.start - runStart > slack {
-            let before = leaves.filter { !used.contains($0.id) && $0.start + $0.duration <= current.start + slack }
-            guard let previous = before.max(by: { ($0.start + $0.duration, $1.id) < ($1.start + $1.duration, $0.id) })
-            else { break }
-            path.append(previous)
-            used.insert(previous.id)
-            current = previous
+        var k = sorted.count - 1
+        var path: [Step] = []
+        while true {
+            let current = sorted[k]
+            path.append(current)
+            below[k] = k - 1
+            guard current.start - runStart > slack else { break }
+            let limit = current.start + slack
+            var lo = 0
+            var hi = sorted.count // the first leaf that ended after `limit`
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if end(sorted[mid]) <= limit { lo = mid + 1 } else { hi = mid }
+            }
+            k = lastUnused(atOrBelow: lo - 1)
+            guard k >= 0 else { break }
         }
         return path.reversed()
     }

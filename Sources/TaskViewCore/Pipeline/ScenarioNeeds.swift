@@ -38,6 +38,7 @@ package enum ScenarioNeeds {
                 message: "\(label): \"needs\" must be an array of ids, not \(value.value.typeName)")
         }
         var ids: [String] = []
+        var seen = Set<String>() // a node may need 20,000 others: no scan of `ids` per id
         var positions: [JSONPosition] = []
         for item in items {
             guard case .string(let s) = item.value else {
@@ -50,7 +51,7 @@ package enum ScenarioNeeds {
                     file: file, position: item.position,
                     message: "\(label): \"needs\" has \"\(s.prefix(60))\", which is not a valid id")
             }
-            guard !ids.contains(s) else {
+            guard seen.insert(s).inserted else {
                 throw ScenarioError(
                     file: file, position: item.position, message: "\(label): \"needs\" names \"\(s)\" twice")
             }
@@ -159,13 +160,35 @@ package enum ScenarioNeeds {
             let first = flat[cycle[0]].node
             let k = cycle.count > 1 ? needs[cycle[0]].firstIndex(of: cycle[1]) : nil
             let pos = k.flatMap { $0 < first.needsPositions.count ? first.needsPositions[$0] : nil } ?? first.idPosition
-            var message =
-                "\(label(of: cycle[0], in: flat)): \"needs\" makes a cycle: " + names.joined(separator: " -> ")
+            var message = "\(label(of: cycle[0], in: flat)): \"needs\" makes a cycle: " + cycleText(names)
             if cycle.count == 3, isAncestor(cycle[0], of: cycle[1], flat) || isAncestor(cycle[1], of: cycle[0], flat) {
                 message += " (one contains the other)"
             }
             throw fail(pos, message)
         }
+    }
+
+    /// At most this many nodes of a cycle are named (a cycle through 10,000 nodes was one
+    /// 89 KB line).
+    static let namedInCycle = 10
+
+    /// `a -> b -> c -> a`, or for a long cycle its first `namedInCycle` nodes and the count:
+    /// `a -> b -> ... -> j -> ... (10,000 nodes in the cycle)`. `names` ends where it began.
+    static func cycleText(_ names: [String]) -> String {
+        let count = names.count - 1
+        guard count > namedInCycle else { return names.joined(separator: " -> ") }
+        return names.prefix(namedInCycle).joined(separator: " -> ") + " -> ... (\(grouped(count)) nodes in the cycle)"
+    }
+
+    /// `10000` as `10,000`.
+    static func grouped(_ n: Int) -> String {
+        var digits = String(n)
+        var i = digits.count - 3
+        while i > 0 {
+            digits.insert(",", at: digits.index(digits.startIndex, offsetBy: i))
+            i -= 3
+        }
+        return digits
     }
 
     static func isAncestor(_ a: Int, of b: Int, _ flat: [Flat]) -> Bool {

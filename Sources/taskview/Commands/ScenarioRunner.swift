@@ -22,6 +22,11 @@ enum ScenarioRunner {
         let started = RunNotifier.now()
         let otlp = try common.otlp.config()
         let logPath = try common.recordPath(prefix: scenario.name)
+        // A signal while the graph is being built: nothing has run; no log is left behind.
+        Signals.react { _ in
+            if let logPath { unlink(logPath) }
+            Signals.exitAtOnce("taskview: interrupted before the run started\n")
+        }
         // Earlier runs of the same file: its history file only, never the logs.
         var history: RunHistory?
         var historyNotice: String?
@@ -54,6 +59,11 @@ enum ScenarioRunner {
                     seed: common.seed),
                 origin: session.origin, config: config)
         }
+        // From here a signal cancels the root at once, whatever the main thread is doing (a
+        // long cascade of zero-duration work runs inside one step of its loop).
+        let graph = session.graph
+        let root = session.rootID
+        Signals.react { _ in graph.cancel(root, source: ViewerCancelSource.signal) }
         let recorder = session.recorder
         recorder?.outputLimit = common.outputLimitBytes // the log's bound as the output files'
         var options = common.liveOptions(onKey: { key, node in
@@ -87,6 +97,7 @@ enum ScenarioRunner {
         let status = LiveRunner.run(
             graph: session.graph, clock: session.clock, root: session.rootID,
             title: scenario.name, options: options, start: { session.start() })
+        Signals.react(nil)
         // No process of a command outlives taskview: they were cancelled with the root.
         if !session.waitForCommands() {
             writeStderr("taskview: some command processes did not end in time\n")
@@ -122,6 +133,8 @@ enum ScenarioRunner {
         _ body: () throws(ScenarioError) -> Scenario,
         explain: () -> String? = { nil }
     ) throws -> Scenario {
+        // A signal while reading and checking the file: nothing started, nothing written.
+        Signals.react { _ in Signals.exitAtOnce("taskview: interrupted before the run started\n") }
         do {
             return try body()
         } catch {

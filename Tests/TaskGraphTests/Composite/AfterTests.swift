@@ -45,6 +45,25 @@ import Testing
         #expect(g.snapshot()[core.id]?.parent == ci.id)
     }
 
+    @Test func theInfoNamesTheFirstTenPrerequisitesStillToComeAndCountsTheRest() {
+        let (g, clock) = virtualGraph()
+        let s = Starts()
+        let needed = (0..<12).map { s.leaf("p\($0)", after: Double($0 + 1), graph: g) }
+        let test = s.leaf("test", after: 1, graph: g).after(needed)
+        let ci = GraphTask.concurrent([test] + needed, name: "ci", graph: g).execute()
+        #expect(g.snapshot()[test.id]?.progress.info == "waiting for p0, p1, p2, p3, p4, p5, p6, p7, p8, p9 and 2 more")
+        clock.advance(by: 1)
+        #expect(
+            g.snapshot()[test.id]?.progress.info == "waiting for p1, p2, p3, p4, p5, p6, p7, p8, p9, p10 and 1 more")
+        clock.advance(by: 1)
+        #expect(g.snapshot()[test.id]?.progress.info == "waiting for p2, p3, p4, p5, p6, p7, p8, p9, p10, p11")
+        clock.advance(by: 10)
+        #expect(s.all.last == "test")
+        #expect(g.snapshot()[test.id]?.progress.info == nil)
+        clock.runUntilIdle()
+        #expect(ci.state == .completed)
+    }
+
     @Test func aFailedPrerequisiteSkipsTheReceiverWithSourceNeeds() {
         let (g, clock) = virtualGraph()
         let log = EventLog(g)

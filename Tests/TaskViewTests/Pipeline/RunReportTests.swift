@@ -1,5 +1,6 @@
 import Synchronization
 import TaskGraph
+import TestSupport
 import Testing
 
 @testable import TaskViewCore
@@ -46,6 +47,43 @@ import Testing
                 "  test  1.500s",
                 "  lint  0.500s",
             ])
+    }
+
+    /// The critical path, step by step as defined: from the step that ended last, each
+    /// time the unused step that ended last by the current one's start (1 ms slack).
+    static func stepByStep(_ leaves: [RunReport.Step], runStart: Double) -> [RunReport.Step] {
+        let later = { (a: RunReport.Step, b: RunReport.Step) in
+            (a.start + a.duration, b.id) < (b.start + b.duration, a.id)
+        }
+        guard var current = leaves.max(by: later) else { return [] }
+        var path = [current]
+        var used: Set<Int> = [current.id]
+        while current.start - runStart > 1e-3 {
+            let before = leaves.filter { !used.contains($0.id) && $0.start + $0.duration <= current.start + 1e-3 }
+            guard let previous = before.max(by: later) else { break }
+            path.append(previous)
+            used.insert(previous.id)
+            current = previous
+        }
+        return path.reversed()
+    }
+
+    @Test func theCriticalPathIsTheStepByStepOneOnRandomSteps() {
+        var rng = SeededGenerator(seed: 42)
+        for round in 0..<300 {
+            // Few distinct times, so ties and zero durations are common.
+            let leaves = (0..<Int(rng.next() % 40)).map { i in
+                RunReport.Step(
+                    id: (i * 7919) % 101, name: "s\(i)", start: Double(rng.next() % 6) * 0.5,
+                    duration: Double(rng.next() % 4) * 0.5)
+            }
+            let ids = Set(leaves.map(\.id))
+            guard ids.count == leaves.count else { continue }
+            let runStart = leaves.map(\.start).min() ?? 0
+            #expect(
+                RunReport.criticalPath(leaves, runStart: runStart) == Self.stepByStep(leaves, runStart: runStart),
+                "round \(round)")
+        }
     }
 
     @Test func jsonHasTheSpecifiedKeys() throws {

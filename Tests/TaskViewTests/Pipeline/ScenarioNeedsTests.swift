@@ -210,6 +210,26 @@ import Testing
             ) == nil)
     }
 
+    @Test func aLongCycleNamesItsFirstTenNodesAndTheCount() {
+        // A ring of n nodes, each needing the next.
+        func ring(_ n: Int) -> String? {
+            let kids = (0..<n).map { i in
+                #"{"kind": "work", "name": "w", "id": "n\#(i)", "needs": ["n\#((i + 1) % n)"]}"#
+            }
+            return decodeError(
+                #"{"kind": "concurrent", "name": "ci", "children": ["# + kids.joined(separator: ", ") + "]}")
+        }
+        let long = ring(10_000)
+        #expect(
+            long?.hasSuffix(
+                #"$.children[0] (work "w"): "needs" makes a cycle: "#
+                    + "n0 -> n1 -> n2 -> n3 -> n4 -> n5 -> n6 -> n7 -> n8 -> n9 -> ... (10,000 nodes in the cycle)")
+                == true)
+        #expect((long?.utf8.count ?? 0) < 300) // one readable line, not 89 KB
+        // Ten nodes are still named in full.
+        #expect(ring(10)?.hasSuffix("cycle: n0 -> n1 -> n2 -> n3 -> n4 -> n5 -> n6 -> n7 -> n8 -> n9 -> n0") == true)
+    }
+
     @Test func needsIntoARetryAreRefused() {
         let e = decodeError(
             #"{"kind": "concurrent", "name": "ci", "children": [{"kind": "retry", "name": "r", "children": [{"kind": "work", "name": "w", "id": "w"}]}, {"kind": "work", "name": "t", "needs": ["w"]}]}"#

@@ -224,7 +224,7 @@ public struct LogModel: Sendable {
         var s = LogSummary()
         s.duration = duration
         forEachSlotByID { _, slot in
-            guard nodes[slot].live else { return }
+            guard nodes[slot].live, NodeKind.isCounted(nodes[slot].kind) else { return }
             let n = nodes[slot]
             switch n.state {
             case .completed: if n.failed { s.failed += 1 } else { s.succeeded += 1 }

@@ -388,16 +388,21 @@ struct RecorderModel {
         var s = LogSummary()
         var outcome = "succeeded"
         var unfinished = false
+        // Kinds by index: whether each counts (`NodeKind.isCounted`; 255: see `extraKinds`).
+        let counted = kindNames.map(NodeKind.isCounted)
         for (ci, chunk) in chunks.enumerated() {
             guard let c = chunk else { continue }
             for k in 0..<RecorderModel.chunkSize where c.flags[k] & RecorderModel.liveBit != 0 {
                 let i = Int32(truncatingIfNeeded: (base + ci) << RecorderModel.shift | k)
                 let state = state(i)
-                switch state {
-                case .completed: if failed(i) { s.failed += 1 } else { s.succeeded += 1 }
-                case .cancelled: s.cancelled += 1
-                case .executing: s.executing += 1
-                case .notExecuted: if isSkipped(i) { s.skipped += 1 } else { s.notExecuted += 1 }
+                let kind = Int(c.kinds[k])
+                if kind < counted.count ? counted[kind] : NodeKind.isCounted(extraKinds[i] ?? NodeKind.task) {
+                    switch state {
+                    case .completed: if failed(i) { s.failed += 1 } else { s.succeeded += 1 }
+                    case .cancelled: s.cancelled += 1
+                    case .executing: s.executing += 1
+                    case .notExecuted: if isSkipped(i) { s.skipped += 1 } else { s.notExecuted += 1 }
+                    }
                 }
                 guard c.parents[k] < 0 else { continue }
                 switch state { // a root: the outcome, as `LogModel.outcome`
