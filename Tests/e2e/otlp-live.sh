@@ -68,6 +68,8 @@ TASKGRAPH_SOCKET_DIR=$D/sock OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$PORT 
 "$BIN" export "$D/attach.jsonl" --format otlp-json -o "$D/attach.json" 2>/dev/null
 run_test "attach --otlp: the program's nodes arrive, the same spans as the export of its recording" \
     sh -c "test \$(wc -l <'$D/spans.jsonl') -eq 8 && '$PY' Tests/otlp/check_live.py export '$D/spans.jsonl' '$D/attach.json'"
+run_test "attach --otlp: the program's spans are its own service (service.name fake), the export's too" \
+    sh -c "test \$(grep -c '\"service\": \"fake\"' '$D/spans.jsonl') -eq 8 && grep -q '\"service.name\",\"value\":{\"stringValue\":\"fake\"}' '$D/attach.json'"
 
 kill "$RECEIVER"
 wait "$RECEIVER" 2>/dev/null

@@ -3,20 +3,25 @@
 /// opentelemetry-proto's trace.proto, common.proto and resource.proto, v1); the e2e test
 /// decodes it with opentelemetry-proto's own classes.
 package enum OTLPProtobuf {
-    /// The request: one `ResourceSpans` (`resource`, one `ScopeSpans` named `taskgraph`).
+    /// The request: one `ResourceSpans` per service (`resource`, its `service.name` an attached
+    /// program's for that program's spans), each with one `ScopeSpans` named `taskgraph`.
     package static func request(resource: [(key: String, value: OTLPValue)], spans: [OTLPSpan]) -> [UInt8] {
-        var res: [UInt8] = []
-        for a in resource { message(&res, 1, keyValue(a.key, a.value)) } // Resource.attributes
-        var scope: [UInt8] = []
-        string(&scope, 1, "taskgraph") // InstrumentationScope.name
-        var scopeSpans: [UInt8] = []
-        message(&scopeSpans, 1, scope) // ScopeSpans.scope
-        for s in spans { message(&scopeSpans, 2, span(s)) } // ScopeSpans.spans
-        var resourceSpans: [UInt8] = []
-        message(&resourceSpans, 1, res) // ResourceSpans.resource
-        message(&resourceSpans, 2, scopeSpans) // ResourceSpans.scope_spans
         var out: [UInt8] = []
-        message(&out, 1, resourceSpans) // ExportTraceServiceRequest.resource_spans
+        for group in OTLPSpan.byService(spans) {
+            var res: [UInt8] = []
+            for a in OTLPSpan.resource(resource, service: group.service) {
+                message(&res, 1, keyValue(a.key, a.value)) // Resource.attributes
+            }
+            var scope: [UInt8] = []
+            string(&scope, 1, "taskgraph") // InstrumentationScope.name
+            var scopeSpans: [UInt8] = []
+            message(&scopeSpans, 1, scope) // ScopeSpans.scope
+            for s in group.spans { message(&scopeSpans, 2, span(s)) } // ScopeSpans.spans
+            var resourceSpans: [UInt8] = []
+            message(&resourceSpans, 1, res) // ResourceSpans.resource
+            message(&resourceSpans, 2, scopeSpans) // ResourceSpans.scope_spans
+            message(&out, 1, resourceSpans) // ExportTraceServiceRequest.resource_spans
+        }
         return out
     }
 

@@ -22,6 +22,30 @@ package struct OTLPSpan: Sendable {
     package var events: [(time: UInt64, name: String, fraction: Double)]
     /// Error status (code 2) when set, with this message (nil: no message).
     package var error: String??
+    /// The `service.name` of the span's resource when not the run's: an attached program's
+    /// name, for the spans under its `NAME (pid N)` row.
+    package var service: String? = nil
+}
+
+extension OTLPSpan {
+    /// `spans` in runs of the same `service`, in order: one `ResourceSpans` each.
+    package static func byService(_ spans: [OTLPSpan]) -> [(service: String?, spans: ArraySlice<OTLPSpan>)] {
+        var out: [(service: String?, spans: ArraySlice<OTLPSpan>)] = []
+        var start = 0
+        for i in spans.indices where i + 1 == spans.count || spans[i + 1].service != spans[i].service {
+            out.append((spans[i].service, spans[start...i]))
+            start = i + 1
+        }
+        return out
+    }
+
+    /// `resource` with `service.name` set to `service` (when there is one).
+    package static func resource(
+        _ resource: [(key: String, value: OTLPValue)], service: String?
+    ) -> [(key: String, value: OTLPValue)] {
+        guard let service else { return resource }
+        return [("service.name", .string(service))] + resource.filter { $0.key != "service.name" }
+    }
 }
 
 /// A command's process, as the live run knows it (`CommandRegistry`); a recorded log does
@@ -90,6 +114,10 @@ package struct OTLPSpanBuilder {
             hops += 1
         }
         let (high, low) = traceID(root: root)
+        var service: String?
+        if let r = fold.index[root], fold.spans[r].kind == TreeModel.programKind {
+            service = Self.programName(fold.spans[r].name)
+        }
         var attributes: [(key: String, value: OTLPValue)] = [
             ("taskgraph.kind", .string(s.kind)), ("taskgraph.id", .int(id)), ("taskgraph.weight", .double(s.weight)),
         ]
@@ -118,7 +146,18 @@ package struct OTLPSpanBuilder {
             attributes: attributes,
             events: s.events.map { (OTLPTrace.nanos(zero, $0.time), $0.name, $0.fraction) },
             // A cancel is an error status too, described as `Graph.trace(with:)` does.
-            error: s.failed ? .some(s.message) : s.cancelled ? .some("cancelled") : nil)
+            error: s.failed ? .some(s.message) : s.cancelled ? .some("cancelled") : nil, service: service)
+    }
+
+    /// An attach program row's name without its ` (pid N)`.
+    static func programName(_ row: String) -> String {
+        guard row.hasSuffix(")") else { return row }
+        var i = row.endIndex
+        while i > row.startIndex {
+            i = row.index(before: i)
+            if row[i] == " ", row[i...].hasPrefix(" (pid ") { return String(row[..<i]) }
+        }
+        return row
     }
 
     /// `success`, `failure` or `cancellation` (the CI/CD conventions' result values).

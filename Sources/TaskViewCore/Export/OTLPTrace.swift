@@ -137,14 +137,29 @@ public enum OTLPTrace {
         return out.withBytes { Array($0) }
     }
 
-    /// An `ExportTraceServiceRequest` in the OTLP/JSON encoding: one resource, one scope.
+    /// An `ExportTraceServiceRequest` in the OTLP/JSON encoding: one resource per service (an
+    /// attached program's spans under its own `service.name`), one scope each.
     package static func json(
         _ out: inout JSONWriter, resource: [(key: String, value: OTLPValue)], spans: [OTLPSpan]
     ) {
-        out.raw("{\"resourceSpans\":[{\"resource\":{\"attributes\":")
+        out.raw("{\"resourceSpans\":[")
+        let groups = OTLPSpan.byService(spans)
+        if groups.isEmpty { resourceSpans(&out, resource: resource, spans: []) }
+        for (k, group) in groups.enumerated() {
+            if k > 0 { out.byte(44) }
+            resourceSpans(&out, resource: OTLPSpan.resource(resource, service: group.service), spans: group.spans)
+        }
+        out.raw("]}")
+    }
+
+    /// One `ResourceSpans` object.
+    private static func resourceSpans(
+        _ out: inout JSONWriter, resource: [(key: String, value: OTLPValue)], spans: ArraySlice<OTLPSpan>
+    ) {
+        out.raw("{\"resource\":{\"attributes\":")
         attributes(&out, resource)
         out.raw("},\"scopeSpans\":[{\"scope\":{\"name\":\"taskgraph\"},\"spans\":[")
-        for (k, s) in spans.enumerated() {
+        for (k, s) in zip(0..., spans) {
             if k > 0 { out.byte(44) }
             out.raw("{\"traceId\":\"")
             hex(&out, s.traceHigh, s.traceLow)
@@ -186,7 +201,7 @@ public enum OTLPTrace {
             }
             out.byte(125)
         }
-        out.raw("]}]}]}")
+        out.raw("]}]}")
     }
 
     static func attributes(_ out: inout JSONWriter, _ list: [(key: String, value: OTLPValue)]) {

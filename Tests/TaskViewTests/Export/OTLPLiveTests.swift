@@ -188,3 +188,44 @@ import Testing
         #expect(bytes == expected)
     }
 }
+
+/// scale.md: `attach --otlp` sends each attached program's spans under a resource whose
+/// `service.name` is the program's name (its `NAME (pid N)` row); other spans keep the run's.
+@Suite struct OTLPProgramResourceTests {
+    private func span(_ name: String, service: String?) -> OTLPSpan {
+        OTLPSpan(
+            traceHigh: 1, traceLow: 2, spanID: 3, parentSpanID: 0, name: name, start: 0, end: 1, attributes: [],
+            events: [], error: nil, service: service)
+    }
+
+    @Test func aProgramRowNamesItsService() {
+        #expect(OTLPSpanBuilder.programName("api (pid 4121)") == "api")
+        #expect(OTLPSpanBuilder.programName("odd (pid) name (pid 7)") == "odd (pid) name")
+        #expect(OTLPSpanBuilder.programName("plain") == "plain")
+    }
+
+    @Test func spansAreGroupedIntoOneResourcePerServiceInOrder() {
+        let spans = [
+            span("a", service: "api"), span("b", service: "api"), span("c", service: "worker"), span("d", service: nil),
+        ]
+        let groups = OTLPSpan.byService(spans)
+        #expect(groups.map(\.service) == ["api", "worker", nil])
+        #expect(groups.map { $0.spans.map(\.name) } == [["a", "b"], ["c"], ["d"]])
+        let resource: [(key: String, value: OTLPValue)] = [("service.name", .string("taskview")), ("x", .int(1))]
+        let api = OTLPSpan.resource(resource, service: "api")
+        #expect(api.map(\.key) == ["service.name", "x"])
+        #expect(api[0].value == .string("api"))
+        #expect(OTLPSpan.resource(resource, service: nil)[0].value == .string("taskview"))
+    }
+
+    @Test func theJSONHasOneResourceSpansPerService() {
+        var out = JSONWriter(capacity: 1024)
+        OTLPTrace.json(
+            &out, resource: [("service.name", .string("taskview"))],
+            spans: [span("a", service: "api"), span("b", service: nil)])
+        let text = out.withBytes { String(decoding: $0, as: UTF8.self) }
+        #expect(text.components(separatedBy: "\"resource\":").count == 3)
+        #expect(text.contains("{\"key\":\"service.name\",\"value\":{\"stringValue\":\"api\"}}"))
+        #expect(text.contains("{\"key\":\"service.name\",\"value\":{\"stringValue\":\"taskview\"}}"))
+    }
+}
