@@ -26,6 +26,7 @@ extension TreeModel {
     /// ancestor, or an unknown one, is ignored (a hostile log).
     mutating func placeAttempt(_ node: Int, of: Int) {
         guard contains(node), contains(of), node != of, attempts[of]?.contains(node) != true else { return }
+        flushRollUp()
         var row = of
         for (r, list) in attempts where list.contains(of) {
             row = r
