@@ -130,6 +130,7 @@ public enum OTLPTrace {
         let index = fold.index
         let spans = fold.spans
         let ids = index.keys.sorted()
+        let ancestry = SpanAncestry(spans: spans, index: index)
 
         let seed = logSeed(log.header)
         let zero = createdNanos(log.header.created)
@@ -146,16 +147,8 @@ public enum OTLPTrace {
             let s = spans[index[id]!]
             guard let start = s.start else { continue } // never executed: no span
             // The nearest executed ancestor is the parent; the topmost ancestor names the trace.
-            var parentSpan = -1
-            var root = id
-            var p = s.parent
-            var hops = 0
-            while p >= 0, hops < 1_000_000, let i = index[p] {
-                if parentSpan < 0, spans[i].start != nil { parentSpan = p }
-                root = p
-                p = spans[i].parent
-                hops += 1
-            }
+            let parentSpan = ancestry.parentSpan[index[id]!]
+            let root = ancestry.root[index[id]!]
             if first { first = false } else { out.byte(44) }
             out.raw("{\"traceId\":\"")
             hex(&out, mix(seed ^ 0x7472_6163_6500_0000, UInt64(root)), mix(seed, UInt64(root)))
