@@ -223,8 +223,9 @@ extension TreeModel: GraphFold {
     @usableFromInline package mutating func parentSet(id: NodeID, parent: NodeID, index: Int, time: Double) {
         let i = id.rawValue
         let p = parent.rawValue
-        // A node cannot move under itself or its own descendant (a hostile log).
-        guard contains(i), contains(p), i != p, !isAncestor(i, of: p) else { return }
+        // A node cannot move under itself or its own descendant (a hostile log); a leaf has
+        // none, so no walk up a deep chain for it.
+        guard contains(i), contains(p), i != p, nodes[i].children.isEmpty || !isAncestor(i, of: p) else { return }
         detach(i)
         attach(i, to: p, at: index)
     }
