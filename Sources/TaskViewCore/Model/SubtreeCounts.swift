@@ -1,7 +1,8 @@
 /// Nodes per `DisplayState` in a subtree (the node itself included), one lane per
 /// `DisplayState.rawValue`. Kept in every `TreeModel.Node` and updated per event along the
-/// path to the root (O(depth)), so a collapsed row can say what it hides and whether a
-/// failure is inside without a walk over the subtree.
+/// path to the root (O(depth)), or once for a batch of events (`withDeferredRollUp`), so a
+/// collapsed row can say what it hides and whether a failure is inside without a walk over
+/// the subtree.
 package typealias SubtreeCounts = SIMD8<Int32>
 
 extension SubtreeCounts {
