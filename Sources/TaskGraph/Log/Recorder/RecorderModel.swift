@@ -388,6 +388,7 @@ struct RecorderModel {
         var s = LogSummary()
         var outcome = "succeeded"
         var unfinished = false
+        var skipped = SkippedNodes()
         for (ci, chunk) in chunks.enumerated() {
             guard let c = chunk else { continue }
             for k in 0..<RecorderModel.chunkSize where c.flags[k] & RecorderModel.liveBit != 0 {
@@ -397,7 +398,10 @@ struct RecorderModel {
                 case .completed: if failed(i) { s.failed += 1 } else { s.succeeded += 1 }
                 case .cancelled: s.cancelled += 1
                 case .executing: s.executing += 1
-                case .notExecuted: if isSkipped(i) { s.skipped += 1 } else { s.notExecuted += 1 }
+                case .notExecuted:
+                    let isSkipped = skipped.isSkipped(
+                        Int(i), state: { contains($0) ? self.state(Int32($0)) : nil }, parent: { parentOf($0) })
+                    if isSkipped { s.skipped += 1 } else { s.notExecuted += 1 }
                 }
                 guard c.parents[k] < 0 else { continue }
                 switch state { // a root: the outcome, as `LogModel.outcome`
@@ -410,20 +414,6 @@ struct RecorderModel {
         s.outcome = unfinished ? "unfinished" : outcome
         s.duration = unfinished ? t : lastRootSettle ?? t
         return s
-    }
-
-    /// Never executed, and its parent has settled or is itself skipped (`LogModel.isSkipped`).
-    private func isSkipped(_ i: Int32) -> Bool {
-        var id = Int(i)
-        var steps = 0
-        while state(Int32(id)) == .notExecuted, steps <= liveCount {
-            let p = parentOf(id)
-            guard p >= 0, contains(p) else { return false }
-            if state(Int32(p)).isSettled { return true }
-            id = p
-            steps += 1
-        }
-        return false
     }
 
     /// Writes the state as `LogModel.writeSnapshot` does. Returns the next free seq.
