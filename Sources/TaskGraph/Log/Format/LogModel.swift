@@ -233,7 +233,7 @@ public struct LogModel: Sendable {
             case .executing: s.executing += 1
             case .notExecuted:
                 let isSkipped = skipped.isSkipped(
-                    id, state: { self.slot($0).map { nodes[$0].state } }, parent: { parentOf($0) })
+                    id, limit: nodes.count, state: { self.slot($0).map { nodes[$0].state } }, parent: { parentOf($0) })
                 if isSkipped { s.skipped += 1 } else { s.notExecuted += 1 }
             }
         }

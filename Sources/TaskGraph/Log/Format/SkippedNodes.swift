@@ -6,12 +6,13 @@ struct SkippedNodes {
     private var known: [Int: Bool] = [:]
 
     /// Whether the never-executed node `id` is skipped; `state` is nil for an absent node,
-    /// `parent` -1 for a root.
-    mutating func isSkipped(_ id: Int, state: (Int) -> TaskState?, parent: (Int) -> Int) -> Bool {
+    /// `parent` -1 for a root. At most `limit` steps up (the model's node count: a stale
+    /// parent link of a dropped node can loop).
+    mutating func isSkipped(_ id: Int, limit: Int, state: (Int) -> TaskState?, parent: (Int) -> Int) -> Bool {
         var path: [Int] = []
         var x = id
         var answer = false
-        while true { // a parent chain never loops: the models refuse cycles
+        while path.count <= limit {
             if let k = known[x] {
                 answer = k
                 break

@@ -400,7 +400,8 @@ struct RecorderModel {
                 case .executing: s.executing += 1
                 case .notExecuted:
                     let isSkipped = skipped.isSkipped(
-                        Int(i), state: { contains($0) ? self.state(Int32($0)) : nil }, parent: { parentOf($0) })
+                        Int(i), limit: liveCount, state: { contains($0) ? self.state(Int32($0)) : nil },
+                        parent: { parentOf($0) })
                     if isSkipped { s.skipped += 1 } else { s.notExecuted += 1 }
                 }
                 guard c.parents[k] < 0 else { continue }
