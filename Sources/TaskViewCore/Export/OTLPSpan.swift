@@ -97,21 +97,29 @@ package struct OTLPSpanBuilder {
     }
 
     /// The span of node `id`, nil when it never executed. `lastTime`: where spans still
-    /// open end.
-    func span(_ id: Int, in fold: OTLPTrace.SpanFold, lastTime: Double) -> OTLPSpan? {
+    /// open end. `ancestry`: every span's root and parent span resolved at once (a whole
+    /// log's export: linear in a chain's depth); without it they are found by a walk up.
+    func span(
+        _ id: Int, in fold: OTLPTrace.SpanFold, lastTime: Double, ancestry: OTLPTrace.SpanAncestry? = nil
+    ) -> OTLPSpan? {
         guard let at = fold.index[id] else { return nil }
         let s = fold.spans[at]
         guard let start = s.start else { return nil }
         // The nearest executed ancestor is the parent; the topmost ancestor names the trace.
         var parentSpan = -1
         var root = id
-        var p = s.parent
-        var hops = 0
-        while p >= 0, hops < 1_000_000, let i = fold.index[p] {
-            if parentSpan < 0, fold.spans[i].start != nil { parentSpan = p }
-            root = p
-            p = fold.spans[i].parent
-            hops += 1
+        if let ancestry {
+            parentSpan = ancestry.parentSpan[at]
+            root = ancestry.root[at]
+        } else {
+            var p = s.parent
+            var hops = 0
+            while p >= 0, hops < 1_000_000, let i = fold.index[p] {
+                if parentSpan < 0, fold.spans[i].start != nil { parentSpan = p }
+                root = p
+                p = fold.spans[i].parent
+                hops += 1
+            }
         }
         let (high, low) = traceID(root: root)
         var service: String?

@@ -128,7 +128,10 @@ public enum OTLPTrace {
         }
         for e in log.events { fold.apply(e.change, time: e.time) }
         let builder = OTLPSpanBuilder(header: log.header)
-        let spans = fold.index.keys.sorted().compactMap { builder.span($0, in: fold, lastTime: log.duration) }
+        let ancestry = SpanAncestry(spans: fold.spans, index: fold.index)
+        let spans = fold.index.keys.sorted().compactMap {
+            builder.span($0, in: fold, lastTime: log.duration, ancestry: ancestry)
+        }
         var resource: [(key: String, value: OTLPValue)] = [("service.name", .string(serviceName(log)))]
         if let producer = log.header.producer { resource.append(("taskgraph.producer", .string(producer))) }
         var out = JSONWriter(capacity: spans.count * 400 + 512)

@@ -22,8 +22,30 @@ package struct HeadlessPrinter: Sendable {
     /// Absorbs an event; returns the line to print for a state change (nil otherwise).
     package mutating func absorb(_ event: GraphEvent) -> String? {
         tree.absorb(event)
-        if showOutput, let line = Self.outputLine(for: event, in: tree) { return line }
-        guard let line = Self.line(for: event, in: tree) else { return nil }
+        return Self.line(after: event, in: tree, showOutput: showOutput, history: history)
+    }
+
+    /// Absorbs events in order; returns their lines. Linear in the events however deep the
+    /// tree: no line reads subtree counts, so they are rolled up once at the end.
+    package mutating func absorb<S: Sequence>(all events: S) -> [String] where S.Element == GraphEvent {
+        let (showOutput, history) = (showOutput, history)
+        return tree.withDeferredRollUp { tree in
+            var lines: [String] = []
+            for e in events {
+                tree.absorb(e)
+                if let line = Self.line(after: e, in: tree, showOutput: showOutput, history: history) {
+                    lines.append(line)
+                }
+            }
+            return lines
+        }
+    }
+
+    private static func line(
+        after event: GraphEvent, in tree: TreeModel, showOutput: Bool, history: RunHistory?
+    ) -> String? {
+        if showOutput, let line = outputLine(for: event, in: tree) { return line }
+        guard let line = line(for: event, in: tree) else { return nil }
         guard let history, let left = history.remaining(in: tree, now: event.time), left.seconds > 0 else {
             return line
         }

@@ -57,7 +57,7 @@ extension TreeModel {
 
     /// One row's count: its newest attempt's state (judged again above restarted rows).
     func countRow(_ n: Int, above: Set<Int>, memo: inout [Int: DisplayState]) -> SubtreeCounts {
-        nodes[n].counted ? .one(judged(n, above: above, memo: &memo, depth: 0)) : SubtreeCounts()
+        nodes[n].counted ? .one(judged(n, above: above, memo: &memo)) : SubtreeCounts()
     }
 
     /// Adds `delta` nodes in `state` to the kept counts (`nodeCounts`, or `uncountedLive`).

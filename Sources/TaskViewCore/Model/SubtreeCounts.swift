@@ -1,7 +1,8 @@
 /// Nodes per `DisplayState` in a subtree (the node itself included), one lane per
 /// `DisplayState.rawValue`. Kept in every `TreeModel.Node` and updated per event along the
-/// path to the root (O(depth)), so a collapsed row can say what it hides and whether a
-/// failure is inside without a walk over the subtree.
+/// path to the root (O(depth)), or once for a batch of events (`withDeferredRollUp`), so a
+/// collapsed row can say what it hides and whether a failure is inside without a walk over
+/// the subtree.
 package typealias SubtreeCounts = SIMD8<Int32>
 
 extension SubtreeCounts {
@@ -44,6 +45,7 @@ extension TreeModel {
     /// never loops (`parentSet` refuses to make one); the step limit only guards a model
     /// built from a hostile snapshot.
     mutating func addToAncestors(from p: Int, _ delta: SubtreeCounts) {
+        if deferRollUp(from: p, delta) { return }
         var x = p
         var steps = 0
         while x >= 0 && steps <= nodes.count {
@@ -68,13 +70,16 @@ extension TreeModel {
         return false
     }
 
-    /// Recomputes every node's subtree counts from the parent links (bulk seeding).
+    /// Recomputes every node's subtree counts from the parent links (bulk seeding), in one
+    /// roll-up (O(nodes) whatever the depth).
     mutating func recountSubtrees() {
         for id in nodes.ids where nodes.read(id, { $0.exists }) {
             nodes.update(id) { $0.subtree = SubtreeCounts() }
         }
-        for id in nodes.ids where nodes.read(id, { $0.exists }) {
-            addToAncestors(from: id, nodes.read(id) { $0.ownCount })
+        withDeferredRollUp { tree in
+            for id in tree.nodes.ids where tree.nodes.read(id, { $0.exists }) {
+                tree.addToAncestors(from: id, tree.nodes.read(id) { $0.ownCount })
+            }
         }
     }
 }

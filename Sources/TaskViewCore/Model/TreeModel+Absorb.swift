@@ -17,14 +17,18 @@ extension TreeModel {
         commands[id] = info
     }
 
-    /// Applies events in order.
+    /// Applies events in order, the subtree counts brought up to date once at the end
+    /// (`withDeferredRollUp`: linear in the events whatever the tree's depth).
     package mutating func absorb<S: Sequence>(_ events: S) where S.Element == GraphEvent {
-        for e in events { absorb(e) }
+        withDeferredRollUp { tree in
+            for e in events { tree.absorb(e) }
+        }
     }
 
     private mutating func add(_ i: Int, kind: String, name: String, weight: Double, time: Double) {
         guard i >= 0 else { return }
         ensure(i)
+        if contains(i) { flushRollUp() } // its old subtree counts are read below
         let (old, oldParent, oldSubtree) = nodes.read(i) {
             ($0.exists ? ($0.display, $0.counted) : nil, Int($0.parent), $0.subtree)
         }
@@ -178,6 +182,7 @@ extension TreeModel {
     }
 
     private mutating func drop(_ ids: [NodeID]) {
+        flushRollUp() // detaching reads subtree counts
         let gone = Set(ids.map(\.rawValue))
         for i in gone.sorted() where contains(i) {
             let p = Int(nodes[i].parent)
@@ -218,8 +223,9 @@ extension TreeModel: GraphFold {
     @usableFromInline package mutating func parentSet(id: NodeID, parent: NodeID, index: Int, time: Double) {
         let i = id.rawValue
         let p = parent.rawValue
-        // A node cannot move under itself or its own descendant (a hostile log).
-        guard contains(i), contains(p), i != p, !isAncestor(i, of: p) else { return }
+        // A node cannot move under itself or its own descendant (a hostile log); a leaf has
+        // none, so no walk up a deep chain for it.
+        guard contains(i), contains(p), i != p, nodes[i].children.isEmpty || !isAncestor(i, of: p) else { return }
         detach(i)
         attach(i, to: p, at: index)
     }

@@ -26,6 +26,7 @@ extension TreeModel {
     /// ancestor, or an unknown one, is ignored (a hostile log).
     mutating func placeAttempt(_ node: Int, of: Int) {
         guard contains(node), contains(of), node != of, attempts[of]?.contains(node) != true else { return }
+        flushRollUp()
         var row = of
         for (r, list) in attempts where list.contains(of) {
             row = r
@@ -53,7 +54,7 @@ extension TreeModel {
     package func outcomeWithAttempts(root: Int) -> RootOutcome {
         guard contains(root) else { return .cancelled }
         var memo: [Int: DisplayState] = [:]
-        switch judged(root, above: rowsAboveAttempts(), memo: &memo, depth: 0) {
+        switch judged(root, above: rowsAboveAttempts(), memo: &memo) {
         case .succeeded: return .succeeded
         case .failed: return .failed
         default: return .cancelled
@@ -68,10 +69,10 @@ extension TreeModel {
         let above = rowsAboveAttempts()
         var memo: [Int: DisplayState] = [:]
         var out: [Int: DisplayState] = [:]
-        for n in above { out[n] = judged(n, above: above, memo: &memo, depth: 0) }
+        for n in above { out[n] = judged(n, above: above, memo: &memo) }
         rejudged = out
         var fractions: [Int: Double] = [:]
-        for n in above { _ = judgedFraction(n, above: above, memo: &fractions, depth: 0) }
+        for n in above { _ = judgedFraction(n, above: above, memo: &fractions) }
         rejudgedFractions = fractions
         rejudgedCounts = countsWithAttempts()
     }
@@ -79,32 +80,43 @@ extension TreeModel {
     /// The fraction row `n` shows: a row above restarted rows, the weighted mean of its child
     /// rows (each its newest attempt's: settled or skipped 1, running its fraction, not
     /// started 0; equal shares when no child weighs anything), 1 once judged succeeded.
-    func judgedFraction(_ n: Int, above: Set<Int>, memo: inout [Int: Double], depth: Int) -> Double {
-        if let known = memo[n] { return known }
-        guard above.contains(n), depth < 10_000 else {
-            let s = nodes[newestAttempt(n)]
-            switch s.display {
-            case .executing: return s.fraction
-            case .notExecuted: return 0
-            default: return 1
+    /// Children before parents with an explicit stack: a chain of any depth.
+    func judgedFraction(_ n: Int, above: Set<Int>, memo: inout [Int: Double]) -> Double {
+        var stack: [(node: Int, ready: Bool)] = [(n, false)]
+        while let (x, ready) = stack.popLast() {
+            guard memo[x] == nil, above.contains(x) else { continue }
+            let kids = nodes[x].children.lazy.map { Int($0) }.filter { contains($0) && !hiddenRoots.contains($0) }
+            if !ready {
+                stack.append((x, true))
+                for c in kids where memo[c] == nil && above.contains(c) { stack.append((c, false)) }
+                continue
             }
+            var sum = 0.0
+            var weights = 0.0
+            var plain = 0.0
+            var count = 0
+            for c in kids {
+                let f = memo[c] ?? ownFraction(c)
+                let w = nodes[c].weight
+                sum += w * f
+                weights += w
+                plain += f
+                count += 1
+            }
+            let mean = weights > 0 ? sum / weights : count > 0 ? plain / Double(count) : 0
+            memo[x] = rejudged[x] == .succeeded ? 1 : min(1, mean)
         }
-        var sum = 0.0
-        var weights = 0.0
-        var plain = 0.0
-        var count = 0
-        for c in nodes[n].children where contains(Int(c)) && !hiddenRoots.contains(Int(c)) {
-            let f = judgedFraction(Int(c), above: above, memo: &memo, depth: depth + 1)
-            let w = nodes[Int(c)].weight
-            sum += w * f
-            weights += w
-            plain += f
-            count += 1
+        return memo[n] ?? ownFraction(n)
+    }
+
+    /// The fraction of a row not above restarted rows: its newest attempt's.
+    private func ownFraction(_ n: Int) -> Double {
+        let s = nodes[newestAttempt(n)]
+        switch s.display {
+        case .executing: return s.fraction
+        case .notExecuted: return 0
+        default: return 1
         }
-        let mean = weights > 0 ? sum / weights : count > 0 ? plain / Double(count) : 0
-        let out = rejudged[n] == .succeeded ? 1 : min(1, mean)
-        memo[n] = out
-        return out
     }
 
     /// Whether node `n` is what the tree shows now: not a row's earlier attempt, and not a
@@ -148,38 +160,49 @@ extension TreeModel {
 
     /// The state row `n` stands for: its newest attempt's; for a row above restarted rows,
     /// judged from its children as its kind would (running while one of them runs).
-    func judged(_ n: Int, above: Set<Int>, memo: inout [Int: DisplayState], depth: Int) -> DisplayState {
-        let s = newestAttempt(n)
-        if s != n { return nodes[s].display }
-        guard above.contains(n), depth < 10_000 else { return nodes[n].display }
-        if let known = memo[n] { return known }
-        var kids: [DisplayState] = []
-        for c in nodes[n].children where contains(Int(c)) {
-            kids.append(judged(Int(c), above: above, memo: &memo, depth: depth + 1))
+    /// Children before parents with an explicit stack: a chain of any depth.
+    func judged(_ n: Int, above: Set<Int>, memo: inout [Int: DisplayState]) -> DisplayState {
+        // Rows judged from their children: above restarted rows, and not themselves restarted.
+        func judging(_ x: Int) -> Bool { newestAttempt(x) == x && above.contains(x) }
+        func value(_ x: Int, _ memo: [Int: DisplayState]) -> DisplayState {
+            judging(x) ? memo[x] ?? nodes[x].display : nodes[newestAttempt(x)].display
         }
-        let out: DisplayState
-        if kids.contains(.executing) {
-            out = .executing
-        } else {
-            switch nodes[n].kind {
-            case NodeKind.allSettled: out = .succeeded
-            case NodeKind.recover:
-                out = kids.first == .succeeded || kids.count < 2 ? (kids.first ?? .succeeded) : kids[1]
-            case NodeKind.retry: out = kids.last ?? nodes[n].display
-            default:
-                if kids.contains(.failed) {
-                    out = .failed
-                } else if kids.contains(.cancelled) {
-                    out = .cancelled
-                } else if kids.allSatisfy({ $0 == .succeeded }) {
-                    out = .succeeded
-                } else {
-                    out = nodes[n].display
+        var stack: [(node: Int, ready: Bool)] = [(n, false)]
+        while let (x, ready) = stack.popLast() {
+            guard judging(x), memo[x] == nil else { continue }
+            if !ready {
+                stack.append((x, true))
+                for c in nodes[x].children where contains(Int(c)) && judging(Int(c)) && memo[Int(c)] == nil {
+                    stack.append((Int(c), false))
+                }
+                continue
+            }
+            var kids: [DisplayState] = []
+            for c in nodes[x].children where contains(Int(c)) { kids.append(value(Int(c), memo)) }
+            let out: DisplayState
+            if kids.contains(.executing) {
+                out = .executing
+            } else {
+                switch nodes[x].kind {
+                case NodeKind.allSettled: out = .succeeded
+                case NodeKind.recover:
+                    out = kids.first == .succeeded || kids.count < 2 ? (kids.first ?? .succeeded) : kids[1]
+                case NodeKind.retry: out = kids.last ?? nodes[x].display
+                default:
+                    if kids.contains(.failed) {
+                        out = .failed
+                    } else if kids.contains(.cancelled) {
+                        out = .cancelled
+                    } else if kids.allSatisfy({ $0 == .succeeded }) {
+                        out = .succeeded
+                    } else {
+                        out = nodes[x].display
+                    }
                 }
             }
+            memo[x] = out
         }
-        memo[n] = out
-        return out
+        return value(n, memo)
     }
 }
 

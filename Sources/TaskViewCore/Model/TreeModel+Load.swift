@@ -31,6 +31,17 @@ extension TreeModel {
     /// children appended in the order given, never-executed nodes below settled ones
     /// skipped. Call only when `canLoad` said yes.
     mutating func load(_ items: [Loaded], sequence last: UInt64, time t: Double) {
+        withDeferredRollUp { tree in
+            tree.loadNodes(items)
+            for it in items where it.node.state.isSettled { tree.markSkippedBelow(it.id) }
+        }
+        structureVersion &+= 1
+        sequence = last
+        time = t
+    }
+
+    /// The nodes of `load`, their counts rolled up by the caller.
+    private mutating func loadNodes(_ items: [Loaded]) {
         for it in items {
             ensure(it.id)
             var node = it.node
@@ -45,9 +56,5 @@ extension TreeModel {
             nodes[it.id] = node
             addToAncestors(from: it.parent, node.subtree)
         }
-        for it in items where it.node.state.isSettled { markSkippedBelow(it.id) }
-        structureVersion &+= 1
-        sequence = last
-        time = t
     }
 }

@@ -116,6 +116,9 @@ public struct TreeModel: Sendable {
     }
     /// Ids that entered `executing`, in order; settled ones are dropped lazily.
     var executingOrder: [Int32] = []
+    /// Subtree-count deltas not yet carried to the ancestors (`withDeferredRollUp`); nil when
+    /// every change goes up at once.
+    var pendingRollUp: [Int32: SubtreeCounts]?
 
     package init() {}
 

@@ -80,7 +80,7 @@ package struct RunReport: Sendable, Equatable {
             if !n.startedAt.isNaN { runStart = min(runStart, n.startedAt) }
             if !n.endedAt.isNaN { runEnd = max(runEnd, n.endedAt) }
             guard tree.isCurrent(id) else { continue }
-            if above.contains(id), tree.judged(id, above: above, memo: &memo, depth: 0) != .failed { continue }
+            if above.contains(id), tree.judged(id, above: above, memo: &memo) != .failed { continue }
             let isLeaf = n.children.isEmpty && n.kind != NodeKind.ref
             if isLeaf, !n.startedAt.isNaN, !n.endedAt.isNaN {
                 leaves.append(Step(id: id, name: n.name, start: n.startedAt, duration: n.endedAt - n.startedAt))

@@ -93,20 +93,24 @@ public final class AttachSession {
             case .closed(let p, _): fold.barrier(program: p)
             }
         }
-        for m in messages {
-            changed = true
-            switch m {
-            case .item(let p, let item):
-                onItem?(p, item)
-                programs.apply(item, program: p, tree: &tree, now: now)
-                if case .error(let message) = item {
-                    errors.append(programs.programs[p].label + ": " + Sanitizer.clean(String(message.prefix(500))))
+        // One roll-up of subtree counts for the batch: a deep program's events cost O(1)
+        // each, not a walk over their ancestors (DeferredRollUp).
+        tree.withDeferredRollUp { tree in
+            for m in messages {
+                changed = true
+                switch m {
+                case .item(let p, let item):
+                    onItem?(p, item)
+                    programs.apply(item, program: p, tree: &tree, now: now)
+                    if case .error(let message) = item {
+                        errors.append(programs.programs[p].label + ": " + Sanitizer.clean(String(message.prefix(500))))
+                    }
+                case .closed(let p, let error):
+                    programs.closed(
+                        program: p, error: error.map { Sanitizer.clean(String($0.prefix(300))) },
+                        tree: &tree, now: now)
+                    onClosed?(p)
                 }
-            case .closed(let p, let error):
-                programs.closed(
-                    program: p, error: error.map { Sanitizer.clean(String($0.prefix(300))) },
-                    tree: &tree, now: now)
-                onClosed?(p)
             }
         }
         programs.refreshRows(tree: &tree, now: now)

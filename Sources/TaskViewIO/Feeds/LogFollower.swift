@@ -70,9 +70,12 @@ package final class LogFollower {
             seeded = true
         case .events(let events):
             seeded = true // a log that starts late: events build the tree from nothing
-            for e in events {
-                tree.absorb(e)
-                if let line = HeadlessPrinter.line(for: e, in: tree) { lines.append(line) }
+            // No line reads subtree counts: they are rolled up once for the batch.
+            tree.withDeferredRollUp { tree in
+                for e in events {
+                    tree.absorb(e)
+                    if let line = HeadlessPrinter.line(for: e, in: tree) { lines.append(line) }
+                }
             }
         case .end:
             ended = true

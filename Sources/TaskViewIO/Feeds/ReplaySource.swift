@@ -208,12 +208,14 @@ public final class ReplaySource: DashboardSource {
         let events = log.events
         while done < total {
             let next = min(total, done + max(ReplaySource.minSpacing, 3 * tree.liveCount))
-            for i in done..<next {
-                let event = events[i]
-                let change = ReplayMarkers.change(event)
-                let time = event.time
-                tree.absorb(event)
-                if change != nil { markers.note(i, change, time: time, tree: tree) }
+            tree.withDeferredRollUp { tree in
+                for i in done..<next {
+                    let event = events[i]
+                    let change = ReplayMarkers.change(event)
+                    let time = event.time
+                    tree.absorb(event)
+                    if change != nil { markers.note(i, change, time: time, tree: tree) }
+                }
             }
             done = next
             if done < total { trees.append((done, tree)) }
@@ -224,7 +226,9 @@ public final class ReplaySource: DashboardSource {
     /// would copy it on the way).
     private func absorb(_ range: Range<Int>, into tree: inout TreeModel) {
         let events = log.events
-        for i in range { tree.absorb(events[i]) }
+        tree.withDeferredRollUp { tree in
+            for i in range { tree.absorb(events[i]) }
+        }
     }
 
     private func rebuild(at count: Int, model: inout DashboardModel) {
@@ -266,7 +270,9 @@ public final class ReplaySource: DashboardSource {
         // (`allowFailure`) decide too.
         model.tree = TreeModel(snapshot: log.snapshot(afterEvents: 0))
         let events = log.events
-        for i in 0..<log.eventCount { model.tree.absorb(events[i]) }
+        model.tree.withDeferredRollUp { tree in
+            for i in 0..<log.eventCount { tree.absorb(events[i]) }
+        }
         model.updateOutcome()
         return model.outcome
     }
@@ -274,10 +280,7 @@ public final class ReplaySource: DashboardSource {
     package static func headlessLines(_ log: ReplayLog) -> [String] {
         let initial = log.initialSnapshot
         var printer = HeadlessPrinter(snapshot: initial)
-        var out: [String] = []
-        for e in log.events {
-            if let line = printer.absorb(e) { out.append(line) }
-        }
+        let out = printer.absorb(all: log.events)
         let root = log.finalSnapshot.roots.last
         return out + printer.summary(root: root)
     }

@@ -19,6 +19,23 @@ import Testing
         #expect(result.get == [Self.links, 1])
     }
 
+    /// A million nested links (the deepest chain a log may hold): built, run, then the
+    /// chain and its graph released, all on an 8 MiB stack.
+    @Test func aMillionLinkChainRunsAndIsReleasedWithItsGraph() {
+        let result = Locked<[Int]>([])
+        onBigStack {
+            var graph: Graph? = Graph(clock: VirtualClock())
+            var t: GraphTask<Int, Never>? = .succeed(0, graph: graph!)
+            for _ in 0..<1_000_000 { t = t!.mapResult { $0 + 1 } }
+            t!.success { v in result.withLock { $0.append(v) } }.execute()
+            result.withLock { $0.append(graph!.snapshot().nodes.count) }
+            t = nil
+            graph = nil
+            result.withLock { $0.append(graph == nil ? 1 : 0) }
+        }
+        #expect(result.get == [1_000_000, 1_000_001, 1])
+    }
+
     @Test func thenChainOfTasksRunsAndIsReleased() {
         let result = Locked<[Int]>([])
         onBigStack {

@@ -89,8 +89,11 @@ extension LogParser {
         }
     }
 
-    /// Making `parent` the parent of `id` must not put `id` above itself.
+    /// Making `parent` the parent of `id` must not put `id` above itself. A node without
+    /// children can only be its own parent: no walk up (a walk per adoption made adopting
+    /// leaves under a deep chain quadratic).
     func checkNoCycle(_ id: Int, _ parent: Int) throws {
+        if id != parent, let s = model.slot(id), model.nodes[s].children.isEmpty { return }
         var p = parent
         var depth = 0
         while p >= 0 {

@@ -223,32 +223,22 @@ public struct LogModel: Sendable {
     func summary(duration: Double) -> LogSummary {
         var s = LogSummary()
         s.duration = duration
-        forEachSlotByID { _, slot in
+        var skipped = SkippedNodes()
+        forEachSlotByID { id, slot in
             guard nodes[slot].live, NodeKind.isCounted(nodes[slot].kind) else { return }
             let n = nodes[slot]
             switch n.state {
             case .completed: if n.failed { s.failed += 1 } else { s.succeeded += 1 }
             case .cancelled: s.cancelled += 1
             case .executing: s.executing += 1
-            case .notExecuted: if isSkipped(slot) { s.skipped += 1 } else { s.notExecuted += 1 }
+            case .notExecuted:
+                let isSkipped = skipped.isSkipped(
+                    id, limit: nodes.count, state: { self.slot($0).map { nodes[$0].state } }, parent: { parentOf($0) })
+                if isSkipped { s.skipped += 1 } else { s.notExecuted += 1 }
             }
         }
         s.outcome = outcome
         return s
-    }
-
-    /// Never executed, and its parent has settled or is itself skipped.
-    func isSkipped(_ slot: Int) -> Bool {
-        var s = slot
-        var steps = 0
-        while nodes[s].state == .notExecuted, steps <= nodes.count {
-            let p = Int(nodes[s].parent)
-            guard p >= 0, let ps = self.slot(p) else { return false }
-            if nodes[ps].state.isSettled { return true }
-            s = ps
-            steps += 1
-        }
-        return false
     }
 
     /// The roots' outcome: "succeeded" when every root succeeded, "failed" when one failed,

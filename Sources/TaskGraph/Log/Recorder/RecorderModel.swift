@@ -390,6 +390,7 @@ struct RecorderModel {
         var unfinished = false
         // Kinds by index: whether each counts (`NodeKind.isCounted`; 255: see `extraKinds`).
         let counted = kindNames.map(NodeKind.isCounted)
+        var skipped = SkippedNodes()
         for (ci, chunk) in chunks.enumerated() {
             guard let c = chunk else { continue }
             for k in 0..<RecorderModel.chunkSize where c.flags[k] & RecorderModel.liveBit != 0 {
@@ -401,7 +402,11 @@ struct RecorderModel {
                     case .completed: if failed(i) { s.failed += 1 } else { s.succeeded += 1 }
                     case .cancelled: s.cancelled += 1
                     case .executing: s.executing += 1
-                    case .notExecuted: if isSkipped(i) { s.skipped += 1 } else { s.notExecuted += 1 }
+                    case .notExecuted:
+                        let isSkipped = skipped.isSkipped(
+                            Int(i), limit: liveCount, state: { contains($0) ? self.state(Int32($0)) : nil },
+                            parent: { parentOf($0) })
+                        if isSkipped { s.skipped += 1 } else { s.notExecuted += 1 }
                     }
                 }
                 guard c.parents[k] < 0 else { continue }
@@ -415,20 +420,6 @@ struct RecorderModel {
         s.outcome = unfinished ? "unfinished" : outcome
         s.duration = unfinished ? t : lastRootSettle ?? t
         return s
-    }
-
-    /// Never executed, and its parent has settled or is itself skipped (`LogModel.isSkipped`).
-    private func isSkipped(_ i: Int32) -> Bool {
-        var id = Int(i)
-        var steps = 0
-        while state(Int32(id)) == .notExecuted, steps <= liveCount {
-            let p = parentOf(id)
-            guard p >= 0, contains(p) else { return false }
-            if state(Int32(p)).isSettled { return true }
-            id = p
-            steps += 1
-        }
-        return false
     }
 
     /// Writes the state as `LogModel.writeSnapshot` does. Returns the next free seq.
