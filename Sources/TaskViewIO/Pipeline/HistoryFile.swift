@@ -79,10 +79,10 @@ package struct HistoryFile: Sendable {
     /// The directory is made mode 0700 and the file 0600, whatever the umask.
     package func append(_ entry: HistoryEntry) throws(HistoryError) {
         let dir = String(path[..<path.lastIndex(of: "/")!])
-        if mkdir(dir, 0o700) == 0 {
-            chmod(dir, 0o700)
-        } else if errno != EEXIST {
-            throw error(dir)
+        do {
+            try PrivateFile.makeDirectory(dir)
+        } catch {
+            throw HistoryError(path: dir, message: error.reason)
         }
         let line = Array((entry.line + "\n").utf8)
         var kept: [ArraySlice<UInt8>] = []
@@ -111,10 +111,12 @@ package struct HistoryFile: Sendable {
     }
 
     private func appendLine(_ line: [UInt8]) throws(HistoryError) {
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw error(path) }
+        let fd: Int32
+        switch PrivateFile.open(path, flags: O_APPEND | O_NOFOLLOW) {
+        case .success(let opened): fd = opened
+        case .failure(let e): throw HistoryError(path: path, message: e.reason)
+        }
         defer { close(fd) }
-        fchmod(fd, 0o600)
         guard writeAll(line, to: fd) else { throw error(path) }
     }
 
