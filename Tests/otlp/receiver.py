@@ -34,13 +34,16 @@ def attribute_value(v):
 
 
 def hex_ids_to_base64(doc):
-    """OTLP/JSON writes ids as hex; protobuf's JSON mapping reads bytes as base64."""
+    """OTLP/JSON writes ids as hex; protobuf's JSON mapping reads bytes as base64. An id that
+    is not 32 or 16 hex digits (a sender that writes base64, as swift-otel does) is kept."""
+    hexdigits = set("0123456789abcdefABCDEF")
     for rs in doc.get("resourceSpans", []):
         for ss in rs.get("scopeSpans", []):
             for span in ss.get("spans", []):
                 for key in ("traceId", "spanId", "parentSpanId"):
-                    if key in span:
-                        span[key] = base64.b64encode(bytes.fromhex(span[key])).decode()
+                    value = span.get(key)
+                    if isinstance(value, str) and len(value) in (16, 32) and set(value) <= hexdigits:
+                        span[key] = base64.b64encode(bytes.fromhex(value)).decode()
     return doc
 
 
