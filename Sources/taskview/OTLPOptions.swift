@@ -89,12 +89,5 @@ enum OTLPRun {
     }
 
     /// Now in ISO 8601, UTC, as a log's header writes it.
-    static func now() -> String {
-        var t = time(nil)
-        var parts = tm()
-        gmtime_r(&t, &parts)
-        var buf = [CChar](repeating: 0, count: 32)
-        let n = strftime(&buf, buf.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
-        return String(decoding: buf[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
+    static func now() -> String { iso8601Now() }
 }

@@ -68,7 +68,7 @@ private func systemWrite(_ fd: Int32, _ base: UnsafeRawPointer, _ count: Int) ->
 private func systemClose(_ fd: Int32) -> Int32 { close(fd) }
 
 /// The current time of day as ISO 8601 UTC ("2026-01-31T12:00:00Z"), for log headers.
-func iso8601Now() -> String {
+package func iso8601Now() -> String {
     var t = time(nil)
     var parts = tm()
     gmtime_r(&t, &parts)
