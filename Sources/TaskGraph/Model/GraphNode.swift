@@ -70,10 +70,14 @@ public enum NodeKind {
     /// A service run by `GraphService` (module `TaskGraphServiceLifecycle`): a scope around
     /// the service's `run()`; a wrapped `ServiceGroup` is one whose children are services.
     public static let service = "service"
-    /// Whether a node of `kind` counts in summaries (a log's `end` line; taskview's counts
-    /// add their own rows to leave out): every node but the `after` adapter, which a view folds
-    /// into the row of the task it guards, so a node with `needs` counts once.
-    package static func isCounted(_ kind: String) -> Bool { kind != after }
+    /// The row an attach session adds for each program it watches (`NAME (pid N)`): shown and
+    /// recorded, but not one of the program's nodes.
+    package static let attachedProgram = "program"
+    /// Whether a node of `kind` counts in summaries (a log's `end` line, taskview's header,
+    /// reports and JSON): every node but the `after` adapter, which a view folds into the row
+    /// of the task it guards, so a node with `needs` counts once, and an attach session's
+    /// program rows. The one place that decides which kinds count.
+    package static func isCounted(_ kind: String) -> Bool { kind != after && kind != attachedProgram }
 
     /// Every kind above, in a fixed order (a node stores its kind as an index into it).
     public static let all = [

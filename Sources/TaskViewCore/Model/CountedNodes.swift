@@ -6,11 +6,9 @@ import TaskGraph
 extension TreeModel {
     /// Whether a node of `kind` counts: not the `after` adapter `needs` (or `after(_:)`)
     /// wraps a task in, which the dashboard folds into that task's row, nor an attach
-    /// session's `NAME (pid N)` row (shown and exported, not one of the program's nodes).
-    /// The one place that decides which nodes count.
-    static func isCounted(kind: String) -> Bool {
-        NodeKind.isCounted(kind) && kind != programKind
-    }
+    /// session's `NAME (pid N)` row (shown and exported, not one of the program's nodes), as
+    /// `NodeKind.isCounted` decides for the log's `end` line too.
+    static func isCounted(kind: String) -> Bool { NodeKind.isCounted(kind) }
 
     /// Nodes per `DisplayState.rawValue`, counting each row's newest attempt (a row above
     /// restarted rows as judged again from them, `rejudge()`) and leaving out what
