@@ -1,6 +1,9 @@
 import Hummingbird
 import InMemoryTracing
+import Logging
+import ServiceLifecycle
 import TaskGraph
+import TaskGraphServiceLifecycle
 import TaskGraphTracing
 import Tracing
 
@@ -15,13 +18,25 @@ import Tracing
 // the spans on to an InMemoryTracer (a real server would give it swift-otel's tracer); the
 // handler's scopes are that span's children. `taskview attach` shows the requests live, and
 // `x` `y` on a request's scope cancels that request's work: it ends with an error status,
-// the other requests and the server go on.
+// the other requests and the server go on. The HTTP server and a queue worker run as two
+// services of a ServiceGroup, each a node (GraphService) under the group's node `app`: the
+// requests are rows under `http`, the worker's jobs under `queue worker`. With
+// `--fail-worker-after SECONDS` the worker throws after that long and the group shuts `http`
+// down gracefully (`shutting down`, then completed) before the program exits with the error.
 //
-//     swift run --package-path Examples/async-server async-server [PORT]
+//     swift run --package-path Examples/async-server async-server [PORT] [--fail-worker-after S]
 //     curl 127.0.0.1:8080/work/200          # a request that takes 200 ms
 //     taskview attach
 
-let port = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 8080
+var arguments = Array(CommandLine.arguments.dropFirst())
+var failWorkerAfter: Duration?
+if let flag = arguments.firstIndex(of: "--fail-worker-after"), flag + 1 < arguments.count,
+    let seconds = Double(arguments[flag + 1])
+{
+    failWorkerAfter = .milliseconds(Int(seconds * 1000))
+    arguments.removeSubrange(flag...(flag + 1))
+}
+let port = arguments.first.flatMap { Int($0) } ?? 8080
 InstrumentationSystem.bootstrap(GraphTracer(forwardingTo: InMemoryTracer()))
 let served = try Graph.shared.serve(name: "async-server")
 
@@ -44,6 +59,21 @@ router.get("/work/:ms") { _, context -> String in
 }
 
 let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
+let group = ServiceGroup(
+    configuration: .init(
+        services: [
+            .init(service: GraphService(app, name: "http")),
+            .init(
+                service: GraphService(QueueWorker(failAfter: failWorkerAfter), name: "queue worker"),
+                failureTerminationBehavior: .gracefullyShutdownGroup),
+        ],
+        gracefulShutdownSignals: [.sigterm, .sigint],
+        logger: Logger(label: "async-server")))
 print("async-server: listening on 127.0.0.1:\(port), serving its graph at \(served.path)")
 fflush(nil) // all streams: the line above reaches a pipe or file at once
-try await app.runService()
+do {
+    try await GraphService(group, name: "app").run()
+} catch {
+    print("async-server: \(error)")
+    exit(1)
+}
