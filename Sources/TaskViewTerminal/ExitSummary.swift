@@ -30,7 +30,10 @@ package enum ExitSummary {
             for i in failed.prefix(10) { out.append("  " + summary.describe(i)) }
             if failed.count > 10 { out.append("  ...") }
         }
-        if model.outcome != nil { out += RunReport(tree: model.tree).lines }
+        if model.outcome != nil {
+            out += RunReport(tree: model.tree).lines
+            out += model.baseline?.reportLines(model.tree) ?? []
+        }
         return out
     }
 }

@@ -31,6 +31,8 @@ package struct LiveOptions: Sendable {
     package var theme: Theme = .ansi
     /// Earlier runs of the same scenario file: time-based progress and the ETA.
     package var history: RunHistory?
+    /// The run compared with: the Δ column (`d`), the detail pane, the end-of-run report.
+    package var baseline: Baseline?
     /// Where the dashboard keeps every command's whole output (`o`); nil: a temporary
     /// directory removed at exit.
     package var outputDirectory: String?
@@ -77,13 +79,14 @@ package enum LiveRunner {
         if !options.headless && options.plain {
             return runHeadless(
                 graph: graph, clock: clock, root: root, output: options.output, origin: options.origin,
-                history: options.history, plain: .realTime(speed: options.speed), finished: options.finished,
+                history: options.history, baseline: options.baseline, plain: .realTime(speed: options.speed),
+                finished: options.finished,
                 start: start)
         }
         if options.headless || isatty(1) == 0 {
             return runHeadless(
                 graph: graph, clock: clock, root: root, output: options.output, origin: options.origin,
-                history: options.history, finished: options.finished, start: start)
+                history: options.history, baseline: options.baseline, finished: options.finished, start: start)
         }
         let ascii = options.ascii || !TerminalEnvironment.isUTF8()
         let source = LiveGraphSource(
@@ -92,6 +95,7 @@ package enum LiveRunner {
         source.needs = options.needs
         source.restarter = options.restarter
         source.history = options.history
+        source.baseline = options.baseline
         source.writeFailure.recordingError = options.recordingError
         source.writeFailure.otlpTrouble = options.otlpTrouble
         source.notice = options.notice
@@ -111,7 +115,7 @@ package enum LiveRunner {
             writeStderr("taskview: \(error); showing plain output instead\n")
             return runHeadless(
                 graph: graph, clock: clock, root: root, output: options.output, origin: options.origin,
-                history: options.history, finished: options.finished, start: start)
+                history: options.history, baseline: options.baseline, finished: options.finished, start: start)
         }
         options.finished?(model.tree)
         for line in ExitSummary.lines(model: model) { print(line) }
@@ -127,13 +131,15 @@ package enum LiveRunner {
 
     static func runHeadless(
         graph: Graph, clock: any GraphClock, root: NodeID, output: Bool, origin: Double? = nil,
-        history: RunHistory? = nil, plain: PlainPacing? = nil, finished: ((TreeModel) -> Void)? = nil,
+        history: RunHistory? = nil, baseline: Baseline? = nil, plain: PlainPacing? = nil,
+        finished: ((TreeModel) -> Void)? = nil,
         start: @escaping () -> Void
     ) -> Int32 {
         Signals.install()
         let outcome = HeadlessRunner.run(
             graph: graph, clock: clock, root: root,
-            interrupted: { Signals.pending != 0 }, output: output, origin: origin, history: history, plain: plain,
+            interrupted: { Signals.pending != 0 }, output: output, origin: origin, history: history, baseline: baseline,
+            plain: plain,
             finished: finished ?? { _ in },
             print: { line in
                 print(line)

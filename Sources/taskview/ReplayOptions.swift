@@ -9,6 +9,9 @@ struct ReplayOptions: ParsableArguments {
     /// `--theme` (and `--output`, hidden).
     @OptionGroup var display: DisplayOptions<ReplayDisplayHelp>
 
+    /// `--baseline`, `--min-change`.
+    @OptionGroup var compare: BaselineOptions
+
     @Option(name: .long, help: .hidden)
     var record: String?
 

@@ -28,7 +28,7 @@ struct TaskView: ParsableCommand {
     static var subcommandTypes: [any ParsableCommand.Type] {
         [
             DemoCommand.self, RunCommand.self, ReplayCommand.self, AttachCommand.self, ExportCommand.self,
-            ReportCommand.self,
+            ReportCommand.self, DiffCommand.self,
         ]
     }
 

@@ -13,6 +13,8 @@ package struct HeadlessPrinter: Sendable {
     package var showOutput = false
     /// Earlier runs' durations: state lines end with the run's ETA when one is known.
     package var history: RunHistory?
+    /// The run compared with at the end (`RunComparison.reportLines` after the report).
+    package var baseline: Baseline?
 
     /// Starts empty, or from the snapshot the events continue.
     package init(snapshot: GraphSnapshot? = nil) {
@@ -97,5 +99,6 @@ package struct HeadlessPrinter: Sendable {
     /// path, slowest commands).
     package func summary(root: NodeID? = nil) -> [String] {
         HeadlessSummary(tree: tree).lines(root: root?.rawValue) + RunReport(tree: tree).lines
+            + (baseline?.reportLines(tree) ?? [])
     }
 }

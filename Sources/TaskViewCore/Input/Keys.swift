@@ -69,6 +69,8 @@ package enum Action: Hashable, Sendable {
     /// Replay: seek to a time; find the next moment a node with this name or info appeared.
     case replaySeek(SeekTarget)
     case replayFind(String)
+    /// Show or hide the Δ column: each row against the baseline run.
+    case toggleDelta
 }
 
 /// Where a binding applies.
@@ -261,6 +263,7 @@ package enum KeyTable {
                 action: .replayFindPrompt, keys: [.char("F")], label: "F",
                 help: "find: seek to when a name or info appears", scope: .replayOnly, footer: nil),
         ]
+        b += KeyTable.comparisonBindings
         return b
     }()
 

@@ -120,6 +120,8 @@ package enum Reducer {
         case .replayFindPrompt: openPrompt(&model, .findInput)
         case .replaySeek(let target): return [.replay(.seek(target))]
         case .replayFind(let text): return [.replay(.find(text))]
+        // Comparing with another run (Reducer+Compare).
+        case .toggleDelta: toggleDelta(&model)
         }
         return []
     }

@@ -24,6 +24,8 @@ public struct DashboardModel: Sendable {
     package var outcomeDetail: String?
     /// Earlier runs' durations (`taskview run`): time-based progress and the header's ETA.
     package var history: RunHistory?
+    /// The run the Δ column (`d`) and the detail pane compare with (nil: none).
+    package var baseline: Baseline?
     /// Where a replay stands, set by a replay source (see `DashboardSource`); nil: live.
     package var replay: ReplayState?
     /// A replay (or a followed log): read-only, with replay keys and the timeline strip.

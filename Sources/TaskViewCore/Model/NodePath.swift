@@ -105,3 +105,24 @@ package enum NodePath {
         return out
     }
 }
+
+extension NodePath {
+    /// The path of `path`'s parent (nil for a root's): up to its last unescaped `/`.
+    package static func parent(of path: String) -> Substring? {
+        let u = path.utf8
+        var i = u.endIndex
+        while i > u.startIndex {
+            i = u.index(before: i)
+            guard u[i] == UInt8(ascii: "/") else { continue }
+            var slashes = 0
+            var j = i
+            while j > u.startIndex {
+                j = u.index(before: j)
+                guard u[j] == UInt8(ascii: "\\") else { break }
+                slashes += 1
+            }
+            if slashes % 2 == 0 { return path[..<i] }
+        }
+        return nil
+    }
+}

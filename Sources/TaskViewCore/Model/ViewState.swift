@@ -68,6 +68,8 @@ public struct ViewState: Sendable, Equatable {
     package var follow = false
     /// Fold `map` adapters into their child's row.
     package var foldMaps = true
+    /// The Δ column is shown (`d`): each row against the baseline run.
+    package var showDelta = false
     /// A one-line notice for the footer ("Nothing to cancel: ... has finished").
     package var message: String?
     /// Set by `q`/Ctrl-C; the loop ends.

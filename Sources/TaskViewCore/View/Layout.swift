@@ -17,13 +17,16 @@ package struct Layout: Sendable, Equatable {
     package let percentWidth: Int
     package let timeWidth: Int
     package let infoWidth: Int
+    /// The Δ column (`d`; 0: hidden or too narrow).
+    package let deltaWidth: Int
 
     /// `tallDetail`: the pane shows a command (its facts and output need more room), so it
     /// takes up to two thirds of the area instead of at most 10 rows.
     /// `timeline`: a replay draws its timeline strip under the header (from 8 rows up).
+    /// `delta`: the Δ column is on (from 50 columns up).
     package init(
         width: Int, height: Int, detailOpen: Bool, tallDetail: Bool = false, footerRows: Int = 1,
-        timeline: Bool = false
+        timeline: Bool = false, delta: Bool = false
     ) {
         self.width = max(0, width)
         self.height = max(0, height)
@@ -40,12 +43,13 @@ package struct Layout: Sendable, Equatable {
         percentWidth = width >= 30 ? 4 : 0
         timeWidth = width >= 40 ? 6 : 0
         infoWidth = width >= 90 ? min(30, width / 4) : 0
+        deltaWidth = delta && width >= 50 ? 10 : 0
     }
 
     /// Columns left for tree lines, glyph and name.
     package var nameColumns: Int {
         var w = width
-        for c in [barWidth, percentWidth, timeWidth, infoWidth] where c > 0 { w -= c + 1 }
+        for c in [barWidth, percentWidth, timeWidth, deltaWidth, infoWidth] where c > 0 { w -= c + 1 }
         return max(0, w)
     }
 }

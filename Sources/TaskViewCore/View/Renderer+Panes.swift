@@ -99,6 +99,9 @@ extension Renderer {
         }
         grid.write(title, x: 2, y: y0, style: CellStyle(.accent))
         var lines = detailLines(tree, d, row: model.view.selection)
+        if let baseline = model.baseline, let line = baseline.detailLine(model.view.selection.rawValue, in: tree) {
+            lines.insert(clean(line), at: min(lines.count, 4)) // after the progress line
+        }
         let rows = layout.detailRows - 1
         // A command's output follows its newest lines (or stays where `[`/`]` or a search
         // scrolled it): keep the facts, then a window of the output.

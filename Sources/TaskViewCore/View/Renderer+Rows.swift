@@ -19,14 +19,15 @@ extension Renderer {
             guard let n = node else { break }
             drawRow(
                 n, d, layout, y: layout.treeTop + r, now: now,
-                selected: n == model.view.selection, history: model.history, into: &grid)
+                selected: n == model.view.selection, history: model.history,
+                baseline: layout.deltaWidth > 0 ? model.baseline : nil, into: &grid)
             node = d.next(n)
         }
     }
 
     func drawRow(
         _ n: RowIndex, _ d: DisplayTree, _ layout: Layout, y: Int, now: Double, selected: Bool,
-        history: RunHistory? = nil, into grid: inout CellGrid
+        history: RunHistory? = nil, baseline: Baseline? = nil, into grid: inout CellGrid
     ) {
         let tree = d.tree
         let shown = tree.shownNode(n).rawValue // a restarted row shows its newest attempt
@@ -88,6 +89,13 @@ extension Renderer {
                     x: col, y: y, style: CellStyle(.dim), limit: layout.timeWidth)
             }
             col += layout.timeWidth
+        }
+        if layout.deltaWidth > 0 {
+            col += 1
+            if let baseline {
+                drawDelta(baseline, n.rawValue, tree, now: now, x: col, y: y, width: layout.deltaWidth, into: &grid)
+            }
+            col += layout.deltaWidth
         }
         if layout.infoWidth > 0, let hidden {
             drawCounts(hidden, x: col + 1, y: y, limit: grid.width - col - 1, into: &grid)

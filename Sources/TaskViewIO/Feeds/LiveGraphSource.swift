@@ -31,6 +31,8 @@ package final class LiveGraphSource: DashboardSource {
     package var restarter: ScenarioRestarter?
     /// Earlier runs of the same scenario file, for the ETA.
     package var history: RunHistory?
+    /// The run the Δ column compares with.
+    package var baseline: Baseline?
     /// Shown in the footer from the start (a history file that could not be read).
     package var notice: String?
     /// Where every command's whole output is kept (what `o` opens); nil: nowhere.
@@ -76,6 +78,7 @@ package final class LiveGraphSource: DashboardSource {
         model.title = title
         model.root = root.rawValue
         model.history = history
+        model.baseline = baseline
         if let notice { model.view.message = Sanitizer.clean(notice) }
         clockOrigin = clock.now
         if !started {

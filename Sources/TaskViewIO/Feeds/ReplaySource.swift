@@ -20,6 +20,8 @@ public final class ReplaySource: DashboardSource {
     /// Outputs written for `o` (see `outputFile(node:model:)`).
     var outputFiles: CommandOutputFiles?
     var outputWritten: Set<Int> = []
+    /// The run the Δ column (`d`) compares with (`replay --baseline`).
+    package var baseline: Baseline?
     /// Trees after `count` events, ascending by count, the first at 0; spaced so that at most
     /// max(minSpacing, 3 × nodes) events separate two of them.
     private var trees: [(count: Int, tree: TreeModel)] = []
@@ -46,6 +48,7 @@ public final class ReplaySource: DashboardSource {
         model.title = title
         model.root = root
         model.judgesSteps = log.header.scenario != nil // a taskview run's log
+        model.baseline = baseline
         buildTrees()
         rebuild(at: log.eventCount(atTime: 0), model: &model)
         time = 0
@@ -277,9 +280,10 @@ public final class ReplaySource: DashboardSource {
         return model.outcome
     }
 
-    package static func headlessLines(_ log: ReplayLog) -> [String] {
+    package static func headlessLines(_ log: ReplayLog, baseline: Baseline? = nil) -> [String] {
         let initial = log.initialSnapshot
         var printer = HeadlessPrinter(snapshot: initial)
+        printer.baseline = baseline
         let out = printer.absorb(all: log.events)
         let root = log.finalSnapshot.roots.last
         return out + printer.summary(root: root)

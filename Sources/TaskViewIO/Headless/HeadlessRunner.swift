@@ -18,6 +18,7 @@ package enum HeadlessRunner {
         interrupted: () -> Bool = { false },
         output: Bool = false, origin: Double? = nil,
         history: RunHistory? = nil,
+        baseline: Baseline? = nil,
         plain: PlainPacing? = nil,
         finished: (TreeModel) -> Void = { _ in },
         print: (String) -> Void,
@@ -31,6 +32,7 @@ package enum HeadlessRunner {
         var printer = HeadlessPrinter(snapshot: snapshot)
         printer.showOutput = output
         printer.history = history
+        printer.baseline = baseline
         let virtual = clock as? VirtualClock
         // Real time is shown from the start, as in the log.
         let origin = origin ?? (virtual == nil ? clock.now : 0)

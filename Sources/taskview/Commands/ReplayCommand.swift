@@ -52,12 +52,16 @@ struct ReplayCommand: ParsableCommand {
             return
         }
         let replay = try loadLogForCommand(log, skipBadLines: skipBadLines)
+        // --baseline: a log of the same scenario as this one (any log when this one ran none).
+        let (baseline, notice) = common.compare.load(scenarioFile: replay.header.file)
+        if let notice { writeStderr("taskview: \(notice)\n") }
         if !common.display.headless && common.display.isPlain {
             try Self.playPlain(replay, speed: common.display.speed)
         } else if common.display.headless || isatty(1) == 0 {
-            for line in ReplaySource.headlessLines(replay) { print(line) }
+            for line in ReplaySource.headlessLines(replay, baseline: baseline) { print(line) }
         } else {
             let source = ReplaySource(log: replay, title: Self.title(replay, path: log), speed: common.display.speed)
+            source.baseline = baseline
             let options = DashboardLoop.Options(
                 ascii: common.display.ascii || !Self.utf8Locale(), noColor: Self.noColor(),
                 exitWhenDone: common.display.exitWhenDone, mouse: !common.display.noMouse,

@@ -30,12 +30,15 @@ enum ScenarioRunner {
         // Earlier runs of the same file: its history file only, never the logs.
         var history: RunHistory?
         var historyNotice: String?
+        var previous: HistoryEntry?
         let historyFile =
             common.noHistory
             ? nil
             : scenario.file.map { HistoryFile(scenarioFile: $0, directory: logPath.map(directory) ?? "taskview-logs") }
         if let historyFile {
-            let h = RunHistory(entries: historyFile.load { historyNotice = $0 })
+            let entries = historyFile.load { historyNotice = $0 }
+            previous = entries.last
+            let h = RunHistory(entries: entries)
             if let historyNotice { writeStderr("taskview: \(Sanitizer.clean(historyNotice))\n") }
             if h.runCount > 0 { history = h }
         }
@@ -72,6 +75,19 @@ enum ScenarioRunner {
         options.needs = session.needs
         options.restarter = ScenarioRestarter(session: session)
         options.history = history
+        // What the Δ column and the report compare with: --baseline (none when it cannot be
+        // used), else the previous run.
+        let (named, baselineNotice) = common.compare.load(scenarioFile: scenario.file)
+        options.baseline =
+            common.compare.baseline != nil
+            ? named
+            : previous.map {
+                Baseline(record: RunRecord(entry: $0), name: Baseline.previousRun, minChange: common.compare.minChange)
+            }
+        if let baselineNotice {
+            writeStderr("taskview: \(baselineNotice)\n")
+            historyNotice = historyNotice ?? baselineNotice
+        }
         if let recorder { options.recordingError = { recorder.writeError } }
         if let stream { options.otlpTrouble = { stream.trouble() } }
         options.notice = historyNotice
