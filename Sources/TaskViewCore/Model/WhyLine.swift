@@ -34,7 +34,8 @@ package struct WhyLine: Sendable, Equatable {
     /// What node `id` waits for (a row's shown node, adapters included); nil when it runs
     /// work of its own, has settled, or nothing is known.
     package static func of(_ id: Int, in tree: TreeModel, now: Double, history: RunHistory? = nil) -> WhyLine? {
-        guard tree.contains(id) else { return nil }
+        // An attached program's row is no task: its program's roots say why.
+        guard tree.contains(id), tree[id].kind != TreeModel.programKind else { return nil }
         let n = tree[id]
         switch n.display {
         case .skipped:
@@ -55,8 +56,10 @@ package struct WhyLine: Sendable, Equatable {
                 if !tree[of].state.isSettled { return WhyLine("waiting for " + tree[of].name, blocker: of) }
             }
             if let children = runningChildren(c, in: tree) { return children }
-            if !cn.children.isEmpty || cn.kind == NodeKind.scope || cn.kind == NodeKind.service
-                || cn.kind == NodeKind.span
+            // Code of its own: a scope's body, a service, a span, a task with subtasks (a group
+            // between its children has none: it says nothing).
+            if cn.kind == NodeKind.scope || cn.kind == NodeKind.service || cn.kind == NodeKind.span
+                || (cn.kind == NodeKind.task && !cn.children.isEmpty)
             {
                 return WhyLine("running its own code")
             }
@@ -188,23 +191,28 @@ package struct WhyLine: Sendable, Equatable {
     /// taken (`CommandSlots`), so as many run as `--jobs` allows; the `--jobs` of the run is
     /// the root's `jobsKey` attribute.
     static func slotText(_ id: Int, in tree: TreeModel) -> String {
-        var root = id
-        var steps = 0
-        while tree[root].parent >= 0, tree.contains(Int(tree[root].parent)), steps < 1_000_000 {
-            root = Int(tree[root].parent)
-            steps += 1
-        }
         func jobs(_ r: Int) -> Int? {
             tree.attributes[r]?.first(where: { $0.key == jobsKey }).flatMap { Int($0.value) }
         }
-        // A restart's attempts hang under a root of their own: the run's root says it then.
-        var firstRoot: Int?
+        // The run's root, else (a restart's attempts hang under a root of their own, an
+        // attach session has a root per program) the root above the command.
+        var first: Int?
         tree.forEachRoot {
-            firstRoot = $0
+            first = $0
             return false
         }
-        guard let jobs = jobs(root) ?? firstRoot.flatMap(jobs) else { return "waiting for a slot" }
-        return "waiting for a slot (-j \(jobs), \(jobs) running)"
+        var found = first.flatMap(jobs)
+        if found == nil {
+            var root = id
+            var steps = 0
+            while tree[root].parent >= 0, tree.contains(Int(tree[root].parent)), steps < 1_000_000 {
+                root = Int(tree[root].parent)
+                steps += 1
+            }
+            found = jobs(root)
+        }
+        guard let found else { return "waiting for a slot" }
+        return "waiting for a slot (-j \(found), \(found) running)"
     }
 
     /// A node not started in a `sequential` or a link (`then`, `recover`, `chain`) whose

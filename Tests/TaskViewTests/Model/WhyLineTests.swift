@@ -258,6 +258,8 @@ import Testing
         #expect(s.why(5) == "waiting for one")
         #expect(s.chain(6) == ["waiting for two", "waiting for one", "one is running 0s"])
         s.succeed(4)
+        // A group between two children has no code of its own: it says nothing.
+        #expect(s.why(3) == nil)
         s.start(5)
         #expect(s.why(6) == "waiting for two")
         #expect(s.why(5) == nil)
