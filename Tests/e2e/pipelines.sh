@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end: `id` and `needs` in scenario files (docs/taskview.md) in a real
-# terminal (tmux): a node waiting for its needs says so, a failed need skips its dependent
+# terminal (tmux): a node waiting for its needs says so (for how long the need has run, and
+# the detail pane's `Why:` chain down to its command), a failed need skips its dependent
 # with the reason in the row and the detail pane (the root is an allSettled, yet a step
 # failed: exit 1), no command process is left behind;
 # `r` `y` restarts a failed step (it fails the first time, succeeds the second: a marker
@@ -40,6 +41,11 @@ test_skip_reason_in_the_dashboard() {
     shell $s 120 30
     keys $s "cd '$WORK' && '$BIN' run --no-record needs.json; echo EXIT=\$?" Enter
     wait_for $s 'test .*waiting for core' 30 || return 1
+    # The row says how long core has run; the detail pane's why follows the chain to core's command.
+    wait_for $s 'test .*waiting for core \(running [0-9]+s\)' 10 || return 1
+    keys $s G Enter
+    wait_for $s 'Why: waiting for core ← core is running "echo' 10 || return 1
+    keys $s Escape
     touch "$WORK/go"
     wait_for $s 'test .*needs core, which failed' 30 || return 1
     [ ! -e "$WORK/pids/test" ] || { echo "  test ran although core failed"; return 1; }

@@ -61,6 +61,11 @@ package struct RunReport: Sendable, Equatable {
     package var counts: [String: Int]
     /// Seconds from the first start to the last end.
     package var duration: Double
+    /// The steps that waited longest for their needs and a slot, longest first (`RunReport+Waits`).
+    package var waits: [WhyLine.Wait] = []
+    /// Seconds every step waited for needs, and for a slot.
+    package var waitedForNeeds = 0.0
+    package var waitedForSlots = 0.0
 
     /// The report of `tree` as it stands: of the newest attempts, as the rows show them
     /// (the duration spans every attempt).
@@ -114,6 +119,7 @@ package struct RunReport: Sendable, Equatable {
         var c: [String: Int] = [:]
         for s in DisplayState.allCases { c[s.reportKey] = tree.counts[s.rawValue] }
         counts = c
+        (waits, waitedForNeeds, waitedForSlots) = Self.longestWaits(WhyLine.waits(in: tree))
     }
 
     /// The rows whose first attempt failed and whose newest succeeded, innermost only (not
@@ -212,11 +218,12 @@ package struct RunReport: Sendable, Equatable {
         out += criticalPath.map(row)
         out.append("Slowest:")
         out += slowest.map(row)
+        out += waitLines
         return out
     }
 
     /// The report as one JSON object with the keys `firstFailure`, `fixedByRestart`,
-    /// `allowed`, `criticalPath`, `slowest` and `counts` (docs/taskview.md), plus `duration`; times in
+    /// `allowed`, `criticalPath`, `slowest`, `waits` and `counts` (docs/taskview.md), plus `duration`; times in
     /// seconds.
     package var json: String {
         var w = JSONWriter(capacity: 4096)
@@ -256,6 +263,7 @@ package struct RunReport: Sendable, Equatable {
         w.list(criticalPath) { $1.write(to: &$0) }
         w.raw(",\"slowest\":")
         w.list(slowest) { $1.write(to: &$0) }
+        writeWaits(to: &w)
         w.raw(",\"counts\":")
         w.list(DisplayState.allCases, open: "{", close: "}") { w, s in
             w.string(s.reportKey)

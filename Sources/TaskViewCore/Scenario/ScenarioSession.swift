@@ -66,6 +66,12 @@ package final class ScenarioSession: @unchecked Sendable { // used from the main
     /// Marks the `allowFailure` nodes (views observe by now) and executes the root.
     package func start() {
         resolver.markAllowed(in: graph)
+        if let slots {
+            // The run's `--jobs`, for the why-lines of commands waiting for a slot (replays too).
+            var list = [NodeAttribute(WhyLine.jobsKey, String(slots.limit))]
+            if resolver.allowed.contains(root.id) { list.insert(RunVerdict.allowFailureAttribute, at: 0) }
+            graph.setAttributes(root.id, list)
+        }
         root.execute()
     }
 

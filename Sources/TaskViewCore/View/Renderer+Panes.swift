@@ -4,7 +4,10 @@ extension Renderer {
     /// The lines of the detail pane for `row`: name, kind, id, parent, weight, progress,
     /// state history with timestamps, error message, cancel source; for a command, its command
     /// line, working directory, pid while running or exit status, and its last output lines.
-    package func detailLines(_ tree: TreeModel, _ d: DisplayTree, row: RowIndex) -> [String] {
+    /// `now` and `history` give the `Why:` line its times (default: the tree's last event).
+    package func detailLines(
+        _ tree: TreeModel, _ d: DisplayTree, row: RowIndex, now: Double? = nil, history: RunHistory? = nil
+    ) -> [String] {
         guard tree.contains(row.node) else { return [] }
         let n = tree.shownNode(row).rawValue // a restarted row shows its newest attempt
         let node = tree.nodes[n]
@@ -40,6 +43,7 @@ extension Renderer {
         } else if node.display == .skipped {
             lines.append("  never executed: skipped")
         }
+        lines += whyLines(tree, node: n, now: now ?? tree.time, history: history)
         if node.failed, let m = node.message { lines.append("Error: " + clean(m)) }
         if node.kind == NodeKind.scope || node.kind == NodeKind.service, node.display == .cancelled,
             let src = node.cancelSource
@@ -98,7 +102,8 @@ extension Renderer {
             title = " detail: " + clean(status) + (matches.isEmpty ? "" : " (n/N)") + " (Esc clears) "
         }
         grid.write(title, x: 2, y: y0, style: CellStyle(.accent))
-        var lines = detailLines(tree, d, row: model.view.selection)
+        var lines = detailLines(
+            tree, d, row: model.view.selection, now: model.pausedClock ?? model.clockNow, history: model.history)
         if let baseline = model.baseline, let line = baseline.detailLine(model.view.selection.rawValue, in: tree) {
             lines.insert(clean(line), at: min(lines.count, 4)) // after the progress line
         }

@@ -102,6 +102,7 @@ extension Renderer {
         } else if layout.infoWidth > 0 {
             col += 1
             var (text, style) = infoText(node, state)
+            if let why = rowWhy(tree, shown: shown, node: node, state: state, now: now, history: history) { text = why }
             // `✗ allowed`: a step marked `allowFailure` failed (or was skipped), counted apart.
             if state == .failed || state == .skipped,
                 tree.allowsFailure(shown) || tree.allowsFailure(d.content(n).rawValue)

@@ -150,7 +150,8 @@ package final class LiveGraphSource: DashboardSource {
 
     /// Copies command facts (command line, directory, pid, exit) from `CommandRegistry` into
     /// the model, so the renderer stays pure: for nodes that printed, commands not known to
-    /// have ended, and the node an open detail pane shows (a command that prints nothing).
+    /// have ended, and the node an open detail pane shows (a command that prints nothing) with
+    /// the nodes its `Why:` chain passes.
     func refreshCommands(_ events: [GraphEvent], _ model: inout DashboardModel) -> Bool {
         var ids: [Int] = []
         var last = -1
@@ -171,6 +172,9 @@ package final class LiveGraphSource: DashboardSource {
                 sel = Int(model.tree.nodes[sel].children[0])
                 ids.append(sel)
             }
+            // The nodes its `Why:` line passes: its end names the blocker's command.
+            ids += WhyLine.chainNodes(
+                model.tree.shownNode(model.view.selection).rawValue, in: model.tree, now: model.clockNow)
         }
         var changed = false
         for id in ids where model.tree.contains(id) {

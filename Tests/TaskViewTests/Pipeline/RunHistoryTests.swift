@@ -167,8 +167,8 @@ import Testing
         m.tree = tree
         m.history = history
         m.clockNow = 1.5
-        let queued = frame(&m, 120, 6).first { $0.contains("build") } ?? ""
-        #expect(queued.contains("queued"), "\(queued)")
+        let queued = frame(&m, 120, 6).first { $0.contains("* build") } ?? ""
+        #expect(queued.contains("waiting for a slot"), "\(queued)")
         #expect(!queued.contains("left") && !queued.contains("75%"), "\(queued)")
         // It gets a slot at 1.5 s (progress 0, no info): elapsed counts from there.
         tree.absorb(GraphEvent(sequence: 6, time: 1.5, change: .progress(id: NodeID(1), progress: TaskProgress(0))))

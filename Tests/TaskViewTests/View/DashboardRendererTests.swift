@@ -23,7 +23,10 @@ import Testing
         var m = model(smallBuild())
         let rows = frame(&m, 100, 8, ascii: false)
         #expect(rows[0] == " demo  4.0s  ● 2  ✓ 2  ✗ 1  ⊘ 0  ○ 0  – 0  ██▌······· 25%")
-        #expect(rows[1] == "● build                                   █████···············  25%   4.0s")
+        #expect(
+            rows[1]
+                == "● build                                   █████···············  25%   4.0s waiting on 1 child: link"
+        )
         #expect(rows[2] == "├─ ✓ compile                              ████████████████████ 100%   3.0s")
         #expect(rows[3] == "│  ├─ ✓ a.c                               ████████████████████ 100%   2.0s Parsing")
         #expect(rows[4] == "│  └─ ✗ b.c                               ····················   0%   3.0s syntax error")
