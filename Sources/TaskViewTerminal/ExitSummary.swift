@@ -30,7 +30,7 @@ package enum ExitSummary {
             for i in failed.prefix(10) { out.append("  " + summary.describe(i)) }
             if failed.count > 10 { out.append("  ...") }
         }
-        if model.outcome != nil { out += RunReport(tree: model.tree).lines }
+        if model.outcome != nil { out += RunReport(tree: model.tree, flaky: model.history?.flaky).lines }
         return out
     }
 }

@@ -99,6 +99,11 @@ extension Renderer {
         }
         grid.write(title, x: 2, y: y0, style: CellStyle(.accent))
         var lines = detailLines(tree, d, row: model.view.selection)
+        if let flaky = model.history?.flaky.detailLines(row: model.view.selection.rawValue, in: tree) {
+            // Before the output, which fills what is left.
+            let at = lines.firstIndex { $0.hasPrefix("Output (last ") } ?? lines.count
+            lines.insert(contentsOf: flaky.map(clean), at: at)
+        }
         let rows = layout.detailRows - 1
         // A command's output follows its newest lines (or stays where `[`/`]` or a search
         // scrolled it): keep the facts, then a window of the output.
