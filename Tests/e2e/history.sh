@@ -139,6 +139,10 @@ JSON
     out=$(cd "$WORK" && "$BIN" run --headless flip.json 2>/dev/null) || { echo "  the passing run failed"; return 1; }
     echo "$out" | grep -qxF "Flaky: 1" && echo "$out" | grep -qxF "  ci/test  flaky 1/2: failed 1 of the last 2 runs with the same inputs" \
         || { echo "  no Flaky block:"; echo "$out" | tail -8 | sed 's/^/  | /'; return 1; }
+    # `taskview report` of that run's log finds its history beside the log.
+    out=$("$BIN" report "$(ls -t "$WORK"/taskview-logs/flip-*.jsonl | head -1)" 2>&1)
+    echo "$out" | grep -qxF "  ci/test  flaky 1/2: failed 1 of the last 2 runs with the same inputs" \
+        || { echo "  report: no Flaky block"; return 1; }
 }
 
 test_fail_on_flaky_exits_1_when_a_step_passed_on_a_retry() {

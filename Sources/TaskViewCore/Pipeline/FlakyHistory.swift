@@ -81,7 +81,7 @@ package struct FlakyHistory: Sendable {
     /// The verdict on row `id` of `tree` as it stands (its newest attempt's outcome counts
     /// once it settled). Steps only: a group fails with its steps, and is not flaky itself.
     package func verdict(row id: Int, in tree: TreeModel) -> Verdict? {
-        guard !runs.isEmpty, tree.contains(id), tree[id].children.isEmpty else { return nil }
+        guard !runs.isEmpty, tree.contains(id), Self.isStep(id, in: tree) else { return nil }
         let path = paths.path(id, in: tree)
         guard runs[path] != nil else { return nil }
         let n = tree[tree.newestAttempt(id)]
@@ -97,6 +97,20 @@ package struct FlakyHistory: Sendable {
 }
 
 extension FlakyHistory {
+    /// Whether node `id` is a step's row: a leaf, or an adapter drawn in one row with the leaf
+    /// it folds into (a step with `needs`), not the leaf folded into its adapter's row.
+    package static func isStep(_ id: Int, in tree: TreeModel) -> Bool {
+        let p = Int(tree[id].parent)
+        if p >= 0, tree.contains(p), tree[p].foldsIntoChild { return false }
+        var c = id
+        var steps = 0
+        while tree[c].foldsIntoChild, steps < 10_000 {
+            c = Int(tree[c].children[0])
+            steps += 1
+        }
+        return tree.contains(c) && tree[c].children.isEmpty
+    }
+
     /// The detail pane's lines for a flaky row: the verdict, then its runs with the same
     /// inputs (when, UTC; outcome; duration), newest first; nil when it is not flaky.
     package func detailLines(row id: Int, in tree: TreeModel) -> [String]? {

@@ -50,8 +50,11 @@ extension RunReport {
             found[id] = (failed.count, kids.count, first)
         }
         return found.keys.sorted().compactMap { row in
+            // A step with needs is one row: its adapter's.
+            let p = Int(tree[row].parent)
+            if p >= 0, tree.contains(p), tree[p].foldsIntoChild, found[p] != nil { return nil }
             // A group that failed with its restarted child is not flaky itself.
-            if tree[row].children.contains(where: { found[Int($0)] != nil }) { return nil }
+            if !tree[row].foldsIntoChild, tree[row].children.contains(where: { found[Int($0)] != nil }) { return nil }
             let f = found[row]!
             return Flaky(
                 id: row, path: NodePath.of(row, in: tree), name: tree[row].name, failures: f.failures, runs: f.runs,
@@ -59,7 +62,7 @@ extension RunReport {
         }
     }
 
-    /// `sameRun` merged with the steps (rows without children) `history` finds flaky
+    /// `sameRun` merged with the steps (`FlakyHistory.isStep`) `history` finds flaky
     /// (counting this run), in row order.
     static func flaky(in tree: TreeModel, history: FlakyHistory, sameRun: [Flaky]) -> [Flaky] {
         var byID: [Int: Flaky] = [:]
@@ -69,7 +72,7 @@ extension RunReport {
             // Its attempts in this run say more than its history.
             if byID[id] != nil { order.append(id) }
             // Steps only: a group fails with its steps.
-            guard byID[id] == nil, tree[id].children.isEmpty, history.runs[path] != nil else { continue }
+            guard byID[id] == nil, FlakyHistory.isStep(id, in: tree), history.runs[path] != nil else { continue }
             let n = tree[tree.newestAttempt(id)]
             var now: FlakyHistory.Run?
             if n.display == .succeeded || n.display == .failed {

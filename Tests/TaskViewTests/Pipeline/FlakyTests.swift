@@ -53,6 +53,26 @@ import Testing
         #expect(row.hasPrefix("`- * test  flaky 3/10                     ....................   0%   0.0s ~6.5s left"))
     }
 
+    @Test func aStepWithNeedsIsFlakyOnItsOneRow() throws {
+        // `test` needs something: an `after` adapter drawn in one row with its command.
+        var tree = TreeModel()
+        tree.absorb(
+            Self.events([
+                .added(id: NodeID(0), kind: "allSettled", name: "ci", weight: 1, parent: nil, index: nil),
+                .added(id: NodeID(1), kind: NodeKind.after, name: "test", weight: 1, parent: NodeID(0), index: 0),
+                .added(id: NodeID(2), kind: "command", name: "test", weight: 1, parent: NodeID(1), index: 0),
+                .stateChanged(id: NodeID(0), state: .executing, failed: false, message: nil),
+                .stateChanged(id: NodeID(1), state: .executing, failed: false, message: nil),
+                .stateChanged(id: NodeID(2), state: .executing, failed: false, message: nil),
+                .stateChanged(id: NodeID(2), state: .completed, failed: false, message: nil),
+                .stateChanged(id: NodeID(1), state: .completed, failed: false, message: nil),
+            ]))
+        let flaky = FlakyHistory(entries: [Self.entry(0, "failed")], current: ["ci/test": Self.key])
+        #expect(flaky.verdict(row: 1, in: tree)?.label == "flaky 1/2")
+        #expect(flaky.verdict(row: 2, in: tree) == nil) // drawn in its adapter's row
+        #expect(RunReport(tree: tree, flaky: flaky).flaky.map(\.path) == ["ci/test"])
+    }
+
     @Test func theDetailPaneListsTheRunsWithTheSameInputsNewestFirst() throws {
         let runs = [Self.entry(0, "succeeded"), Self.entry(1, "failed"), Self.entry(2, "succeeded")]
         var tree = TreeModel()
