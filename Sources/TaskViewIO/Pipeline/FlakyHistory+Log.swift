@@ -11,7 +11,7 @@ import TaskViewCore
 extension FlakyHistory {
     /// The history of the run recorded in `log` (its earlier runs, its own input keys and
     /// start); nil when no history file in the log's directory lists it. What cannot be
-    /// read is skipped with one `notice` (`HistoryFile.load`).
+    /// read in that history is skipped with one `notice` (`HistoryFile.load`).
     package static func of(log: String, notice: (String) -> Void) -> FlakyHistory? {
         let slash = log.lastIndex(of: "/")
         let dir = slash.map { $0 == log.startIndex ? "/" : String(log[..<$0]) } ?? "."
@@ -27,9 +27,13 @@ extension FlakyHistory {
         closedir(listing)
         for path in files.sorted() {
             guard let scenario = scenarioFile(of: path) else { continue }
+            // Notices of the history that lists the run only, not of other scenarios'.
+            var notices: [String] = []
             let entries = HistoryFile(scenarioFile: scenario, directory: dir).load(
-                limit: 2 * HistoryFile.keep, notice: notice)
+                limit: 2 * HistoryFile.keep
+            ) { notices.append($0) }
             guard let at = entries.lastIndex(where: { $0.run == name }) else { continue }
+            notices.forEach(notice)
             let run = entries[at]
             var current: [String: InputKey] = [:]
             for n in run.nodes { current[n.path] = InputKey(n) }
