@@ -62,6 +62,7 @@ let package = Package(
                 .embedInCode("Scenario/Demos/build.json"), .embedInCode("Scenario/Demos/pipeline.json"),
                 .embedInCode("Scenario/Demos/flaky.json"), .embedInCode("Scenario/Demos/stress.json"),
                 .embedInCode("Scenario/Demos/commands.json"), .embedInCode("Scenario/Demos/ci.json"),
+                .embedInCode("Scenario/Demos/explain.json"),
             ]),
         // taskview's I/O: attach connections, event feeds, wake pipe, pipeline history,
         // output files, scenario files.

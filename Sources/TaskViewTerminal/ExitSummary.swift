@@ -31,7 +31,7 @@ package enum ExitSummary {
             if failed.count > 10 { out.append("  ...") }
         }
         if model.outcome != nil {
-            out += RunReport(tree: model.tree).lines
+            out += RunReport(tree: model.tree, flaky: model.history?.flaky).lines
             out += model.baseline?.reportLines(model.tree) ?? []
         }
         return out

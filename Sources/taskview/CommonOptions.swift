@@ -63,6 +63,13 @@ struct CommonOptions: ParsableArguments {
     )
     var keepGoing = false
 
+    @Flag(
+        name: .long,
+        help:
+            "Exit 1 when a step failed and then passed in this run (a restart or a retry): flaky is not passed. Default: the newest attempts decide."
+    )
+    var failOnFlaky = false
+
     /// `--otlp`, `--no-otlp`.
     @OptionGroup var otlp: OTLPOptions
 

@@ -5,7 +5,9 @@
 # directory whatever the umask); --no-history and --no-record add nothing; a 500 MB log of
 # the same file in the directory changes neither the start's time nor its memory; a line
 # that is not an entry is skipped with one notice, on stderr headless and in the
-# dashboard's footer (tmux).
+# dashboard's footer (tmux). Flaky, not failed: each node's git commit and dirtiness in its
+# line (absent outside a work tree); a step that failed and passed with the same inputs is in
+# the report's Flaky block; --fail-on-flaky exits 1 when a step passed only on a retry.
 # Usage: bash Tests/e2e/history.sh PATH-TO-TASKVIEW
 set -u
 
@@ -103,10 +105,74 @@ test_the_dashboard_shows_the_notice_in_its_footer() {
     wait_for $s '^EXIT=' 20
 }
 
+test_git_commit_and_dirty_in_the_history() {
+    local repo="$WORK/repo" head h
+    mkdir -p "$repo"
+    git -C "$repo" init -q || return 1
+    printf 'v1\n' > "$repo/src.txt"
+    cat > "$repo/ci.json" <<'JSON'
+{"kind": "sequential", "name": "ci", "children": [{"kind": "command", "name": "test", "run": "cat src.txt"}]}
+JSON
+    git -C "$repo" add src.txt ci.json
+    git -C "$repo" -c user.name=e2e -c user.email=e2e@example.com commit -qm one || return 1
+    head=$(git -C "$repo" rev-parse HEAD)
+    (cd "$repo" && "$BIN" run --headless ci.json >/dev/null 2>&1) || { echo "  first run failed"; return 1; }
+    h=$(grep -lF "\"file\":\"$repo/ci.json\"" "$repo"/taskview-logs/history/*.jsonl) || { echo "  no history"; return 1; }
+    tail -1 "$h" | grep -qE "\{\"path\":\"ci/test\",\"outcome\":\"succeeded\",\"seconds\":[0-9.e-]+,\"attempts\":1,\"key\":\"[0-9a-f]{16}\",\"commit\":\"$head\",\"dirty\":false\}" \
+        || { echo "  clean: $(tail -1 "$h" | cut -c1-400)"; return 1; }
+    printf 'v2\n' > "$repo/src.txt" # a tracked file changed: dirty
+    (cd "$repo" && "$BIN" run --headless ci.json >/dev/null 2>&1)
+    tail -1 "$h" | grep -qF "\"commit\":\"$head\",\"dirty\":true}" || { echo "  dirty: $(tail -1 "$h" | cut -c1-400)"; return 1; }
+    # Outside a work tree: no commit, no dirty.
+    tail -1 "$(history ci.json)" | grep -qE '"(commit|dirty)"' && { echo "  commit outside a work tree"; return 1; }
+    return 0
+}
+
+test_failed_then_passed_with_the_same_inputs_is_flaky() {
+    local out
+    cat > "$WORK/flip.json" <<'JSON'
+{"kind": "sequential", "name": "ci", "children": [{"kind": "command", "name": "test", "run": "echo 'ran 3 tests'; [ ! -e flip-fail ]"}]}
+JSON
+    touch "$WORK/flip-fail"
+    (cd "$WORK" && "$BIN" run --headless flip.json >/dev/null 2>&1) && { echo "  the failing run passed"; return 1; }
+    rm -f "$WORK/flip-fail"
+    out=$(cd "$WORK" && "$BIN" run --headless flip.json 2>/dev/null) || { echo "  the passing run failed"; return 1; }
+    echo "$out" | grep -qxF "Flaky: 1" && echo "$out" | grep -qxF "  ci/test  flaky 1/2: failed 1 of the last 2 runs with the same inputs" \
+        || { echo "  no Flaky block:"; echo "$out" | tail -8 | sed 's/^/  | /'; return 1; }
+    # `taskview report` of that run's log finds its history beside the log.
+    out=$("$BIN" report "$(ls -t "$WORK"/taskview-logs/flip-*.jsonl | head -1)" 2>&1)
+    echo "$out" | grep -qxF "  ci/test  flaky 1/2: failed 1 of the last 2 runs with the same inputs" \
+        || { echo "  report: no Flaky block"; return 1; }
+}
+
+test_fail_on_flaky_exits_1_when_a_step_passed_on_a_retry() {
+    local out status
+    cat > "$WORK/retry.json" <<'JSON'
+{"kind": "retry", "name": "upload", "attempts": 3, "children": [{"kind": "command", "name": "put", "run": "n=$(cat tries 2>/dev/null || echo 0); echo $((n + 1)) > tries; echo \"try $n\"; [ $n -ge 1 ]"}]}
+JSON
+    rm -f "$WORK/tries"
+    out=$(cd "$WORK" && "$BIN" run --headless --no-record retry.json 2>/dev/null)
+    status=$?
+    [ $status -eq 0 ] || { echo "  default: exit $status, want 0 (the newest attempt decides)"; return 1; }
+    echo "$out" | grep -qxF "  upload  failed 1 of 2 attempts in this run" || { echo "  no Flaky line"; return 1; }
+    echo "$out" | grep -qxF "    | try 0" || { echo "  the first failure's output is not kept"; return 1; }
+    rm -f "$WORK/tries"
+    (cd "$WORK" && "$BIN" run --headless --no-record --fail-on-flaky retry.json >/dev/null 2>&1)
+    status=$?
+    [ $status -eq 1 ] || { echo "  --fail-on-flaky: exit $status, want 1"; return 1; }
+    # Passing at once is not flaky.
+    (cd "$WORK" && "$BIN" run --headless --no-record --fail-on-flaky retry.json >/dev/null 2>&1)
+    status=$?
+    [ $status -eq 0 ] || { echo "  --fail-on-flaky without a failure: exit $status, want 0"; return 1; }
+}
+
 run_test "the second run has an ETA; each run a line, private" test_second_run_has_an_eta_and_each_run_a_line
 run_test "failed and interrupted runs are recorded with their status" test_failed_and_interrupted_runs_are_recorded_with_their_status
 run_test "--no-history and --no-record add nothing" test_no_history_and_no_record_add_nothing
 run_test "a 500 MB log of the same file is not read" test_a_huge_log_of_the_same_file_is_not_read
 run_test "an unreadable line gives one notice" test_an_unreadable_line_gives_one_notice
 run_test "the dashboard shows the notice in its footer" test_the_dashboard_shows_the_notice_in_its_footer
+run_test "git commit and dirtiness in each node's line" test_git_commit_and_dirty_in_the_history
+run_test "failed, then passed with the same inputs: flaky" test_failed_then_passed_with_the_same_inputs_is_flaky
+run_test "--fail-on-flaky exits 1 when a step passed on a retry" test_fail_on_flaky_exits_1_when_a_step_passed_on_a_retry
 e2e_summary

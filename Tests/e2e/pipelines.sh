@@ -184,11 +184,35 @@ test_report_of_a_restarted_run() {
         || { echo "$out" | sed 's/^/  | /'; return 1; }
     "$BIN" report --format json "$WORK/sequence.jsonl" | grep -qE '"fixedByRestart":\[\{"id":[0-9]+,"name":"check","attempt":2,' \
         || { echo "  no fixedByRestart in the JSON"; return 1; }
+    # Failed, then passed in one run: flaky, with the first failure's output kept.
+    echo "$out" | grep -qxF '  release/check  failed 1 of 2 attempts in this run' && echo "$out" | grep -qxF '    | failing' \
+        || { echo "  no Flaky block:"; echo "$out" | sed 's/^/  | /'; return 1; }
+    "$BIN" report --format json "$WORK/sequence.jsonl" \
+        | grep -qF '"flaky":[{"path":"release/check","name":"check","failures":1,"runs":2,"sameRun":true,"firstFailureOutput":["failing"]}]' \
+        || { echo "  no flaky in the JSON"; return 1; }
+}
+
+# --fail-on-flaky: the same restart fixes check, and the run still exits 1.
+test_fail_on_flaky_after_a_restart() {
+    local s=flaky-restart
+    rm -f "$WORK/marker-seq" "$WORK/notified"
+    t new-session -d -s $s -x 120 -y 30 "env TERM=tmux-256color bash --norc --noprofile"
+    t send-keys -t $s "cd '$WORK' && '$BIN' run --no-record --fail-on-flaky sequence.json; echo EXIT=\$?" Enter
+    wait_for $s 'notify .*skipped' 30 || return 1
+    t send-keys -t $s g j r
+    wait_for $s 'Restart check \(and 2 nodes that need it\)\? \[y/N\]' 10 || return 1
+    t send-keys -t $s y
+    wait_for $s 'notify  attempt 2 .*100%' 30 || return 1
+    t send-keys -t $s q
+    wait_for $s '^EXIT=1' 30 || return 1
+    screen $s | grep -qF 'a step failed and then passed (--fail-on-flaky)' || { echo "  no reason on stderr"; return 1; }
+    gone
 }
 
 run_test "restart: a failed step of a sequential re-runs, then the steps after it, exit 0, no orphans" test_restart_a_step_of_a_sequential
 run_test "restart: the replay of a restarted run draws the attempts in place" test_replay_of_a_restarted_run
 run_test "restart: the report counts newest attempts and lists the step fixed by restart" test_report_of_a_restarted_run
+run_test "restart: --fail-on-flaky exits 1 after a restart fixed a step" test_fail_on_flaky_after_a_restart
 # long ends at once the first time (no marker yet); its restarted attempt runs until it is
 # cancelled.
 cat > "$WORK/quit.json" <<JSON

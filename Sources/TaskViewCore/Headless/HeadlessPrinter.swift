@@ -98,7 +98,7 @@ package struct HeadlessPrinter: Sendable {
     /// each node's final state, then the run's report (`RunReport`: first failure, critical
     /// path, slowest commands).
     package func summary(root: NodeID? = nil) -> [String] {
-        HeadlessSummary(tree: tree).lines(root: root?.rawValue) + RunReport(tree: tree).lines
+        HeadlessSummary(tree: tree).lines(root: root?.rawValue) + RunReport(tree: tree, flaky: history?.flaky).lines
             + (baseline?.reportLines(tree) ?? [])
     }
 }

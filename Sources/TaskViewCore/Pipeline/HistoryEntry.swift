@@ -17,8 +17,8 @@ package struct HistoryEntry: Sendable, Equatable {
         /// The input key: `DefinitionKey` of the node's definition in the scenario (nil: a
         /// node the scenario does not define, such as a retry's attempt).
         package var key: String?
-        /// The git commit of the node's directory, and whether its tree was dirty: optional
-        /// input keys this version reads and keeps but does not write.
+        /// The git commit of the node's directory when the run started, and whether its tree
+        /// was dirty (nil: not in a git work tree, or no git).
         package var commit: String?
         package var dirty: Bool?
 
@@ -63,8 +63,12 @@ package struct HistoryEntry: Sendable, Equatable {
 
     /// The entry of a finished run: every row of `tree` (a restarted row by its newest
     /// attempt, a row above one judged again from its children's), each with the input key
-    /// `keys` gives its path; the run's time from the root `root`.
-    package init(tree: TreeModel, root: Int, run: String?, start: Double, status: Int, keys: [String: String]) {
+    /// `keys` gives its path and the git state `git` gives it; the run's time from the root
+    /// `root`.
+    package init(
+        tree: TreeModel, root: Int, run: String?, start: Double, status: Int, keys: [String: String],
+        git: [String: GitInput] = [:]
+    ) {
         var judged = tree
         judged.rejudge()
         var nodes: [Node] = []
@@ -74,7 +78,8 @@ package struct HistoryEntry: Sendable, Equatable {
             nodes.append(
                 Node(
                     path: path, outcome: (judged.rejudged[id] ?? n.display).reportKey, seconds: seconds,
-                    attempts: 1 + (tree.attempts[id]?.count ?? 0), key: keys[path]))
+                    attempts: 1 + (tree.attempts[id]?.count ?? 0), key: keys[path], commit: git[path]?.commit,
+                    dirty: git[path]?.dirty))
         }
         var seconds: Double?
         if tree.contains(root) {

@@ -15,6 +15,8 @@ package struct RunHistory: Sendable, Equatable {
     }
     /// How many earlier runs the figures come from.
     package var runCount: Int
+    /// Which nodes failed and succeeded with the same inputs (`FlakyHistory`).
+    package var flaky = FlakyHistory()
     /// What `remaining` keeps between calls (copies share it; it knows which tree state
     /// it holds).
     private var cache = RemainingCache()

@@ -49,6 +49,8 @@ package struct RunReport: Sendable, Equatable {
     package var firstFailure: Failure?
     /// Steps whose failure a restart fixed, in row order.
     package var fixedByRestart: [Fixed] = []
+    /// Flaky nodes (`RunReport+Flaky`), in row order.
+    package var flaky: [Flaky] = []
     /// The steps marked `allowFailure` that failed or were skipped (newest attempts), by name:
     /// counted apart, never the first failure.
     package var allowed: [String] = []
@@ -110,6 +112,7 @@ package struct RunReport: Sendable, Equatable {
         }
         firstFailure = first
         fixedByRestart = Self.fixed(in: tree)
+        flaky = Self.flakyInRun(tree)
         duration = runStart.isFinite ? max(0, runEnd - runStart) : 0
         criticalPath = Self.criticalPath(leaves, runStart: runStart)
         let timed = commandIDs.isEmpty ? leaves : leaves.filter { commandIDs.contains($0.id) }
@@ -203,6 +206,7 @@ package struct RunReport: Sendable, Equatable {
                 "Fixed by restart: \(Sanitizer.clean(f.name)) (attempt \(f.attempt)); attempt 1 failed at "
                     + "\(Format.seconds3(f.time))s: \(Sanitizer.clean(f.message))")
         }
+        out += flakyLines
         if !allowed.isEmpty {
             let names = allowed.prefix(5).map { Sanitizer.clean($0) }.joined(separator: ", ")
             out.append("Allowed failures: \(allowed.count) (\(names)\(allowed.count > 5 ? ", ..." : ""))")
@@ -223,7 +227,7 @@ package struct RunReport: Sendable, Equatable {
     }
 
     /// The report as one JSON object with the keys `firstFailure`, `fixedByRestart`,
-    /// `allowed`, `criticalPath`, `slowest`, `waits` and `counts` (docs/taskview.md), plus `duration`; times in
+    /// `allowed`, `flaky`, `criticalPath`, `slowest`, `waits` and `counts` (docs/taskview.md), plus `duration`; times in
     /// seconds.
     package var json: String {
         var w = JSONWriter(capacity: 4096)
@@ -259,6 +263,8 @@ package struct RunReport: Sendable, Equatable {
         }
         w.raw(",\"allowed\":")
         w.list(allowed) { $0.string($1) }
+        w.raw(",\"flaky\":")
+        writeFlaky(to: &w)
         w.raw(",\"criticalPath\":")
         w.list(criticalPath) { $1.write(to: &$0) }
         w.raw(",\"slowest\":")

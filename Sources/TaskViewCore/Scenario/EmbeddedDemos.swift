@@ -11,6 +11,7 @@ package enum EmbeddedDemos {
         ("stress", text(PackageResources.stress_json)),
         ("commands", text(PackageResources.commands_json)),
         ("ci", text(PackageResources.ci_json)),
+        ("explain", text(PackageResources.explain_json)),
     ]
 
     private static func text(_ bytes: [UInt8]) -> String {

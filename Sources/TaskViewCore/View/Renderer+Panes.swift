@@ -107,6 +107,11 @@ extension Renderer {
         if let baseline = model.baseline, let line = baseline.detailLine(model.view.selection.rawValue, in: tree) {
             lines.insert(clean(line), at: min(lines.count, 4)) // after the progress line
         }
+        if let flaky = model.history?.flaky.detailLines(row: model.view.selection.rawValue, in: tree) {
+            // Before the output, which fills what is left.
+            let at = lines.firstIndex { $0.hasPrefix("Output (last ") } ?? lines.count
+            lines.insert(contentsOf: flaky.map(clean), at: at)
+        }
         let rows = layout.detailRows - 1
         // A command's output follows its newest lines (or stays where `[`/`]` or a search
         // scrolled it): keep the facts, then a window of the output.

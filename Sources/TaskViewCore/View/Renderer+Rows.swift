@@ -62,6 +62,7 @@ extension Renderer {
         var name = rowName(tree, d.content(n).rawValue)
         if node.weight != 1 { name += "  " + Format.weightLabel(node.weight) }
         if let later = tree.attempts[n.rawValue] { name += "  attempt \(later.count + 1)" }
+        if let flaky = history?.flaky.verdict(row: n.rawValue, in: tree) { name += "  " + flaky.label }
         let nameStyle = CellStyle(
             state == .notExecuted || state == .skipped ? .dim : .normal,
             underline: state == .cancelled && glyphs.isASCII)

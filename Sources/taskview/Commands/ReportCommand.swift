@@ -8,10 +8,10 @@ struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
         abstract:
-            "Print a replay log's report: the first failure, the steps fixed by restart, the critical path, the slowest commands, the counts.",
+            "Print a replay log's report: the first failure, the steps fixed by restart, the flaky steps, the critical path, the slowest commands, the counts.",
         discussion: """
             The same report a run prints when it ends. --format json writes one JSON object \
-            with the keys firstFailure, fixedByRestart, criticalPath, slowest, counts and duration.
+            with the keys firstFailure, fixedByRestart, allowed, flaky, criticalPath, slowest, counts and duration.
             """
     )
 
@@ -33,7 +33,9 @@ struct ReportCommand: ParsableCommand {
         let replay = try loadLogForCommand(log, skipBadLines: skipBadLines)
         var tree = TreeModel()
         tree.absorb(replay.events)
-        let report = RunReport(tree: tree)
+        // A recorded scenario run: its history beside the log says which steps are flaky.
+        let flaky = FlakyHistory.of(log: log) { writeStderr("taskview: \(Sanitizer.clean($0))\n") }
+        let report = RunReport(tree: tree, flaky: flaky)
         switch format {
         case .json:
             print(report.json)

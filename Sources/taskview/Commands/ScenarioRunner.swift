@@ -35,14 +35,18 @@ enum ScenarioRunner {
             common.noHistory
             ? nil
             : scenario.file.map { HistoryFile(scenarioFile: $0, directory: logPath.map(directory) ?? "taskview-logs") }
+        let startTime = wallClock()
+        // The inputs each node starts from (its definition, its directory's git state): read
+        // before anything runs.
+        let inputs = historyFile == nil ? [:] : runInputs(scenario)
         if let historyFile {
             let entries = historyFile.load { historyNotice = $0 }
             previous = entries.last
-            let h = RunHistory(entries: entries)
+            var h = RunHistory(entries: entries)
+            h.flaky = FlakyHistory(entries: entries, current: inputs, start: startTime)
             if let historyNotice { writeStderr("taskview: \(Sanitizer.clean(historyNotice))\n") }
             if h.runCount > 0 { history = h }
         }
-        let startTime = wallClock()
         let session: ScenarioSession
         do {
             session = try ScenarioSession(
@@ -95,13 +99,25 @@ enum ScenarioRunner {
         // written then).
         let entry = Mutex<HistoryEntry?>(nil)
         if historyFile != nil, let logPath {
-            let keys = DefinitionKey.keys(scenario)
+            let keys = inputs.compactMapValues(\.definition)
+            let git = inputs.compactMapValues { k in k.commit.map { GitInput(commit: $0, dirty: k.dirty ?? false) } }
             let run = logPath.split(separator: "/").last.map(String.init) ?? logPath
             let root = session.rootID.rawValue
             options.finished = { tree in
                 // The status is the run's exit status, known when it returns.
-                let e = HistoryEntry(tree: tree, root: root, run: run, start: startTime, status: 0, keys: keys)
+                let e = HistoryEntry(
+                    tree: tree, root: root, run: run, start: startTime, status: 0, keys: keys, git: git)
                 entry.withLock { $0 = e }
+            }
+        }
+        // `--fail-on-flaky`: whether a step failed and then passed in this run.
+        let flakyInRun = Mutex(false)
+        if common.failOnFlaky {
+            let recordEntry = options.finished
+            options.finished = { tree in
+                recordEntry?(tree)
+                let flaky = !RunReport(tree: tree).flaky.isEmpty
+                flakyInRun.withLock { $0 = flaky }
             }
         }
         // The whole output of each command, beside the log (`o`); without a log, in a
@@ -110,9 +126,13 @@ enum ScenarioRunner {
             (p.hasSuffix(".jsonl") ? String(p.dropLast(6)) : p) + ".output"
         }
         options.origin = session.origin // headless times as in the log
-        let status = LiveRunner.run(
+        var status = LiveRunner.run(
             graph: session.graph, clock: session.clock, root: session.rootID,
             title: scenario.name, options: options, start: { session.start() })
+        if status == 0 && flakyInRun.withLock({ $0 }) {
+            writeStderr("taskview: a step failed and then passed (--fail-on-flaky): exit status 1\n")
+            status = 1
+        }
         Signals.react(nil)
         // No process of a command outlives taskview: they were cancelled with the root.
         if !session.waitForCommands() {
@@ -128,6 +148,16 @@ enum ScenarioRunner {
         let written = LogWritten.report(path: logPath, recorder: session.recorder)
         common.notifyIfDue(name: scenario.name, status: status, started: started)
         return written ? status : 2
+    }
+
+    /// The input key of each node of `scenario` by its path: its definition, and the git
+    /// state of its directory (git runs once per distinct directory, here at the start).
+    static func runInputs(_ scenario: Scenario) -> [String: InputKey] {
+        // A demo (`demo:NAME`) runs in the current directory.
+        let base = scenario.file.flatMap { $0.hasPrefix("/") ? directory($0) : nil } ?? "."
+        let dirs = InputKey.directories(scenario, base: base)
+        let git = GitProbe.inputs(of: Set(dirs.values).sorted())
+        return InputKey.keys(scenario, base: base, git: git)
     }
 
     /// The directory of the file at `path` (`.` for a bare name).

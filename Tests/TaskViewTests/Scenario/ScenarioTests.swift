@@ -22,7 +22,7 @@ func decodeError(_ text: String) -> String? {
 @Suite struct ScenarioTests {
     @Test func embeddedDemosMatchTheFiles() throws {
         let root = packageRoot()
-        #expect(ScenarioLoader.demoNames == ["build", "pipeline", "flaky", "stress", "commands", "ci"])
+        #expect(ScenarioLoader.demoNames == ["build", "pipeline", "flaky", "stress", "commands", "ci", "explain"])
         // Every file in demos/ is shipped (SwiftPM warns about one not declared as a resource).
         let dir = opendir("\(root)/demos")
         defer { if let dir { closedir(dir) } }
