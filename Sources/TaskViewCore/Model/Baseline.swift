@@ -34,8 +34,8 @@ package struct Baseline: Sendable {
             // Yellow (the executing colour) is the warning colour.
             return (RunComparison.signed(s - b, decimals: 1) + "s", s > b ? .executing : .succeeded)
         }
-        guard b > 0 else { return nil }
-        let start = tree.workStart(tree.newestAttempt(row)) ?? n.startedAt
+        // Running: from when its work started (nothing while a command waits for a slot).
+        guard b > 0, let start = tree.workStart(tree.newestAttempt(row)) else { return nil }
         let ratio = max(0, now - start) / b
         return (Format.fixed(ratio, decimals: 1) + (ascii ? "x" : "×") + " usual", ratio > 1 ? .executing : .dim)
     }

@@ -95,7 +95,7 @@ import Testing
         let new = RunRecord(
             nodes: [.init(path: "a", outcome: "succeeded", seconds: 2, cpu: 1.7, rss: 40 << 20)], total: 2)
         let c = RunComparison(base: base, new: new)
-        #expect(c.lines[3] == "  a  1.000s → 2.000s  +1.000s (+100%)  CPU +1.2s, peak memory +30 MiB")
+        #expect(c.lines[4] == "  a  1.000s → 2.000s  +1.000s (+100%)  CPU +1.2s, peak memory +30 MiB")
         #expect(c.json.contains(#""ratio":2,"cpu":1.2,"rss":31457280}"#))
     }
 
