@@ -61,6 +61,9 @@ package struct RunReport: Sendable, Equatable {
     package var counts: [String: Int]
     /// Seconds from the first start to the last end.
     package var duration: Double
+    /// The nodes that used the most CPU time, and the largest peak memory (`RunReport+Usage`).
+    package var topCPU: [UsageRank] = []
+    package var topMemory: [UsageRank] = []
 
     /// The report of `tree` as it stands: of the newest attempts, as the rows show them
     /// (the duration spans every attempt).
@@ -114,6 +117,7 @@ package struct RunReport: Sendable, Equatable {
         var c: [String: Int] = [:]
         for s in DisplayState.allCases { c[s.reportKey] = tree.counts[s.rawValue] }
         counts = c
+        (topCPU, topMemory) = Self.usageRanks(tree)
     }
 
     /// The rows whose first attempt failed and whose newest succeeded, innermost only (not
@@ -212,12 +216,13 @@ package struct RunReport: Sendable, Equatable {
         out += criticalPath.map(row)
         out.append("Slowest:")
         out += slowest.map(row)
+        out += usageLines
         return out
     }
 
     /// The report as one JSON object with the keys `firstFailure`, `fixedByRestart`,
-    /// `allowed`, `criticalPath`, `slowest` and `counts` (docs/taskview.md), plus `duration`; times in
-    /// seconds.
+    /// `allowed`, `criticalPath`, `slowest`, `cpu`, `memory` and `counts` (docs/taskview.md),
+    /// plus `duration`; times in seconds.
     package var json: String {
         var w = JSONWriter(capacity: 4096)
         w.raw("{\"firstFailure\":")
@@ -256,6 +261,7 @@ package struct RunReport: Sendable, Equatable {
         w.list(criticalPath) { $1.write(to: &$0) }
         w.raw(",\"slowest\":")
         w.list(slowest) { $1.write(to: &$0) }
+        writeUsage(to: &w)
         w.raw(",\"counts\":")
         w.list(DisplayState.allCases, open: "{", close: "}") { w, s in
             w.string(s.reportKey)
@@ -287,7 +293,7 @@ extension RunReport.Step {
 extension JSONWriter {
     /// `items` between `open` and `close` (a JSON array by default), separated by commas,
     /// each written by `element`.
-    fileprivate mutating func list<C: Collection>(
+    mutating func list<C: Collection>(
         _ items: C, open: StaticString = "[", close: StaticString = "]",
         _ element: (inout JSONWriter, C.Element) -> Void
     ) {

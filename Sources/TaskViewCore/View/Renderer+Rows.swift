@@ -15,18 +15,19 @@ extension Renderer {
             return
         }
         let now = model.pausedClock ?? model.clockNow
+        let usage = layout.cpuWidth > 0 ? d.tree.usageTotals() : nil
         for r in 0..<layout.treeRows {
             guard let n = node else { break }
             drawRow(
                 n, d, layout, y: layout.treeTop + r, now: now,
-                selected: n == model.view.selection, history: model.history, into: &grid)
+                selected: n == model.view.selection, history: model.history, usage: usage, into: &grid)
             node = d.next(n)
         }
     }
 
     func drawRow(
         _ n: RowIndex, _ d: DisplayTree, _ layout: Layout, y: Int, now: Double, selected: Bool,
-        history: RunHistory? = nil, into grid: inout CellGrid
+        history: RunHistory? = nil, usage: [Int: UsageTotal]? = nil, into grid: inout CellGrid
     ) {
         let tree = d.tree
         let shown = tree.shownNode(n).rawValue // a restarted row shows its newest attempt
@@ -88,6 +89,9 @@ extension Renderer {
                     x: col, y: y, style: CellStyle(.dim), limit: layout.timeWidth)
             }
             col += layout.timeWidth
+        }
+        if layout.cpuWidth > 0 {
+            col = drawUsage(usage?[shown], running: state == .executing, layout, x: col, y: y, into: &grid)
         }
         if layout.infoWidth > 0, let hidden {
             drawCounts(hidden, x: col + 1, y: y, limit: grid.width - col - 1, into: &grid)

@@ -31,7 +31,7 @@ public struct Renderer {
         let layout = Layout(
             width: width, height: height, detailOpen: model.view.detailOpen,
             tallDetail: detailShowsCommand(model, d),
-            footerRows: preview?.upwardNote != nil ? 2 : 1, timeline: model.isReplay)
+            footerRows: preview?.upwardNote != nil ? 2 : 1, timeline: model.isReplay, usage: model.view.showUsage)
         drawHeader(model, into: &grid)
         if layout.timelineRows > 0 { drawTimeline(model, y: 1, into: &grid) }
         var top = model.view.top

@@ -11,7 +11,7 @@ struct ReportCommand: ParsableCommand {
             "Print a replay log's report: the first failure, the steps fixed by restart, the critical path, the slowest commands, the counts.",
         discussion: """
             The same report a run prints when it ends. --format json writes one JSON object \
-            with the keys firstFailure, fixedByRestart, criticalPath, slowest, counts and duration.
+            with the keys firstFailure, fixedByRestart, criticalPath, slowest, cpu, memory, counts and duration.
             """
     )
 
