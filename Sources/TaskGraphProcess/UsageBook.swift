@@ -77,9 +77,10 @@ struct UsageBook {
             }
             for (pid, old) in run.seen {
                 if let n = now[pid], n.started == old.started { continue }
-                // Gone: its time is in its parent's children's time if a parent in the tree
-                // collected it; otherwise only what was seen of it is known.
-                if now[old.parent] == nil { run.goneTicks &+= old.ticks }
+                // Gone: its time is in the children's time of the nearest ancestor still in
+                // the tree (each one between collected the one below, then ended); with no
+                // such ancestor only what was seen of it is known.
+                if !Self.collected(old, seen: run.seen, now: now) { run.goneTicks &+= old.ticks }
             }
             run.seen = now
             let before = NodeUsageTicks(ticks: run.ticks, bytes: run.peakBytes)
@@ -90,6 +91,20 @@ struct UsageBook {
             runs[key] = run
         }
         return changed
+    }
+}
+
+extension UsageBook {
+    /// Whether an ancestor of a process that left (as the last pass saw them) is still in
+    /// the tree.
+    static func collected(_ gone: Seen, seen: [Int32: Seen], now: [Int32: Seen]) -> Bool {
+        var p = gone.parent
+        for _ in 0..<4096 {
+            if now[p] != nil { return true }
+            guard let up = seen[p] else { return false }
+            p = up.parent
+        }
+        return false
     }
 }
 

@@ -87,6 +87,20 @@ import Testing
         #expect(book.remove(1)?.ticks == 153)
     }
 
+    @Test func aGrandchildAndItsParentEndingBetweenTwoPassesCountOnce() {
+        var book = UsageBook()
+        book.add(1, root: 100)
+        _ = book.pass(
+            [
+                Self.stat(100, parent: 10, own: 2), Self.stat(101, parent: 100, own: 1),
+                Self.stat(102, parent: 101, own: 60),
+            ], adopter: 10, pageSize: 4096, ownerOf: { _ in nil })
+        // 102 ended (100 ticks), 101 collected it and ended (1 tick), 100 collected 101.
+        let next = book.pass(
+            [Self.stat(100, parent: 10, own: 2, children: 101)], adopter: 10, pageSize: 4096, ownerOf: { _ in nil })
+        #expect(next.map(\.usage.ticks) == [103])
+    }
+
     @Test func aCommandBurningOneSecondThroughASetsidGrandchildCostsWhatItMeasured() async throws {
         let dir = temporaryDirectory()
         defer { removeDirectory(dir) }
