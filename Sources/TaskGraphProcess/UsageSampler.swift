@@ -136,8 +136,11 @@ final class UsageSampler: Sendable {
                     owners[p.pid] = (p.started, key)
                     return key
                 })
-            let alive = Set(stats.map(\.pid))
-            s.owners = owners.filter { alive.contains($0.key) }
+            if !owners.isEmpty {
+                let alive = Set(stats.map(\.pid))
+                owners = owners.filter { alive.contains($0.key) }
+            }
+            s.owners = owners
             return changed.compactMap { c in
                 targets[c.key].map {
                     ($0, NodeUsage(cpu: Double(c.usage.ticks) / ticksPerSecond, rss: c.usage.bytes))

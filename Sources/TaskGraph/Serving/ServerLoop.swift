@@ -28,7 +28,6 @@ extension GraphServer {
         var stopDeadline: Double?
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         var lastPump = 0.0
-        var lastUsage = 0.0
         while true {
             var more = false
             let letGo = lock.withLock { () -> (any GraphObservation)? in
@@ -44,10 +43,6 @@ extension GraphServer {
                 return letGoIfNobodyReadsLocked()
             }
             letGo?.cancel()
-            if !active.isEmpty && monotonicNow() - lastUsage >= GraphServer.usageInterval {
-                sendOwnUsage(active)
-                lastUsage = monotonicNow()
-            }
             for c in active { refill(c) }
             var gone: [ViewerConnection] = []
             for c in active {
@@ -92,8 +87,6 @@ extension GraphServer {
             // Sleeping until woken: the next event's append wakes this thread (through the
             // pipe), unless events are waiting already.
             if timeout == -1 && !lock.withLock({ markSpoolIdleLocked() }) { timeout = 0 }
-            // The program's own usage goes to attached viewers once a second.
-            if !active.isEmpty && (timeout < 0 || timeout > 1000) { timeout = 1000 }
             // A closing connection is closed at its deadline even if it never becomes writable.
             if active.contains(where: \.closeAfterSending) && (timeout < 0 || timeout > 50) { timeout = 50 }
             let n = poll(&fds, nfds_t(fds.count), timeout)

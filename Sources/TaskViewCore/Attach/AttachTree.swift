@@ -160,10 +160,6 @@ package struct AttachTree {
         case .resync(let skipped):
             programs[p].awaitingSnapshot = true
             setStatus(p, .resynced(skipped: skipped), tree: &tree, now: now)
-        case .programUsage(let usage):
-            // The program's row shows its own CPU % and RSS.
-            ensureRow(p, tree: &tree, now: now)
-            emit(.usage(id: NodeID(programs[p].row), usage: usage), at: now, into: &tree)
         case .end:
             setStatus(p, .exited(rootsOutcome(p, tree: tree)), tree: &tree, now: now)
         case .error(let message):

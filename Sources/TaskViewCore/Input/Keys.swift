@@ -250,7 +250,7 @@ package enum KeyTable {
                 scope: .always, footer: nil),
             .init(
                 action: .toggleUsage, keys: [.char("u")], label: "u",
-                help: "CPU and RSS columns: what each node costs (groups: sum, largest peak)", scope: .always,
+                help: "CPU and RSS columns: what each node costs", scope: .always,
                 footer: nil),
             .init(
                 action: .replayPrevMarker, keys: [.char("[")], label: "[",

@@ -32,7 +32,6 @@ import Testing
                     case .resync(let n): kinds.append("resync \(n)")
                     case .end: kinds.append("end")
                     case .error(let m): kinds.append("error \(m)")
-                    case .programUsage: kinds.append("usage")
                     }
                 }
                 at = end

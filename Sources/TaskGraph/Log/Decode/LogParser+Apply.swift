@@ -56,10 +56,6 @@ extension LogParser {
             change = .attributes(id: NodeID(try existing(f.id)), attributes: try need(f.attrs, "attrs"))
         case .name:
             change = .renamed(id: NodeID(try existing(f.id)), name: try need(f.name, "name"))
-        case .usage where f.id == nil && allowSeqGaps:
-            // A served stream's line about the program itself (GraphServer.sendOwnUsage).
-            programUsage = NodeUsage(cpu: try need(f.cpu, "cpu"), rss: try need(f.rss, "rss"))
-            return
         case .usage:
             let id = NodeID(try existing(f.id))
             change = .usage(id: id, usage: NodeUsage(cpu: try need(f.cpu, "cpu"), rss: try need(f.rss, "rss")))

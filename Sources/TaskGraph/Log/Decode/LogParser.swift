@@ -85,8 +85,6 @@ struct LogParser {
     var resyncSkipped: Int?
     /// The message of the last server `error` line that carried a `seq` (attach), nil once taken.
     var serverError: String?
-    /// The program's own usage from the last `usage` line without `id` (attach), nil once taken.
-    var programUsage: NodeUsage?
 
     init(name: String, skipBadLines: Bool) {
         log = ReplayLog(name: name)

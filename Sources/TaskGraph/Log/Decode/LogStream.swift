@@ -18,9 +18,6 @@ public enum StreamItem: Sendable {
     case end
     /// An error line from the server (`{"ev":"error","message":...}`): the connection stays.
     case error(String)
-    /// The program's own CPU time and resident size now (a `usage` line without `id`, once
-    /// a second while attached).
-    case programUsage(NodeUsage)
 }
 
 /// A stream that cannot be read on: the line and the problem.
@@ -119,11 +116,6 @@ public struct LogStream {
                 parser.serverError = nil
                 flush(&out)
                 out.append(.error(message))
-            }
-            if let usage = parser.programUsage {
-                parser.programUsage = nil
-                flush(&out)
-                out.append(.programUsage(usage))
             }
             if let skipped = parser.resyncSkipped {
                 parser.resyncSkipped = nil
