@@ -35,6 +35,8 @@ final class CommandRun: Sendable {
         /// When the process was about to be spawned (`ProcessTable.ticksNow()`): every
         /// process with this run's mark started after it. 0 until then.
         var since: UInt64 = 0
+        /// Its key in `UsageSampler` once spawned.
+        var usageKey: Int?
     }
     private let state = Mutex(State())
 
@@ -99,6 +101,9 @@ final class CommandRun: Sendable {
         groupGone: @Sendable () -> Void = {}
     ) async {
         let outcome = await spawnAndRead()
+        // The usage's last report comes before the outcome, so whatever reads the settled
+        // node (a report, a history) has it.
+        if let key = state.withLock({ $0.usageKey }) { UsageSampler.shared.finish(key) }
         let exitText: String
         switch outcome {
         case .success(let o): exitText = "exit status \(o.status)"
@@ -193,8 +198,10 @@ final class CommandRun: Sendable {
     }
 
     private func started(_ pid: pid_t) {
+        let key = UsageSampler.shared.start(graph: graph, node: node, pid: pid, word: marker)
         let cancelled = state.withLock { s in
             s.pid = pid
+            s.usageKey = key
             return s.cancelled
         }
         CommandRegistry.shared.update(graph: graph, node: node) {

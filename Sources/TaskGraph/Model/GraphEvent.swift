@@ -56,6 +56,10 @@ public enum GraphChange: Sendable, Equatable {
     /// The node was renamed (a span whose operation name changed, see `Graph.rename`): its
     /// name is `name` from now on. Replicas, snapshots, logs and views take the new name.
     case renamed(id: NodeID, name: String)
+    /// What the node has cost so far (a command's process tree: CPU seconds and peak RSS),
+    /// at most once a second while it runs and once at its end; the newest one counts.
+    /// Snapshots of logs keep it; the dashboard's `u` columns show it.
+    case usage(id: NodeID, usage: NodeUsage)
 
     /// The node the change is about (nil for `dropped`).
     public var nodeID: NodeID? {
@@ -63,7 +67,7 @@ public enum GraphChange: Sendable, Equatable {
         case .added(let id, _, _, _, _, _), .parentSet(let id, _, _), .weightChanged(let id, _),
             .stateChanged(let id, _, _, _), .progress(let id, _), .cancelRequested(let id, _),
             .output(let id, _, _), .ref(let id, _), .attributes(let id, _), .attempt(let id, _),
-            .renamed(let id, _):
+            .renamed(let id, _), .usage(let id, _):
             return id
         case .dropped:
             return nil

@@ -62,6 +62,8 @@ package enum Action: Hashable, Sendable {
     case foldPrefix
     /// Cycle the order of siblings: creation, duration, name.
     case cycleSort
+    /// Show or hide the `CPU` and `RSS` columns (what each node costs).
+    case toggleUsage
     /// Replay: the previous / next marker (in the detail pane: scroll its output).
     case replayPrevMarker, replayNextMarker
     /// Replay: ask for a time to seek to / a text to find.
@@ -248,6 +250,10 @@ package enum KeyTable {
             .init(
                 action: .cycleSort, keys: [.char("s")], label: "s", help: "sort siblings: creation, duration, name",
                 scope: .always, footer: nil),
+            .init(
+                action: .toggleUsage, keys: [.char("u")], label: "u",
+                help: "CPU and RSS columns: what each node costs", scope: .always,
+                footer: nil),
             .init(
                 action: .replayPrevMarker, keys: [.char("[")], label: "[",
                 help: "previous marker: failure, cancel, root settled",

@@ -75,6 +75,7 @@ package enum Reducer {
         case .foldPrefix: model.view.mode = .foldPrefix
         case .foldDepth(let depth): foldToDepth(&model, depth)
         case .cycleSort: cycleSort(&model)
+        case .toggleUsage: model.view.showUsage.toggle()
         case .follow: toggleFollow(&model)
         case .filter: model.view.mode = .filterInput
         case .nextFailed: return jumpOrSeek(&model, .nextFailed)

@@ -40,6 +40,7 @@ extension TreeModel {
         if !outputs.isEmpty { outputs[i] = nil }
         if !commands.isEmpty { commands[i] = nil }
         if !attributes.isEmpty { attributes[i] = nil }
+        if !usages.isEmpty { usages[i] = nil }
         if !runningSince.isEmpty { runningSince[i] = nil }
         var node = Node()
         node.exists = true
@@ -196,6 +197,7 @@ extension TreeModel {
             outputs[i] = nil
             commands[i] = nil
             attributes[i] = nil
+            if !usages.isEmpty { usages[i] = nil }
             runningSince[i] = nil
         }
         structureVersion &+= 1

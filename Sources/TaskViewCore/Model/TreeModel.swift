@@ -83,6 +83,8 @@ public struct TreeModel: Sendable {
     package internal(set) var runningSince: [Int: Double] = [:]
     /// Spans' attributes (the last `attributes` event of each), by raw id.
     package internal(set) var attributes: [Int: [NodeAttribute]] = [:]
+    /// What nodes cost (their last `usage` events), by raw id.
+    package internal(set) var usages: [Int: UsageSample] = [:]
     /// What a scenario's `id`s and `needs` became (live runs of scenarios; empty otherwise).
     package var needsMap = ScenarioNeedsMap()
     /// Restarts: each row's later attempts (nodes drawn in its place, newest last).

@@ -64,6 +64,8 @@ public struct ViewState: Sendable, Equatable {
     /// The text typed after `t` or `F`.
     package var prompt: String = ""
     package var sort: Sort = .creation
+    /// The `CPU` and `RSS` columns are shown (`u`).
+    package var showUsage = false
     package var paused = false
     package var follow = false
     /// Fold `map` adapters into their child's row.

@@ -83,6 +83,8 @@ private struct HistoryScanner {
         var key: String?
         var commit: String?
         var dirty: Bool?
+        var cpu: Double?
+        var rss: Int?
         let ok = object { s, name in
             switch name {
             case "path":
@@ -106,12 +108,21 @@ private struct HistoryScanner {
             case "dirty":
                 if s.literal("true") { dirty = true } else if s.literal("false") { dirty = false } else { return false }
                 return true
+            case "cpu":
+                cpu = s.number()
+                return cpu != nil
+            case "rss":
+                rss = s.number().flatMap { Int(exactly: $0) }
+                return rss != nil
             default: return s.skipValue(depth: 0)
             }
         }
         guard ok, let path, let outcome, let attempts else { return nil }
-        return HistoryEntry.Node(
+        var node = HistoryEntry.Node(
             path: path, outcome: outcome, seconds: seconds, attempts: attempts, key: key, commit: commit, dirty: dirty)
+        node.cpu = cpu
+        node.rss = rss
+        return node
     }
 
     mutating func ws() {

@@ -21,6 +21,10 @@ package struct HistoryEntry: Sendable, Equatable {
         /// was dirty (nil: not in a git work tree, or no git).
         package var commit: String?
         package var dirty: Bool?
+        /// What the row's newest attempt cost, when it reported usage (a command): CPU
+        /// seconds and peak RSS bytes.
+        package var cpu: Double?
+        package var rss: Int?
 
         package init(
             path: String, outcome: String, seconds: Double?, attempts: Int = 1, key: String? = nil,
@@ -75,11 +79,15 @@ package struct HistoryEntry: Sendable, Equatable {
         for (id, path) in NodePath.rows(in: tree) {
             let n = tree[tree.newestAttempt(id)]
             let seconds = n.startedAt.isNaN || n.endedAt.isNaN ? nil : n.endedAt - n.startedAt
-            nodes.append(
-                Node(
-                    path: path, outcome: (judged.rejudged[id] ?? n.display).reportKey, seconds: seconds,
-                    attempts: 1 + (tree.attempts[id]?.count ?? 0), key: keys[path], commit: git[path]?.commit,
-                    dirty: git[path]?.dirty))
+            var node = Node(
+                path: path, outcome: (judged.rejudged[id] ?? n.display).reportKey, seconds: seconds,
+                attempts: 1 + (tree.attempts[id]?.count ?? 0), key: keys[path], commit: git[path]?.commit,
+                dirty: git[path]?.dirty)
+            if let usage = tree.usages[tree.newestAttempt(id)]?.usage {
+                node.cpu = usage.cpu
+                node.rss = usage.rss
+            }
+            nodes.append(node)
         }
         var seconds: Double?
         if tree.contains(root) {
@@ -90,7 +98,7 @@ package struct HistoryEntry: Sendable, Equatable {
     }
 
     /// The entry as one JSON line without its `\n`: `run`, `start`, `seconds`, `status`,
-    /// `nodes` (each `path`, `outcome`, `seconds`, `attempts`, `key`, `commit`, `dirty`; absent
+    /// `nodes` (each `path`, `outcome`, `seconds`, `attempts`, `key`, `commit`, `dirty`, `cpu`, `rss`; absent
     /// when nil), `omitted` when rows were left out. Rows that would take the line past
     /// `maxLineBytes` are left out and counted.
     package var line: String {
@@ -148,6 +156,14 @@ extension HistoryEntry.Node {
             w.string(commit)
         }
         if let dirty { w.raw(dirty ? ",\"dirty\":true" : ",\"dirty\":false") }
+        if let cpu {
+            w.raw(",\"cpu\":")
+            w.double(cpu)
+        }
+        if let rss {
+            w.raw(",\"rss\":")
+            w.int(rss)
+        }
         w.raw("}")
     }
 }

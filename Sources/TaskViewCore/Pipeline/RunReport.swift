@@ -68,6 +68,9 @@ package struct RunReport: Sendable, Equatable {
     /// Seconds every step waited for needs, and for a slot.
     package var waitedForNeeds = 0.0
     package var waitedForSlots = 0.0
+    /// The nodes that used the most CPU time, and the largest peak memory (`RunReport+Usage`).
+    package var topCPU: [UsageRank] = []
+    package var topMemory: [UsageRank] = []
 
     /// The report of `tree` as it stands: of the newest attempts, as the rows show them
     /// (the duration spans every attempt).
@@ -123,6 +126,7 @@ package struct RunReport: Sendable, Equatable {
         for s in DisplayState.allCases { c[s.reportKey] = tree.counts[s.rawValue] }
         counts = c
         (waits, waitedForNeeds, waitedForSlots) = Self.longestWaits(WhyLine.waits(in: tree))
+        (topCPU, topMemory) = Self.usageRanks(tree)
     }
 
     /// The rows whose first attempt failed and whose newest succeeded, innermost only (not
@@ -223,12 +227,13 @@ package struct RunReport: Sendable, Equatable {
         out.append("Slowest:")
         out += slowest.map(row)
         out += waitLines
+        out += usageLines
         return out
     }
 
     /// The report as one JSON object with the keys `firstFailure`, `fixedByRestart`,
-    /// `allowed`, `flaky`, `criticalPath`, `slowest`, `waits` and `counts` (docs/taskview.md), plus `duration`; times in
-    /// seconds.
+    /// `allowed`, `flaky`, `criticalPath`, `slowest`, `waits`, `cpu`, `memory` and `counts`
+    /// (docs/taskview.md), plus `duration`; times in seconds.
     package var json: String {
         var w = JSONWriter(capacity: 4096)
         w.raw("{\"firstFailure\":")
@@ -270,6 +275,7 @@ package struct RunReport: Sendable, Equatable {
         w.raw(",\"slowest\":")
         w.list(slowest) { $1.write(to: &$0) }
         writeWaits(to: &w)
+        writeUsage(to: &w)
         w.raw(",\"counts\":")
         w.list(DisplayState.allCases, open: "{", close: "}") { w, s in
             w.string(s.reportKey)
@@ -301,7 +307,7 @@ extension RunReport.Step {
 extension JSONWriter {
     /// `items` between `open` and `close` (a JSON array by default), separated by commas,
     /// each written by `element`.
-    fileprivate mutating func list<C: Collection>(
+    mutating func list<C: Collection>(
         _ items: C, open: StaticString = "[", close: StaticString = "]",
         _ element: (inout JSONWriter, C.Element) -> Void
     ) {

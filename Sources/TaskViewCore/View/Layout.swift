@@ -16,6 +16,9 @@ package struct Layout: Sendable, Equatable {
     package let barWidth: Int
     package let percentWidth: Int
     package let timeWidth: Int
+    /// The `u` columns, `CPU` and `RSS` (0: hidden).
+    package let cpuWidth: Int
+    package let rssWidth: Int
     package let infoWidth: Int
     /// The Δ column (`d`; 0: hidden or too narrow).
     package let deltaWidth: Int
@@ -23,10 +26,11 @@ package struct Layout: Sendable, Equatable {
     /// `tallDetail`: the pane shows a command (its facts and output need more room), so it
     /// takes up to two thirds of the area instead of at most 10 rows.
     /// `timeline`: a replay draws its timeline strip under the header (from 8 rows up).
-    /// `delta`: the Δ column is on (from 50 columns up).
+    /// `delta`: the Δ column is on (from 50 columns up). `usage`: the `CPU` and `RSS` columns
+    /// are on (`u`; from 40 columns up).
     package init(
         width: Int, height: Int, detailOpen: Bool, tallDetail: Bool = false, footerRows: Int = 1,
-        timeline: Bool = false, delta: Bool = false
+        timeline: Bool = false, delta: Bool = false, usage: Bool = false
     ) {
         self.width = max(0, width)
         self.height = max(0, height)
@@ -44,12 +48,16 @@ package struct Layout: Sendable, Equatable {
         timeWidth = width >= 40 ? 6 : 0
         infoWidth = width >= 90 ? min(30, width / 4) : 0
         deltaWidth = delta && width >= 50 ? 10 : 0
+        cpuWidth = usage && width >= 40 ? 6 : 0
+        rssWidth = usage && width >= 40 ? 7 : 0
     }
 
     /// Columns left for tree lines, glyph and name.
     package var nameColumns: Int {
         var w = width
-        for c in [barWidth, percentWidth, timeWidth, deltaWidth, infoWidth] where c > 0 { w -= c + 1 }
+        for c in [barWidth, percentWidth, timeWidth, deltaWidth, cpuWidth, rssWidth, infoWidth] where c > 0 {
+            w -= c + 1
+        }
         return max(0, w)
     }
 }

@@ -35,6 +35,9 @@ extension Renderer {
         if model.view.sort != .creation {
             x = grid.write("  sort: " + model.view.sort.word, x: x, y: 0, style: CellStyle(.accent, bold: true))
         }
+        if model.view.showUsage {
+            x = grid.write("  CPU RSS", x: x, y: 0, style: CellStyle(.accent, bold: true))
+        }
         if model.view.follow {
             x = grid.write("  ", x: x, y: 0, style: base)
             x = grid.write("FOLLOW", x: x, y: 0, style: CellStyle(.accent, bold: true, reverse: true))

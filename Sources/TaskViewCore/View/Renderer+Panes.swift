@@ -80,6 +80,7 @@ extension Renderer {
             }
             lines.append(location)
         }
+        if let usage = usageLine(tree, node: n, content: c) { lines.append(usage) }
         if let ring = tree.outputs[c] {
             lines.append("Output (last \(ring.count) of \(ring.total) lines):")
             for l in ring.lines { lines.append((l.stream == .stderr ? "! " : "  ") + clean(l.text)) }

@@ -15,19 +15,21 @@ extension Renderer {
             return
         }
         let now = model.pausedClock ?? model.clockNow
+        let usage = layout.cpuWidth > 0 ? d.tree.usageTotals() : nil
         for r in 0..<layout.treeRows {
             guard let n = node else { break }
             drawRow(
                 n, d, layout, y: layout.treeTop + r, now: now,
                 selected: n == model.view.selection, history: model.history,
-                baseline: layout.deltaWidth > 0 ? model.baseline : nil, into: &grid)
+                baseline: layout.deltaWidth > 0 ? model.baseline : nil, usage: usage, into: &grid)
             node = d.next(n)
         }
     }
 
     func drawRow(
         _ n: RowIndex, _ d: DisplayTree, _ layout: Layout, y: Int, now: Double, selected: Bool,
-        history: RunHistory? = nil, baseline: Baseline? = nil, into grid: inout CellGrid
+        history: RunHistory? = nil, baseline: Baseline? = nil, usage: [Int: UsageTotal]? = nil,
+        into grid: inout CellGrid
     ) {
         let tree = d.tree
         let shown = tree.shownNode(n).rawValue // a restarted row shows its newest attempt
@@ -97,6 +99,9 @@ extension Renderer {
                 drawDelta(baseline, n.rawValue, tree, now: now, x: col, y: y, width: layout.deltaWidth, into: &grid)
             }
             col += layout.deltaWidth
+        }
+        if layout.cpuWidth > 0 {
+            col = drawUsage(usage?[shown], running: state == .executing, layout, x: col, y: y, into: &grid)
         }
         if layout.infoWidth > 0, let hidden {
             drawCounts(hidden, x: col + 1, y: y, limit: grid.width - col - 1, into: &grid)

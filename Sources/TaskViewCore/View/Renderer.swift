@@ -32,7 +32,7 @@ public struct Renderer {
             width: width, height: height, detailOpen: model.view.detailOpen,
             tallDetail: detailShowsCommand(model, d),
             footerRows: preview?.upwardNote != nil ? 2 : 1, timeline: model.isReplay,
-            delta: model.view.showDelta && model.baseline != nil)
+            delta: model.view.showDelta && model.baseline != nil, usage: model.view.showUsage)
         drawHeader(model, into: &grid)
         if layout.timelineRows > 0 { drawTimeline(model, y: 1, into: &grid) }
         var top = model.view.top

@@ -8,10 +8,11 @@ struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
         abstract:
-            "Print a replay log's report: the first failure, the steps fixed by restart, the flaky steps, the critical path, the slowest commands, the counts.",
+            "Print a replay log's report: the first failure, the steps fixed by restart, the flaky steps, the critical path, the slowest commands, the longest waits, the most CPU and memory, the counts.",
         discussion: """
             The same report a run prints when it ends. --format json writes one JSON object \
-            with the keys firstFailure, fixedByRestart, allowed, flaky, criticalPath, slowest, counts and duration.
+            with the keys firstFailure, fixedByRestart, allowed, flaky, criticalPath, slowest, waits, \
+            cpu, memory, counts and duration.
             """
     )
 

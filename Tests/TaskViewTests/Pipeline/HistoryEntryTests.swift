@@ -32,7 +32,7 @@ import Testing
 
     @Test func unknownFieldsAreIgnoredAndMissingOnesRefused() {
         let later =
-            #"{"run":"a","start":1,"status":0,"host":"x","nodes":[{"path":"a","outcome":"succeeded","attempts":1,"cpu":2}]}"#
+            #"{"run":"a","start":1,"status":0,"host":"x","nodes":[{"path":"a","outcome":"succeeded","attempts":1,"gpu":2}]}"#
         #expect(HistoryEntry(line: Array(later.utf8))?.nodes == [.init(path: "a", outcome: "succeeded", seconds: nil)])
         let escaped = """
              {"host":{"a":[1,{"b":null}],"c":-2.5e3},"start":1.5e9,"status":130,"run":"r\\u00e9",             "nodes":[{"path":"ci/a\\\\/b \\"q\\"","outcome":"cancelled","seconds":2E-3,"attempts":2,"dirty":false}]}

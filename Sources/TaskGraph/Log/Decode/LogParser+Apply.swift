@@ -56,6 +56,9 @@ extension LogParser {
             change = .attributes(id: NodeID(try existing(f.id)), attributes: try need(f.attrs, "attrs"))
         case .name:
             change = .renamed(id: NodeID(try existing(f.id)), name: try need(f.name, "name"))
+        case .usage:
+            let id = NodeID(try existing(f.id))
+            change = .usage(id: id, usage: NodeUsage(cpu: try need(f.cpu, "cpu"), rss: try need(f.rss, "rss")))
         case .drop:
             let ids = try need(f.ids, "ids")
             for id in ids where !model.contains(id) { throw LineError("node \(id) does not exist") }

@@ -7,7 +7,7 @@
 struct LogParser {
     enum Kind {
         case add, parent, weight, state, progress, cancel, drop, output, ref, attrs, attempt, name, key, snapshot, end,
-            resync,
+            resync, usage,
             error,
             unknown, missing
     }
@@ -43,6 +43,14 @@ struct LogParser {
         var ended: Double?
         var attrs: [NodeAttribute]?
         var attemptOf: Int?
+        var cpu: Double?
+        var rss: Int?
+
+        /// The `cpu` and `rss` fields as a usage (nil unless both are there).
+        var usage: NodeUsage? {
+            guard let cpu, let rss else { return nil }
+            return NodeUsage(cpu: cpu, rss: rss)
+        }
     }
 
     struct SnapshotNode {
@@ -231,6 +239,11 @@ struct LogParser {
             }
             f.ids = ids
         case 3 where key.equals("key"): f.key = try text(&s)
+        case 3 where key.equals("cpu"):
+            let v = try s.number()
+            guard v.isFinite, v >= 0, v <= 1e12 else { throw LineError("cpu \(v) is not finite within 0...10^12") }
+            f.cpu = v
+        case 3 where key.equals("rss"): f.rss = try s.int("rss", in: 0...1 << 60)
         case 4 where key.equals("kind"):
             let k = try s.string()
             guard !k.isEmpty, k.utf8.count <= 64 else { throw LineError("invalid node kind") }
@@ -316,6 +329,7 @@ struct LogParser {
         case 4: return v.equals("drop") ? .drop : v.equals("name") ? .name : .unknown
         case 7 where v.equals("attempt"): return .attempt
         case 5 where v.equals("attrs"): return .attrs
+        case 5 where v.equals("usage"): return .usage
         case 5: return v.equals("state") ? .state : v.equals("error") ? .error : .unknown
         case 6:
             return v.equals("parent")
@@ -349,6 +363,7 @@ struct LogParser {
             if n.state != .notExecuted { n.started = f.started }
             if n.state.isSettled { n.ended = f.ended }
             n.attributes = f.attrs ?? []
+            n.usage = f.usage
             out.append(SnapshotNode(node: n, parent: f.parent, index: f.index))
         }
         return out

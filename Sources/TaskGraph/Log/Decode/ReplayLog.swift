@@ -254,6 +254,11 @@ public struct ReplayLog: Sendable {
                     change: .progress(
                         id: NodeID(Int(n.id)), progress: TaskProgress(n.fraction, info: n.info))))
         }
+        for n in nodes {
+            if let usage = n.usage {
+                out.append(GraphEvent(sequence: seq, time: time, change: .usage(id: NodeID(Int(n.id)), usage: usage)))
+            }
+        }
         return out
     }
 

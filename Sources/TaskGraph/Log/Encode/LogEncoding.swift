@@ -159,6 +159,11 @@ extension LogBuffer {
             int(id.rawValue)
             nextKey("name")
             string(name)
+        case .usage(let id, let usage):
+            lineStart(seq: seq, t: t, ev: "usage")
+            nextKey("id")
+            int(id.rawValue)
+            usageFields(usage)
         case .dropped(let ids):
             lineStart(seq: seq, t: t, ev: "drop")
             nextKey("ids")
@@ -260,7 +265,16 @@ extension LogBuffer {
             nextKey("attrs")
             attributeObject(n.attributes)
         }
+        if let usage = n.usage { usageFields(usage) }
         byte(125)
+    }
+
+    /// `,"cpu":S,"rss":B` (a `usage` line's, and a snapshot node's).
+    mutating func usageFields(_ usage: NodeUsage) {
+        nextKey("cpu")
+        double(usage.cpu)
+        nextKey("rss")
+        int(usage.rss)
     }
 
     /// A node's attributes as one JSON object, keys in their order (`{"http.method":"GET"}`).

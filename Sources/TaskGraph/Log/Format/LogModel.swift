@@ -45,6 +45,8 @@ public struct LogModel: Sendable {
         public var ended: Double?
         /// A span's attributes (the last `attributes` event), empty for most nodes.
         public var attributes: [NodeAttribute] = []
+        /// What the node has cost so far (the last `usage` event), nil when never reported.
+        public var usage: NodeUsage?
 
         /// A live, not yet executed node without parent or children.
         public init(id: Int32, kind: String, name: String, weight: Double) {
@@ -345,5 +347,9 @@ extension LogModel: GraphFold {
 
     @usableFromInline package mutating func renamed(id: NodeID, name: String, time: Double) {
         if let s = slot(id.rawValue) { nodes[s].name = name }
+    }
+
+    @usableFromInline package mutating func usageReported(id: NodeID, usage: NodeUsage, time: Double) {
+        if let s = slot(id.rawValue) { nodes[s].usage = usage }
     }
 }

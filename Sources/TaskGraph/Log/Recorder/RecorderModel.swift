@@ -95,6 +95,8 @@ struct RecorderModel {
     var keepsTimes = false
     /// Spans' attributes (the last `attributes` event of each).
     private var attributes: [Int32: [NodeAttribute]] = [:]
+    /// What nodes cost (the last `usage` event of each).
+    private var usages: [Int32: NodeUsage] = [:]
 
     /// `keepingTimes`: a server's model (see `keepsTimes`).
     init(keepingTimes: Bool = false) { keepsTimes = keepingTimes }
@@ -372,6 +374,7 @@ struct RecorderModel {
                 if !starts.isEmpty { n.started = starts[i] }
                 if !ends.isEmpty { n.ended = ends[i] }
                 if !attributes.isEmpty, let list = attributes[i] { n.attributes = list }
+                if !usages.isEmpty { n.usage = usages[i] }
                 if i == hotID { // as `settleHot` would leave it
                     n.fraction = hotFraction
                     n.info = hotInfo
@@ -505,6 +508,11 @@ extension RecorderModel: GraphFold {
         attributes[Int32(id.rawValue)] = list.isEmpty ? nil : list
     }
 
+    @usableFromInline mutating func usageReported(id: NodeID, usage: NodeUsage, time: Double) {
+        guard contains(id.rawValue) else { return }
+        usages[Int32(id.rawValue)] = usage
+    }
+
     @usableFromInline mutating func renamed(id: NodeID, name: String, time: Double) {
         guard contains(id.rawValue), let c = chunk(id.rawValue) else { return }
         c.setName(id.rawValue & (RecorderModel.chunkSize - 1), name)
@@ -532,6 +540,7 @@ extension RecorderModel: GraphFold {
             if !starts.isEmpty { starts[i] = nil }
             if !ends.isEmpty { ends[i] = nil }
             if !attributes.isEmpty { attributes[i] = nil }
+            if !usages.isEmpty { usages[i] = nil }
             if !extraKinds.isEmpty { extraKinds[i] = nil }
             liveCount -= 1
             if c.live == 0, id.rawValue >> RecorderModel.shift < newest { free(chunkOf: id.rawValue) }
