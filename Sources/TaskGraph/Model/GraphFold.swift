@@ -41,6 +41,9 @@ package protocol GraphFold {
     mutating func attemptRecorded(id: NodeID, of: NodeID, time: Double)
     /// The node was renamed (`GraphChange.renamed`).
     mutating func renamed(id: NodeID, name: String, time: Double)
+    /// A warning about the node began, or ended when `text` is nil (`GraphChange.warn`).
+    /// Default: ignored.
+    mutating func warned(id: NodeID, rule: String, text: String?, time: Double)
 }
 
 extension GraphFold {
@@ -59,6 +62,10 @@ extension GraphFold {
     /// Ignores the attempt: it changes no node state, only how views draw it.
     @inlinable
     package mutating func attemptRecorded(id: NodeID, of: NodeID, time: Double) {}
+
+    /// Ignores the warning: it changes no task state.
+    @inlinable
+    package mutating func warned(id: NodeID, rule: String, text: String?, time: Double) {}
 
     /// Applies one change: the one `switch` over `GraphChange` (see `GraphFold`). `change` is
     /// taken apart, not copied: its strings move into the hooks' arguments. `time`: when it
@@ -90,6 +97,8 @@ extension GraphFold {
             attemptRecorded(id: id, of: of, time: time)
         case .renamed(let id, let name):
             renamed(id: id, name: name, time: time)
+        case .warn(let id, let rule, let text):
+            warned(id: id, rule: rule, text: text, time: time)
         }
     }
 }
@@ -130,6 +139,8 @@ extension GraphChange {
             return .attempt(id: i, of: o)
         case .renamed(let id, let name):
             return map(id).map { .renamed(id: $0, name: name) }
+        case .warn(let id, let rule, let text):
+            return map(id).map { .warn(id: $0, rule: rule, text: text) }
         }
     }
 }

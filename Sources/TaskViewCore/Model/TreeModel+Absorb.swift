@@ -40,6 +40,7 @@ extension TreeModel {
         if !outputs.isEmpty { outputs[i] = nil }
         if !commands.isEmpty { commands[i] = nil }
         if !attributes.isEmpty { attributes[i] = nil }
+        if !warnings.isEmpty { clearWarnings(i) }
         if !runningSince.isEmpty { runningSince[i] = nil }
         var node = Node()
         node.exists = true
@@ -197,6 +198,7 @@ extension TreeModel {
             commands[i] = nil
             attributes[i] = nil
             runningSince[i] = nil
+            if !warnings.isEmpty { clearWarnings(i) }
         }
         structureVersion &+= 1
         if rootTombstones > 0 && rootTombstones * 2 > rootSlots.count { compactRoots() }

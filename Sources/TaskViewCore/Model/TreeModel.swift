@@ -83,6 +83,11 @@ public struct TreeModel: Sendable {
     package internal(set) var runningSince: [Int: Double] = [:]
     /// Spans' attributes (the last `attributes` event of each), by raw id.
     package internal(set) var attributes: [Int: [NodeAttribute]] = [:]
+    /// Current warnings (`warn` events): by raw id, then rule (`WarningRule`), their texts
+    /// (raw; sanitized when drawn). See `TreeModel+Warnings.swift`.
+    package internal(set) var warnings: [Int: [String: String]] = [:]
+    /// How many warnings `warnings` holds (the header's `⚠ N`).
+    package internal(set) var warningCount = 0
     /// What a scenario's `id`s and `needs` became (live runs of scenarios; empty otherwise).
     package var needsMap = ScenarioNeedsMap()
     /// Restarts: each row's later attempts (nodes drawn in its place, newest last).

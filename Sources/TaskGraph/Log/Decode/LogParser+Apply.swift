@@ -56,6 +56,11 @@ extension LogParser {
             change = .attributes(id: NodeID(try existing(f.id)), attributes: try need(f.attrs, "attrs"))
         case .name:
             change = .renamed(id: NodeID(try existing(f.id)), name: try need(f.name, "name"))
+        case .warn:
+            let id = NodeID(try existing(f.id))
+            let rule = try need(f.rule, "rule")
+            guard f.cleared || f.text != nil else { throw LineError("missing \"text\" (or \"cleared\":true)") }
+            change = .warn(id: id, rule: rule, text: f.cleared ? nil : f.text)
         case .drop:
             let ids = try need(f.ids, "ids")
             for id in ids where !model.contains(id) { throw LineError("node \(id) does not exist") }

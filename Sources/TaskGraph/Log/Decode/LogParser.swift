@@ -6,7 +6,8 @@
 /// far and appends its event to the log.
 struct LogParser {
     enum Kind {
-        case add, parent, weight, state, progress, cancel, drop, output, ref, attrs, attempt, name, key, snapshot, end,
+        case add, parent, weight, state, progress, cancel, drop, output, ref, attrs, attempt, name, warn, key, snapshot,
+            end,
             resync,
             error,
             unknown, missing
@@ -43,6 +44,9 @@ struct LogParser {
         var ended: Double?
         var attrs: [NodeAttribute]?
         var attemptOf: Int?
+        /// A `warn` line's.
+        var rule: String?
+        var cleared = false
     }
 
     struct SnapshotNode {
@@ -239,6 +243,11 @@ struct LogParser {
         case 4 where key.equals("info"): f.info = try text(&s)
         case 4 where key.equals("text"): f.text = try text(&s) ?? ""
         case 4 where key.equals("part"): f.part = try s.int("part", in: 1...1 << 20)
+        case 4 where key.equals("rule"):
+            let r = try s.string()
+            guard !r.isEmpty, r.utf8.count <= 64 else { throw LineError("invalid warning rule") }
+            f.rule = r
+        case 7 where key.equals("cleared"): f.cleared = try s.bool()
         case 5 where key.equals("state"):
             let v = try s.rawString()
             if v.equals("notExecuted") {
@@ -313,7 +322,7 @@ struct LogParser {
                     : v.equals("end")
                         ? .end
                         : v.equals("ref") ? .ref : .unknown
-        case 4: return v.equals("drop") ? .drop : v.equals("name") ? .name : .unknown
+        case 4: return v.equals("drop") ? .drop : v.equals("name") ? .name : v.equals("warn") ? .warn : .unknown
         case 7 where v.equals("attempt"): return .attempt
         case 5 where v.equals("attrs"): return .attrs
         case 5: return v.equals("state") ? .state : v.equals("error") ? .error : .unknown

@@ -159,6 +159,18 @@ extension LogBuffer {
             int(id.rawValue)
             nextKey("name")
             string(name)
+        case .warn(let id, let rule, let text):
+            lineStart(seq: seq, t: t, ev: "warn")
+            nextKey("id")
+            int(id.rawValue)
+            nextKey("rule")
+            string(rule)
+            if let text {
+                nextKey("text")
+                string(text)
+            } else {
+                raw(",\"cleared\":true")
+            }
         case .dropped(let ids):
             lineStart(seq: seq, t: t, ev: "drop")
             nextKey("ids")
