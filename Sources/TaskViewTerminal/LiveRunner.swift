@@ -31,6 +31,8 @@ package struct LiveOptions: Sendable {
     package var theme: Theme = .ansi
     /// Earlier runs of the same scenario file: time-based progress and the ETA.
     package var history: RunHistory?
+    /// The `slow` and `silent` warnings of a scenario run (nil: none).
+    package var warnings: SharedWarningRules?
     /// Where the dashboard keeps every command's whole output (`o`); nil: a temporary
     /// directory removed at exit.
     package var outputDirectory: String?
@@ -77,13 +79,13 @@ package enum LiveRunner {
         if !options.headless && options.plain {
             return runHeadless(
                 graph: graph, clock: clock, root: root, output: options.output, origin: options.origin,
-                history: options.history, plain: .realTime(speed: options.speed), finished: options.finished,
-                start: start)
+                history: options.history, plain: .realTime(speed: options.speed), warnings: options.warnings,
+                finished: options.finished, start: start)
         }
         if options.headless || isatty(1) == 0 {
             return runHeadless(
                 graph: graph, clock: clock, root: root, output: options.output, origin: options.origin,
-                history: options.history, finished: options.finished, start: start)
+                history: options.history, warnings: options.warnings, finished: options.finished, start: start)
         }
         let ascii = options.ascii || !TerminalEnvironment.isUTF8()
         let source = LiveGraphSource(
@@ -92,6 +94,7 @@ package enum LiveRunner {
         source.needs = options.needs
         source.restarter = options.restarter
         source.history = options.history
+        source.warnings = options.warnings
         source.writeFailure.recordingError = options.recordingError
         source.writeFailure.otlpTrouble = options.otlpTrouble
         source.notice = options.notice
@@ -111,7 +114,7 @@ package enum LiveRunner {
             writeStderr("taskview: \(error); showing plain output instead\n")
             return runHeadless(
                 graph: graph, clock: clock, root: root, output: options.output, origin: options.origin,
-                history: options.history, finished: options.finished, start: start)
+                history: options.history, warnings: options.warnings, finished: options.finished, start: start)
         }
         options.finished?(model.tree)
         for line in ExitSummary.lines(model: model) { print(line) }
@@ -127,14 +130,14 @@ package enum LiveRunner {
 
     static func runHeadless(
         graph: Graph, clock: any GraphClock, root: NodeID, output: Bool, origin: Double? = nil,
-        history: RunHistory? = nil, plain: PlainPacing? = nil, finished: ((TreeModel) -> Void)? = nil,
-        start: @escaping () -> Void
+        history: RunHistory? = nil, plain: PlainPacing? = nil, warnings: SharedWarningRules? = nil,
+        finished: ((TreeModel) -> Void)? = nil, start: @escaping () -> Void
     ) -> Int32 {
         Signals.install()
         let outcome = HeadlessRunner.run(
             graph: graph, clock: clock, root: root,
             interrupted: { Signals.pending != 0 }, output: output, origin: origin, history: history, plain: plain,
-            finished: finished ?? { _ in },
+            warnings: warnings, finished: finished ?? { _ in },
             print: { line in
                 print(line)
                 if plain != nil { fflush(nil) } // live: each line as it happens

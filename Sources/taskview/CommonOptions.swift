@@ -66,6 +66,9 @@ struct CommonOptions: ParsableArguments {
     /// `--otlp`, `--no-otlp`.
     @OptionGroup var otlp: OTLPOptions
 
+    /// `--slow-factor`, `--slow-after`, `--silent-after`.
+    @OptionGroup var warnings: WarningOptions
+
     /// `--jobs`, or the number of cores.
     var jobSlots: Int {
         jobs ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))

@@ -83,6 +83,7 @@ private struct HistoryScanner {
         var key: String?
         var commit: String?
         var dirty: Bool?
+        var gap: Double?
         let ok = object { s, name in
             switch name {
             case "path":
@@ -106,12 +107,17 @@ private struct HistoryScanner {
             case "dirty":
                 if s.literal("true") { dirty = true } else if s.literal("false") { dirty = false } else { return false }
                 return true
+            case "gap":
+                gap = s.number().flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+                return gap != nil
             default: return s.skipValue(depth: 0)
             }
         }
         guard ok, let path, let outcome, let attempts else { return nil }
-        return HistoryEntry.Node(
+        var node = HistoryEntry.Node(
             path: path, outcome: outcome, seconds: seconds, attempts: attempts, key: key, commit: commit, dirty: dirty)
+        node.gap = gap
+        return node
     }
 
     mutating func ws() {

@@ -21,6 +21,9 @@ package struct HistoryEntry: Sendable, Equatable {
         /// input keys this version reads and keeps but does not write.
         package var commit: String?
         package var dirty: Bool?
+        /// The longest time in seconds the node ran without progress or output (its start and
+        /// end count as activity): what the `silent` warning compares with (nil: unknown).
+        package var gap: Double?
 
         package init(
             path: String, outcome: String, seconds: Double?, attempts: Int = 1, key: String? = nil,
@@ -64,7 +67,10 @@ package struct HistoryEntry: Sendable, Equatable {
     /// The entry of a finished run: every row of `tree` (a restarted row by its newest
     /// attempt, a row above one judged again from its children's), each with the input key
     /// `keys` gives its path; the run's time from the root `root`.
-    package init(tree: TreeModel, root: Int, run: String?, start: Double, status: Int, keys: [String: String]) {
+    package init(
+        tree: TreeModel, root: Int, run: String?, start: Double, status: Int, keys: [String: String],
+        gaps: [String: Double] = [:]
+    ) {
         var judged = tree
         judged.rejudge()
         var nodes: [Node] = []
@@ -75,6 +81,7 @@ package struct HistoryEntry: Sendable, Equatable {
                 Node(
                     path: path, outcome: (judged.rejudged[id] ?? n.display).reportKey, seconds: seconds,
                     attempts: 1 + (tree.attempts[id]?.count ?? 0), key: keys[path]))
+            if let g = gaps[path] { nodes[nodes.count - 1].gap = g }
         }
         var seconds: Double?
         if tree.contains(root) {
@@ -85,7 +92,7 @@ package struct HistoryEntry: Sendable, Equatable {
     }
 
     /// The entry as one JSON line without its `\n`: `run`, `start`, `seconds`, `status`,
-    /// `nodes` (each `path`, `outcome`, `seconds`, `attempts`, `key`, `commit`, `dirty`; absent
+    /// `nodes` (each `path`, `outcome`, `seconds`, `attempts`, `key`, `commit`, `dirty`, `gap`; absent
     /// when nil), `omitted` when rows were left out. Rows that would take the line past
     /// `maxLineBytes` are left out and counted.
     package var line: String {
@@ -143,6 +150,10 @@ extension HistoryEntry.Node {
             w.string(commit)
         }
         if let dirty { w.raw(dirty ? ",\"dirty\":true" : ",\"dirty\":false") }
+        if let gap {
+            w.raw(",\"gap\":")
+            w.double(gap)
+        }
         w.raw("}")
     }
 }

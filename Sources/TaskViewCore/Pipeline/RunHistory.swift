@@ -15,6 +15,9 @@ package struct RunHistory: Sendable, Equatable {
     }
     /// How many earlier runs the figures come from.
     package var runCount: Int
+    /// Median of each node's longest gap without progress or output, by path (the `silent`
+    /// warning's usual gap; `HistoryEntry.Node.gap`).
+    package var gaps: [String: Double] = [:]
     /// What `remaining` keeps between calls (copies share it; it knows which tree state
     /// it holds).
     private var cache = RemainingCache()
@@ -46,6 +49,17 @@ package struct RunHistory: Sendable, Equatable {
             expected[key] = sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
         }
         self.init(expected: expected, runCount: used.count)
+        var gapLists: [String: [Double]] = [:]
+        for entry in used {
+            for n in entry.nodes { if let g = n.gap { gapLists[n.path, default: []].append(g) } }
+        }
+        gaps = gapLists.mapValues(Self.median)
+    }
+
+    private static func median(_ list: [Double]) -> Double {
+        let sorted = list.sorted()
+        let mid = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
     }
 
     /// Seconds each row that succeeded took, by path: a restarted row's newest attempt, by

@@ -72,6 +72,8 @@ enum ScenarioRunner {
         options.needs = session.needs
         options.restarter = ScenarioRestarter(session: session)
         options.history = history
+        let warnings = SharedWarningRules(WarningRules(thresholds: common.warnings.thresholds, history: history))
+        options.warnings = warnings
         if let recorder { options.recordingError = { recorder.writeError } }
         if let stream { options.otlpTrouble = { stream.trouble() } }
         options.notice = historyNotice
@@ -84,7 +86,9 @@ enum ScenarioRunner {
             let root = session.rootID.rawValue
             options.finished = { tree in
                 // The status is the run's exit status, known when it returns.
-                let e = HistoryEntry(tree: tree, root: root, run: run, start: startTime, status: 0, keys: keys)
+                let e = HistoryEntry(
+                    tree: tree, root: root, run: run, start: startTime, status: 0, keys: keys,
+                    gaps: warnings.longestGaps(in: tree))
                 entry.withLock { $0 = e }
             }
         }
