@@ -10,12 +10,18 @@ extension TreeModel {
         if let text {
             warnings[i, default: [:]][rule] = text
             if !had { warningCount += 1 }
+            if !had, warningsSeen.count < Self.maxWarningsSeen {
+                warningsSeen.append(SeenWarning(id: i, rule: rule, text: text, time: time))
+            }
         } else if had {
             warnings[i]?[rule] = nil
             if warnings[i]?.isEmpty == true { warnings[i] = nil }
             warningCount -= 1
         }
     }
+
+    /// How many warnings `warningsSeen` keeps.
+    package static let maxWarningsSeen = 1000
 
     /// Forgets node `i`'s warnings (it was dropped, or added again).
     mutating func clearWarnings(_ i: Int) {
@@ -38,4 +44,12 @@ extension TreeModel {
     package func hasWarning(_ i: Int) -> Bool {
         !warnings.isEmpty && warnings[i] != nil
     }
+}
+
+/// A warning that began: about node `id` (raw), its rule, its text (raw), when.
+package struct SeenWarning: Sendable, Equatable {
+    package var id: Int
+    package var rule: String
+    package var text: String
+    package var time: Double
 }

@@ -88,6 +88,9 @@ public struct TreeModel: Sendable {
     package internal(set) var warnings: [Int: [String: String]] = [:]
     /// How many warnings `warnings` holds (the header's `⚠ N`).
     package internal(set) var warningCount = 0
+    /// Every warning that began, in order (at most `TreeModel.maxWarningsSeen`): the report's
+    /// "Warnings" block.
+    package internal(set) var warningsSeen: [SeenWarning] = []
     /// What a scenario's `id`s and `needs` became (live runs of scenarios; empty otherwise).
     package var needsMap = ScenarioNeedsMap()
     /// Restarts: each row's later attempts (nodes drawn in its place, newest last).

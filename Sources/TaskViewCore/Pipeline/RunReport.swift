@@ -61,6 +61,8 @@ package struct RunReport: Sendable, Equatable {
     package var counts: [String: Int]
     /// Seconds from the first start to the last end.
     package var duration: Double
+    /// The warnings the run had (`RunReport+Warnings.swift`).
+    package var warnings: [ReportWarning] = []
 
     /// The report of `tree` as it stands: of the newest attempts, as the rows show them
     /// (the duration spans every attempt).
@@ -114,6 +116,7 @@ package struct RunReport: Sendable, Equatable {
         var c: [String: Int] = [:]
         for s in DisplayState.allCases { c[s.reportKey] = tree.counts[s.rawValue] }
         counts = c
+        warnings = Self.warnings(in: tree)
     }
 
     /// The rows whose first attempt failed and whose newest succeeded, innermost only (not
@@ -212,11 +215,12 @@ package struct RunReport: Sendable, Equatable {
         out += criticalPath.map(row)
         out.append("Slowest:")
         out += slowest.map(row)
+        out += warningLines
         return out
     }
 
     /// The report as one JSON object with the keys `firstFailure`, `fixedByRestart`,
-    /// `allowed`, `criticalPath`, `slowest` and `counts` (docs/taskview.md), plus `duration`; times in
+    /// `allowed`, `criticalPath`, `slowest`, `counts` and `warnings` (docs/taskview.md), plus `duration`; times in
     /// seconds.
     package var json: String {
         var w = JSONWriter(capacity: 4096)
@@ -264,6 +268,8 @@ package struct RunReport: Sendable, Equatable {
         }
         w.raw(",\"duration\":")
         w.double(duration)
+        w.raw(",\"warnings\":")
+        writeWarnings(to: &w)
         w.raw("}")
         return String(decoding: w.bytes, as: UTF8.self)
     }

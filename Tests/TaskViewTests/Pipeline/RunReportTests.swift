@@ -119,7 +119,7 @@ import Testing
         var report = RunReport(tree: TreeModel())
         #expect(
             report.json
-                == #"{"firstFailure":null,"fixedByRestart":[],"allowed":[],"criticalPath":[],"slowest":[],"counts":{"notExecuted":0,"executing":0,"succeeded":0,"failed":0,"cancelled":0,"skipped":0},"duration":0}"#
+                == #"{"firstFailure":null,"fixedByRestart":[],"allowed":[],"criticalPath":[],"slowest":[],"counts":{"notExecuted":0,"executing":0,"succeeded":0,"failed":0,"cancelled":0,"skipped":0},"duration":0,"warnings":[]}"#
         )
         report.firstFailure = .init(id: 3, name: "core", message: "exit status 3", time: 1.5, stderr: ["a \"b\"", "c"])
         let docs = RunReport.Step(id: 1, name: "docs", start: 0, duration: 0.25)
@@ -130,13 +130,15 @@ import Testing
         report.duration = 2.25
         report.fixedByRestart = [.init(id: 5, name: "flaky", attempt: 2, message: "timeout", time: 0.5)]
         report.allowed = ["lint"]
+        report.warnings = [.init(id: 2, path: "ci/test", rule: "slow", text: "slow: 3.4× its usual 12s", time: 41)]
         #expect(
             report.json
                 == #"{"firstFailure":{"id":3,"name":"core","message":"exit status 3","time":1.5,"stderr":["a \"b\"","c"]},"#
                 + #""fixedByRestart":[{"id":5,"name":"flaky","attempt":2,"message":"timeout","time":0.5}],"allowed":["lint"],"#
                 + #""criticalPath":[{"id":1,"name":"docs","start":0,"duration":0.25},{"id":2,"name":"test","start":0.25,"duration":2}],"#
                 + #""slowest":[{"id":2,"name":"test","start":0.25,"duration":2}],"#
-                + #""counts":{"notExecuted":0,"executing":0,"succeeded":2,"failed":1,"cancelled":0,"skipped":0},"duration":2.25}"#
+                + #""counts":{"notExecuted":0,"executing":0,"succeeded":2,"failed":1,"cancelled":0,"skipped":0},"duration":2.25,"#
+                + #""warnings":[{"id":2,"path":"ci/test","rule":"slow","text":"slow: 3.4× its usual 12s","time":41}]}"#
         )
     }
 
