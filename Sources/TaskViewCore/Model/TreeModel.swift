@@ -242,6 +242,9 @@ public struct TreeModel: Sendable {
             markSkippedBelow(id.rawValue)
         }
         sequence = snapshot.sequence
+        for (id, list) in snapshot.warnings {
+            for rule in list.keys.sorted() { warned(id: id, rule: rule, text: list[rule], time: time) }
+        }
         structureVersion = 1
     }
 

@@ -79,7 +79,11 @@ package struct WarningRules: Sendable {
             guard Self.runs(tree, id), tree[id].children.isEmpty, let start = tree.workStart(id) else { continue }
             let n = tree[id]
             let lines = tree.outputs[id]?.total ?? 0
-            var a = activity[id] ?? Activity(fraction: n.fraction, info: n.info, lines: lines, last: start, longest: 0)
+            // First seen with activity already: it happened by now (no earlier time is known).
+            let busy = n.fraction != 0 || n.info != nil || lines > 0
+            var a =
+                activity[id]
+                ?? Activity(fraction: n.fraction, info: n.info, lines: lines, last: busy ? now : start, longest: 0)
             if a.fraction != n.fraction || a.info != n.info || a.lines != lines {
                 a.longest = max(a.longest, now - a.last)
                 a.last = now

@@ -47,6 +47,8 @@ struct LogParser {
         /// A `warn` line's.
         var rule: String?
         var cleared = false
+        /// A snapshot node's warnings.
+        var warns: [String: String]?
     }
 
     struct SnapshotNode {
@@ -248,6 +250,14 @@ struct LogParser {
             guard !r.isEmpty, r.utf8.count <= 64 else { throw LineError("invalid warning rule") }
             f.rule = r
         case 7 where key.equals("cleared"): f.cleared = try s.bool()
+        case 4 where key.equals("warn"):
+            var list: [String: String] = [:]
+            try s.object { s, k in
+                guard list.count < 16 else { throw LineError("more than 16 warnings") }
+                guard k.count <= 64 else { throw LineError("invalid warning rule") }
+                list[String(decoding: k, as: UTF8.self)] = try text(&s) ?? ""
+            }
+            f.warns = list
         case 5 where key.equals("state"):
             let v = try s.rawString()
             if v.equals("notExecuted") {
@@ -358,6 +368,7 @@ struct LogParser {
             if n.state != .notExecuted { n.started = f.started }
             if n.state.isSettled { n.ended = f.ended }
             n.attributes = f.attrs ?? []
+            n.warnings = f.warns ?? [:]
             out.append(SnapshotNode(node: n, parent: f.parent, index: f.index))
         }
         return out

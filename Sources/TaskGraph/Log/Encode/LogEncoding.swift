@@ -268,6 +268,17 @@ extension LogBuffer {
             nextKey("attemptOf")
             int(Int(n.attemptOf))
         }
+        if !n.warnings.isEmpty {
+            nextKey("warn")
+            byte(123)
+            for (i, rule) in n.warnings.keys.sorted().enumerated() {
+                if i > 0 { byte(44) }
+                string(rule)
+                byte(58)
+                string(n.warnings[rule]!)
+            }
+            byte(125)
+        }
         if !n.attributes.isEmpty {
             nextKey("attrs")
             attributeObject(n.attributes)

@@ -95,6 +95,8 @@ struct RecorderModel {
     var keepsTimes = false
     /// Spans' attributes (the last `attributes` event of each).
     private var attributes: [Int32: [NodeAttribute]] = [:]
+    /// Nodes' current warnings (`warn` events): each rule's text.
+    private var warnings: [Int32: [String: String]] = [:]
 
     /// `keepingTimes`: a server's model (see `keepsTimes`).
     init(keepingTimes: Bool = false) { keepsTimes = keepingTimes }
@@ -122,6 +124,7 @@ struct RecorderModel {
                 starts[i] = started - startTime
             }
             if let startTime, keepsTimes, let ended = n.endTime { ends[i] = ended - startTime }
+            if let list = snapshot.warnings[id] { warnings[i] = list }
         }
     }
 
@@ -372,6 +375,7 @@ struct RecorderModel {
                 if !starts.isEmpty { n.started = starts[i] }
                 if !ends.isEmpty { n.ended = ends[i] }
                 if !attributes.isEmpty, let list = attributes[i] { n.attributes = list }
+                if !warnings.isEmpty, let list = warnings[i] { n.warnings = list }
                 if i == hotID { // as `settleHot` would leave it
                     n.fraction = hotFraction
                     n.info = hotInfo
@@ -500,6 +504,12 @@ extension RecorderModel: GraphFold {
         attempts[Int32(id.rawValue)] = Int32(of.rawValue)
     }
 
+    @usableFromInline mutating func warned(id: NodeID, rule: String, text: String?, time: Double) {
+        guard contains(id.rawValue), let i = LogModel.kept(id.rawValue) else { return }
+        warnings[i, default: [:]][rule] = text
+        if warnings[i]?.isEmpty == true { warnings[i] = nil }
+    }
+
     @usableFromInline mutating func attributesSet(id: NodeID, attributes list: [NodeAttribute], time: Double) {
         guard contains(id.rawValue) else { return }
         attributes[Int32(id.rawValue)] = list.isEmpty ? nil : list
@@ -532,6 +542,7 @@ extension RecorderModel: GraphFold {
             if !starts.isEmpty { starts[i] = nil }
             if !ends.isEmpty { ends[i] = nil }
             if !attributes.isEmpty { attributes[i] = nil }
+            if !warnings.isEmpty { warnings[i] = nil }
             if !extraKinds.isEmpty { extraKinds[i] = nil }
             liveCount -= 1
             if c.live == 0, id.rawValue >> RecorderModel.shift < newest { free(chunkOf: id.rawValue) }
