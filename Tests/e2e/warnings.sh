@@ -32,7 +32,7 @@ test_w_jumps_to_a_command_that_ignores_sigterm() {
     keys $s g Down X
     wait_for $s 'cancelled' 10 || return 1
     # Killed after its 1 s grace: the row says so, the header counts it.
-    wait_for $s '⚠ ignores cancel: killed after its 1s grace' 15 || return 1
+    wait_for $s 'stubborn .*⚠ ignores cancel: killed' 15 || return 1
     wait_for $s '⚠ 1' 5 || return 1
     keys $s g W Enter
     wait_for $s 'Name: stubborn' 10 || return 1
