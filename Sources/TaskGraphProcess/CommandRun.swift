@@ -86,8 +86,11 @@ final class CommandRun: Sendable {
             try? await Task.sleep(for: .milliseconds(Int64((grace * 1000).rounded(.up))))
             let alive = state.withLock { !$0.gone }
             guard alive else { return }
-            // It outlived its grace: said on its node (it stays: it is what happened).
-            graph.warn(node, rule: WarningRule.ignoresCancel, text: Self.killedText(grace: grace))
+            // It outlived its grace: said on its node (it stays: it is what happened). Only
+            // when a member still runs: ended ones may wait to be reaped on a busy machine.
+            if ProcessTable.all().contains(where: { $0.group == pid && !$0.zombie }) {
+                graph.warn(node, rule: WarningRule.ignoresCancel, text: Self.killedText(grace: grace))
+            }
             ProcessGroup.signal(pid, SIGKILL)
         }
     }

@@ -237,7 +237,7 @@ package enum KeyTable {
                 action: .prevCancelled, keys: [.char("C")], label: "C", help: "previous cancelled node", scope: .always,
                 footer: nil),
             .init(
-                action: .nextWarning, keys: [.char("W")], label: "W", help: "next node with a warning (⚠), wrapping",
+                action: .nextWarning, keys: [.char("W")], label: "W", help: "next node with a warning, wrapping",
                 scope: .always, footer: nil),
             .init(
                 action: .foldDepth(0), keys: (1...9).map { .char(Character(String($0))) }, label: "1-9",
