@@ -87,8 +87,20 @@ final class CommandRun: Sendable {
         Task.detached { [self] in
             try? await Task.sleep(for: .milliseconds(Int64((grace * 1000).rounded(.up))))
             let alive = state.withLock { !$0.gone }
-            if alive { ProcessGroup.signal(pid, SIGKILL) }
+            guard alive else { return }
+            // It outlived its grace: said on its node (it stays: it is what happened). Only
+            // when a member still runs: ended ones may wait to be reaped on a busy machine.
+            if ProcessTable.all().contains(where: { $0.group == pid && !$0.zombie }) {
+                graph.warn(node, rule: WarningRule.ignoresCancel, text: Self.killedText(grace: grace))
+            }
+            ProcessGroup.signal(pid, SIGKILL)
         }
+    }
+
+    /// `ignores cancel: killed after its 5s grace`.
+    static func killedText(grace: Double) -> String {
+        let g = grace == grace.rounded() && grace < 1e9 ? String(Int(grace)) : String(grace)
+        return "ignores cancel: killed after its \(g)s grace"
     }
 
     // MARK: - Running

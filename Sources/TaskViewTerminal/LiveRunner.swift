@@ -33,6 +33,8 @@ package struct LiveOptions: Sendable {
     package var history: RunHistory?
     /// The run compared with: the Δ column (`d`), the detail pane, the end-of-run report.
     package var baseline: Baseline?
+    /// The `slow` and `silent` warnings of a scenario run (nil: none).
+    package var warnings: SharedWarningRules?
     /// Where the dashboard keeps every command's whole output (`o`); nil: a temporary
     /// directory removed at exit.
     package var outputDirectory: String?
@@ -80,13 +82,13 @@ package enum LiveRunner {
             return runHeadless(
                 graph: graph, clock: clock, root: root, output: options.output, origin: options.origin,
                 history: options.history, baseline: options.baseline, plain: .realTime(speed: options.speed),
-                finished: options.finished,
-                start: start)
+                warnings: options.warnings, finished: options.finished, start: start)
         }
         if options.headless || isatty(1) == 0 {
             return runHeadless(
                 graph: graph, clock: clock, root: root, output: options.output, origin: options.origin,
-                history: options.history, baseline: options.baseline, finished: options.finished, start: start)
+                history: options.history, baseline: options.baseline, warnings: options.warnings,
+                finished: options.finished, start: start)
         }
         let ascii = options.ascii || !TerminalEnvironment.isUTF8()
         let source = LiveGraphSource(
@@ -96,6 +98,7 @@ package enum LiveRunner {
         source.restarter = options.restarter
         source.history = options.history
         source.baseline = options.baseline
+        source.warnings = options.warnings
         source.writeFailure.recordingError = options.recordingError
         source.writeFailure.otlpTrouble = options.otlpTrouble
         source.notice = options.notice
@@ -115,7 +118,8 @@ package enum LiveRunner {
             writeStderr("taskview: \(error); showing plain output instead\n")
             return runHeadless(
                 graph: graph, clock: clock, root: root, output: options.output, origin: options.origin,
-                history: options.history, baseline: options.baseline, finished: options.finished, start: start)
+                history: options.history, baseline: options.baseline, warnings: options.warnings,
+                finished: options.finished, start: start)
         }
         options.finished?(model.tree)
         for line in ExitSummary.lines(model: model) { print(line) }
@@ -132,15 +136,13 @@ package enum LiveRunner {
     static func runHeadless(
         graph: Graph, clock: any GraphClock, root: NodeID, output: Bool, origin: Double? = nil,
         history: RunHistory? = nil, baseline: Baseline? = nil, plain: PlainPacing? = nil,
-        finished: ((TreeModel) -> Void)? = nil,
-        start: @escaping () -> Void
+        warnings: SharedWarningRules? = nil, finished: ((TreeModel) -> Void)? = nil, start: @escaping () -> Void
     ) -> Int32 {
         Signals.install()
         let outcome = HeadlessRunner.run(
             graph: graph, clock: clock, root: root,
             interrupted: { Signals.pending != 0 }, output: output, origin: origin, history: history, baseline: baseline,
-            plain: plain,
-            finished: finished ?? { _ in },
+            plain: plain, warnings: warnings, finished: finished ?? { _ in },
             print: { line in
                 print(line)
                 if plain != nil { fflush(nil) } // live: each line as it happens

@@ -75,6 +75,8 @@ struct CommonOptions: ParsableArguments {
 
     /// `--baseline`, `--min-change`.
     @OptionGroup var compare: BaselineOptions
+    /// `--slow-factor`, `--slow-after`, `--silent-after`.
+    @OptionGroup var warnings: WarningOptions
 
     /// `--jobs`, or the number of cores.
     var jobSlots: Int {

@@ -31,9 +31,11 @@ import Testing
     @Test func childThatIgnoresTermIsKilledAfterGrace() async throws {
         let dir = temporaryDirectory()
         defer { removeDirectory(dir) }
+        let g = Graph()
+        let events = Events(g)
         let t = Cmd.command(
             shell: "trap '' TERM; echo $$ > \(dir)/p; while :; do sleep 0.05; done",
-            graph: Graph(), grace: 2)
+            graph: g, grace: 2)
         t.execute()
         let p = try #require(await pid(in: "\(dir)/p"))
         let cancelledAt = monotonicSeconds()
@@ -43,6 +45,25 @@ import Testing
         // sleep, which a starved pool may wake only after the grace).
         #expect(monotonicSeconds() - cancelledAt >= 2)
         #expect(t.state == .cancelled)
+        // The node says so: it ignored its cancel (docs/taskview.md, "Warnings"), and it stays.
+        #expect(
+            events.all.map(\.change).filter { if case .warn = $0 { true } else { false } }
+                == [.warn(id: t.id, rule: WarningRule.ignoresCancel, text: "ignores cancel: killed after its 2s grace")]
+        )
+    }
+
+    @Test func aCommandThatEndsOnTermIsNotWarned() async throws {
+        let dir = temporaryDirectory()
+        defer { removeDirectory(dir) }
+        let g = Graph()
+        let events = Events(g)
+        let t = Cmd.command(shell: "echo $$ > \(dir)/p; exec sleep 1000", graph: g, grace: 0.3)
+        t.execute()
+        let p = try #require(await pid(in: "\(dir)/p"))
+        t.cancel()
+        #expect(await waitGone(p))
+        try await Task.sleep(for: .milliseconds(600)) // past the grace
+        #expect(!events.all.contains { if case .warn = $0.change { true } else { false } })
     }
 
     @Test func cancelBeforeItStartsRunsNothing() async throws {

@@ -66,7 +66,7 @@ class CompositeDriver: @unchecked Sendable { // state guarded by the graph's loc
 
     /// The owner was cancelled: called once, after its stripe is unlocked, right after its
     /// `onCancel` handlers and before its executing subtasks are cancelled.
-    func ownerCancelled() {}
+    func ownerCancelled(owner: AnyGraphTask) {}
 
     /// The owner is about to settle (lock held, before its state changes).
     @usableFromInline func ownerSettlingLocked(owner: AnyGraphTask) {

@@ -115,7 +115,7 @@ extension AnyGraphTask {
         }
         guard let e = effects else { return }
         for h in e.handlers { h() }
-        e.notice?.ownerCancelled()
+        e.notice?.ownerCancelled(owner: self)
         // Then the subtree, and only then internal waiters (`value`, `wait`): a program that
         // wakes on this task's cancel (and, say, stops its recorder or server) finds its
         // executing subtasks cancelled too, not still executing (deeper than the

@@ -69,7 +69,7 @@ extension Graph {
                         endTime: hasStarts && r.state.isSettled ? s.end(slot) : nil))
             }
         }
-        return GraphCapture(nodes: nodes, sequence: sequenceLocked())
+        return GraphCapture(nodes: nodes, sequence: sequenceLocked(), warnings: cancelWatch.current)
     }
 
     /// All stripes locked: from now on every event takes `eventLock` for its number.

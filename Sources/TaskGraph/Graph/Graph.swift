@@ -89,6 +89,8 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
     /// What observations hold of this graph (instead of a weak reference; see `GraphAnchor`).
     /// `package`: TaskGraphTracing's registry holds it too, for the same reason.
     package let anchor = GraphAnchor()
+    /// Bodies still running after a cancel, and the current warnings (`Graph+Warnings.swift`).
+    let cancelWatch = CancelWatch()
 
     /// Guards `pendingCancels`; taken inside a stripe lock.
     let pendingLock = Lock()

@@ -40,6 +40,8 @@ struct NodeCapture {
 struct GraphCapture {
     let nodes: [NodeCapture]
     let sequence: UInt64
+    /// The graph's current warnings by raw id (`CancelWatch.current`).
+    var warnings: [Int: [String: String]] = [:]
 
     /// Empty storage for `count` captured nodes, its pages touched here, before the graph is
     /// locked: a fresh 24 MB for 200,000 nodes otherwise takes its page faults under the locks.
@@ -70,6 +72,8 @@ struct GraphCapture {
             if n.parent < 0 { roots.append(nid) }
         }
         roots.sort { $0.rawValue < $1.rawValue }
-        return GraphSnapshot(nodes: byID, roots: roots, sequence: sequence)
+        var snapshot = GraphSnapshot(nodes: byID, roots: roots, sequence: sequence)
+        for (id, list) in warnings where byID[NodeID(id)] != nil { snapshot.warnings[NodeID(id)] = list }
+        return snapshot
     }
 }

@@ -60,6 +60,12 @@ public enum GraphChange: Sendable, Equatable {
     /// at most once a second while it runs and once at its end; the newest one counts.
     /// Snapshots of logs keep it; the dashboard's `u` columns show it.
     case usage(id: NodeID, usage: NodeUsage)
+    /// A warning about the node began (`text` says why: `slow: 3.4× its usual 12s`) or, with
+    /// `text` nil, ended. `rule` is one of `WarningRule`'s. A node has at most one warning a
+    /// rule. It changes no task state: replicas ignore it; logs, snapshots of logs and views
+    /// keep each node's current warnings (see `Graph`'s `ignoresCancel` rule in the
+    /// Cancelling article).
+    case warn(id: NodeID, rule: String, text: String?)
 
     /// The node the change is about (nil for `dropped`).
     public var nodeID: NodeID? {
@@ -67,7 +73,7 @@ public enum GraphChange: Sendable, Equatable {
         case .added(let id, _, _, _, _, _), .parentSet(let id, _, _), .weightChanged(let id, _),
             .stateChanged(let id, _, _, _), .progress(let id, _), .cancelRequested(let id, _),
             .output(let id, _, _), .ref(let id, _), .attributes(let id, _), .attempt(let id, _),
-            .renamed(let id, _), .usage(let id, _):
+            .renamed(let id, _), .usage(let id, _), .warn(let id, _, _):
             return id
         case .dropped:
             return nil
@@ -127,6 +133,21 @@ public struct NodeAttribute: Sendable, Equatable, Hashable {
         }
         return String(text.unicodeScalars[..<end])
     }
+}
+
+/// The rules of `GraphChange.warn`: warnings that compare a node with what is normal for it.
+public enum WarningRule {
+    /// Running much longer than its usual duration (taskview, from a scenario's run history).
+    public static let slow = "slow"
+    /// Running without progress or output for much longer than its usual longest gap
+    /// (taskview).
+    public static let silent = "silent"
+    /// Cancelled, and still running its body after its grace: a scope whose body has not
+    /// returned, or a `GraphTask.async` body still running, 1 s after the cancel (the graph
+    /// applies this rule itself); a command that had to be killed after its grace.
+    public static let ignoresCancel = "ignoresCancel"
+    /// Every rule, in the order views list them.
+    public static let all = [slow, silent, ignoresCancel]
 }
 
 /// Which stream of a process an `output` line came from.

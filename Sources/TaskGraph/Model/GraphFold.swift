@@ -43,6 +43,9 @@ package protocol GraphFold {
     mutating func renamed(id: NodeID, name: String, time: Double)
     /// What the node has cost so far (`GraphChange.usage`). Default: ignored.
     mutating func usageReported(id: NodeID, usage: NodeUsage, time: Double)
+    /// A warning about the node began, or ended when `text` is nil (`GraphChange.warn`).
+    /// Default: ignored.
+    mutating func warned(id: NodeID, rule: String, text: String?, time: Double)
 }
 
 extension GraphFold {
@@ -65,6 +68,9 @@ extension GraphFold {
     /// Ignores the usage: it changes no node state.
     @inlinable
     package mutating func usageReported(id: NodeID, usage: NodeUsage, time: Double) {}
+    /// Ignores the warning: it changes no task state.
+    @inlinable
+    package mutating func warned(id: NodeID, rule: String, text: String?, time: Double) {}
 
     /// Applies one change: the one `switch` over `GraphChange` (see `GraphFold`). `change` is
     /// taken apart, not copied: its strings move into the hooks' arguments. `time`: when it
@@ -98,6 +104,8 @@ extension GraphFold {
             renamed(id: id, name: name, time: time)
         case .usage(let id, let usage):
             usageReported(id: id, usage: usage, time: time)
+        case .warn(let id, let rule, let text):
+            warned(id: id, rule: rule, text: text, time: time)
         }
     }
 }
@@ -140,6 +148,8 @@ extension GraphChange {
             return map(id).map { .renamed(id: $0, name: name) }
         case .usage(let id, let usage):
             return map(id).map { .usage(id: $0, usage: usage) }
+        case .warn(let id, let rule, let text):
+            return map(id).map { .warn(id: $0, rule: rule, text: text) }
         }
     }
 }

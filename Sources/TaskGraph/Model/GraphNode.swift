@@ -149,6 +149,9 @@ public struct GraphSnapshot: Sendable, Equatable {
     /// How many events were recorded before this snapshot: apply exactly the events with a
     /// greater sequence number to stay in step.
     public let sequence: UInt64
+    /// The nodes' current warnings (`GraphChange.warn`): by node, each rule's text. Empty
+    /// for most graphs.
+    public var warnings: [NodeID: [String: String]] = [:]
 
     /// A snapshot with these nodes.
     public init(nodes: [NodeID: GraphNode], roots: [NodeID], sequence: UInt64) {

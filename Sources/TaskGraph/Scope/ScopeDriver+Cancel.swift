@@ -21,6 +21,9 @@ enum ScopeGate {
     static let done: UInt8 = 4
     /// The node was cancelled: a task that starts after it cancels itself.
     static let requested: UInt8 = 8
+    /// The graph warned that the body ignores its cancel (`CancelWatch`): its return ends
+    /// the warning.
+    static let warned: UInt8 = 16
 }
 
 extension ScopeDriver {
@@ -35,8 +38,9 @@ extension ScopeDriver {
 
     /// Called by the task that runs the body, last: waits for a canceller that is cancelling
     /// it (rare, and as long as the task's cancellation handlers run), then lets go of it.
-    @usableFromInline
-    final func exitSwiftTask() {
+    /// True when the graph had warned that the body ignores its cancel.
+    @usableFromInline @discardableResult
+    final func exitSwiftTask() -> Bool {
         var old = gate.load(ordering: .acquiring)
         while true {
             if old & ScopeGate.cancelling != 0 {
@@ -51,14 +55,16 @@ extension ScopeDriver {
             old = now
         }
         swiftTask = nil
+        return old & ScopeGate.warned != 0
     }
 
     /// The node was cancelled: cancels the task that runs the body if it runs, else has it
-    /// cancel itself when it starts (`enterSwiftTask`).
-    final func cancelSwiftTask() {
+    /// cancel itself when it starts (`enterSwiftTask`). True when the body was running.
+    @discardableResult
+    final func cancelSwiftTask() -> Bool {
         var old = gate.load(ordering: .acquiring)
         while true {
-            if old & ScopeGate.done != 0 { return }
+            if old & ScopeGate.done != 0 { return false }
             var new = old | ScopeGate.requested
             if old & ScopeGate.running != 0 { new |= ScopeGate.cancelling }
             let (exchanged, now) = gate.weakCompareExchange(
@@ -66,9 +72,10 @@ extension ScopeDriver {
             if exchanged { break }
             old = now
         }
-        guard old & ScopeGate.running != 0 else { return }
+        guard old & ScopeGate.running != 0 else { return false }
         cancelPublishedTask()
         gate.bitwiseAnd(~ScopeGate.cancelling, ordering: .acquiringAndReleasing)
+        return true
     }
 
     /// Cancels the published task; its own frame, so that the copy of the task reference it

@@ -80,7 +80,10 @@ final class ScopeDriver: CompositeDriver, @unchecked Sendable { // guarded by th
     /// A scope's driver (`derives`) cancels the Swift task that runs its body.
     override var noticesCancel: Bool { derives }
 
-    override func ownerCancelled() { cancelSwiftTask() }
+    /// A body still running is watched: the graph warns when it has not returned 1 s later.
+    override func ownerCancelled(owner: AnyGraphTask) {
+        if cancelSwiftTask() { owner.graph.watchCancelledBody(owner.rawID, body: self) }
+    }
 
     override func childLocked(rawID: Int) -> AnyGraphTask? {
         assertSomeLockHeld()

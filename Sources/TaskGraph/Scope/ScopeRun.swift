@@ -100,7 +100,7 @@ enum ScopeRun {
     @usableFromInline
     static func succeeded(_ scope: Handle) {
         scope.node.completeScope()
-        scope.driver.exitSwiftTask()
+        if scope.driver.exitSwiftTask() { scope.node.graph.cancelledBodyReturned(scope.node.rawID) }
     }
 
     /// The body threw `error`: the node is cancelled when that is `CancellationError` or the
@@ -113,7 +113,7 @@ enum ScopeRun {
         } else {
             scope.node.settle(.failure(error))
         }
-        scope.driver.exitSwiftTask()
+        if scope.driver.exitSwiftTask() { scope.node.graph.cancelledBodyReturned(scope.node.rawID) }
     }
 
     /// Makes the scope's node, executing, as a child of `parent` when that is a running task of

@@ -26,6 +26,8 @@ extension GraphTask {
                 // Its body runs with its node as the current scope: scopes and roots executed
                 // inside it become its children (AsyncScopes).
                 if !graph.scopesMade.load(ordering: .relaxed) { graph.scopesMade.store(true, ordering: .relaxed) }
+                // Whether the body still runs, for the graph's `ignoresCancel` rule.
+                let gate = AsyncBodyGate()
                 let work = Task(priority: priority) {
                     await ScopeContext.local.withValue(t) {
                         do throws(Failure) {
@@ -39,8 +41,13 @@ extension GraphTask {
                             }
                         }
                     }
+                    if gate.end() { graph.cancelledBodyReturned(t.rawID) }
                 }
-                t.onCancel { work.cancel() }
+                let id = t.rawID
+                t.onCancel {
+                    work.cancel()
+                    graph.watchCancelledBody(id, body: gate)
+                }
             })
     }
 }

@@ -390,6 +390,15 @@ package struct AttachTree {
             guard let of = keep[Int(nodes[k].attemptOf)] else { continue }
             emit(.attempt(id: NodeID(localAt[k]), of: NodeID(of)), at: t, into: &tree)
         }
+        // Warnings as the program has them now: begun or ended while the viewer was away.
+        for k in order {
+            let had = tree.warnings[localAt[k]] ?? [:]
+            let now = nodes[k].warnings
+            guard had != now else { continue }
+            for rule in Set(had.keys).union(now.keys).sorted() where had[rule] != now[rule] {
+                emit(.warn(id: NodeID(localAt[k]), rule: rule, text: now[rule]), at: t, into: &tree)
+            }
+        }
     }
 
     /// Whether a snapshot node ran: executing or completed, or cancelled after it began (a

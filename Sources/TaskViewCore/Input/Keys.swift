@@ -57,6 +57,8 @@ package enum Action: Hashable, Sendable {
     /// The next / previous failed or cancelled node (live: select it; replay: seek to the
     /// next moment one failed or was cancelled).
     case nextFailed, prevFailed, nextCancelled, prevCancelled
+    /// The next node with a warning (`slow`, `silent`, `ignoresCancel`), wrapping.
+    case nextWarning
     /// Fold the tree to a depth (1: roots only); `foldPrefix` (`z`) waits for the digit.
     case foldDepth(Int)
     case foldPrefix
@@ -238,6 +240,9 @@ package enum KeyTable {
             .init(
                 action: .prevCancelled, keys: [.char("C")], label: "C", help: "previous cancelled node", scope: .always,
                 footer: nil),
+            .init(
+                action: .nextWarning, keys: [.char("W")], label: "W", help: "next node with a warning, wrapping",
+                scope: .always, footer: nil),
             .init(
                 action: .foldDepth(0), keys: (1...9).map { .char(Character(String($0))) }, label: "1-9",
                 help: "fold the tree to that depth (1: roots only)", scope: .liveOnly, footer: nil),

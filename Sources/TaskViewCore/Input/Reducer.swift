@@ -82,6 +82,7 @@ package enum Reducer {
         case .prevFailed: return jumpOrSeek(&model, .prevFailed)
         case .nextCancelled: return jumpOrSeek(&model, .nextCancelled)
         case .prevCancelled: return jumpOrSeek(&model, .prevCancelled)
+        case .nextWarning: nextWarning(&model)
         // The detail pane (Reducer+Detail).
         case .openDetail: openDetail(&model)
         case .close: close(&model)

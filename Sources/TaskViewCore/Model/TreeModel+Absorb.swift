@@ -41,6 +41,7 @@ extension TreeModel {
         if !commands.isEmpty { commands[i] = nil }
         if !attributes.isEmpty { attributes[i] = nil }
         if !usages.isEmpty { usages[i] = nil }
+        if !warnings.isEmpty { clearWarnings(i) }
         if !runningSince.isEmpty { runningSince[i] = nil }
         var node = Node()
         node.exists = true
@@ -199,6 +200,7 @@ extension TreeModel {
             attributes[i] = nil
             if !usages.isEmpty { usages[i] = nil }
             runningSince[i] = nil
+            if !warnings.isEmpty { clearWarnings(i) }
         }
         structureVersion &+= 1
         if rootTombstones > 0 && rootTombstones * 2 > rootSlots.count { compactRoots() }

@@ -85,6 +85,14 @@ public struct TreeModel: Sendable {
     package internal(set) var attributes: [Int: [NodeAttribute]] = [:]
     /// What nodes cost (their last `usage` events), by raw id.
     package internal(set) var usages: [Int: UsageSample] = [:]
+    /// Current warnings (`warn` events): by raw id, then rule (`WarningRule`), their texts
+    /// (raw; sanitized when drawn). See `TreeModel+Warnings.swift`.
+    package internal(set) var warnings: [Int: [String: String]] = [:]
+    /// How many warnings `warnings` holds (the header's `⚠ N`).
+    package internal(set) var warningCount = 0
+    /// Every warning that began, in order (at most `TreeModel.maxWarningsSeen`): the report's
+    /// "Warnings" block.
+    package internal(set) var warningsSeen: [SeenWarning] = []
     /// What a scenario's `id`s and `needs` became (live runs of scenarios; empty otherwise).
     package var needsMap = ScenarioNeedsMap()
     /// Restarts: each row's later attempts (nodes drawn in its place, newest last).
@@ -236,6 +244,9 @@ public struct TreeModel: Sendable {
             markSkippedBelow(id.rawValue)
         }
         sequence = snapshot.sequence
+        for (id, list) in snapshot.warnings {
+            for rule in list.keys.sorted() { warned(id: id, rule: rule, text: list[rule], time: time) }
+        }
         structureVersion = 1
     }
 

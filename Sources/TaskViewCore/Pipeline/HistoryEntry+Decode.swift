@@ -85,6 +85,7 @@ private struct HistoryScanner {
         var dirty: Bool?
         var cpu: Double?
         var rss: Int?
+        var gap: Double?
         let ok = object { s, name in
             switch name {
             case "path":
@@ -114,6 +115,9 @@ private struct HistoryScanner {
             case "rss":
                 rss = s.number().flatMap { Int(exactly: $0) }
                 return rss != nil
+            case "gap":
+                gap = s.number().flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+                return gap != nil
             default: return s.skipValue(depth: 0)
             }
         }
@@ -122,6 +126,7 @@ private struct HistoryScanner {
             path: path, outcome: outcome, seconds: seconds, attempts: attempts, key: key, commit: commit, dirty: dirty)
         node.cpu = cpu
         node.rss = rss
+        node.gap = gap
         return node
     }
 

@@ -25,6 +25,9 @@ package struct HistoryEntry: Sendable, Equatable {
         /// seconds and peak RSS bytes.
         package var cpu: Double?
         package var rss: Int?
+        /// The longest time in seconds the node ran without progress or output (its start and
+        /// end count as activity): what the `silent` warning compares with (nil: unknown).
+        package var gap: Double?
 
         package init(
             path: String, outcome: String, seconds: Double?, attempts: Int = 1, key: String? = nil,
@@ -67,11 +70,11 @@ package struct HistoryEntry: Sendable, Equatable {
 
     /// The entry of a finished run: every row of `tree` (a restarted row by its newest
     /// attempt, a row above one judged again from its children's), each with the input key
-    /// `keys` gives its path and the git state `git` gives it; the run's time from the root
-    /// `root`.
+    /// `keys` gives its path and the git state `git` gives it, `gaps` its longest quiet time;
+    /// the run's time from the root `root`.
     package init(
         tree: TreeModel, root: Int, run: String?, start: Double, status: Int, keys: [String: String],
-        git: [String: GitInput] = [:]
+        git: [String: GitInput] = [:], gaps: [String: Double] = [:]
     ) {
         var judged = tree
         judged.rejudge()
@@ -87,6 +90,7 @@ package struct HistoryEntry: Sendable, Equatable {
                 node.cpu = usage.cpu
                 node.rss = usage.rss
             }
+            node.gap = gaps[path]
             nodes.append(node)
         }
         var seconds: Double?
@@ -98,7 +102,7 @@ package struct HistoryEntry: Sendable, Equatable {
     }
 
     /// The entry as one JSON line without its `\n`: `run`, `start`, `seconds`, `status`,
-    /// `nodes` (each `path`, `outcome`, `seconds`, `attempts`, `key`, `commit`, `dirty`, `cpu`, `rss`; absent
+    /// `nodes` (each `path`, `outcome`, `seconds`, `attempts`, `key`, `commit`, `dirty`, `cpu`, `rss`, `gap`; absent
     /// when nil), `omitted` when rows were left out. Rows that would take the line past
     /// `maxLineBytes` are left out and counted.
     package var line: String {
@@ -163,6 +167,10 @@ extension HistoryEntry.Node {
         if let rss {
             w.raw(",\"rss\":")
             w.int(rss)
+        }
+        if let gap {
+            w.raw(",\"gap\":")
+            w.double(gap)
         }
         w.raw("}")
     }

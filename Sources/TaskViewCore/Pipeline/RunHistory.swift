@@ -17,6 +17,9 @@ package struct RunHistory: Sendable, Equatable {
     package var runCount: Int
     /// Which nodes failed and succeeded with the same inputs (`FlakyHistory`).
     package var flaky = FlakyHistory()
+    /// Median of each node's longest gap without progress or output, by path (the `silent`
+    /// warning's usual gap; `HistoryEntry.Node.gap`).
+    package var gaps: [String: Double] = [:]
     /// What `remaining` keeps between calls (copies share it; it knows which tree state
     /// it holds).
     private var cache = RemainingCache()
@@ -48,6 +51,17 @@ package struct RunHistory: Sendable, Equatable {
             expected[key] = sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
         }
         self.init(expected: expected, runCount: used.count)
+        var gapLists: [String: [Double]] = [:]
+        for entry in used {
+            for n in entry.nodes { if let g = n.gap { gapLists[n.path, default: []].append(g) } }
+        }
+        gaps = gapLists.mapValues(Self.median)
+    }
+
+    private static func median(_ list: [Double]) -> Double {
+        let sorted = list.sorted()
+        let mid = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
     }
 
     /// Seconds each row that succeeded took, by path: a restarted row's newest attempt, by

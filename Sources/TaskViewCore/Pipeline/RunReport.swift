@@ -71,6 +71,8 @@ package struct RunReport: Sendable, Equatable {
     /// The nodes that used the most CPU time, and the largest peak memory (`RunReport+Usage`).
     package var topCPU: [UsageRank] = []
     package var topMemory: [UsageRank] = []
+    /// The warnings the run had (`RunReport+Warnings.swift`).
+    package var warnings: [ReportWarning] = []
 
     /// The report of `tree` as it stands: of the newest attempts, as the rows show them
     /// (the duration spans every attempt).
@@ -127,6 +129,7 @@ package struct RunReport: Sendable, Equatable {
         counts = c
         (waits, waitedForNeeds, waitedForSlots) = Self.longestWaits(WhyLine.waits(in: tree))
         (topCPU, topMemory) = Self.usageRanks(tree)
+        warnings = Self.warnings(in: tree)
     }
 
     /// The rows whose first attempt failed and whose newest succeeded, innermost only (not
@@ -228,12 +231,13 @@ package struct RunReport: Sendable, Equatable {
         out += slowest.map(row)
         out += waitLines
         out += usageLines
+        out += warningLines
         return out
     }
 
     /// The report as one JSON object with the keys `firstFailure`, `fixedByRestart`,
-    /// `allowed`, `flaky`, `criticalPath`, `slowest`, `waits`, `cpu`, `memory` and `counts`
-    /// (docs/taskview.md), plus `duration`; times in seconds.
+    /// `allowed`, `flaky`, `criticalPath`, `slowest`, `waits`, `cpu`, `memory`, `counts` and
+    /// `warnings` (docs/taskview.md), plus `duration`; times in seconds.
     package var json: String {
         var w = JSONWriter(capacity: 4096)
         w.raw("{\"firstFailure\":")
@@ -284,6 +288,8 @@ package struct RunReport: Sendable, Equatable {
         }
         w.raw(",\"duration\":")
         w.double(duration)
+        w.raw(",\"warnings\":")
+        writeWarnings(to: &w)
         w.raw("}")
         return String(decoding: w.bytes, as: UTF8.self)
     }

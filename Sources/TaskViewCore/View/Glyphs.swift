@@ -19,6 +19,8 @@ package struct Glyphs: Sendable, Equatable {
     package var ellipsis: Unicode.Scalar
     /// Marks a collapsed node that has children.
     package var collapsed: Unicode.Scalar
+    /// Marks a node with a warning (rows, the header's count, headless lines).
+    package var warning: Unicode.Scalar = "⚠"
     package var isASCII: Bool
 
     /// Box-drawing lines, state symbols and eighth blocks.
@@ -33,7 +35,7 @@ package struct Glyphs: Sendable, Equatable {
         notExecuted: "o", executing: "*", succeeded: "+", failed: "X", cancelled: "/",
         skipped: "-", tee: "|-", last: "`-", pipe: "| ", barFull: "#",
         barEighths: [" ", "-", "-", "-", "=", "=", "=", "="], barTrack: ".", ellipsis: "~",
-        collapsed: ">", isASCII: true)
+        collapsed: ">", warning: "!", isASCII: true)
 
     /// The glyph of a display state.
     package func glyph(_ state: DisplayState) -> Unicode.Scalar {

@@ -54,6 +54,11 @@ extension Renderer {
                 x = grid.write(" (\(k) allowed)", x: x, y: 0, style: base)
             }
         }
+        if tree.warningCount > 0 {
+            x = grid.write("  ", x: x, y: 0, style: base)
+            x = grid.write(
+                String(glyphs.warning) + " \(tree.warningCount)", x: x, y: 0, style: CellStyle(.cancelled, bold: true))
+        }
         x = grid.write("  ", x: x, y: 0, style: base)
         if let p = tree.overallProgress {
             let barW = min(10, max(0, w - x - 5))

@@ -55,6 +55,9 @@ extension Renderer {
                         ? "Swift: cancelled with its parent; its Swift work was cancelled"
                         : "Swift: cancelled from the graph (" + clean(src) + "); its Swift work was cancelled")
         }
+        for w in warnings(tree, shown: n, content: c) {
+            lines.append(String(glyphs.warning) + " " + clean(w.text) + " (" + clean(w.rule) + ")")
+        }
         if let attributes = tree.attributes[c] {
             lines.append("Attributes:")
             for a in attributes { lines.append("  " + clean(a.key) + " = " + clean(a.value)) }

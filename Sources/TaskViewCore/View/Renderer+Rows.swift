@@ -115,6 +115,11 @@ extension Renderer {
             {
                 text = "allowed: " + text
             }
+            // A warning leads the info: `⚠ slow: 3.4× its usual 12s`.
+            if let w = warnings(tree, shown: shown, content: d.content(n).rawValue).first {
+                text = String(glyphs.warning) + " " + w.text + (text.isEmpty ? "" : "  " + text)
+                style = CellStyle(.cancelled, bold: true)
+            }
             if !text.isEmpty {
                 grid.writeFitted(
                     clean(text), x: col, y: y, style: style, limit: grid.width - col,
@@ -128,6 +133,12 @@ extension Renderer {
             grid.restyle(y: y, from: 0, count: bar.lowerBound) { $0.reverse = true }
             grid.restyle(y: y, from: bar.upperBound, count: grid.width - bar.upperBound) { $0.reverse = true }
         }
+    }
+
+    /// The warnings a row shows: its task's (an adapter's content) and the shown node's.
+    func warnings(_ tree: TreeModel, shown: Int, content: Int) -> [(rule: String, text: String)] {
+        guard tree.warningCount > 0 else { return [] }
+        return tree.warningList(content) + (shown == content ? [] : tree.warningList(shown))
     }
 
     /// The states a collapsed row counts, in the header's order.

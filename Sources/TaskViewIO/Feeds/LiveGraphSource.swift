@@ -33,6 +33,10 @@ package final class LiveGraphSource: DashboardSource {
     package var history: RunHistory?
     /// The run the Δ column compares with.
     package var baseline: Baseline?
+    /// The `slow` and `silent` rules, checked once a second of graph time (and when the root
+    /// settled); nil: none.
+    package var warnings: SharedWarningRules?
+    var nextWarningCheck = 0.0
     /// Shown in the footer from the start (a history file that could not be read).
     package var notice: String?
     /// Where every command's whole output is kept (what `o` opens); nil: nowhere.
@@ -101,10 +105,21 @@ package final class LiveGraphSource: DashboardSource {
             if !rootSettled && clock.now < target { clock.advance(by: target - clock.now) }
         }
         let before = model.clockNow
-        let changed = absorb(&model, limit: Self.eventsPerTick)
+        var changed = absorb(&model, limit: Self.eventsPerTick)
+        if checkWarnings(&model) { changed = absorb(&model, limit: Self.eventsPerTick) || changed }
         let failure = writeFailure.message(realElapsed: realElapsed, outputFiles: outputFiles?.writeError)
         if let failure { model.view.message = failure }
         return changed || failure != nil || Format.duration(before) != Format.duration(model.clockNow)
+    }
+
+    /// Applies the `slow` and `silent` rules to the model (their `warn` events are recorded
+    /// by the graph and absorbed like any); true when a warning began or ended.
+    func checkWarnings(_ model: inout DashboardModel) -> Bool {
+        guard let warnings, model.clockNow >= nextWarningCheck || rootSettled else { return false }
+        nextWarningCheck = model.clockNow + 1
+        let changes = warnings.check(model.tree, now: model.clockNow)
+        for c in changes { graph.warn(NodeID(c.id), rule: c.rule, text: c.text) }
+        return !changes.isEmpty
     }
 
     /// The next events in order: at most `limit` (the backlog first); every waiting one

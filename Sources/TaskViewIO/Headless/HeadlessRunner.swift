@@ -20,6 +20,7 @@ package enum HeadlessRunner {
         history: RunHistory? = nil,
         baseline: Baseline? = nil,
         plain: PlainPacing? = nil,
+        warnings: SharedWarningRules? = nil,
         finished: (TreeModel) -> Void = { _ in },
         print: (String) -> Void,
         start: () -> Void
@@ -75,6 +76,17 @@ package enum HeadlessRunner {
             }
             return true
         }
+        // The `slow` and `silent` rules, once a second of graph time and when the root settled.
+        var nextCheck = 0.0
+        func checkWarnings() {
+            guard let warnings else { return }
+            let now = clock.now - origin
+            guard now >= nextCheck || inbox.rootSettled else { return }
+            nextCheck = now + 1
+            let changes = warnings.check(printer.tree, now: now)
+            for c in changes { graph.warn(NodeID(c.id), rule: c.rule, text: c.text) }
+            if !changes.isEmpty { flush() }
+        }
         while !inbox.rootSettled {
             if !cancelled && interrupted() {
                 cancelled = true
@@ -90,8 +102,10 @@ package enum HeadlessRunner {
                 graph.cancel(root, source: ViewerCancelSource.quit)
             }
             flush()
+            checkWarnings()
         }
         flush()
+        checkWarnings()
         finished(printer.tree)
         for line in printer.summary(root: root) { print(line) }
         return outcome(printer.tree, root)

@@ -12,7 +12,7 @@ struct ReportCommand: ParsableCommand {
         discussion: """
             The same report a run prints when it ends. --format json writes one JSON object \
             with the keys firstFailure, fixedByRestart, allowed, flaky, criticalPath, slowest, waits, \
-            cpu, memory, counts and duration.
+            cpu, memory, counts, duration and warnings.
             """
     )
 

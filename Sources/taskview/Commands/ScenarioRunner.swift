@@ -92,6 +92,8 @@ enum ScenarioRunner {
             writeStderr("taskview: \(baselineNotice)\n")
             historyNotice = historyNotice ?? baselineNotice
         }
+        let warnings = SharedWarningRules(WarningRules(thresholds: common.warnings.thresholds, history: history))
+        options.warnings = warnings
         if let recorder { options.recordingError = { recorder.writeError } }
         if let stream { options.otlpTrouble = { stream.trouble() } }
         options.notice = historyNotice
@@ -106,7 +108,8 @@ enum ScenarioRunner {
             options.finished = { tree in
                 // The status is the run's exit status, known when it returns.
                 let e = HistoryEntry(
-                    tree: tree, root: root, run: run, start: startTime, status: 0, keys: keys, git: git)
+                    tree: tree, root: root, run: run, start: startTime, status: 0, keys: keys, git: git,
+                    gaps: warnings.longestGaps(in: tree))
                 entry.withLock { $0 = e }
             }
         }

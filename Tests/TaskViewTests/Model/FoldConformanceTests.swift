@@ -188,7 +188,7 @@ struct FoldStates {
     }
 
     /// Every kind of change, on a small tree: adoption at an index, weights, progress,
-    /// failures, cancels, refs, attempts, renames, output, attributes, usage and a drop.
+    /// failures, cancels, refs, attempts, renames, output, warnings, attributes, usage and a drop.
     static let script: [GraphChange] = [
         .added(id: NodeID(0), kind: "sequential", name: "root", weight: 1, parent: nil, index: nil),
         .added(id: NodeID(1), kind: "task", name: "a", weight: 2, parent: NodeID(0), index: 0),
@@ -206,6 +206,8 @@ struct FoldStates {
         .progress(id: NodeID(2), progress: TaskProgress(0.5, info: "2/4")),
         .renamed(id: NodeID(2), name: "b renamed"),
         .output(id: NodeID(2), stream: .stdout, text: "hello"),
+        .warn(id: NodeID(2), rule: WarningRule.silent, text: "no output for 2m"),
+        .warn(id: NodeID(2), rule: WarningRule.silent, text: nil),
         .attributes(id: NodeID(2), attributes: [NodeAttribute("k", "v")]),
         .usage(id: NodeID(2), usage: NodeUsage(cpu: 0.25, rss: 4096)),
         .stateChanged(id: NodeID(2), state: .completed, failed: true, message: "boom"),
@@ -233,10 +235,10 @@ struct FoldStates {
     @Test func theComparisonFailsWhenOneFoldDiffers() throws {
         var folds = try FoldStates()
         for e in Self.events(Self.script) { folds.apply(e) }
-        folds.tree.renamed(id: NodeID(2), name: "b", time: 34) // as a fold that ignored `renamed` would have it
+        folds.tree.renamed(id: NodeID(2), name: "b", time: 36) // as a fold that ignored `renamed` would have it
         #expect(
             folds.differences() == [
-                "after 34: TreeModel node 2: task \"b\" parent 0 children [] completed failed 0.5 boom ref -1 "
+                "after 36: TreeModel node 2: task \"b\" parent 0 children [] completed failed 0.5 boom ref -1 "
                     + "attempt -1, LogModel: task \"b renamed\" parent 0 children [] completed failed 0.5 boom "
                     + "ref -1 attempt -1"
             ])

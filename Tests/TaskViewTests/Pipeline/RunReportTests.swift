@@ -119,7 +119,7 @@ import Testing
         var report = RunReport(tree: TreeModel())
         #expect(
             report.json
-                == #"{"firstFailure":null,"fixedByRestart":[],"allowed":[],"flaky":[],"criticalPath":[],"slowest":[],"waits":[],"cpu":[],"memory":[],"counts":{"notExecuted":0,"executing":0,"succeeded":0,"failed":0,"cancelled":0,"skipped":0},"duration":0}"#
+                == #"{"firstFailure":null,"fixedByRestart":[],"allowed":[],"flaky":[],"criticalPath":[],"slowest":[],"waits":[],"cpu":[],"memory":[],"counts":{"notExecuted":0,"executing":0,"succeeded":0,"failed":0,"cancelled":0,"skipped":0},"duration":0,"warnings":[]}"#
         )
         report.firstFailure = .init(id: 3, name: "core", message: "exit status 3", time: 1.5, stderr: ["a \"b\"", "c"])
         let docs = RunReport.Step(id: 1, name: "docs", start: 0, duration: 0.25)
@@ -135,6 +135,7 @@ import Testing
                 id: 5, path: "ci/flaky", name: "flaky", failures: 1, runs: 2, sameRun: true,
                 firstFailureOutput: ["E \"x\""])
         ]
+        report.warnings = [.init(id: 2, path: "ci/test", rule: "slow", text: "slow: 3.4× its usual 12s", time: 41)]
         #expect(
             report.json
                 == #"{"firstFailure":{"id":3,"name":"core","message":"exit status 3","time":1.5,"stderr":["a \"b\"","c"]},"#
@@ -142,7 +143,8 @@ import Testing
                 + #""flaky":[{"path":"ci/flaky","name":"flaky","failures":1,"runs":2,"sameRun":true,"firstFailureOutput":["E \"x\""]}],"#
                 + #""criticalPath":[{"id":1,"name":"docs","start":0,"duration":0.25},{"id":2,"name":"test","start":0.25,"duration":2}],"#
                 + #""slowest":[{"id":2,"name":"test","start":0.25,"duration":2}],"waits":[],"cpu":[],"memory":[],"#
-                + #""counts":{"notExecuted":0,"executing":0,"succeeded":2,"failed":1,"cancelled":0,"skipped":0},"duration":2.25}"#
+                + #""counts":{"notExecuted":0,"executing":0,"succeeded":2,"failed":1,"cancelled":0,"skipped":0},"duration":2.25,"#
+                + #""warnings":[{"id":2,"path":"ci/test","rule":"slow","text":"slow: 3.4× its usual 12s","time":41}]}"#
         )
     }
 

@@ -70,6 +70,16 @@ do {
 }
 say("serving at \(server.path)")
 
+// ATTACH_DEMO_STUCK=1: one more root, a scope whose body never checks for a cancel. Cancel
+// it from the viewer: a second later the graph warns `ignores cancel` on its row.
+if ProcessInfo.processInfo.environment["ATTACH_DEMO_STUCK"] == "1" {
+    Task.detached {
+        await withGraphTask("stuck scope") { _ in
+            while true { usleep(100_000) } // never looks at Task.isCancelled
+        }
+    }
+}
+
 // Waits until the root settles (completed, or cancelled with its whole subtree).
 _ = all.wait(timeout: 24 * 3600)
 printer.sync {}

@@ -59,6 +59,11 @@ extension LogParser {
         case .usage:
             let id = NodeID(try existing(f.id))
             change = .usage(id: id, usage: NodeUsage(cpu: try need(f.cpu, "cpu"), rss: try need(f.rss, "rss")))
+        case .warn:
+            let id = NodeID(try existing(f.id))
+            let rule = try need(f.rule, "rule")
+            guard f.cleared || f.text != nil else { throw LineError("missing \"text\" (or \"cleared\":true)") }
+            change = .warn(id: id, rule: rule, text: f.cleared ? nil : f.text)
         case .drop:
             let ids = try need(f.ids, "ids")
             for id in ids where !model.contains(id) { throw LineError("node \(id) does not exist") }

@@ -6,8 +6,8 @@
 /// far and appends its event to the log.
 struct LogParser {
     enum Kind {
-        case add, parent, weight, state, progress, cancel, drop, output, ref, attrs, attempt, name, key, snapshot, end,
-            resync, usage,
+        case add, parent, weight, state, progress, cancel, drop, output, ref, attrs, attempt, name, warn, key, snapshot,
+            end, resync, usage,
             error,
             unknown, missing
     }
@@ -51,6 +51,11 @@ struct LogParser {
             guard let cpu, let rss else { return nil }
             return NodeUsage(cpu: cpu, rss: rss)
         }
+        /// A `warn` line's.
+        var rule: String?
+        var cleared = false
+        /// A snapshot node's warnings.
+        var warns: [String: String]?
     }
 
     struct SnapshotNode {
@@ -252,6 +257,19 @@ struct LogParser {
         case 4 where key.equals("info"): f.info = try text(&s)
         case 4 where key.equals("text"): f.text = try text(&s) ?? ""
         case 4 where key.equals("part"): f.part = try s.int("part", in: 1...1 << 20)
+        case 4 where key.equals("rule"):
+            let r = try s.string()
+            guard !r.isEmpty, r.utf8.count <= 64 else { throw LineError("invalid warning rule") }
+            f.rule = r
+        case 7 where key.equals("cleared"): f.cleared = try s.bool()
+        case 4 where key.equals("warn"):
+            var list: [String: String] = [:]
+            try s.object { s, k in
+                guard list.count < 16 else { throw LineError("more than 16 warnings") }
+                guard k.count <= 64 else { throw LineError("invalid warning rule") }
+                list[String(decoding: k, as: UTF8.self)] = try text(&s) ?? ""
+            }
+            f.warns = list
         case 5 where key.equals("state"):
             let v = try s.rawString()
             if v.equals("notExecuted") {
@@ -326,7 +344,7 @@ struct LogParser {
                     : v.equals("end")
                         ? .end
                         : v.equals("ref") ? .ref : .unknown
-        case 4: return v.equals("drop") ? .drop : v.equals("name") ? .name : .unknown
+        case 4: return v.equals("drop") ? .drop : v.equals("name") ? .name : v.equals("warn") ? .warn : .unknown
         case 7 where v.equals("attempt"): return .attempt
         case 5 where v.equals("attrs"): return .attrs
         case 5 where v.equals("usage"): return .usage
@@ -364,6 +382,7 @@ struct LogParser {
             if n.state.isSettled { n.ended = f.ended }
             n.attributes = f.attrs ?? []
             n.usage = f.usage
+            n.warnings = f.warns ?? [:]
             out.append(SnapshotNode(node: n, parent: f.parent, index: f.index))
         }
         return out

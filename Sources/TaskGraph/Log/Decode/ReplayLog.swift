@@ -246,6 +246,14 @@ public struct ReplayLog: Sendable {
                     change: .stateChanged(
                         id: NodeID(Int(n.id)), state: n.state, failed: n.failed, message: n.message)))
         }
+        for n in nodes where !n.warnings.isEmpty {
+            for rule in n.warnings.keys.sorted() {
+                out.append(
+                    GraphEvent(
+                        sequence: seq, time: time,
+                        change: .warn(id: NodeID(Int(n.id)), rule: rule, text: n.warnings[rule])))
+            }
+        }
         for n in nodes where n.fraction > 0 || n.info != nil {
             if n.state == .completed && !n.failed && n.fraction == 1 && n.info == nil { continue }
             out.append(

@@ -164,6 +164,18 @@ extension LogBuffer {
             nextKey("id")
             int(id.rawValue)
             usageFields(usage)
+        case .warn(let id, let rule, let text):
+            lineStart(seq: seq, t: t, ev: "warn")
+            nextKey("id")
+            int(id.rawValue)
+            nextKey("rule")
+            string(rule)
+            if let text {
+                nextKey("text")
+                string(text)
+            } else {
+                raw(",\"cleared\":true")
+            }
         case .dropped(let ids):
             lineStart(seq: seq, t: t, ev: "drop")
             nextKey("ids")
@@ -260,6 +272,17 @@ extension LogBuffer {
         if n.attemptOf >= 0 {
             nextKey("attemptOf")
             int(Int(n.attemptOf))
+        }
+        if !n.warnings.isEmpty {
+            nextKey("warn")
+            byte(123)
+            for (i, rule) in n.warnings.keys.sorted().enumerated() {
+                if i > 0 { byte(44) }
+                string(rule)
+                byte(58)
+                string(n.warnings[rule]!)
+            }
+            byte(125)
         }
         if !n.attributes.isEmpty {
             nextKey("attrs")

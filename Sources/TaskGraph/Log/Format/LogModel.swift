@@ -47,6 +47,8 @@ public struct LogModel: Sendable {
         public var attributes: [NodeAttribute] = []
         /// What the node has cost so far (the last `usage` event), nil when never reported.
         public var usage: NodeUsage?
+        /// The node's current warnings (`warn` events): each rule's text. Empty for most nodes.
+        public var warnings: [String: String] = [:]
 
         /// A live, not yet executed node without parent or children.
         public init(id: Int32, kind: String, name: String, weight: Double) {
@@ -200,7 +202,11 @@ public struct LogModel: Sendable {
                 message: n.message, refOf: n.refOf >= 0 ? NodeID(Int(n.refOf)) : nil)
             if n.parent < 0 { roots.append(nid) }
         }
-        return GraphSnapshot(nodes: out, roots: roots, sequence: sequence)
+        var snapshot = GraphSnapshot(nodes: out, roots: roots, sequence: sequence)
+        forEachSlotByID { id, s in
+            if nodes[s].live, !nodes[s].warnings.isEmpty { snapshot.warnings[NodeID(id)] = nodes[s].warnings }
+        }
+        return snapshot
     }
 
     /// A model holding exactly the nodes of `snapshot`.
@@ -217,6 +223,7 @@ public struct LogModel: Sendable {
             node.message = n.message
             node.children = n.children.compactMap { LogModel.kept($0.rawValue) }
             if let of = n.refOf.flatMap({ LogModel.kept($0.rawValue) }) { node.refOf = of }
+            node.warnings = snapshot.warnings[id] ?? [:]
             add(node)
         }
     }
@@ -333,6 +340,11 @@ extension LogModel: GraphFold {
     @usableFromInline package mutating func refSet(id: NodeID, of: NodeID, time: Double) {
         guard let s = slot(id.rawValue), of.rawValue >= 0, of.rawValue <= LogModel.maxID else { return }
         nodes[s].refOf = Int32(of.rawValue)
+    }
+
+    @usableFromInline package mutating func warned(id: NodeID, rule: String, text: String?, time: Double) {
+        guard let s = slot(id.rawValue) else { return }
+        nodes[s].warnings[rule] = text
     }
 
     @usableFromInline package mutating func attributesSet(id: NodeID, attributes: [NodeAttribute], time: Double) {

@@ -97,6 +97,8 @@ struct RecorderModel {
     private var attributes: [Int32: [NodeAttribute]] = [:]
     /// What nodes cost (the last `usage` event of each).
     private var usages: [Int32: NodeUsage] = [:]
+    /// Nodes' current warnings (`warn` events): each rule's text.
+    private var warnings: [Int32: [String: String]] = [:]
 
     /// `keepingTimes`: a server's model (see `keepsTimes`).
     init(keepingTimes: Bool = false) { keepsTimes = keepingTimes }
@@ -124,6 +126,7 @@ struct RecorderModel {
                 starts[i] = started - startTime
             }
             if let startTime, keepsTimes, let ended = n.endTime { ends[i] = ended - startTime }
+            if let list = snapshot.warnings[id] { warnings[i] = list }
         }
     }
 
@@ -375,6 +378,7 @@ struct RecorderModel {
                 if !ends.isEmpty { n.ended = ends[i] }
                 if !attributes.isEmpty, let list = attributes[i] { n.attributes = list }
                 if !usages.isEmpty { n.usage = usages[i] }
+                if !warnings.isEmpty, let list = warnings[i] { n.warnings = list }
                 if i == hotID { // as `settleHot` would leave it
                     n.fraction = hotFraction
                     n.info = hotInfo
@@ -503,6 +507,12 @@ extension RecorderModel: GraphFold {
         attempts[Int32(id.rawValue)] = Int32(of.rawValue)
     }
 
+    @usableFromInline mutating func warned(id: NodeID, rule: String, text: String?, time: Double) {
+        guard contains(id.rawValue), let i = LogModel.kept(id.rawValue) else { return }
+        warnings[i, default: [:]][rule] = text
+        if warnings[i]?.isEmpty == true { warnings[i] = nil }
+    }
+
     @usableFromInline mutating func attributesSet(id: NodeID, attributes list: [NodeAttribute], time: Double) {
         guard contains(id.rawValue) else { return }
         attributes[Int32(id.rawValue)] = list.isEmpty ? nil : list
@@ -541,6 +551,7 @@ extension RecorderModel: GraphFold {
             if !ends.isEmpty { ends[i] = nil }
             if !attributes.isEmpty { attributes[i] = nil }
             if !usages.isEmpty { usages[i] = nil }
+            if !warnings.isEmpty { warnings[i] = nil }
             if !extraKinds.isEmpty { extraKinds[i] = nil }
             liveCount -= 1
             if c.live == 0, id.rawValue >> RecorderModel.shift < newest { free(chunkOf: id.rawValue) }
