@@ -9,6 +9,12 @@ extension Renderer {
     func rowWhy(
         _ tree: TreeModel, shown: Int, node: TreeModel.Node, state: DisplayState, now: Double, history: RunHistory?
     ) -> String? {
+        // A leaf doing work of its own (most rows of a big graph): nothing to look up.
+        if state == .executing, node.info == nil, node.children.isEmpty, node.kind != NodeKind.scope,
+            node.kind != NodeKind.service, node.kind != NodeKind.span, node.kind != NodeKind.ref
+        {
+            return nil
+        }
         switch state {
         case .executing, .notExecuted:
             if let info = node.info, info != CommandSlots.queuedInfo,
