@@ -56,6 +56,9 @@ public enum GraphChange: Sendable, Equatable {
     /// The node was renamed (a span whose operation name changed, see `Graph.rename`): its
     /// name is `name` from now on. Replicas, snapshots, logs and views take the new name.
     case renamed(id: NodeID, name: String)
+    /// A log record filed under the node (see `Graph.log(_:level:message:metadata:)`). It
+    /// changes no state: replicas and snapshots ignore it; logs, exports and views show it.
+    case log(id: NodeID, record: NodeLogRecord)
 
     /// The node the change is about (nil for `dropped`).
     public var nodeID: NodeID? {
@@ -63,7 +66,7 @@ public enum GraphChange: Sendable, Equatable {
         case .added(let id, _, _, _, _, _), .parentSet(let id, _, _), .weightChanged(let id, _),
             .stateChanged(let id, _, _, _), .progress(let id, _), .cancelRequested(let id, _),
             .output(let id, _, _), .ref(let id, _), .attributes(let id, _), .attempt(let id, _),
-            .renamed(let id, _):
+            .renamed(let id, _), .log(let id, _):
             return id
         case .dropped:
             return nil

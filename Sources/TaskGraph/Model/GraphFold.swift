@@ -41,6 +41,8 @@ package protocol GraphFold {
     mutating func attemptRecorded(id: NodeID, of: NodeID, time: Double)
     /// The node was renamed (`GraphChange.renamed`).
     mutating func renamed(id: NodeID, name: String, time: Double)
+    /// A log record filed under the node (`GraphChange.log`). Default: ignored.
+    mutating func logRecorded(id: NodeID, record: NodeLogRecord, time: Double)
 }
 
 extension GraphFold {
@@ -59,6 +61,10 @@ extension GraphFold {
     /// Ignores the attempt: it changes no node state, only how views draw it.
     @inlinable
     package mutating func attemptRecorded(id: NodeID, of: NodeID, time: Double) {}
+
+    /// Ignores the record: it changes no node state.
+    @inlinable
+    package mutating func logRecorded(id: NodeID, record: NodeLogRecord, time: Double) {}
 
     /// Applies one change: the one `switch` over `GraphChange` (see `GraphFold`). `change` is
     /// taken apart, not copied: its strings move into the hooks' arguments. `time`: when it
@@ -90,6 +96,8 @@ extension GraphFold {
             attemptRecorded(id: id, of: of, time: time)
         case .renamed(let id, let name):
             renamed(id: id, name: name, time: time)
+        case .log(let id, let record):
+            logRecorded(id: id, record: record, time: time)
         }
     }
 }
@@ -130,6 +138,8 @@ extension GraphChange {
             return .attempt(id: i, of: o)
         case .renamed(let id, let name):
             return map(id).map { .renamed(id: $0, name: name) }
+        case .log(let id, let record):
+            return map(id).map { .log(id: $0, record: record) }
         }
     }
 }

@@ -41,6 +41,8 @@ extension TreeModel {
         if !commands.isEmpty { commands[i] = nil }
         if !attributes.isEmpty { attributes[i] = nil }
         if !runningSince.isEmpty { runningSince[i] = nil }
+        if !logs.isEmpty { logs[i] = nil }
+        if !logCounts.isEmpty { logCounts[i] = nil }
         var node = Node()
         node.exists = true
         node.kind = kind
@@ -197,6 +199,8 @@ extension TreeModel {
             commands[i] = nil
             attributes[i] = nil
             runningSince[i] = nil
+            logs[i] = nil
+            logCounts[i] = nil
         }
         structureVersion &+= 1
         if rootTombstones > 0 && rootTombstones * 2 > rootSlots.count { compactRoots() }
@@ -266,7 +270,13 @@ extension TreeModel: GraphFold {
         id: NodeID, stream: OutputStreamName, text: String, time: Double
     ) {
         guard contains(id.rawValue) else { return }
-        outputs[id.rawValue, default: OutputRing()].append(.init(stream: stream, text: text))
+        streamOrder += 1
+        outputs[id.rawValue, default: OutputRing()].append(.init(stream: stream, text: text, order: streamOrder))
+    }
+
+    @usableFromInline package mutating func logRecorded(id: NodeID, record: NodeLogRecord, time: Double) {
+        guard contains(id.rawValue) else { return }
+        addLogRecord(id.rawValue, record)
     }
 
     @usableFromInline package mutating func refSet(id: NodeID, of: NodeID, time: Double) {

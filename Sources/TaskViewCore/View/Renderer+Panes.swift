@@ -4,7 +4,9 @@ extension Renderer {
     /// The lines of the detail pane for `row`: name, kind, id, parent, weight, progress,
     /// state history with timestamps, error message, cancel source; for a command, its command
     /// line, working directory, pid while running or exit status, and its last output lines.
-    package func detailLines(_ tree: TreeModel, _ d: DisplayTree, row: RowIndex) -> [String] {
+    package func detailLines(
+        _ tree: TreeModel, _ d: DisplayTree, row: RowIndex, logFilter: LogLevelFilter = .all
+    ) -> [String] {
         guard tree.contains(row.node) else { return [] }
         let n = tree.shownNode(row).rawValue // a restarted row shows its newest attempt
         let node = tree.nodes[n]
@@ -76,8 +78,8 @@ extension Renderer {
             }
             lines.append(location)
         }
-        if let ring = tree.outputs[c] {
-            lines.append("Output (last \(ring.count) of \(ring.total) lines):")
+        if let ring = tree.detailStream(c, filter: logFilter) {
+            lines.append(streamHeader(tree, c, ring, logFilter))
             for l in ring.lines { lines.append((l.stream == .stderr ? "! " : "  ") + clean(l.text)) }
         }
         return lines
@@ -88,7 +90,8 @@ extension Renderer {
         let rule = String(repeating: glyphs.isASCII ? "-" : "─", count: grid.width)
         grid.write(rule, x: 0, y: y0, style: CellStyle(.dim))
         let tree = model.shown
-        let ring = tree.outputs[d.content(tree.shownNode(model.view.selection).row).rawValue]
+        let ring = tree.detailStream(
+            d.content(tree.shownNode(model.view.selection).row).rawValue, filter: model.view.logFilter)
         let query = model.view.search
         var title = " detail (Esc closes) "
         var matches: [Int] = []
@@ -98,7 +101,7 @@ extension Renderer {
             title = " detail: " + clean(status) + (matches.isEmpty ? "" : " (n/N)") + " (Esc clears) "
         }
         grid.write(title, x: 2, y: y0, style: CellStyle(.accent))
-        var lines = detailLines(tree, d, row: model.view.selection)
+        var lines = detailLines(tree, d, row: model.view.selection, logFilter: model.view.logFilter)
         let rows = layout.detailRows - 1
         // A command's output follows its newest lines (or stays where `[`/`]` or a search
         // scrolled it): keep the facts, then a window of the output.
@@ -120,6 +123,7 @@ extension Renderer {
         }
         for (i, line) in lines.prefix(rows).enumerated() {
             grid.writeFitted(" " + line, x: 0, y: y0 + 1 + i, limit: grid.width, ellipsis: glyphs.ellipsis)
+            if window != nil, i > (window?.row ?? 0) - 1 { colourLevel(line, y: y0 + 1 + i, into: &grid) }
         }
         if let window, !matches.isEmpty {
             highlight(
