@@ -31,7 +31,8 @@ extension Reducer {
     static func scrollDetail(_ model: inout DashboardModel, up: Bool) {
         guard model.view.detailOpen, model.view.selection != .none else { return }
         let d = model.displayTree()
-        guard let ring = model.shown.detailStream(d.content(model.view.selection).rawValue, filter: model.view.logFilter)
+        guard
+            let ring = model.shown.detailStream(d.content(model.view.selection).rawValue, filter: model.view.logFilter)
         else { return }
         let total = ring.total
         let oldest = total - ring.count

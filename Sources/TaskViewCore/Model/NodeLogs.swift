@@ -116,7 +116,7 @@ extension TreeModel {
 
     /// What the detail pane, its search and the pager show of node `id`: its kept output
     /// lines and its kept records at `filter` and above, in the order they came, a record
-    /// after dropped ones preceded by a line saying how many (`… 1,204 records dropped`).
+    /// after dropped ones preceded by a line saying how many (`[1,204 records dropped]`).
     /// Nil when the node has neither.
     package func detailStream(_ id: Int, filter: LogLevelFilter) -> OutputRing? {
         guard let records = logs[id] else { return outputs[id] }
@@ -125,7 +125,7 @@ extension TreeModel {
             if e.droppedBefore > 0 {
                 lines.append(
                     .init(
-                        stream: .stdout, text: "… " + e.droppedBefore.formatted3 + " records dropped", order: e.order,
+                        stream: .stdout, text: "[" + e.droppedBefore.formatted3 + " records dropped]", order: e.order,
                         level: "dropped"))
             }
             if filter.shows(e.level) {

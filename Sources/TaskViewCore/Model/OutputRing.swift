@@ -14,6 +14,11 @@ package struct OutputRing: Sendable {
         package var order: Int = 0
         /// A log record's level (a line of `TreeModel.detailStream`); nil for output.
         package var level: String? = nil
+
+        /// Equal lines say the same (where they came in the stream aside).
+        package static func == (a: Line, b: Line) -> Bool {
+            a.stream == b.stream && a.text == b.text && a.level == b.level
+        }
     }
 
     private var storage: [Line] = []

@@ -7,7 +7,9 @@ extension Renderer {
     /// `Output and log (last 12 of 40 lines; 30 records, warning and above; 1,204 records dropped):`.
     func streamHeader(_ tree: TreeModel, _ id: Int, _ ring: OutputRing, _ filter: LogLevelFilter) -> String {
         guard let records = tree.logs[id] else { return "Output (last \(ring.count) of \(ring.total) lines):" }
-        var header = "Output (last \(ring.count) of \(ring.total) lines; \(records.total.formatted3) records"
+        var header =
+            "Output (last \(ring.count) of \(ring.total) lines; \(records.total.formatted3) record"
+            + (records.total == 1 ? "" : "s")
         if filter != .all { header += ", " + filter.label.replacingRecordsPrefix }
         if records.dropped > 0 { header += "; " + records.dropped.formatted3 + " records dropped" }
         return header + "):"

@@ -6,15 +6,18 @@ import Testing
 /// `Graph.log`: records under nodes, bounded, and dropped beyond the budget.
 @Suite struct GraphLogTests {
     private final class Records: Sendable {
-        let items = Mutex<[(NodeID, NodeLogRecord)]>([])
+        private final class Items: Sendable {
+            let m = Mutex<[(NodeID, NodeLogRecord)]>([])
+        }
+        private let items = Items()
         let observation: any GraphObservation
         init(_ g: Graph) {
             let items = self.items
             observation = g.observe { e in
-                if case .log(let id, let r) = e.change { items.withLock { $0.append((id, r)) } }
+                if case .log(let id, let r) = e.change { items.m.withLock { $0.append((id, r)) } }
             }
         }
-        var list: [(NodeID, NodeLogRecord)] { items.withLock { $0 } }
+        var list: [(NodeID, NodeLogRecord)] { items.m.withLock { $0 } }
     }
 
     @Test func aRecordOfOneMegabyteIsCutAt64KiBWithAMarker() {

@@ -206,6 +206,7 @@ struct FoldStates {
         .progress(id: NodeID(2), progress: TaskProgress(0.5, info: "2/4")),
         .renamed(id: NodeID(2), name: "b renamed"),
         .output(id: NodeID(2), stream: .stdout, text: "hello"),
+        .log(id: NodeID(2), record: NodeLogRecord(level: "warning", message: "disk", metadata: ["disk": "sda"])),
         .attributes(id: NodeID(2), attributes: [NodeAttribute("k", "v")]),
         .stateChanged(id: NodeID(2), state: .completed, failed: true, message: "boom"),
         .cancelRequested(id: NodeID(1), source: CancelSource.parent),
@@ -232,10 +233,10 @@ struct FoldStates {
     @Test func theComparisonFailsWhenOneFoldDiffers() throws {
         var folds = try FoldStates()
         for e in Self.events(Self.script) { folds.apply(e) }
-        folds.tree.renamed(id: NodeID(2), name: "b", time: 33) // as a fold that ignored `renamed` would have it
+        folds.tree.renamed(id: NodeID(2), name: "b", time: 34) // as a fold that ignored `renamed` would have it
         #expect(
             folds.differences() == [
-                "after 33: TreeModel node 2: task \"b\" parent 0 children [] completed failed 0.5 boom ref -1 "
+                "after 34: TreeModel node 2: task \"b\" parent 0 children [] completed failed 0.5 boom ref -1 "
                     + "attempt -1, LogModel: task \"b renamed\" parent 0 children [] completed failed 0.5 boom "
                     + "ref -1 attempt -1"
             ])

@@ -318,7 +318,9 @@ struct LogParser {
         try s.object { s, k in
             guard out.count < NodeLogRecord.maxMetadataCount else { throw LineError("more than 32 metadata entries") }
             let value = try s.string()
-            guard k.count <= 4096, value.utf8.count <= 4096 else { throw LineError("a metadata entry longer than 4 KiB") }
+            guard k.count <= 4096, value.utf8.count <= 4096 else {
+                throw LineError("a metadata entry longer than 4 KiB")
+            }
             out[String(decoding: k, as: UTF8.self)] = value
         }
         return out
