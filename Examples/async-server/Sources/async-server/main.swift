@@ -1,6 +1,8 @@
 import Hummingbird
 import InMemoryTracing
+import Logging
 import TaskGraph
+import TaskGraphLogging
 import TaskGraphTracing
 import Tracing
 
@@ -15,14 +17,20 @@ import Tracing
 // the spans on to an InMemoryTracer (a real server would give it swift-otel's tracer); the
 // handler's scopes are that span's children. `taskview attach` shows the requests live, and
 // `x` `y` on a request's scope cancels that request's work: it ends with an error status,
-// the other requests and the server go on.
+// the other requests and the server go on. What the handler logs (swift-log through
+// GraphLogHandler, still printed on stderr) shows in the detail pane of the node that logged
+// it, and a request row counts its warnings (`⚠ 1`).
 //
 //     swift run --package-path Examples/async-server async-server [PORT]
 //     curl 127.0.0.1:8080/work/200          # a request that takes 200 ms
 //     taskview attach
 
 let port = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 8080
+LoggingSystem.bootstrap { label in
+    GraphLogHandler(label: label, forwardingTo: StreamLogHandler.standardError(label: label))
+}
 InstrumentationSystem.bootstrap(GraphTracer(forwardingTo: InMemoryTracer()))
+let logger = Logger(label: "async-server")
 let served = try Graph.shared.serve(name: "async-server")
 
 let router = Router()
@@ -30,8 +38,10 @@ router.middlewares.add(TracingMiddleware())
 router.get("/work/:ms") { _, context -> String in
     let ms = try context.parameters.require("ms", as: Int.self)
     return try await withGraphTask("handle \(ms) ms") { _ in
+        logger.info("handling", metadata: ["ms": "\(ms)"])
         async let audit: Void = withGraphTask("audit") { _ in try await Task.sleep(for: .milliseconds(5)) }
         let rows = try await withGraphTask("load") { scope in
+            if ms > 500 { logger.warning("slow request", metadata: ["ms": "\(ms)"]) }
             for step in 1...10 {
                 try await Task.sleep(for: .milliseconds(ms / 10))
                 scope.progress(Double(step) / 10, info: "step \(step)/10")
