@@ -16,6 +16,17 @@ extension Graph {
     public func log(_ id: NodeID, level: String, message: String, metadata: [String: String] = [:]) {
         let raw = id.rawValue
         guard raw >= 0 else { return }
+        // As `reportOutput`: one stripe's lock at a time, then all of them when the node may
+        // have moved between two stripes meanwhile.
+        for s in stripes {
+            s.lock.lock()
+            if s.slot(of: raw) != nil {
+                emitLog(s, id, level: level, message: message, metadata: metadata)
+                s.lock.unlock()
+                return
+            }
+            s.lock.unlock()
+        }
         withAllStripes {
             guard let (s, _) = locateLocked(raw) else { return }
             emitLog(s, id, level: level, message: message, metadata: metadata)
