@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "TaskViewIO", targets: ["TaskViewIO"]), // for Benchmarks/
         .library(name: "TaskGraphTracing", targets: ["TaskGraphTracing"]),
         .library(name: "TaskGraphServiceLifecycle", targets: ["TaskGraphServiceLifecycle"]),
+        .library(name: "TaskGraphLogging", targets: ["TaskGraphLogging"]),
         .executable(name: "taskview", targets: ["taskview"]),
     ],
     dependencies: [
@@ -18,9 +19,10 @@ let package = Package(
         // Documentation only: `swift package generate-documentation --target TaskGraph`.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
 
-        // TaskGraphServiceLifecycle only (services as nodes), with the swift-log it brings.
+        // TaskGraphServiceLifecycle only (services as nodes), with the swift-log it brings;
+        // TaskGraphLogging (records under nodes) too: 1.16 for `LogHandler.log(event:)`.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
 
         // TaskGraphProcess only (the core stays dependency-free); no Foundation trait.
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0", traits: []),
@@ -42,6 +44,11 @@ let package = Package(
             dependencies: [
                 "TaskGraph", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
+
+        // swift-log records filed under the node that logged them (its DocC catalog).
+        .target(
+            name: "TaskGraphLogging",
+            dependencies: ["TaskGraph", .product(name: "Logging", package: "swift-log")]),
 
         // Real commands as graph nodes (its DocC article RunningCommands).
         .target(
@@ -90,6 +97,13 @@ let package = Package(
                 "TaskGraphServiceLifecycle", "TaskGraph", "TestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
+            name: "TaskGraphLoggingTests",
+            dependencies: [
+                "TaskGraphLogging", "TaskGraph", "TaskGraphTracing", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
         .testTarget(name: "TaskGraphProcessTests", dependencies: ["TaskGraphProcess", "TaskGraph", "TestSupport"]),
         .testTarget(

@@ -11,6 +11,7 @@ let package = Package(
         .package(name: "taskgraph", path: ".."),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
     ],
     targets: [
         // glibc's mallinfo2(), which Swift's Glibc module does not export.
@@ -42,6 +43,14 @@ let package = Package(
                 .product(name: "TaskGraphTracing", package: "taskgraph"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ]),
+        // What a swift-log call costs through GraphLogHandler (README.md, G1).
+        .executableTarget(
+            name: "log-bench",
+            dependencies: [
+                .product(name: "TaskGraph", package: "taskgraph"),
+                .product(name: "TaskGraphLogging", package: "taskgraph"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(
             name: "attach-bench",

@@ -2,8 +2,9 @@
 import PackageDescription
 
 // A Hummingbird 2 server whose request handlers run their steps in graph scopes, bootstrapped with
-// GraphTracer (forwarding to InMemoryTracer), run with a queue worker as two services of a
-// ServiceGroup (swift-service-lifecycle) and serving its graph for `taskview attach`.
+// GraphTracer (forwarding to InMemoryTracer), logging through GraphLogHandler, run with a
+// queue worker as two services of a ServiceGroup (swift-service-lifecycle) and serving its
+// graph for `taskview attach`.
 // Its own package, so Hummingbird never becomes a dependency of the library.
 let package = Package(
     name: "async-server",
@@ -22,6 +23,7 @@ let package = Package(
                 .product(name: "TaskGraph", package: "taskgraph"),
                 .product(name: "TaskGraphTracing", package: "taskgraph"),
                 .product(name: "TaskGraphServiceLifecycle", package: "taskgraph"),
+                .product(name: "TaskGraphLogging", package: "taskgraph"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

@@ -119,7 +119,9 @@ package enum DashboardLoop {
     static func openOutput(
         _ node: NodeIndex, source: any DashboardSource, terminal: Terminal, model: inout DashboardModel, t0: Double
     ) {
-        guard let path = source.outputFile(node: node, model: model) else {
+        let stream = StreamPagerFile.write(model, node: node)
+        defer { if let stream { unlink(stream) } }
+        guard let path = stream ?? source.outputFile(node: node, model: model) else {
             model.view.message = "No output kept for " + model.shown.nodes[node.rawValue].name
             return
         }

@@ -106,6 +106,8 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
     /// The scopes whose derived progress is not recorded yet (recorded before any capture or
     /// observation: see `UnrecordedProgress`).
     let unrecordedProgress = UnrecordedProgress()
+    /// How many log records a second are recorded while observed (`Graph+Log.swift`).
+    let logBudget = LogBudget()
 
     /// Creates a graph that keeps every node (no retention limit).
     public convenience init(clock: any GraphClock = MonotonicClock()) {

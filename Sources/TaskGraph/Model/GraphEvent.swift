@@ -66,6 +66,9 @@ public enum GraphChange: Sendable, Equatable {
     /// keep each node's current warnings (see `Graph`'s `ignoresCancel` rule in the
     /// Cancelling article).
     case warn(id: NodeID, rule: String, text: String?)
+    /// A log record filed under the node (see `Graph.log(_:level:message:metadata:)`). It
+    /// changes no state: replicas and snapshots ignore it; logs, exports and views show it.
+    case log(id: NodeID, record: NodeLogRecord)
 
     /// The node the change is about (nil for `dropped`).
     public var nodeID: NodeID? {
@@ -73,7 +76,7 @@ public enum GraphChange: Sendable, Equatable {
         case .added(let id, _, _, _, _, _), .parentSet(let id, _, _), .weightChanged(let id, _),
             .stateChanged(let id, _, _, _), .progress(let id, _), .cancelRequested(let id, _),
             .output(let id, _, _), .ref(let id, _), .attributes(let id, _), .attempt(let id, _),
-            .renamed(let id, _), .usage(let id, _), .warn(let id, _, _):
+            .renamed(let id, _), .usage(let id, _), .warn(let id, _, _), .log(let id, _):
             return id
         case .dropped:
             return nil

@@ -46,6 +46,8 @@ package protocol GraphFold {
     /// A warning about the node began, or ended when `text` is nil (`GraphChange.warn`).
     /// Default: ignored.
     mutating func warned(id: NodeID, rule: String, text: String?, time: Double)
+    /// A log record filed under the node (`GraphChange.log`). Default: ignored.
+    mutating func logRecorded(id: NodeID, record: NodeLogRecord, time: Double)
 }
 
 extension GraphFold {
@@ -71,6 +73,9 @@ extension GraphFold {
     /// Ignores the warning: it changes no task state.
     @inlinable
     package mutating func warned(id: NodeID, rule: String, text: String?, time: Double) {}
+    /// Ignores the record: it changes no node state.
+    @inlinable
+    package mutating func logRecorded(id: NodeID, record: NodeLogRecord, time: Double) {}
 
     /// Applies one change: the one `switch` over `GraphChange` (see `GraphFold`). `change` is
     /// taken apart, not copied: its strings move into the hooks' arguments. `time`: when it
@@ -106,6 +111,8 @@ extension GraphFold {
             usageReported(id: id, usage: usage, time: time)
         case .warn(let id, let rule, let text):
             warned(id: id, rule: rule, text: text, time: time)
+        case .log(let id, let record):
+            logRecorded(id: id, record: record, time: time)
         }
     }
 }
@@ -150,6 +157,8 @@ extension GraphChange {
             return map(id).map { .usage(id: $0, usage: usage) }
         case .warn(let id, let rule, let text):
             return map(id).map { .warn(id: $0, rule: rule, text: text) }
+        case .log(let id, let record):
+            return map(id).map { .log(id: $0, record: record) }
         }
     }
 }

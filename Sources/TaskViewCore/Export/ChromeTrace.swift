@@ -24,7 +24,12 @@ package enum ChromeTrace {
         var refOf = -1
         /// A span's recorded attributes.
         var attributes: [NodeAttribute] = []
+        /// The node's first log records (at most `maxLogs`): instant events in its lane.
+        var logs: [(time: Double, record: NodeLogRecord)] = []
     }
+
+    /// The most log records one node carries as instant events (the first ones).
+    static let maxLogs = 128
 
     /// The spans, folded from the log's events: a dropped node keeps its span.
     struct SpanFold: GraphFold {
@@ -73,6 +78,11 @@ package enum ChromeTrace {
 
         mutating func renamed(id: NodeID, name: String, time: Double) {
             spans[id.rawValue]?.name = name // a span renamed: its latest name
+        }
+
+        mutating func logRecorded(id: NodeID, record: NodeLogRecord, time: Double) {
+            guard let n = spans[id.rawValue]?.logs.count, n < maxLogs else { return }
+            spans[id.rawValue]?.logs.append((time, record))
         }
     }
 
@@ -153,6 +163,7 @@ package enum ChromeTrace {
                 out.string(a.value)
             }
             out.raw("}}")
+            for l in s.logs { logEvent(&out, l.record, id: id, lane: lane, time: l.time) }
         }
         comma()
         out.raw("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{\"name\":")
@@ -171,4 +182,26 @@ package enum ChromeTrace {
     }
 
     static func micros(_ t: Double) -> Int { Int((t * 1_000_000).rounded()) }
+
+    /// A log record as an instant event (`"ph":"i"`, thread scope) in its node's lane:
+    /// `args` holds the node's id, the level and the metadata.
+    static func logEvent(_ out: inout JSONWriter, _ record: NodeLogRecord, id: Int, lane: Int, time: Double) {
+        out.raw(",{\"name\":")
+        out.string(record.message)
+        out.raw(",\"cat\":\"log\",\"ph\":\"i\",\"s\":\"t\",\"ts\":")
+        out.int(micros(time))
+        out.raw(",\"pid\":1,\"tid\":")
+        out.int(lane)
+        out.raw(",\"args\":{\"id\":")
+        out.int(id)
+        out.raw(",\"level\":")
+        out.string(record.level)
+        for key in record.metadata.keys.sorted() where key != "id" && key != "level" {
+            out.byte(44)
+            out.string(key)
+            out.byte(58)
+            out.string(record.metadata[key] ?? "")
+        }
+        out.raw("}}")
+    }
 }

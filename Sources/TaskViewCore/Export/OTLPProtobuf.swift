@@ -41,7 +41,7 @@ package enum OTLPProtobuf {
             var ev: [UInt8] = []
             fixed64(&ev, 1, e.time)
             string(&ev, 2, e.name)
-            message(&ev, 3, keyValue("taskgraph.fraction", .double(e.fraction)))
+            for a in e.attributes { message(&ev, 3, keyValue(a.key, a.value)) }
             message(&out, 11, ev)
         }
         if let error = s.error {

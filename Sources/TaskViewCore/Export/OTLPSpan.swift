@@ -19,7 +19,7 @@ package struct OTLPSpan: Sendable {
     package var start: UInt64
     package var end: UInt64
     package var attributes: [(key: String, value: OTLPValue)]
-    package var events: [(time: UInt64, name: String, fraction: Double)]
+    package var events: [(time: UInt64, name: String, attributes: [(key: String, value: OTLPValue)])]
     /// Error status (code 2) when set, with this message (nil: no message).
     package var error: String??
     /// The `service.name` of the span's resource when not the run's: an attached program's
@@ -152,7 +152,7 @@ package struct OTLPSpanBuilder {
             name: s.name, start: OTLPTrace.nanos(zero, start),
             end: OTLPTrace.nanos(zero, s.end ?? max(start, lastTime)),
             attributes: attributes,
-            events: s.events.map { (OTLPTrace.nanos(zero, $0.time), $0.name, $0.fraction) },
+            events: s.events.map { (OTLPTrace.nanos(zero, $0.time), $0.name, $0.attributes) },
             // A cancel is an error status too, described as `Graph.trace(with:)` does.
             error: s.failed ? .some(s.message) : s.cancelled ? .some("cancelled") : nil, service: service)
     }

@@ -30,14 +30,25 @@ public enum OTLPTrace {
         var cancelled = false
         var cancelSource: String?
         var info: String?
-        var events: [(time: Double, name: String, fraction: Double)] = []
+        /// Progress infos and log records, in time order (each kind up to its limit).
+        var events: [(time: Double, name: String, attributes: [(key: String, value: OTLPValue)])] = []
+        var progressEvents = 0
+        var logEvents = 0
         var refOf = -1
         /// A span's recorded attributes (`GraphTracer`), exported as string attributes.
         var attributes: [NodeAttribute] = []
     }
 
+    /// A log record's span event attributes: `log.level`, then its metadata by key.
+    static func logAttributes(_ record: NodeLogRecord) -> [(key: String, value: OTLPValue)] {
+        [("log.level", .string(record.level))]
+            + record.metadata.keys.sorted().map { ($0, OTLPValue.string(record.metadata[$0] ?? "")) }
+    }
+
     /// The most progress events one span carries.
     static let maxEvents = 32
+    /// The most log records one span carries as events (the first ones).
+    static let maxLogEvents = 128
 
     /// The spans in the order their nodes were first added, folded from the log's events: a
     /// dropped node keeps its span.
@@ -96,9 +107,16 @@ public enum OTLPTrace {
                 spans[i].end == nil, spans[i].info != info
             else { return }
             spans[i].info = info
-            if spans[i].events.count < maxEvents {
-                spans[i].events.append((time, info, progress.fraction))
+            if spans[i].progressEvents < maxEvents {
+                spans[i].progressEvents += 1
+                spans[i].events.append((time, info, [("taskgraph.fraction", .double(progress.fraction))]))
             }
+        }
+
+        mutating func logRecorded(id: NodeID, record: NodeLogRecord, time: Double) {
+            guard let i = index[id.rawValue], spans[i].logEvents < maxLogEvents else { return }
+            spans[i].logEvents += 1
+            spans[i].events.append((time, record.message, OTLPTrace.logAttributes(record)))
         }
 
         mutating func cancelRequested(id: NodeID, source: String, time: Double) {
@@ -188,9 +206,9 @@ public enum OTLPTrace {
                     out.uint(ev.time)
                     out.raw("\",\"name\":")
                     out.string(ev.name)
-                    out.raw(",\"attributes\":[{\"key\":\"taskgraph.fraction\",\"value\":{\"doubleValue\":")
-                    out.double(ev.fraction)
-                    out.raw("}}]}")
+                    out.raw(",\"attributes\":")
+                    attributes(&out, ev.attributes)
+                    out.byte(125)
                 }
                 out.byte(93)
             }

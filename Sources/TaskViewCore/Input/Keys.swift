@@ -50,6 +50,8 @@ package enum Action: Hashable, Sendable {
     case openOutput
     /// Plain mode: leave the dashboard for plain lines as they come (any key returns).
     case plainMode
+    /// The detail pane's log records: cycle the minimum level shown (all, notice, warning, error).
+    case cycleLogLevel
     // Replay only (implemented by a replay `DashboardSource`).
     case replayPlayPause, replayStepForward, replayStepBack, replaySeekBack, replaySeekForward
     case replayJump(tenths: Int)
@@ -181,6 +183,10 @@ package enum KeyTable {
             .init(
                 action: .openOutput, keys: [.char("o")], label: "o",
                 help: "whole output in $PAGER (default less -R)", scope: .always,
+                footer: nil),
+            .init(
+                action: .cycleLogLevel, keys: [.char("L")], label: "L",
+                help: "log records shown: all, notice, warning, error and above", scope: .always,
                 footer: nil),
             .init(
                 action: .plainMode, keys: [.char("p")], label: "p",

@@ -31,7 +31,9 @@ extension Reducer {
     static func scrollDetail(_ model: inout DashboardModel, up: Bool) {
         guard model.view.detailOpen, model.view.selection != .none else { return }
         let d = model.displayTree()
-        guard let ring = model.shown.outputs[d.content(model.view.selection).rawValue] else { return }
+        guard
+            let ring = model.shown.detailStream(d.content(model.view.selection).rawValue, filter: model.view.logFilter)
+        else { return }
         let total = ring.total
         let oldest = total - ring.count
         let end = model.view.detailOutputEnd ?? total
@@ -41,5 +43,14 @@ extension Reducer {
             let next = end + detailScrollStep
             model.view.detailOutputEnd = next >= total ? nil : next
         }
+    }
+
+    /// `L`: the next minimum level of the log records the detail pane shows; the pane's
+    /// window and search start again from the newest lines.
+    static func cycleLogLevel(_ model: inout DashboardModel) {
+        model.view.logFilter = model.view.logFilter.next
+        model.view.detailOutputEnd = nil
+        model.view.searchLine = nil
+        model.view.message = "Log: " + model.view.logFilter.label
     }
 }

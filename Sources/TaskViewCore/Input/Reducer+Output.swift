@@ -63,11 +63,11 @@ extension Reducer {
         let sel = model.view.selection
         guard sel != .none, model.shown.contains(sel.node) else { return [] }
         let c = model.displayTree().content(sel).rawValue
-        guard model.shown.outputs[c] != nil || model.shown.commands[c] != nil else {
+        guard model.shown.outputs[c] != nil || model.shown.commands[c] != nil || model.shown.logs[c] != nil else {
             model.view.message = model.shown.nodes[c].name + " is not a command: no output to open"
             return []
         }
-        guard model.shown.outputs[c] != nil else {
+        guard model.shown.outputs[c] != nil || model.shown.logs[c] != nil else {
             model.view.message = model.shown.nodes[c].name + " has printed nothing"
             return []
         }

@@ -95,6 +95,7 @@ package enum Reducer {
         case .searchNext: stepSearch(&model, forward: true)
         case .searchPrevious: stepSearch(&model, forward: false)
         case .openOutput: return openOutput(&model)
+        case .cycleLogLevel: cycleLogLevel(&model)
         case .plainMode: return [.plainMode]
         // Cancelling and restarting nodes (Reducer+Commands).
         case .cancelAsk: return cancel(&model, ask: true)

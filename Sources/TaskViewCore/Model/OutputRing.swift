@@ -10,6 +10,15 @@ package struct OutputRing: Sendable {
         package var stream: OutputStreamName
         /// Raw text (sanitized when drawn).
         package var text: String
+        /// Where it came among the node's output lines and log records (`TreeModel.streamOrder`).
+        package var order: Int = 0
+        /// A log record's level (a line of `TreeModel.detailStream`); nil for output.
+        package var level: String? = nil
+
+        /// Equal lines say the same (where they came in the stream aside).
+        package static func == (a: Line, b: Line) -> Bool {
+            a.stream == b.stream && a.text == b.text && a.level == b.level
+        }
     }
 
     private var storage: [Line] = []
@@ -18,6 +27,13 @@ package struct OutputRing: Sendable {
     package private(set) var total = 0
 
     package init() {}
+
+    /// A ring holding `lines` (all kept), `total` lines seen: a merged view
+    /// (`TreeModel.detailStream`).
+    package init(lines: [Line], total: Int) {
+        storage = lines
+        self.total = total
+    }
 
     package mutating func append(_ line: Line) {
         total += 1

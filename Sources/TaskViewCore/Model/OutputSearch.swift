@@ -53,18 +53,18 @@ extension DashboardModel {
         return view.search.isEmpty ? .commandDetail : .outputSearch
     }
 
-    /// Whether the open detail pane shows a command (facts or output lines).
+    /// Whether the open detail pane shows a command (facts or output lines) or log records.
     package var detailShowsCommand: Bool {
         let sel = view.selection
         guard view.detailOpen, shown.contains(sel.node) else { return false }
         let c = displayTree().content(sel).rawValue
-        return shown.outputs[c] != nil || shown.commands[c] != nil
+        return shown.outputs[c] != nil || shown.commands[c] != nil || shown.logs[c] != nil
     }
 
     /// The output lines of the command whose detail pane is open.
     package var detailOutput: OutputRing? {
         let sel = view.selection
         guard view.detailOpen, shown.contains(sel.node) else { return nil }
-        return shown.outputs[displayTree().content(sel).rawValue]
+        return shown.detailStream(displayTree().content(sel).rawValue, filter: view.logFilter)
     }
 }

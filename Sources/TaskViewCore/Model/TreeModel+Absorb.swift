@@ -43,6 +43,8 @@ extension TreeModel {
         if !usages.isEmpty { usages[i] = nil }
         if !warnings.isEmpty { clearWarnings(i) }
         if !runningSince.isEmpty { runningSince[i] = nil }
+        if !logs.isEmpty { logs[i] = nil }
+        if !logCounts.isEmpty { logCounts[i] = nil }
         var node = Node()
         node.exists = true
         node.kind = kind
@@ -201,6 +203,8 @@ extension TreeModel {
             if !usages.isEmpty { usages[i] = nil }
             runningSince[i] = nil
             if !warnings.isEmpty { clearWarnings(i) }
+            logs[i] = nil
+            logCounts[i] = nil
         }
         structureVersion &+= 1
         if rootTombstones > 0 && rootTombstones * 2 > rootSlots.count { compactRoots() }
@@ -270,7 +274,13 @@ extension TreeModel: GraphFold {
         id: NodeID, stream: OutputStreamName, text: String, time: Double
     ) {
         guard contains(id.rawValue) else { return }
-        outputs[id.rawValue, default: OutputRing()].append(.init(stream: stream, text: text))
+        streamOrder += 1
+        outputs[id.rawValue, default: OutputRing()].append(.init(stream: stream, text: text, order: streamOrder))
+    }
+
+    @usableFromInline package mutating func logRecorded(id: NodeID, record: NodeLogRecord, time: Double) {
+        guard contains(id.rawValue) else { return }
+        addLogRecord(id.rawValue, record)
     }
 
     @usableFromInline package mutating func refSet(id: NodeID, of: NodeID, time: Double) {

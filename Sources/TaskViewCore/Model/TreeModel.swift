@@ -76,6 +76,14 @@ public struct TreeModel: Sendable {
     package var structureVersion: UInt64 = 0
     /// The last output lines of nodes that printed any (commands), by raw id.
     package internal(set) var outputs: [Int: OutputRing] = [:]
+    /// The last log records of nodes that logged any, by raw id (`NodeLogs.swift`).
+    package internal(set) var logs: [Int: NodeLogs] = [:]
+    /// Warning and error records in each subtree that has any, by raw id.
+    package internal(set) var logCounts: [Int: LogCounts] = [:]
+    /// Log records the program dropped (its budget ran out), as the records after them said.
+    package internal(set) var droppedLogRecords = 0
+    /// Output lines and log records absorbed so far: each one's place in a node's stream.
+    var streamOrder = 0
     /// What is known about nodes that run commands (command line, directory, pid, exit), by
     /// raw id. Filled by the live source from `CommandRegistry`; a replay has none.
     package internal(set) var commands: [Int: CommandInfo] = [:]

@@ -52,6 +52,8 @@ public struct ViewState: Sendable, Equatable {
     /// Where the detail pane's output is scrolled to: the number of output lines seen before
     /// the last one shown (counted like `OutputRing.total`). nil: it follows the newest line.
     package var detailOutputEnd: Int?
+    /// The minimum level of the log records the detail pane shows (`L`).
+    package var logFilter = LogLevelFilter.all
     /// The detail pane's output search (empty: none).
     package var search: String = ""
     /// The current match: the output line it is on, counted like `OutputRing.total` from 0

@@ -6,7 +6,8 @@ extension Renderer {
     /// line, working directory, pid while running or exit status, and its last output lines.
     /// `now` and `history` give the `Why:` line its times (default: the tree's last event).
     package func detailLines(
-        _ tree: TreeModel, _ d: DisplayTree, row: RowIndex, now: Double? = nil, history: RunHistory? = nil
+        _ tree: TreeModel, _ d: DisplayTree, row: RowIndex, now: Double? = nil, history: RunHistory? = nil,
+        logFilter: LogLevelFilter = .all
     ) -> [String] {
         guard tree.contains(row.node) else { return [] }
         let n = tree.shownNode(row).rawValue // a restarted row shows its newest attempt
@@ -84,8 +85,8 @@ extension Renderer {
             lines.append(location)
         }
         if let usage = usageLine(tree, node: n, content: c) { lines.append(usage) }
-        if let ring = tree.outputs[c] {
-            lines.append("Output (last \(ring.count) of \(ring.total) lines):")
+        if let ring = tree.detailStream(c, filter: logFilter) {
+            lines.append(streamHeader(tree, c, ring, logFilter))
             for l in ring.lines { lines.append((l.stream == .stderr ? "! " : "  ") + clean(l.text)) }
         }
         return lines
@@ -96,7 +97,8 @@ extension Renderer {
         let rule = String(repeating: glyphs.isASCII ? "-" : "─", count: grid.width)
         grid.write(rule, x: 0, y: y0, style: CellStyle(.dim))
         let tree = model.shown
-        let ring = tree.outputs[d.content(tree.shownNode(model.view.selection).row).rawValue]
+        let ring = tree.detailStream(
+            d.content(tree.shownNode(model.view.selection).row).rawValue, filter: model.view.logFilter)
         let query = model.view.search
         var title = " detail (Esc closes) "
         var matches: [Int] = []
@@ -107,7 +109,8 @@ extension Renderer {
         }
         grid.write(title, x: 2, y: y0, style: CellStyle(.accent))
         var lines = detailLines(
-            tree, d, row: model.view.selection, now: model.pausedClock ?? model.clockNow, history: model.history)
+            tree, d, row: model.view.selection, now: model.pausedClock ?? model.clockNow, history: model.history,
+            logFilter: model.view.logFilter)
         if let baseline = model.baseline, let line = baseline.detailLine(model.view.selection.rawValue, in: tree) {
             lines.insert(clean(line), at: min(lines.count, 4)) // after the progress line
         }
@@ -137,6 +140,7 @@ extension Renderer {
         }
         for (i, line) in lines.prefix(rows).enumerated() {
             grid.writeFitted(" " + line, x: 0, y: y0 + 1 + i, limit: grid.width, ellipsis: glyphs.ellipsis)
+            if window != nil, i > (window?.row ?? 0) - 1 { colourLevel(line, y: y0 + 1 + i, into: &grid) }
         }
         if let window, !matches.isEmpty {
             highlight(

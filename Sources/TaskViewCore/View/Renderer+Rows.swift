@@ -104,9 +104,15 @@ extension Renderer {
             col = drawUsage(usage?[shown], running: state == .executing, layout, x: col, y: y, into: &grid)
         }
         if layout.infoWidth > 0, let hidden {
-            drawCounts(hidden, x: col + 1, y: y, limit: grid.width - col - 1, into: &grid)
+            let after = drawCounts(hidden, x: col + 1, y: y, limit: grid.width - col - 1, into: &grid)
+            _ = drawLogCounts(
+                tree.logCounts[d.content(n).rawValue], x: after + 1, y: y, limit: grid.width - after - 1, into: &grid)
         } else if layout.infoWidth > 0 {
             col += 1
+            if !tree.logCounts.isEmpty {
+                col = drawLogCounts(
+                    tree.logCounts[d.content(n).rawValue], x: col, y: y, limit: grid.width - col, into: &grid)
+            }
             var (text, style) = infoText(node, state)
             if let why = rowWhy(tree, shown: shown, node: node, state: state, now: now, history: history) { text = why }
             // `✗ allowed`: a step marked `allowFailure` failed (or was skipped), counted apart.
@@ -146,17 +152,19 @@ extension Renderer {
 
     /// `● 3 ✓ 120 ✗ 1`: the non-zero counts of `counts`, each after its state's glyph;
     /// a pair that does not fit in `limit` columns is left out whole, never cut.
-    func drawCounts(_ counts: SubtreeCounts, x: Int, y: Int, limit: Int, into grid: inout CellGrid) {
+    @discardableResult
+    func drawCounts(_ counts: SubtreeCounts, x: Int, y: Int, limit: Int, into grid: inout CellGrid) -> Int {
         var col = x
         let end = x + limit
         for s in Renderer.countOrder where counts.count(s) > 0 {
             let number = String(counts.count(s))
             let start = col == x ? col : col + 1
-            guard start + 2 + number.count <= end else { return }
+            guard start + 2 + number.count <= end else { return col }
             col = grid.write(
                 String(glyphs.glyph(s)), x: start, y: y, style: CellStyle(Renderer.role(s), bold: s == .failed))
             col = grid.write(" " + number, x: col, y: y)
         }
+        return col
     }
 
     func fractionShown(_ node: TreeModel.Node) -> Double {

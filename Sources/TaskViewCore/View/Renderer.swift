@@ -52,7 +52,7 @@ public struct Renderer {
         let sel = model.view.selection
         guard model.view.detailOpen, model.shown.contains(sel.node) else { return false }
         let c = d.content(model.shown.shownNode(sel).row).rawValue
-        return model.shown.outputs[c] != nil || model.shown.commands[c] != nil
+        return model.shown.outputs[c] != nil || model.shown.commands[c] != nil || model.shown.logs[c] != nil
     }
 
     func confirmPreview(_ model: DashboardModel, _ d: DisplayTree) -> CancelPreview? {

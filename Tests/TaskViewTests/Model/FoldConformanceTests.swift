@@ -208,6 +208,7 @@ struct FoldStates {
         .output(id: NodeID(2), stream: .stdout, text: "hello"),
         .warn(id: NodeID(2), rule: WarningRule.silent, text: "no output for 2m"),
         .warn(id: NodeID(2), rule: WarningRule.silent, text: nil),
+        .log(id: NodeID(2), record: NodeLogRecord(level: "warning", message: "disk", metadata: ["disk": "sda"])),
         .attributes(id: NodeID(2), attributes: [NodeAttribute("k", "v")]),
         .usage(id: NodeID(2), usage: NodeUsage(cpu: 0.25, rss: 4096)),
         .stateChanged(id: NodeID(2), state: .completed, failed: true, message: "boom"),
@@ -235,10 +236,10 @@ struct FoldStates {
     @Test func theComparisonFailsWhenOneFoldDiffers() throws {
         var folds = try FoldStates()
         for e in Self.events(Self.script) { folds.apply(e) }
-        folds.tree.renamed(id: NodeID(2), name: "b", time: 36) // as a fold that ignored `renamed` would have it
+        folds.tree.renamed(id: NodeID(2), name: "b", time: 37) // as a fold that ignored `renamed` would have it
         #expect(
             folds.differences() == [
-                "after 36: TreeModel node 2: task \"b\" parent 0 children [] completed failed 0.5 boom ref -1 "
+                "after 37: TreeModel node 2: task \"b\" parent 0 children [] completed failed 0.5 boom ref -1 "
                     + "attempt -1, LogModel: task \"b renamed\" parent 0 children [] completed failed 0.5 boom "
                     + "ref -1 attempt -1"
             ])

@@ -64,6 +64,16 @@ extension LogParser {
             let rule = try need(f.rule, "rule")
             guard f.cleared || f.text != nil else { throw LineError("missing \"text\" (or \"cleared\":true)") }
             change = .warn(id: id, rule: rule, text: f.cleared ? nil : f.text)
+        case .log:
+            let message = try need(f.message, "message")
+            guard message.utf8.count <= NodeLogRecord.maxMessageBytes + NodeLogRecord.cutMarker.utf8.count else {
+                throw LineError("a log message longer than 64 KiB")
+            }
+            change = .log(
+                id: NodeID(try existing(f.id)),
+                record: NodeLogRecord(
+                    level: try need(f.level, "level"), message: message, metadata: f.metadata ?? [:],
+                    droppedBefore: f.dropped ?? 0))
         case .drop:
             let ids = try need(f.ids, "ids")
             for id in ids where !model.contains(id) { throw LineError("node \(id) does not exist") }

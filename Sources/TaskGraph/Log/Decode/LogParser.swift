@@ -7,7 +7,7 @@
 struct LogParser {
     enum Kind {
         case add, parent, weight, state, progress, cancel, drop, output, ref, attrs, attempt, name, warn, key, snapshot,
-            end, resync, usage,
+            end, resync, usage, log,
             error,
             unknown, missing
     }
@@ -56,6 +56,9 @@ struct LogParser {
         var cleared = false
         /// A snapshot node's warnings.
         var warns: [String: String]?
+        var level: String?
+        var metadata: [String: String]?
+        var dropped: Int?
     }
 
     struct SnapshotNode {
@@ -296,6 +299,12 @@ struct LogParser {
                 list.append(NodeAttribute(key, value))
             }
             f.attrs = list
+        case 5 where key.equals("level"):
+            let v = try s.string()
+            guard v.utf8.count <= 64 else { throw LineError("a level longer than 64 bytes") }
+            f.level = v
+        case 8 where key.equals("metadata"): f.metadata = try metadata(&s)
+        case 7 where key.equals("dropped"): f.dropped = try s.int("dropped", in: 0...maxSeq)
         case 5 where key.equals("parts"): f.parts = try s.int("parts", in: 1...1 << 20)
         case 5 where key.equals("nodes"): f.nodes = try snapshotNodes(&s)
         case 6 where key.equals("weight"):
@@ -334,6 +343,20 @@ struct LogParser {
         }
     }
 
+    /// A `log` line's metadata: at most 32 entries, keys and values at most 4 KiB.
+    static func metadata(_ s: inout LineScanner) throws -> [String: String] {
+        var out: [String: String] = [:]
+        try s.object { s, k in
+            guard out.count < NodeLogRecord.maxMetadataCount else { throw LineError("more than 32 metadata entries") }
+            let value = try s.string()
+            guard k.count <= 4096, value.utf8.count <= 4096 else {
+                throw LineError("a metadata entry longer than 4 KiB")
+            }
+            out[String(decoding: k, as: UTF8.self)] = value
+        }
+        return out
+    }
+
     static func kind(_ v: UnsafeBufferPointer<UInt8>) -> Kind {
         switch v.count {
         case 3:
@@ -343,7 +366,7 @@ struct LogParser {
                     ? .key
                     : v.equals("end")
                         ? .end
-                        : v.equals("ref") ? .ref : .unknown
+                        : v.equals("ref") ? .ref : v.equals("log") ? .log : .unknown
         case 4: return v.equals("drop") ? .drop : v.equals("name") ? .name : v.equals("warn") ? .warn : .unknown
         case 7 where v.equals("attempt"): return .attempt
         case 5 where v.equals("attrs"): return .attrs

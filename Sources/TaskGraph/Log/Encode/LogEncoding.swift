@@ -176,6 +176,8 @@ extension LogBuffer {
             } else {
                 raw(",\"cleared\":true")
             }
+        case .log(let id, let record):
+            logLine(id, record, seq: seq, t: t)
         case .dropped(let ids):
             lineStart(seq: seq, t: t, ev: "drop")
             nextKey("ids")
@@ -298,6 +300,31 @@ extension LogBuffer {
         double(usage.cpu)
         nextKey("rss")
         int(usage.rss)
+    }
+
+    /// A `log` line: `{"ev":"log","id":N,"level":…,"message":…,"metadata":{…}}`, metadata
+    /// keys sorted, `"dropped":N` after them when records were dropped before this one.
+    mutating func logLine(_ id: NodeID, _ record: NodeLogRecord, seq: UInt64, t: Double) {
+        lineStart(seq: seq, t: t, ev: "log")
+        nextKey("id")
+        int(id.rawValue)
+        nextKey("level")
+        string(record.level)
+        nextKey("message")
+        string(record.message)
+        nextKey("metadata")
+        byte(123)
+        for (i, key) in record.metadata.keys.sorted().enumerated() {
+            if i > 0 { byte(44) }
+            string(key)
+            byte(58)
+            string(record.metadata[key] ?? "")
+        }
+        byte(125)
+        if record.droppedBefore > 0 {
+            nextKey("dropped")
+            int(record.droppedBefore)
+        }
     }
 
     /// A node's attributes as one JSON object, keys in their order (`{"http.method":"GET"}`).
