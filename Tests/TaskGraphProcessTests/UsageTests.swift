@@ -101,7 +101,10 @@ import Testing
         #expect(next.map(\.usage.ticks) == [103])
     }
 
-    @Test func aCommandBurningOneSecondThroughASetsidGrandchildCostsWhatItMeasured() async throws {
+    /// Run alone (`.ci/run` sets `TASKVIEW_USAGE_ALONE=1` for a run of this suite): beside
+    /// 900 other tests on two cores the samples can miss the short-lived tree entirely.
+    @Test(.enabled(if: getenv("TASKVIEW_USAGE_ALONE") != nil))
+    func aCommandBurningOneSecondThroughASetsidGrandchildCostsWhatItMeasured() async throws {
         let dir = temporaryDirectory()
         defer { removeDirectory(dir) }
         let script = """

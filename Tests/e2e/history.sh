@@ -118,11 +118,11 @@ JSON
     head=$(git -C "$repo" rev-parse HEAD)
     (cd "$repo" && "$BIN" run --headless ci.json >/dev/null 2>&1) || { echo "  first run failed"; return 1; }
     h=$(grep -lF "\"file\":\"$repo/ci.json\"" "$repo"/taskview-logs/history/*.jsonl) || { echo "  no history"; return 1; }
-    tail -1 "$h" | grep -qE "\{\"path\":\"ci/test\",\"outcome\":\"succeeded\",\"seconds\":[0-9.e-]+,\"attempts\":1,\"key\":\"[0-9a-f]{16}\",\"commit\":\"$head\",\"dirty\":false\}" \
+    tail -1 "$h" | grep -qE "\{\"path\":\"ci/test\",\"outcome\":\"succeeded\",\"seconds\":[0-9.e-]+,\"attempts\":1,\"key\":\"[0-9a-f]{16}\",\"commit\":\"$head\",\"dirty\":false[,}]" \
         || { echo "  clean: $(tail -1 "$h" | cut -c1-400)"; return 1; }
     printf 'v2\n' > "$repo/src.txt" # a tracked file changed: dirty
     (cd "$repo" && "$BIN" run --headless ci.json >/dev/null 2>&1)
-    tail -1 "$h" | grep -qF "\"commit\":\"$head\",\"dirty\":true}" || { echo "  dirty: $(tail -1 "$h" | cut -c1-400)"; return 1; }
+    tail -1 "$h" | grep -qE "\"commit\":\"$head\",\"dirty\":true[,}]" || { echo "  dirty: $(tail -1 "$h" | cut -c1-400)"; return 1; }
     # Outside a work tree: no commit, no dirty.
     tail -1 "$(history ci.json)" | grep -qE '"(commit|dirty)"' && { echo "  commit outside a work tree"; return 1; }
     return 0

@@ -69,7 +69,9 @@ package struct RunRecord: Sendable, Equatable {
     /// The run of a history entry (no critical path: the history does not keep one).
     package init(entry: HistoryEntry) {
         self.init(
-            nodes: entry.nodes.map { Node(path: $0.path, outcome: $0.outcome, seconds: $0.seconds) },
+            nodes: entry.nodes.map {
+                Node(path: $0.path, outcome: $0.outcome, seconds: $0.seconds, cpu: $0.cpu, rss: $0.rss)
+            },
             total: entry.seconds)
     }
 
@@ -85,10 +87,12 @@ package struct RunRecord: Sendable, Equatable {
             let newest = tree.newestAttempt(id)
             let n = tree[newest]
             pathOf[newest] = path
+            let usage = tree.usages[newest]?.usage
             nodes.append(
                 Node(
                     path: path, outcome: (judged.rejudged[id] ?? n.display).reportKey,
-                    seconds: n.startedAt.isNaN || n.endedAt.isNaN ? nil : n.endedAt - n.startedAt))
+                    seconds: n.startedAt.isNaN || n.endedAt.isNaN ? nil : n.endedAt - n.startedAt,
+                    cpu: usage?.cpu, rss: usage?.rss))
         }
         let steps = report.criticalPath.compactMap { s in pathOf[s.id].map { Step(path: $0, seconds: s.duration) } }
         self.init(nodes: nodes, total: report.duration, criticalPath: steps)

@@ -49,7 +49,7 @@ import Testing
         history.flaky = flaky
         model.history = history
         let lines = Renderer(ascii: true).render(model, width: 100, height: 8).grid.lines
-        let row = try #require(lines.first { $0.contains("test") })
+        let row = try #require(lines.first { $0.contains("- * test") })
         #expect(row.hasPrefix("`- * test  flaky 3/10                     ....................   0%   0.0s ~6.5s left"))
     }
 

@@ -89,6 +89,21 @@ import Testing
         #expect(c.totalPercent == 1500)
     }
 
+    @Test func aRecordedRunsUsageEventsFillTheRecord() throws {
+        let scenario = try ScenarioDecoder.decode(Array(Self.base.utf8), file: "s.json", name: "s")
+        let recorded = try recordGraph("usage") { graph, _ in
+            ScenarioBuilder(graph: graph, seed: 1).build(scenario).execute()
+        }
+        var tree = TreeModel()
+        tree.absorb(recorded.log.events)
+        let core = try #require(NodePath.rows(in: tree).first { $0.1 == "ci/core" }?.0)
+        tree.apply(.usage(id: NodeID(core), usage: NodeUsage(cpu: 1.5, rss: 3 << 20)), time: 9)
+        let record = RunRecord(tree: tree)
+        #expect(record["ci/core"]?.cpu == 1.5)
+        #expect(record["ci/core"]?.rss == 3 << 20)
+        #expect(record["ci/docs"]?.cpu == nil)
+    }
+
     @Test func usageIsPrintedWhenBothRunsHaveIt() {
         let base = RunRecord(
             nodes: [.init(path: "a", outcome: "succeeded", seconds: 1, cpu: 0.5, rss: 10 << 20)], total: 1)
