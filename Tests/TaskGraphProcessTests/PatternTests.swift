@@ -7,7 +7,8 @@ import Testing
 #endif
 
 /// Progress patterns run on a linear-time matcher (`PikeVM`) with Swift `Regex`'s results.
-@Suite(.timeLimit(.minutes(1))) struct PatternTests {
+/// The limit is generous: beside 900 tests on two cores, debug-built `Regex` is slow to start.
+@Suite(.timeLimit(.minutes(5))) struct PatternTests {
     /// Our first match and its groups (nil: no match; a group that did not take part: nil).
     func ours(_ pattern: String, _ line: String) throws -> [String?]? {
         let vm = PikeVM(try PatternProgram(pattern))

@@ -133,7 +133,10 @@ import Testing
         }
         let usages = timed.map(\.1)
         let final = try #require(usages.last)
-        #expect(abs(final.cpu - cpu) <= 0.1 * cpu, "reported \(final.cpu) s, measured \(cpu) s")
+        // The script reads its clock before it exits; unmapping 200 MiB and the shells around it
+        // cost CPU after that reading, so the report may exceed it by that tail, never fall short.
+        #expect(final.cpu >= 0.95 * cpu, "reported \(final.cpu) s, measured \(cpu) s")
+        #expect(final.cpu <= 1.1 * cpu + 0.2, "reported \(final.cpu) s, measured \(cpu) s")
         #expect(Double(final.rss) >= 200 * 1024 * 1024)
         #expect(abs(Double(final.rss) - hwm) <= 0.1 * hwm, "reported \(final.rss) B, measured \(hwm) B")
         // Live reports came while it ran, at most one a second (and the final one).
