@@ -68,7 +68,7 @@ struct DiffCommand: ParsableCommand {
         let loaded = Mutex<[Int: Result<RunRecord, any Error>]>([:])
         DispatchQueue.concurrentPerform(iterations: 2) { k in
             let result = Result<RunRecord, any Error> {
-                let replay = try loadLogForCommand(paths[k], skipBadLines: skip)
+                let replay = try loadLogForCommand(paths[k], skipBadLines: skip, eventsOnly: true)
                 var tree = TreeModel()
                 tree.absorb(replay.events)
                 return RunRecord(tree: tree)

@@ -6,10 +6,13 @@ import TaskViewTerminal
 
 /// Loads a replay log for a command: a log that cannot be read is reported (sanitized) and
 /// exits with status 2; notices such as "truncated after seq N" go to stderr.
-func loadLogForCommand(_ path: String, skipBadLines: Bool) throws -> ReplayLog {
+func loadLogForCommand(_ path: String, skipBadLines: Bool, eventsOnly: Bool = false) throws -> ReplayLog {
     let replay: ReplayLog
     do {
-        replay = try LogReader.load(path: path, skipBadLines: skipBadLines)
+        replay =
+            eventsOnly
+            ? try LogReader.loadEvents(path: path, skipBadLines: skipBadLines)
+            : try LogReader.load(path: path, skipBadLines: skipBadLines)
     } catch {
         writeStderr("taskview: \(Sanitizer.clean(String(describing: error)))\n")
         if FileSniff.kind(of: path) == .scenario {

@@ -234,3 +234,24 @@ import Testing
         #expect(report.map { lines[$0 - 1] } == "#16777215 x: not executed")
     }
 }
+
+/// `diff` reads a log's events alone: the final state is not folded while loading, yet
+/// anything that asks for it still gets the same answer.
+@Suite struct EventsOnlyLoadTests {
+    @Test func anEventsOnlyLoadAnswersAsAFullLoad() throws {
+        let text =
+            HostileLogTests.goodHeader + "\n"
+            + #"{"seq":1,"t":0,"ev":"add","id":0,"kind":"task","name":"root","weight":1}"# + "\n"
+            + #"{"seq":2,"t":0.1,"ev":"state","id":0,"state":"executing"}"# + "\n"
+            + #"{"seq":3,"t":0.2,"ev":"progress","id":0,"fraction":0.5}"# + "\n"
+            + #"{"seq":4,"t":0.3,"ev":"state","id":0,"state":"completed","failed":true,"message":"boom"}"# + "\n"
+        let full = try LogReader.parse(Array(text.utf8), name: "full")
+        let events = try LogReader.parse(
+            Array(text.utf8), name: "events", skipBadLines: false, foldsFinalModel: false)
+        #expect(full.outcome == "failed")
+        #expect(events.outcome == "failed")
+        #expect(events.finalSnapshot == full.finalSnapshot)
+        #expect(events.events.count == 4)
+        #expect(events.foldedFinalModel == nil) // the fast path left the model stale: refolded on demand
+    }
+}

@@ -94,9 +94,14 @@ struct LogParser {
     /// The message of the last server `error` line that carried a `seq` (attach), nil once taken.
     var serverError: String?
 
-    init(name: String, skipBadLines: Bool) {
+    /// Whether a stale model is folded again at the end (a second pass over every event);
+    /// readers that need only the events skip it.
+    let foldsFinalModel: Bool
+
+    init(name: String, skipBadLines: Bool, foldsFinalModel: Bool = true) {
         log = ReplayLog(name: name)
         self.skipBadLines = skipBadLines
+        self.foldsFinalModel = foldsFinalModel
     }
 
     mutating func run(_ buf: UnsafeBufferPointer<UInt8>) throws {
@@ -136,7 +141,11 @@ struct LogParser {
             }
         }
         // Stale: rebuilt from the last snapshot and the events after it, as seeking does.
-        log.finalModel = modelStale ? log.model(afterEvents: log.events.count) : model
+        if !modelStale {
+            log.foldedFinalModel = model
+        } else if foldsFinalModel {
+            log.foldedFinalModel = log.model(afterEvents: log.events.count)
+        }
         log.lastSeq = UInt64(lastSeq)
         log.duration = lastT
     }

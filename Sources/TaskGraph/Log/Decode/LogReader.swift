@@ -50,10 +50,21 @@ public enum LogReader {
         return try parse(bytes, name: path, skipBadLines: skipBadLines)
     }
 
+    /// `load` for a reader of the events alone (`taskview diff`): validated the same, but the
+    /// final state is folded only if asked for later, which saves a pass over a long log.
+    package static func loadEvents(path: String, skipBadLines: Bool = false) throws -> ReplayLog {
+        let bytes = try readFile(path)
+        return try parse(bytes, name: path, skipBadLines: skipBadLines, foldsFinalModel: false)
+    }
+
     /// Validates a log held in memory; `name` is used in messages.
     public static func parse(_ bytes: [UInt8], name: String, skipBadLines: Bool = false) throws -> ReplayLog {
+        try parse(bytes, name: name, skipBadLines: skipBadLines, foldsFinalModel: true)
+    }
+
+    static func parse(_ bytes: [UInt8], name: String, skipBadLines: Bool, foldsFinalModel: Bool) throws -> ReplayLog {
         try bytes.withUnsafeBufferPointer { buf in
-            var parser = LogParser(name: name, skipBadLines: skipBadLines)
+            var parser = LogParser(name: name, skipBadLines: skipBadLines, foldsFinalModel: foldsFinalModel)
             try parser.run(buf)
             return parser.log
         }

@@ -88,7 +88,10 @@ public struct ReplayLog: Sendable {
     public internal(set) var duration: Double = 0
     /// Seq of the last line kept.
     public internal(set) var lastSeq: UInt64 = 0
-    var finalModel = LogModel()
+    /// The state after the last line, folded while loading; nil when the load was asked not
+    /// to (`diff` reads only the events), and then folded again whenever it is asked for.
+    var foldedFinalModel: LogModel?
+    var finalModel: LogModel { foldedFinalModel ?? model(afterEvents: events.count) }
 
     init(name: String) { self.name = name }
 
