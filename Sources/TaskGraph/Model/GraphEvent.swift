@@ -56,8 +56,13 @@ public enum GraphChange: Sendable, Equatable {
     /// The node was renamed (a span whose operation name changed, see `Graph.rename`): its
     /// name is `name` from now on. Replicas, snapshots, logs and views take the new name.
     case renamed(id: NodeID, name: String)
+    /// What retention dropped so far adds up to (see `Retention`), replacing the earlier
+    /// summary: the dropped children of node `id`, or (`id` nil) the dropped finished roots
+    /// named `root`. Follows the `dropped` that changed it. Replicas, snapshots, logs and
+    /// views keep it (`GraphNode.droppedChildren`, `GraphSnapshot.droppedRoots`).
+    case summary(id: NodeID?, root: String?, summary: ChildSummary)
 
-    /// The node the change is about (nil for `dropped`).
+    /// The node the change is about (nil for `dropped` and a roots' `summary`).
     public var nodeID: NodeID? {
         switch self {
         case .added(let id, _, _, _, _, _), .parentSet(let id, _, _), .weightChanged(let id, _),
@@ -67,6 +72,8 @@ public enum GraphChange: Sendable, Equatable {
             return id
         case .dropped:
             return nil
+        case .summary(let id, _, _):
+            return id
         }
     }
 }

@@ -41,6 +41,9 @@ package protocol GraphFold {
     mutating func attemptRecorded(id: NodeID, of: NodeID, time: Double)
     /// The node was renamed (`GraphChange.renamed`).
     mutating func renamed(id: NodeID, name: String, time: Double)
+    /// What retention dropped under node `id`, or of the roots named `root`, adds up to
+    /// (`GraphChange.summary`). Default: ignored.
+    mutating func summarized(id: NodeID?, root: String?, summary: ChildSummary, time: Double)
 }
 
 extension GraphFold {
@@ -59,6 +62,10 @@ extension GraphFold {
     /// Ignores the attempt: it changes no node state, only how views draw it.
     @inlinable
     package mutating func attemptRecorded(id: NodeID, of: NodeID, time: Double) {}
+
+    /// Ignores the summary: folds that show or keep it implement it.
+    @inlinable
+    package mutating func summarized(id: NodeID?, root: String?, summary: ChildSummary, time: Double) {}
 
     /// Applies one change: the one `switch` over `GraphChange` (see `GraphFold`). `change` is
     /// taken apart, not copied: its strings move into the hooks' arguments. `time`: when it
@@ -90,6 +97,8 @@ extension GraphFold {
             attemptRecorded(id: id, of: of, time: time)
         case .renamed(let id, let name):
             renamed(id: id, name: name, time: time)
+        case .summary(let id, let root, let summary):
+            summarized(id: id, root: root, summary: summary, time: time)
         }
     }
 }
@@ -130,6 +139,9 @@ extension GraphChange {
             return .attempt(id: i, of: o)
         case .renamed(let id, let name):
             return map(id).map { .renamed(id: $0, name: name) }
+        case .summary(let id, let root, let summary):
+            guard let id else { return self }
+            return map(id).map { .summary(id: $0, root: root, summary: summary) }
         }
     }
 }

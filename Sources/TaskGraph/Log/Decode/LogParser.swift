@@ -7,6 +7,7 @@
 struct LogParser {
     enum Kind {
         case add, parent, weight, state, progress, cancel, drop, output, ref, attrs, attempt, name, key, snapshot, end,
+            summary,
             resync,
             error,
             unknown, missing
@@ -43,6 +44,9 @@ struct LogParser {
         var ended: Double?
         var attrs: [NodeAttribute]?
         var attemptOf: Int?
+        var root: String?
+        var dropped: ChildSummary?
+        var droppedRoots: [String: ChildSummary]?
     }
 
     struct SnapshotNode {
@@ -56,6 +60,8 @@ struct LogParser {
         var next: Int
         var t: Double
         var nodes: [SnapshotNode]
+        /// The first part's `droppedRoots`.
+        var droppedRoots: [String: ChildSummary] = [:]
     }
 
     static let maxText = 1 << 20
@@ -286,6 +292,15 @@ struct LogParser {
         case 7 where key.equals("message"): f.message = try text(&s)
         case 9 where key.equals("attemptOf"): f.attemptOf = try s.int("attemptOf", in: 0...LogModel.maxID)
         case 7 where key.equals("summary"): f.summary = try summary(&s)
+        case 7 where key.equals("dropped"): f.dropped = try childSummary(&s)
+        case 4 where key.equals("root"): f.root = try text(&s) ?? ""
+        case 12 where key.equals("droppedRoots"):
+            var roots: [String: ChildSummary] = [:]
+            try s.object { s, k in
+                guard k.count <= 4096 else { throw LineError("a root name longer than 4 KiB") }
+                roots[String(decoding: k, as: UTF8.self)] = try childSummary(&s)
+            }
+            f.droppedRoots = roots
         case 7 where key.equals("skipped"): f.skipped = try s.int("skipped", in: 0...maxSeq)
         case 7 where key.equals("started"):
             let v = try s.number()
@@ -315,6 +330,7 @@ struct LogParser {
                         : v.equals("ref") ? .ref : .unknown
         case 4: return v.equals("drop") ? .drop : v.equals("name") ? .name : .unknown
         case 7 where v.equals("attempt"): return .attempt
+        case 7 where v.equals("summary"): return .summary
         case 5 where v.equals("attrs"): return .attrs
         case 5: return v.equals("state") ? .state : v.equals("error") ? .error : .unknown
         case 6:
@@ -349,9 +365,41 @@ struct LogParser {
             if n.state != .notExecuted { n.started = f.started }
             if n.state.isSettled { n.ended = f.ended }
             n.attributes = f.attrs ?? []
+            n.droppedChildren = f.dropped
             out.append(SnapshotNode(node: n, parent: f.parent, index: f.index))
         }
         return out
+    }
+
+    /// A `ChildSummary` object (`dropped` of a `summary` line or a snapshot node).
+    static func childSummary(_ s: inout LineScanner) throws -> ChildSummary {
+        var r = ChildSummary()
+        try s.object { s, key in
+            func count() throws -> Int { try s.int("count", in: 0...Int(1) << 52) }
+            func seconds() throws -> Double {
+                let d = try s.number()
+                guard d.isFinite, d >= 0, d <= 1e12 else {
+                    throw LineError("duration \(d) is not finite within 0...10^12")
+                }
+                return d
+            }
+            if key.equals("succeeded") {
+                r.succeeded = try count()
+            } else if key.equals("failed") {
+                r.failed = try count()
+            } else if key.equals("cancelled") {
+                r.cancelled = try count()
+            } else if key.equals("p50") {
+                r.p50 = try seconds()
+            } else if key.equals("p95") {
+                r.p95 = try seconds()
+            } else if key.equals("max") {
+                r.max = try seconds()
+            } else {
+                try s.skipValue()
+            }
+        }
+        return r
     }
 
     static func summary(_ s: inout LineScanner) throws -> ReplaySummary {

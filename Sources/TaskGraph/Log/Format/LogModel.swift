@@ -45,6 +45,8 @@ public struct LogModel: Sendable {
         public var ended: Double?
         /// A span's attributes (the last `attributes` event), empty for most nodes.
         public var attributes: [NodeAttribute] = []
+        /// What the children retention dropped add up to (the last `summary` event of the node).
+        public var droppedChildren: ChildSummary?
 
         /// A live, not yet executed node without parent or children.
         public init(id: Int32, kind: String, name: String, weight: Double) {
@@ -70,6 +72,8 @@ public struct LogModel: Sendable {
     /// Slots of ids beyond the flat table.
     private var sparse: [Int: Int32] = [:]
     private(set) var liveCount = 0
+    /// The dropped finished roots' summaries by root name (the last `summary` event of each).
+    public internal(set) var droppedRoots: [String: ChildSummary] = [:]
 
     /// An empty model.
     public init() {}
@@ -191,14 +195,18 @@ public struct LogModel: Sendable {
             guard nodes[s].live else { return }
             let n = nodes[s]
             let nid = NodeID(id)
-            out[nid] = GraphNode(
+            var node = GraphNode(
                 id: nid, kind: n.kind, parent: n.parent >= 0 ? NodeID(Int(n.parent)) : nil,
                 children: n.children.map { NodeID(Int($0)) }, name: n.name, weight: n.weight,
                 state: n.state, failed: n.failed, progress: TaskProgress(n.fraction, info: n.info),
                 message: n.message, refOf: n.refOf >= 0 ? NodeID(Int(n.refOf)) : nil)
+            node.droppedChildren = n.droppedChildren
+            out[nid] = node
             if n.parent < 0 { roots.append(nid) }
         }
-        return GraphSnapshot(nodes: out, roots: roots, sequence: sequence)
+        var snapshot = GraphSnapshot(nodes: out, roots: roots, sequence: sequence)
+        snapshot.droppedRoots = droppedRoots
+        return snapshot
     }
 
     /// A model holding exactly the nodes of `snapshot`.
@@ -215,8 +223,10 @@ public struct LogModel: Sendable {
             node.message = n.message
             node.children = n.children.compactMap { LogModel.kept($0.rawValue) }
             if let of = n.refOf.flatMap({ LogModel.kept($0.rawValue) }) { node.refOf = of }
+            node.droppedChildren = n.droppedChildren
             add(node)
         }
+        droppedRoots = snapshot.droppedRoots
     }
 
     /// Counts by outcome, as the `end` event and the headless summary report them.
@@ -345,5 +355,15 @@ extension LogModel: GraphFold {
 
     @usableFromInline package mutating func renamed(id: NodeID, name: String, time: Double) {
         if let s = slot(id.rawValue) { nodes[s].name = name }
+    }
+
+    @usableFromInline package mutating func summarized(
+        id: NodeID?, root: String?, summary: ChildSummary, time: Double
+    ) {
+        if let id {
+            if let s = slot(id.rawValue) { nodes[s].droppedChildren = summary }
+        } else if let root {
+            droppedRoots[root] = summary
+        }
     }
 }

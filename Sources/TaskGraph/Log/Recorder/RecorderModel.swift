@@ -95,6 +95,10 @@ struct RecorderModel {
     var keepsTimes = false
     /// Spans' attributes (the last `attributes` event of each).
     private var attributes: [Int32: [NodeAttribute]] = [:]
+    /// What retention dropped under each node (the last `summary` event of each).
+    private var summaries: [Int32: ChildSummary] = [:]
+    /// What retention dropped of roots, by root name (the last `summary` event of each).
+    private(set) var droppedRoots: [String: ChildSummary] = [:]
 
     /// `keepingTimes`: a server's model (see `keepsTimes`).
     init(keepingTimes: Bool = false) { keepsTimes = keepingTimes }
@@ -122,7 +126,9 @@ struct RecorderModel {
                 starts[i] = started - startTime
             }
             if let startTime, keepsTimes, let ended = n.endTime { ends[i] = ended - startTime }
+            if let dropped = n.droppedChildren { summaries[i] = dropped }
         }
+        droppedRoots = snapshot.droppedRoots
     }
 
     /// Node `id` began executing at log time `t` (written as `started` in snapshots while
@@ -372,6 +378,7 @@ struct RecorderModel {
                 if !starts.isEmpty { n.started = starts[i] }
                 if !ends.isEmpty { n.ended = ends[i] }
                 if !attributes.isEmpty, let list = attributes[i] { n.attributes = list }
+                if !summaries.isEmpty { n.droppedChildren = summaries[i] }
                 if i == hotID { // as `settleHot` would leave it
                     n.fraction = hotFraction
                     n.info = hotInfo
@@ -436,7 +443,8 @@ struct RecorderModel {
             if !sorted { for (j, c) in kids.enumerated() { explicit[Int(c)] = j } }
         }
         return LogModel.writeSnapshot(
-            count: liveCount, explicit: explicit, forEach: { forEachLiveNode($0) }, into: &out, seq: seq, t: t)
+            count: liveCount, explicit: explicit, forEach: { forEachLiveNode($0) }, into: &out, seq: seq, t: t,
+            droppedRoots: droppedRoots)
     }
 }
 
@@ -510,6 +518,14 @@ extension RecorderModel: GraphFold {
         c.setName(id.rawValue & (RecorderModel.chunkSize - 1), name)
     }
 
+    @usableFromInline mutating func summarized(id: NodeID?, root: String?, summary: ChildSummary, time: Double) {
+        if let id {
+            if contains(id.rawValue) { summaries[Int32(id.rawValue)] = summary }
+        } else if let root {
+            droppedRoots[root] = summary
+        }
+    }
+
     @usableFromInline mutating func nodesDropped(ids: [NodeID], time: Double) {
         settleHot()
         for id in ids where contains(id.rawValue) {
@@ -532,6 +548,7 @@ extension RecorderModel: GraphFold {
             if !starts.isEmpty { starts[i] = nil }
             if !ends.isEmpty { ends[i] = nil }
             if !attributes.isEmpty { attributes[i] = nil }
+            if !summaries.isEmpty { summaries[i] = nil }
             if !extraKinds.isEmpty { extraKinds[i] = nil }
             liveCount -= 1
             if c.live == 0, id.rawValue >> RecorderModel.shift < newest { free(chunkOf: id.rawValue) }
