@@ -24,6 +24,8 @@ package enum ChromeTrace {
         var refOf = -1
         /// A span's recorded attributes.
         var attributes: [NodeAttribute] = []
+        /// What retention dropped under the node (its last `summary`).
+        var dropped: ChildSummary?
     }
 
     /// The spans, folded from the log's events: a dropped node keeps its span.
@@ -74,6 +76,10 @@ package enum ChromeTrace {
         mutating func renamed(id: NodeID, name: String, time: Double) {
             spans[id.rawValue]?.name = name // a span renamed: its latest name
         }
+
+        mutating func summarized(id: NodeID?, root: String?, summary: ChildSummary, time: Double) {
+            if let id { spans[id.rawValue]?.dropped = summary }
+        }
     }
 
     /// The trace JSON (one document, newline-terminated).
@@ -90,6 +96,7 @@ package enum ChromeTrace {
                 s.message = n.message
                 s.refOf = Int(n.refOf)
                 s.attributes = n.attributes
+                s.dropped = n.droppedChildren
                 spans[Int(n.id)] = s
             }
         }
@@ -151,6 +158,18 @@ package enum ChromeTrace {
                 out.string(a.key)
                 out.byte(58)
                 out.string(a.value)
+            }
+            if let d = s.dropped {
+                for (key, value) in ChildSummary.exportFields(d) {
+                    out.raw(",\"dropped.")
+                    out.raw(key)
+                    out.raw("\":")
+                    switch value {
+                    case .int(let n): out.int(n)
+                    case .double(let x): out.double(x)
+                    case .string(let t): out.string(t)
+                    }
+                }
             }
             out.raw("}}")
         }

@@ -34,6 +34,8 @@ public enum OTLPTrace {
         var refOf = -1
         /// A span's recorded attributes (`GraphTracer`), exported as string attributes.
         var attributes: [NodeAttribute] = []
+        /// What retention dropped under the node (its last `summary`).
+        var dropped: ChildSummary?
     }
 
     /// The most progress events one span carries.
@@ -106,6 +108,10 @@ public enum OTLPTrace {
         }
 
         mutating func nodesDropped(ids: [NodeID], time: Double) {}
+
+        mutating func summarized(id: NodeID?, root: String?, summary: ChildSummary, time: Double) {
+            if let id, let i = index[id.rawValue] { spans[i].dropped = summary }
+        }
     }
 
     /// The export (one JSON document, newline-terminated).
@@ -123,6 +129,7 @@ public enum OTLPTrace {
                 s.cancelled = n.state == .cancelled
                 s.refOf = Int(n.refOf)
                 s.attributes = n.attributes
+                s.dropped = n.droppedChildren
                 fold.add(Int(n.id), s)
             }
         }

@@ -16,7 +16,7 @@ extension TreeModel {
     /// restarted rows as judged again from them, `rejudge()`) and leaving out what
     /// `isCounted(kind:)` leaves out and the nodes that only hold restarts' attempts.
     package var counts: [Int] {
-        if attempts.isEmpty { return nodeCounts }
+        if attempts.isEmpty { return countsWithDropped }
         if rejudgedSequence == sequence, let known = rejudgedCounts { return known }
         return countsWithAttempts()
     }

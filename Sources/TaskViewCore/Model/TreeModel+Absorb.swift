@@ -197,6 +197,7 @@ extension TreeModel {
             commands[i] = nil
             attributes[i] = nil
             runningSince[i] = nil
+            if !droppedSummaries.isEmpty { droppedSummaries[i] = nil }
         }
         structureVersion &+= 1
         if rootTombstones > 0 && rootTombstones * 2 > rootSlots.count { compactRoots() }

@@ -55,6 +55,7 @@ extension Renderer {
             lines.append("Attributes:")
             for a in attributes { lines.append("  " + clean(a.key) + " = " + clean(a.value)) }
         }
+        lines += droppedLines(tree, node: c)
         lines += needsLines(tree, node: row.rawValue)
         if let later = tree.attempts[row.rawValue] {
             let all = [row.rawValue] + later

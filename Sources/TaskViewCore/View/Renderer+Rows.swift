@@ -100,6 +100,7 @@ extension Renderer {
             {
                 text = "allowed: " + text
             }
+            text = withDroppedSummary(tree, shown, text)
             if !text.isEmpty {
                 grid.writeFitted(
                     clean(text), x: col, y: y, style: style, limit: grid.width - col,
