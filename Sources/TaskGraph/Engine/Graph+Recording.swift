@@ -159,7 +159,12 @@ extension Graph {
         let (id, slot) = s.append(
             { NodeRecord(id: $0, kindIndex: kindIndex, parent: parentID, weight: weight, name: name) },
             claim: { nextBlock.wrappingAdd(1, ordering: .relaxed).oldValue })
-        if parentID >= 0, let parentSlot { insertChild(s, id, into: parentSlot, at: index) }
+        if parentID >= 0, let parentSlot {
+            insertChild(s, id, into: parentSlot, at: index)
+            if let policy = retentionPolicy {
+                childAddedLocked(s, parentSlot: parentSlot, parentID: parentID, policy: policy)
+            }
+        }
         emit(
             s,
             .added(
@@ -182,6 +187,9 @@ extension Graph {
         guard s.contains(slot), s.contains(parentSlot) else { return }
         s.modify(slot) { $0.parent = parent }
         insertChild(s, id, into: parentSlot, at: index)
+        if let policy = retentionPolicy {
+            childAddedLocked(s, parentSlot: parentSlot, parentID: parent, policy: policy)
+        }
         emit(s, .parentSet(id: NodeID(id), parent: NodeID(parent), index: index))
     }
 
@@ -258,7 +266,7 @@ extension Graph {
         }
         var released: AnyGraphTask?
         var id = 0
-        var isRoot = false
+        var parent = -1
         let msg = message.map(cut)
         s.modify(slot) { r in
             r.state = state
@@ -271,7 +279,7 @@ extension Graph {
                 if state == .completed && !failed { r.fraction = 1 }
             }
             id = r.id
-            isRoot = r.parent < 0
+            parent = r.parent
         }
         if failed, let msg { s.setMessage(slot, msg) }
         if keepsStartTimes, state == .executing {
@@ -287,7 +295,10 @@ extension Graph {
         } else {
             emit(s, .stateChanged(id: NodeID(id), state: state, failed: failed, message: failed ? msg : nil))
         }
-        if state.isSettled, isRoot { rootFinishedLocked(s, id) }
+        if let policy = retentionPolicy {
+            retentionTransitionLocked(s, slot, id: id, parent: parent, state: state, failed: failed, policy: policy)
+            if state.isSettled, parent < 0 { rootFinishedLocked(s, id) }
+        }
         return released
     }
 
@@ -297,12 +308,16 @@ extension Graph {
         let now = clock.now
         s.finishedRoots.append((id, now))
         var drop: [NodeID] = []
+        var names: [String] = []
         while s.finishedRootsHead < s.finishedRoots.count {
             let (root, time) = s.finishedRoots[s.finishedRootsHead]
             let live = s.finishedRoots.count - s.finishedRootsHead
             let tooOld = policy.maxAge.map { now - time > $0 } ?? false
             guard live > policy.maxFinishedRoots || tooOld else { break }
             s.finishedRootsHead += 1
+            guard let slot = s.slot(of: root) else { continue }
+            let name = tallyDroppedRootLocked(s, slot)
+            if !names.contains(name) { names.append(name) }
             collectSubtree(s, root, into: &drop)
         }
         if s.finishedRootsHead > 1024 && s.finishedRootsHead * 2 > s.finishedRoots.count {
@@ -310,11 +325,13 @@ extension Graph {
             s.finishedRootsHead = 0
         }
         guard !drop.isEmpty else { return }
-        for d in drop { if let slot = s.slot(of: d.rawValue) { s.drop(slot) } }
-        emit(s, .dropped(ids: drop))
+        dropLocked(s, drop)
+        for name in names {
+            if let tally = s.droppedRoots[name] { emit(s, .summary(id: nil, root: name, summary: tally.summary)) }
+        }
     }
 
-    private func collectSubtree(_ s: Stripe, _ root: Int, into out: inout [NodeID]) {
+    func collectSubtree(_ s: Stripe, _ root: Int, into out: inout [NodeID]) {
         var stack = [root]
         while let id = stack.popLast() {
             guard let slot = s.slot(of: id) else { continue }
@@ -338,6 +355,9 @@ extension Graph {
             let start = from.hasStarts ? from.start(old) : nil
             let end = from.hasStarts ? from.end(old) : nil
             from.drop(old)
+            if !from.retainedParents.isEmpty, let entry = from.retainedParents.removeValue(forKey: id) {
+                to.retainedParents[id] = entry
+            }
             let slot = to.adopt(record, message: message, refOf: refOf)
             if let start { to.setStart(slot, start) }
             if let end { to.setEnd(slot, end) }

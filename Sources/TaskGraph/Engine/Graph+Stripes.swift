@@ -55,21 +55,26 @@ extension Graph {
         assertAllStripesLocked()
         unrecordedProgress.recordAllLocked()
         nodes.reserveCapacity(stripes.reduce(0) { $0 + $1.own.count + $1.foreign.count })
+        let summaries = droppedChildrenLocked()
         for s in stripes {
             s.assertInvariants() // O(records), as the copy is
             // A hash lookup per node otherwise, for the few `ref` nodes.
             let hasRefs = !s.own.refs.isEmpty || !s.foreign.refs.isEmpty
-            let hasStarts = s.hasStarts
+            // Retention keeps times too (for durations); snapshots give them when served.
+            let hasStarts = s.hasStarts && keepsStartTimes
             s.forEachLive { slot, r in
                 nodes.append(
                     NodeCapture(
                         record: r, message: r.failed ? s.message(slot) : nil,
                         refOf: hasRefs ? s.refOf(slot) : nil,
                         startTime: hasStarts && r.state != .notExecuted ? s.start(slot) : nil,
-                        endTime: hasStarts && r.state.isSettled ? s.end(slot) : nil))
+                        endTime: hasStarts && r.state.isSettled ? s.end(slot) : nil,
+                        droppedChildren: summaries.isEmpty ? nil : summaries[r.id]))
             }
         }
-        return GraphCapture(nodes: nodes, sequence: sequenceLocked(), warnings: cancelWatch.current)
+        return GraphCapture(
+            nodes: nodes, sequence: sequenceLocked(), warnings: cancelWatch.current,
+            droppedRoots: droppedRootsLocked().mapValues(\.summary))
     }
 
     /// All stripes locked: from now on every event takes `eventLock` for its number.

@@ -92,6 +92,20 @@ struct ChildList: RandomAccessCollection {
         tail = .many(all)
     }
 
+    /// Removes `id` (a child retention dropped), keeping the others' order. The list takes
+    /// the array shape once; later removals edit that array in place.
+    mutating func remove(_ id: NodeID) {
+        if head >= 0 || !tail.isMany {
+            let all = Array(self)
+            head = -1
+            tail = all.isEmpty ? .none : .many(all)
+        }
+        guard case .many(var all) = tail else { return }
+        tail = .none // the array is uniquely held while it shrinks
+        if let i = all.firstIndex(of: id) { all.remove(at: i) }
+        tail = all.isEmpty ? .none : .many(all)
+    }
+
     /// What is wrong with the list, or nil: the shapes `append` and `insert` make. The first
     /// id is in `head` unless an insert moved them all to the tail (`head` -1, `.many`); the
     /// tail holds one id in 32 bits only after a `head`; no id is negative. O(count).
@@ -135,6 +149,11 @@ enum ChildTail {
     }
 
     var isEmpty: Bool { count == 0 }
+
+    var isMany: Bool {
+        if case .many = self { return true }
+        return false
+    }
 
     subscript(i: Int) -> NodeID {
         switch self {

@@ -46,6 +46,10 @@ final class Stripe: @unchecked Sendable { // mutable state behind `lock`
     /// Roots of this stripe that finished, oldest first, for retention.
     @exclusivity(unchecked) var finishedRoots: [(id: Int, time: Double)] = []
     @exclusivity(unchecked) var finishedRootsHead = 0
+    /// Parents whose finished children retention counts (`ChildRetention`), by node id.
+    @exclusivity(unchecked) var retainedParents: [Int: ChildRetention] = [:]
+    /// What the finished roots retention dropped add up to, by root name.
+    @exclusivity(unchecked) var droppedRoots: [String: ChildTally] = [:]
     // Keeps the next stripe's hot fields off this one's cache lines.
     private let padding = CacheLinePadding()
 

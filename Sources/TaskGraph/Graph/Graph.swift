@@ -323,7 +323,9 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
 }
 
 /// How many finished root subtrees a graph keeps before dropping the oldest (with a `dropped`
-/// event), so a long-running program does not grow without bound.
+/// event), and how many finished children a running node keeps, so a long-running program
+/// does not grow without bound. What was dropped stays summarized: `Graph.droppedRoots` per
+/// root name, `GraphNode.droppedChildren` per parent (a `summary` event each time it changes).
 public struct Retention: Sendable, Equatable {
     /// Finished roots kept at most (>= 0), per lock stripe of the graph: a program that uses
     /// the graph from one thread keeps exactly this many; one whose threads use several
@@ -331,14 +333,27 @@ public struct Retention: Sendable, Equatable {
     public var maxFinishedRoots: Int
     /// Finished roots older than this many seconds (graph clock) are dropped too; nil: no age limit.
     public var maxAge: Double?
+    /// Finished children a running node keeps at most (>= 0), failed ones included: beyond
+    /// it the oldest finished child subtrees are dropped, succeeded and cancelled ones first.
+    public var maxFinishedChildren: Int
+    /// Failed children a running node keeps at most (>= 0): failed ones are dropped only
+    /// beyond this, or when `maxFinishedChildren` holds nothing else.
+    public var maxFailedChildren: Int
 
-    /// Keeps at most `maxFinishedRoots` finished roots (negative counts as 0), and none older than `maxAge` seconds when given.
-    public init(maxFinishedRoots: Int, maxAge: Double? = nil) {
+    /// Keeps at most `maxFinishedRoots` finished roots, and none older than `maxAge` seconds
+    /// when given; a running node keeps at most `maxFinishedChildren` finished children, of
+    /// which failed ones are kept first, up to `maxFailedChildren`. Negative counts count as 0.
+    public init(
+        maxFinishedRoots: Int, maxAge: Double? = nil, maxFinishedChildren: Int = 1_000, maxFailedChildren: Int = 100
+    ) {
         self.maxFinishedRoots = max(0, maxFinishedRoots)
         self.maxAge = maxAge
+        self.maxFinishedChildren = max(0, maxFinishedChildren)
+        self.maxFailedChildren = max(0, maxFailedChildren)
     }
 
-    /// `Graph.shared`'s policy: the last 1,000 finished roots, at most 10 minutes old.
+    /// `Graph.shared`'s policy: the last 1,000 finished roots, at most 10 minutes old; 1,000
+    /// finished children a running node (100 of them failed ones).
     public static let sharedDefault = Retention(maxFinishedRoots: 1000, maxAge: 600)
 }
 

@@ -15,8 +15,12 @@ struct NodeCapture {
     let refOf: Int?
     let startTime: Double?
     let endTime: Double?
+    let droppedChildren: ChildSummary?
 
-    init(record r: NodeRecord, message: String?, refOf: Int?, startTime: Double? = nil, endTime: Double? = nil) {
+    init(
+        record r: NodeRecord, message: String?, refOf: Int?, startTime: Double? = nil, endTime: Double? = nil,
+        droppedChildren: ChildSummary? = nil
+    ) {
         id = r.id
         kindIndex = r.kindIndex
         parent = r.parent
@@ -31,6 +35,7 @@ struct NodeCapture {
         self.refOf = refOf
         self.startTime = startTime
         self.endTime = endTime
+        self.droppedChildren = droppedChildren
     }
 }
 
@@ -42,6 +47,7 @@ struct GraphCapture {
     let sequence: UInt64
     /// The graph's current warnings by raw id (`CancelWatch.current`).
     var warnings: [Int: [String: String]] = [:]
+    var droppedRoots: [String: ChildSummary] = [:]
 
     /// Empty storage for `count` captured nodes, its pages touched here, before the graph is
     /// locked: a fresh 24 MB for 200,000 nodes otherwise takes its page faults under the locks.
@@ -63,17 +69,20 @@ struct GraphCapture {
         var roots: [NodeID] = []
         for n in nodes {
             let nid = NodeID(n.id)
-            byID[nid] = GraphNode(
+            var node = GraphNode(
                 id: nid, kind: NodeKind.all[Int(n.kindIndex)], parent: n.parent >= 0 ? NodeID(n.parent) : nil,
                 children: Array(n.children), name: n.name, weight: n.weight, state: n.state,
                 failed: n.failed, progress: TaskProgress(n.fraction, info: n.info),
                 message: n.message, refOf: n.refOf.map { NodeID($0) }, startTime: n.startTime,
                 endTime: n.endTime)
+            node.droppedChildren = n.droppedChildren
+            byID[nid] = node
             if n.parent < 0 { roots.append(nid) }
         }
         roots.sort { $0.rawValue < $1.rawValue }
         var snapshot = GraphSnapshot(nodes: byID, roots: roots, sequence: sequence)
         for (id, list) in warnings where byID[NodeID(id)] != nil { snapshot.warnings[NodeID(id)] = list }
+        snapshot.droppedRoots = droppedRoots
         return snapshot
     }
 }

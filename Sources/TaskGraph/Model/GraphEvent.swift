@@ -69,8 +69,13 @@ public enum GraphChange: Sendable, Equatable {
     /// A log record filed under the node (see `Graph.log(_:level:message:metadata:)`). It
     /// changes no state: replicas and snapshots ignore it; logs, exports and views show it.
     case log(id: NodeID, record: NodeLogRecord)
+    /// What retention dropped so far adds up to (see `Retention`), replacing the earlier
+    /// summary: the dropped children of node `id`, or (`id` nil) the dropped finished roots
+    /// named `root`. Follows the `dropped` that changed it. Replicas, snapshots, logs and
+    /// views keep it (`GraphNode.droppedChildren`, `GraphSnapshot.droppedRoots`).
+    case summary(id: NodeID?, root: String?, summary: ChildSummary)
 
-    /// The node the change is about (nil for `dropped`).
+    /// The node the change is about (nil for `dropped` and a roots' `summary`).
     public var nodeID: NodeID? {
         switch self {
         case .added(let id, _, _, _, _, _), .parentSet(let id, _, _), .weightChanged(let id, _),
@@ -80,6 +85,8 @@ public enum GraphChange: Sendable, Equatable {
             return id
         case .dropped:
             return nil
+        case .summary(let id, _, _):
+            return id
         }
     }
 }

@@ -48,6 +48,9 @@ package protocol GraphFold {
     mutating func warned(id: NodeID, rule: String, text: String?, time: Double)
     /// A log record filed under the node (`GraphChange.log`). Default: ignored.
     mutating func logRecorded(id: NodeID, record: NodeLogRecord, time: Double)
+    /// What retention dropped under node `id`, or of the roots named `root`, adds up to
+    /// (`GraphChange.summary`). Default: ignored.
+    mutating func summarized(id: NodeID?, root: String?, summary: ChildSummary, time: Double)
 }
 
 extension GraphFold {
@@ -76,6 +79,9 @@ extension GraphFold {
     /// Ignores the record: it changes no node state.
     @inlinable
     package mutating func logRecorded(id: NodeID, record: NodeLogRecord, time: Double) {}
+    /// Ignores the summary: folds that show or keep it implement it.
+    @inlinable
+    package mutating func summarized(id: NodeID?, root: String?, summary: ChildSummary, time: Double) {}
 
     /// Applies one change: the one `switch` over `GraphChange` (see `GraphFold`). `change` is
     /// taken apart, not copied: its strings move into the hooks' arguments. `time`: when it
@@ -113,6 +119,8 @@ extension GraphFold {
             warned(id: id, rule: rule, text: text, time: time)
         case .log(let id, let record):
             logRecorded(id: id, record: record, time: time)
+        case .summary(let id, let root, let summary):
+            summarized(id: id, root: root, summary: summary, time: time)
         }
     }
 }
@@ -159,6 +167,9 @@ extension GraphChange {
             return map(id).map { .warn(id: $0, rule: rule, text: text) }
         case .log(let id, let record):
             return map(id).map { .log(id: $0, record: record) }
+        case .summary(let id, let root, let summary):
+            guard let id else { return self }
+            return map(id).map { .summary(id: $0, root: root, summary: summary) }
         }
     }
 }

@@ -117,6 +117,9 @@ public struct GraphNode: Sendable, Equatable {
     /// For a settled node of a graph that keeps start times: the graph-clock time it
     /// settled. Nil otherwise.
     public let endTime: Double?
+    /// What the children retention dropped from this node add up to (`Retention`'s
+    /// `maxFinishedChildren`); nil when it dropped none.
+    public package(set) var droppedChildren: ChildSummary? = nil
 
     /// A node with these fields (a view's tests build snapshots with it).
     public init(
@@ -152,6 +155,9 @@ public struct GraphSnapshot: Sendable, Equatable {
     /// The nodes' current warnings (`GraphChange.warn`): by node, each rule's text. Empty
     /// for most graphs.
     public var warnings: [NodeID: [String: String]] = [:]
+    /// The finished roots retention dropped, summarized per root name (`Graph.droppedRoots`
+    /// at the snapshot's point).
+    public package(set) var droppedRoots: [String: ChildSummary] = [:]
 
     /// A snapshot with these nodes.
     public init(nodes: [NodeID: GraphNode], roots: [NodeID], sequence: UInt64) {

@@ -26,6 +26,8 @@ package enum ChromeTrace {
         var attributes: [NodeAttribute] = []
         /// The node's first log records (at most `maxLogs`): instant events in its lane.
         var logs: [(time: Double, record: NodeLogRecord)] = []
+        /// What retention dropped under the node (its last `summary`).
+        var dropped: ChildSummary?
     }
 
     /// The most log records one node carries as instant events (the first ones).
@@ -84,6 +86,10 @@ package enum ChromeTrace {
             guard let n = spans[id.rawValue]?.logs.count, n < maxLogs else { return }
             spans[id.rawValue]?.logs.append((time, record))
         }
+
+        mutating func summarized(id: NodeID?, root: String?, summary: ChildSummary, time: Double) {
+            if let id { spans[id.rawValue]?.dropped = summary }
+        }
     }
 
     /// The trace JSON (one document, newline-terminated).
@@ -100,6 +106,7 @@ package enum ChromeTrace {
                 s.message = n.message
                 s.refOf = Int(n.refOf)
                 s.attributes = n.attributes
+                s.dropped = n.droppedChildren
                 spans[Int(n.id)] = s
             }
         }
@@ -161,6 +168,18 @@ package enum ChromeTrace {
                 out.string(a.key)
                 out.byte(58)
                 out.string(a.value)
+            }
+            if let d = s.dropped {
+                for (key, value) in ChildSummary.exportFields(d) {
+                    out.raw(",\"dropped.")
+                    out.raw(key)
+                    out.raw("\":")
+                    switch value {
+                    case .int(let n): out.int(n)
+                    case .double(let x): out.double(x)
+                    case .string(let t): out.string(t)
+                    }
+                }
             }
             out.raw("}}")
             for l in s.logs { logEvent(&out, l.record, id: id, lane: lane, time: l.time) }

@@ -132,6 +132,9 @@ package struct OTLPSpanBuilder {
         if s.refOf >= 0 { attributes.append(("taskgraph.ref.of", .int(s.refOf))) }
         if s.cancelled, let source = s.cancelSource { attributes.append(("taskgraph.cancel.source", .string(source))) }
         for a in s.attributes where !a.key.hasPrefix("taskgraph.") { attributes.append((a.key, .string(a.value))) }
+        if let d = s.dropped {
+            attributes += ChildSummary.exportFields(d).map { ("taskgraph.dropped." + $0.key, $0.value) }
+        }
         if scenario != nil, root == id, s.parent < 0 || fold.index[s.parent] == nil {
             attributes.append(("cicd.pipeline.name", .string(s.name)))
             attributes.append(("cicd.pipeline.run.id", .string(runID)))

@@ -37,6 +37,8 @@ public enum OTLPTrace {
         var refOf = -1
         /// A span's recorded attributes (`GraphTracer`), exported as string attributes.
         var attributes: [NodeAttribute] = []
+        /// What retention dropped under the node (its last `summary`).
+        var dropped: ChildSummary?
     }
 
     /// A log record's span event attributes: `log.level`, then its metadata by key.
@@ -124,6 +126,10 @@ public enum OTLPTrace {
         }
 
         mutating func nodesDropped(ids: [NodeID], time: Double) {}
+
+        mutating func summarized(id: NodeID?, root: String?, summary: ChildSummary, time: Double) {
+            if let id, let i = index[id.rawValue] { spans[i].dropped = summary }
+        }
     }
 
     /// The export (one JSON document, newline-terminated).
@@ -141,6 +147,7 @@ public enum OTLPTrace {
                 s.cancelled = n.state == .cancelled
                 s.refOf = Int(n.refOf)
                 s.attributes = n.attributes
+                s.dropped = n.droppedChildren
                 fold.add(Int(n.id), s)
             }
         }

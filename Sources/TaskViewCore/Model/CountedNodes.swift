@@ -14,7 +14,7 @@ extension TreeModel {
     /// restarted rows as judged again from them, `rejudge()`) and leaving out what
     /// `isCounted(kind:)` leaves out and the nodes that only hold restarts' attempts.
     package var counts: [Int] {
-        if attempts.isEmpty { return nodeCounts }
+        if attempts.isEmpty { return countsWithDropped }
         if rejudgedSequence == sequence, let known = rejudgedCounts { return known }
         return countsWithAttempts()
     }
@@ -37,7 +37,7 @@ extension TreeModel {
             if !hiddenRoots.contains(r) { total &+= countRows(from: r, above: above, memo: &memo) }
             return true
         }
-        return DisplayState.allCases.map { total.count($0) }
+        return DisplayState.allCases.map { total.count($0) + droppedCounts[$0.rawValue] }
     }
 
     /// Counts of row `i` and the rows below it, each in the state it is drawn with.

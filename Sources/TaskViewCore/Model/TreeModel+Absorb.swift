@@ -205,6 +205,7 @@ extension TreeModel {
             if !warnings.isEmpty { clearWarnings(i) }
             logs[i] = nil
             logCounts[i] = nil
+            if !droppedSummaries.isEmpty { droppedSummaries[i] = nil }
         }
         structureVersion &+= 1
         if rootTombstones > 0 && rootTombstones * 2 > rootSlots.count { compactRoots() }

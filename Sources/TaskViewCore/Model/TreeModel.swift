@@ -132,6 +132,12 @@ public struct TreeModel: Sendable {
     func newestAttempt(_ n: Int) -> Int {
         attempts.isEmpty ? n : attempts[n]?.last ?? n
     }
+    /// What retention dropped under each node, by raw id (the last `summary` event of each).
+    package internal(set) var droppedSummaries: [Int: ChildSummary] = [:]
+    /// What retention dropped of roots, by sanitized root name.
+    package internal(set) var droppedRoots: [String: ChildSummary] = [:]
+    /// Nodes retention dropped per `DisplayState.rawValue` (as the summaries count them).
+    var droppedCounts = [Int](repeating: 0, count: DisplayState.allCases.count)
     /// Ids that entered `executing`, in order; settled ones are dropped lazily.
     var executingOrder: [Int32] = []
     /// Subtree-count deltas not yet carried to the ancestors (`withDeferredRollUp`); nil when
@@ -251,6 +257,7 @@ public struct TreeModel: Sendable {
         for id in snapshot.nodes.keys.sorted() where nodes[id.rawValue].state.isSettled {
             markSkippedBelow(id.rawValue)
         }
+        seedSummaries(snapshot)
         sequence = snapshot.sequence
         for (id, list) in snapshot.warnings {
             for rule in list.keys.sorted() { warned(id: id, rule: rule, text: list[rule], time: time) }

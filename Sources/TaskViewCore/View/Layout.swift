@@ -9,6 +9,9 @@ package struct Layout: Sendable, Equatable {
     /// First tree row and number of tree rows.
     package let treeTop: Int
     package let treeRows: Int
+    /// Rows for roots retention dropped, one a root name, drawn right below the tree rows
+    /// (0 when nothing was dropped; at most 5 and a third of the tree's area).
+    package let droppedRootRows: Int
     /// Detail pane rows (0: closed), drawn below the tree rows.
     package let detailRows: Int
     /// Footer rows at the bottom (1, or 2 for a cancel prompt with an upward note).
@@ -27,10 +30,11 @@ package struct Layout: Sendable, Equatable {
     /// takes up to two thirds of the area instead of at most 10 rows.
     /// `timeline`: a replay draws its timeline strip under the header (from 8 rows up).
     /// `delta`: the Δ column is on (from 50 columns up). `usage`: the `CPU` and `RSS` columns
-    /// are on (`u`; from 40 columns up).
+    /// are on (`u`; from 40 columns up). `droppedRootNames`: how many root names retention
+    /// dropped roots of (each gets a row while the tree keeps 6 rows or more).
     package init(
         width: Int, height: Int, detailOpen: Bool, tallDetail: Bool = false, footerRows: Int = 1,
-        timeline: Bool = false, delta: Bool = false, usage: Bool = false
+        timeline: Bool = false, delta: Bool = false, usage: Bool = false, droppedRootNames: Int = 0
     ) {
         self.width = max(0, width)
         self.height = max(0, height)
@@ -42,7 +46,9 @@ package struct Layout: Sendable, Equatable {
         let short = min(10, area / 2)
         let detail = detailOpen && area >= 4 ? (tallDetail ? max(short, area * 2 / 3) : short) : 0
         detailRows = detail
-        treeRows = area - detail
+        let rest = area - detail
+        droppedRootRows = rest >= 6 ? min(max(0, droppedRootNames), 5, rest / 3) : 0
+        treeRows = rest - droppedRootRows
         barWidth = width >= 100 ? 20 : width >= 70 ? 12 : width >= 50 ? 8 : 0
         percentWidth = width >= 30 ? 4 : 0
         timeWidth = width >= 40 ? 6 : 0

@@ -33,6 +33,8 @@ extension Renderer {
         if let info = node.info { progress += " " + clean(info) }
         lines.append(progress)
         lines.append("State: " + node.display.word)
+        // A long-lived node's dropped children are its main figures: before its history.
+        lines += droppedLines(tree, node: c)
         lines.append("  " + Format.seconds3(node.addedAt) + "s  added (not executed)")
         if !node.startedAt.isNaN {
             lines.append("  " + Format.seconds3(node.startedAt) + "s  executing")

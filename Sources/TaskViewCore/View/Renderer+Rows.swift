@@ -1,29 +1,33 @@
 import TaskGraph
 
 extension Renderer {
-    /// The tree rows, from `top` down, one `next` step per row.
+    /// The tree rows, from `top` down, one `next` step per row; returns how many it drew.
+    @discardableResult
     func drawRows(
         _ model: DashboardModel, _ d: DisplayTree, _ layout: Layout, top: RowIndex,
         into grid: inout CellGrid
-    ) {
-        guard layout.treeRows > 0 else { return }
+    ) -> Int {
+        guard layout.treeRows > 0 else { return 0 }
         var node: RowIndex? = top != .none ? top : nil
         if node == nil, d.first() != nil { node = d.first() }
         if node == nil && layout.treeRows > 0 {
             let text = model.view.filter.isEmpty ? "no tasks" : "no task matches the filter"
             grid.write("  " + text, x: 0, y: layout.treeTop, style: CellStyle(.dim))
-            return
+            return 1
         }
         let now = model.pausedClock ?? model.clockNow
         let usage = layout.cpuWidth > 0 ? d.tree.usageTotals() : nil
+        var drawn = 0
         for r in 0..<layout.treeRows {
             guard let n = node else { break }
+            drawn += 1
             drawRow(
                 n, d, layout, y: layout.treeTop + r, now: now,
                 selected: n == model.view.selection, history: model.history,
                 baseline: layout.deltaWidth > 0 ? model.baseline : nil, usage: usage, into: &grid)
             node = d.next(n)
         }
+        return drawn
     }
 
     func drawRow(
@@ -126,6 +130,7 @@ extension Renderer {
                 text = String(glyphs.warning) + " " + w.text + (text.isEmpty ? "" : "  " + text)
                 style = CellStyle(.cancelled, bold: true)
             }
+            text = withDroppedSummary(tree, shown, text)
             if !text.isEmpty {
                 grid.writeFitted(
                     clean(text), x: col, y: y, style: style, limit: grid.width - col,

@@ -32,7 +32,8 @@ public struct Renderer {
             width: width, height: height, detailOpen: model.view.detailOpen,
             tallDetail: detailShowsCommand(model, d),
             footerRows: preview?.upwardNote != nil ? 2 : 1, timeline: model.isReplay,
-            delta: model.view.showDelta && model.baseline != nil, usage: model.view.showUsage)
+            delta: model.view.showDelta && model.baseline != nil, usage: model.view.showUsage,
+            droppedRootNames: model.tree.droppedRoots.count)
         drawHeader(model, into: &grid)
         if layout.timelineRows > 0 { drawTimeline(model, y: 1, into: &grid) }
         var top = model.view.top
@@ -40,7 +41,8 @@ public struct Renderer {
             drawHelp(model, layout, into: &grid)
         } else {
             top = model.topRow(rows: layout.treeRows, in: d) ?? RowIndex.none
-            drawRows(model, d, layout, top: top, into: &grid)
+            let drawn = drawRows(model, d, layout, top: top, into: &grid)
+            if layout.droppedRootRows > 0 { drawDroppedRoots(model.tree, layout, from: drawn, into: &grid) }
             if layout.detailRows > 0 { drawDetail(model, d, layout, into: &grid) }
         }
         drawFooter(model, layout, preview, into: &grid)

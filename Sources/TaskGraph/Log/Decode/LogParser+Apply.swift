@@ -74,6 +74,13 @@ extension LogParser {
                 record: NodeLogRecord(
                     level: try need(f.level, "level"), message: message, metadata: f.metadata ?? [:],
                     droppedBefore: f.dropped ?? 0))
+        case .summary:
+            let dropped = try need(f.droppedSummary, "dropped")
+            if let id = f.id {
+                change = .summary(id: NodeID(try existing(id)), root: nil, summary: dropped)
+            } else {
+                change = .summary(id: nil, root: try need(f.root, "id\" or \"root"), summary: dropped)
+            }
         case .drop:
             let ids = try need(f.ids, "ids")
             for id in ids where !model.contains(id) { throw LineError("node \(id) does not exist") }
@@ -139,13 +146,16 @@ extension LogParser {
             pending = p
         } else {
             guard part == 1 else { throw LineError("snapshot part \(part) of \(parts) without part 1") }
-            pending = PendingSnapshot(parts: parts, next: 2, t: t, nodes: nodes)
+            pending = PendingSnapshot(parts: parts, next: 2, t: t, nodes: nodes, droppedRoots: f.droppedRoots ?? [:])
         }
         guard let done = pending, done.next > done.parts else { return }
         pending = nil
         model = try Self.buildModel(done.nodes)
+        model.droppedRoots = done.droppedRoots
         modelStale = false
-        log.checkpoints.append(ReplayLog.Checkpoint(eventCount: log.events.count, time: t, nodes: done.nodes))
+        log.checkpoints.append(
+            ReplayLog.Checkpoint(
+                eventCount: log.events.count, time: t, nodes: done.nodes, droppedRoots: done.droppedRoots))
     }
 
     /// A model from snapshot nodes: ids strictly ascending, parents present, no cycles, the

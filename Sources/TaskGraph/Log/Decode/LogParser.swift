@@ -7,7 +7,7 @@
 struct LogParser {
     enum Kind {
         case add, parent, weight, state, progress, cancel, drop, output, ref, attrs, attempt, name, warn, key, snapshot,
-            end, resync, usage, log,
+            end, resync, usage, log, summary,
             error,
             unknown, missing
     }
@@ -59,6 +59,10 @@ struct LogParser {
         var level: String?
         var metadata: [String: String]?
         var dropped: Int?
+        var root: String?
+        /// A `summary` line's or a snapshot node's `dropped` object (a log line's is a count).
+        var droppedSummary: ChildSummary?
+        var droppedRoots: [String: ChildSummary]?
     }
 
     struct SnapshotNode {
@@ -72,6 +76,8 @@ struct LogParser {
         var next: Int
         var t: Double
         var nodes: [SnapshotNode]
+        /// The first part's `droppedRoots`.
+        var droppedRoots: [String: ChildSummary] = [:]
     }
 
     static let maxText = 1 << 20
@@ -313,7 +319,14 @@ struct LogParser {
             guard v.utf8.count <= 64 else { throw LineError("a level longer than 64 bytes") }
             f.level = v
         case 8 where key.equals("metadata"): f.metadata = try metadata(&s)
-        case 7 where key.equals("dropped"): f.dropped = try s.int("dropped", in: 0...maxSeq)
+        case 7 where key.equals("dropped"):
+            // A count on a `log` line, an object (`ChildSummary`) on a `summary` line or node.
+            s.skipWS()
+            if s.peek == 123 {
+                f.droppedSummary = try childSummary(&s)
+            } else {
+                f.dropped = try s.int("dropped", in: 0...maxSeq)
+            }
         case 5 where key.equals("parts"): f.parts = try s.int("parts", in: 1...1 << 20)
         case 5 where key.equals("nodes"): f.nodes = try snapshotNodes(&s)
         case 6 where key.equals("weight"):
@@ -335,6 +348,14 @@ struct LogParser {
         case 7 where key.equals("message"): f.message = try text(&s)
         case 9 where key.equals("attemptOf"): f.attemptOf = try s.int("attemptOf", in: 0...LogModel.maxID)
         case 7 where key.equals("summary"): f.summary = try summary(&s)
+        case 4 where key.equals("root"): f.root = try text(&s) ?? ""
+        case 12 where key.equals("droppedRoots"):
+            var roots: [String: ChildSummary] = [:]
+            try s.object { s, k in
+                guard k.count <= 4096 else { throw LineError("a root name longer than 4 KiB") }
+                roots[String(decoding: k, as: UTF8.self)] = try childSummary(&s)
+            }
+            f.droppedRoots = roots
         case 7 where key.equals("skipped"): f.skipped = try s.int("skipped", in: 0...maxSeq)
         case 7 where key.equals("started"):
             let v = try s.number()
@@ -378,6 +399,7 @@ struct LogParser {
                         : v.equals("ref") ? .ref : v.equals("log") ? .log : .unknown
         case 4: return v.equals("drop") ? .drop : v.equals("name") ? .name : v.equals("warn") ? .warn : .unknown
         case 7 where v.equals("attempt"): return .attempt
+        case 7 where v.equals("summary"): return .summary
         case 5 where v.equals("attrs"): return .attrs
         case 5 where v.equals("usage"): return .usage
         case 5: return v.equals("state") ? .state : v.equals("error") ? .error : .unknown
@@ -415,9 +437,41 @@ struct LogParser {
             n.attributes = f.attrs ?? []
             n.usage = f.usage
             n.warnings = f.warns ?? [:]
+            n.droppedChildren = f.droppedSummary
             out.append(SnapshotNode(node: n, parent: f.parent, index: f.index))
         }
         return out
+    }
+
+    /// A `ChildSummary` object (`dropped` of a `summary` line or a snapshot node).
+    static func childSummary(_ s: inout LineScanner) throws -> ChildSummary {
+        var r = ChildSummary()
+        try s.object { s, key in
+            func count() throws -> Int { try s.int("count", in: 0...Int(1) << 52) }
+            func seconds() throws -> Double {
+                let d = try s.number()
+                guard d.isFinite, d >= 0, d <= 1e12 else {
+                    throw LineError("duration \(d) is not finite within 0...10^12")
+                }
+                return d
+            }
+            if key.equals("succeeded") {
+                r.succeeded = try count()
+            } else if key.equals("failed") {
+                r.failed = try count()
+            } else if key.equals("cancelled") {
+                r.cancelled = try count()
+            } else if key.equals("p50") {
+                r.p50 = try seconds()
+            } else if key.equals("p95") {
+                r.p95 = try seconds()
+            } else if key.equals("max") {
+                r.max = try seconds()
+            } else {
+                try s.skipValue()
+            }
+        }
+        return r
     }
 
     static func summary(_ s: inout LineScanner) throws -> ReplaySummary {

@@ -65,7 +65,13 @@ public struct ReplayLog: Sendable {
         /// The snapshot's nodes, already validated; the model is built when asked for, so
         /// loading a log does not copy every snapshot into a model.
         var nodes: [LogParser.SnapshotNode]
-        var model: LogModel { (try? LogParser.buildModel(nodes)) ?? LogModel() }
+        /// The snapshot's `droppedRoots`.
+        var droppedRoots: [String: ChildSummary] = [:]
+        var model: LogModel {
+            var model = (try? LogParser.buildModel(nodes)) ?? LogModel()
+            model.droppedRoots = droppedRoots
+            return model
+        }
     }
 
     /// The file name, for messages and the dashboard header.

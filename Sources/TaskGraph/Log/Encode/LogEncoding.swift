@@ -178,6 +178,17 @@ extension LogBuffer {
             }
         case .log(let id, let record):
             logLine(id, record, seq: seq, t: t)
+        case .summary(let id, let root, let summary):
+            lineStart(seq: seq, t: t, ev: "summary")
+            if let id {
+                nextKey("id")
+                int(id.rawValue)
+            } else if let root {
+                nextKey("root")
+                string(root)
+            }
+            nextKey("dropped")
+            summaryObject(summary)
         case .dropped(let ids):
             lineStart(seq: seq, t: t, ev: "drop")
             nextKey("ids")
@@ -291,6 +302,40 @@ extension LogBuffer {
             attributeObject(n.attributes)
         }
         if let usage = n.usage { usageFields(usage) }
+        if let dropped = n.droppedChildren {
+            nextKey("dropped")
+            summaryObject(dropped)
+        }
+        byte(125)
+    }
+
+    /// A `ChildSummary`'s fields, without braces: `"succeeded":N,"failed":N,"cancelled":N`
+    /// and, when known, `"p50"`, `"p95"`, `"max"` in seconds.
+    mutating func summaryFields(_ s: ChildSummary) {
+        raw("\"succeeded\":")
+        int(s.succeeded)
+        nextKey("failed")
+        int(s.failed)
+        nextKey("cancelled")
+        int(s.cancelled)
+        if let p50 = s.p50 {
+            nextKey("p50")
+            double(p50)
+        }
+        if let p95 = s.p95 {
+            nextKey("p95")
+            double(p95)
+        }
+        if let max = s.max {
+            nextKey("max")
+            double(max)
+        }
+    }
+
+    /// A `ChildSummary` as one JSON object.
+    mutating func summaryObject(_ s: ChildSummary) {
+        byte(123)
+        summaryFields(s)
         byte(125)
     }
 
@@ -378,13 +423,13 @@ extension LogModel {
         // Straight from the model's storage: no copy of every node (and its strings) first.
         LogModel.writeSnapshot(
             count: liveCount, forEach: { forEachLiveByID($0) }, into: &out, seq: firstSeq, t: t,
-            maxLineBytes: maxLineBytes)
+            maxLineBytes: maxLineBytes, droppedRoots: droppedRoots)
     }
 
     /// `writeSnapshot` of the `count` live nodes `forEach` visits (ascending ids, twice).
     private static func writeSnapshot(
         count: Int, forEach: ((Node) -> Void) -> Void, into out: inout LogBuffer,
-        seq firstSeq: UInt64, t: Double, maxLineBytes: Int
+        seq firstSeq: UInt64, t: Double, maxLineBytes: Int, droppedRoots: [String: ChildSummary]
     ) -> UInt64 {
         // Children whose order is not ascending by id get an explicit index.
         var explicit = [Int: Int]()
@@ -399,7 +444,7 @@ extension LogModel {
         }
         return writeSnapshot(
             count: count, explicit: explicit, forEach: forEach, into: &out, seq: firstSeq, t: t,
-            maxLineBytes: maxLineBytes)
+            maxLineBytes: maxLineBytes, droppedRoots: droppedRoots)
     }
 
     /// `writeSnapshot` of the `count` live nodes `forEach` visits (ascending ids, once), where
@@ -407,7 +452,8 @@ extension LogModel {
     /// id order.
     static func writeSnapshot(
         count: Int, explicit: [Int: Int], forEach: ((Node) -> Void) -> Void, into out: inout LogBuffer,
-        seq firstSeq: UInt64, t: Double, maxLineBytes: Int = LogModel.maxSnapshotLineBytes
+        seq firstSeq: UInt64, t: Double, maxLineBytes: Int = LogModel.maxSnapshotLineBytes,
+        droppedRoots: [String: ChildSummary] = [:]
     ) -> UInt64 {
         // Encode nodes first, then cut into parts that fit.
         var encoded = LogBuffer(capacity: count * 96)
@@ -446,6 +492,19 @@ extension LogModel {
                     out.appendBytes(UnsafeRawBufferPointer(rebasing: bytes[from..<ends[i]]))
                 }
                 out.byte(93)
+                if p == 0, !droppedRoots.isEmpty {
+                    // The roots retention dropped, by name (names sorted: the same state
+                    // writes the same bytes).
+                    out.nextKey("droppedRoots")
+                    out.byte(123)
+                    for (i, name) in droppedRoots.keys.sorted().enumerated() {
+                        if i > 0 { out.byte(44) }
+                        out.string(name)
+                        out.byte(58)
+                        out.summaryObject(droppedRoots[name]!)
+                    }
+                    out.byte(125)
+                }
                 out.lineEnd()
                 seq += 1
             }

@@ -49,6 +49,8 @@ public struct LogModel: Sendable {
         public var usage: NodeUsage?
         /// The node's current warnings (`warn` events): each rule's text. Empty for most nodes.
         public var warnings: [String: String] = [:]
+        /// What the children retention dropped add up to (the last `summary` event of the node).
+        public var droppedChildren: ChildSummary?
 
         /// A live, not yet executed node without parent or children.
         public init(id: Int32, kind: String, name: String, weight: Double) {
@@ -74,6 +76,8 @@ public struct LogModel: Sendable {
     /// Slots of ids beyond the flat table.
     private var sparse: [Int: Int32] = [:]
     private(set) var liveCount = 0
+    /// The dropped finished roots' summaries by root name (the last `summary` event of each).
+    public internal(set) var droppedRoots: [String: ChildSummary] = [:]
 
     /// An empty model.
     public init() {}
@@ -195,17 +199,20 @@ public struct LogModel: Sendable {
             guard nodes[s].live else { return }
             let n = nodes[s]
             let nid = NodeID(id)
-            out[nid] = GraphNode(
+            var node = GraphNode(
                 id: nid, kind: n.kind, parent: n.parent >= 0 ? NodeID(Int(n.parent)) : nil,
                 children: n.children.map { NodeID(Int($0)) }, name: n.name, weight: n.weight,
                 state: n.state, failed: n.failed, progress: TaskProgress(n.fraction, info: n.info),
                 message: n.message, refOf: n.refOf >= 0 ? NodeID(Int(n.refOf)) : nil)
+            node.droppedChildren = n.droppedChildren
+            out[nid] = node
             if n.parent < 0 { roots.append(nid) }
         }
         var snapshot = GraphSnapshot(nodes: out, roots: roots, sequence: sequence)
         forEachSlotByID { id, s in
             if nodes[s].live, !nodes[s].warnings.isEmpty { snapshot.warnings[NodeID(id)] = nodes[s].warnings }
         }
+        snapshot.droppedRoots = droppedRoots
         return snapshot
     }
 
@@ -224,8 +231,10 @@ public struct LogModel: Sendable {
             node.children = n.children.compactMap { LogModel.kept($0.rawValue) }
             if let of = n.refOf.flatMap({ LogModel.kept($0.rawValue) }) { node.refOf = of }
             node.warnings = snapshot.warnings[id] ?? [:]
+            node.droppedChildren = n.droppedChildren
             add(node)
         }
+        droppedRoots = snapshot.droppedRoots
     }
 
     /// Counts by outcome, as the `end` event and the headless summary report them.
@@ -363,5 +372,15 @@ extension LogModel: GraphFold {
 
     @usableFromInline package mutating func usageReported(id: NodeID, usage: NodeUsage, time: Double) {
         if let s = slot(id.rawValue) { nodes[s].usage = usage }
+    }
+
+    @usableFromInline package mutating func summarized(
+        id: NodeID?, root: String?, summary: ChildSummary, time: Double
+    ) {
+        if let id {
+            if let s = slot(id.rawValue) { nodes[s].droppedChildren = summary }
+        } else if let root {
+            droppedRoots[root] = summary
+        }
     }
 }

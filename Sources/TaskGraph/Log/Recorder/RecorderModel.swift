@@ -99,6 +99,10 @@ struct RecorderModel {
     private var usages: [Int32: NodeUsage] = [:]
     /// Nodes' current warnings (`warn` events): each rule's text.
     private var warnings: [Int32: [String: String]] = [:]
+    /// What retention dropped under each node (the last `summary` event of each).
+    private var summaries: [Int32: ChildSummary] = [:]
+    /// What retention dropped of roots, by root name (the last `summary` event of each).
+    private(set) var droppedRoots: [String: ChildSummary] = [:]
 
     /// `keepingTimes`: a server's model (see `keepsTimes`).
     init(keepingTimes: Bool = false) { keepsTimes = keepingTimes }
@@ -127,7 +131,9 @@ struct RecorderModel {
             }
             if let startTime, keepsTimes, let ended = n.endTime { ends[i] = ended - startTime }
             if let list = snapshot.warnings[id] { warnings[i] = list }
+            if let dropped = n.droppedChildren { summaries[i] = dropped }
         }
+        droppedRoots = snapshot.droppedRoots
     }
 
     /// Node `id` began executing at log time `t` (written as `started` in snapshots while
@@ -379,6 +385,7 @@ struct RecorderModel {
                 if !attributes.isEmpty, let list = attributes[i] { n.attributes = list }
                 if !usages.isEmpty { n.usage = usages[i] }
                 if !warnings.isEmpty, let list = warnings[i] { n.warnings = list }
+                if !summaries.isEmpty { n.droppedChildren = summaries[i] }
                 if i == hotID { // as `settleHot` would leave it
                     n.fraction = hotFraction
                     n.info = hotInfo
@@ -443,7 +450,8 @@ struct RecorderModel {
             if !sorted { for (j, c) in kids.enumerated() { explicit[Int(c)] = j } }
         }
         return LogModel.writeSnapshot(
-            count: liveCount, explicit: explicit, forEach: { forEachLiveNode($0) }, into: &out, seq: seq, t: t)
+            count: liveCount, explicit: explicit, forEach: { forEachLiveNode($0) }, into: &out, seq: seq, t: t,
+            droppedRoots: droppedRoots)
     }
 }
 
@@ -528,6 +536,14 @@ extension RecorderModel: GraphFold {
         c.setName(id.rawValue & (RecorderModel.chunkSize - 1), name)
     }
 
+    @usableFromInline mutating func summarized(id: NodeID?, root: String?, summary: ChildSummary, time: Double) {
+        if let id {
+            if contains(id.rawValue) { summaries[Int32(id.rawValue)] = summary }
+        } else if let root {
+            droppedRoots[root] = summary
+        }
+    }
+
     @usableFromInline mutating func nodesDropped(ids: [NodeID], time: Double) {
         settleHot()
         for id in ids where contains(id.rawValue) {
@@ -552,6 +568,7 @@ extension RecorderModel: GraphFold {
             if !attributes.isEmpty { attributes[i] = nil }
             if !usages.isEmpty { usages[i] = nil }
             if !warnings.isEmpty { warnings[i] = nil }
+            if !summaries.isEmpty { summaries[i] = nil }
             if !extraKinds.isEmpty { extraKinds[i] = nil }
             liveCount -= 1
             if c.live == 0, id.rawValue >> RecorderModel.shift < newest { free(chunkOf: id.rawValue) }

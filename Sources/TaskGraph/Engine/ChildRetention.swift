@@ -1,0 +1,185 @@
+/// One running parent's finished children, oldest first, split by whether they failed (failed
+/// ones are kept longer), and what retention dropped of them so far (`Retention`'s child
+/// rule). Lives in its stripe's `retainedParents`, guarded by that stripe's lock.
+final class ChildRetention {
+    /// Finished children that did not fail (succeeded or cancelled), oldest first from `okHead`.
+    var ok: [Int] = []
+    var okHead = 0
+    /// Failed children, oldest first from `failedHead`.
+    var failed: [Int] = []
+    var failedHead = 0
+    /// What the dropped ones add up to; nil until the first is dropped.
+    var tally: ChildTally?
+
+    var okCount: Int { ok.count - okHead }
+    var failedCount: Int { failed.count - failedHead }
+
+    func popOK() -> Int {
+        defer {
+            okHead += 1
+            if okHead > 256 && okHead * 2 > ok.count {
+                ok.removeFirst(okHead)
+                okHead = 0
+            }
+        }
+        return ok[okHead]
+    }
+
+    func popFailed() -> Int {
+        defer {
+            failedHead += 1
+            if failedHead > 256 && failedHead * 2 > failed.count {
+                failed.removeFirst(failedHead)
+                failedHead = 0
+            }
+        }
+        return failed[failedHead]
+    }
+
+    /// Forgets the queues (the parent settled: its children are no longer retention's).
+    func settle() {
+        ok = []
+        okHead = 0
+        failed = []
+        failedHead = 0
+    }
+}
+
+/// Root names `Graph.droppedRoots` keeps apart per stripe; roots of further names are summed
+/// under `ChildRetention.otherRoots`.
+let maxDroppedRootNames = 1000
+
+extension ChildRetention {
+    /// The name the dropped roots beyond `maxDroppedRootNames` names are summed under.
+    static let otherRoots = "(other roots)"
+}
+
+/// Retention of children (`Retention.maxFinishedChildren`/`maxFailedChildren`) and the
+/// summaries of what retention dropped. Runs only in a graph with a retention policy.
+extension Graph {
+    /// A node was added under the parent in `parentSlot` (`parentID`): scopes, spans and
+    /// services are counted from their first child (their children's durations are kept
+    /// from then on); other parents once they have more children than the policy keeps.
+    func childAddedLocked(_ s: Stripe, parentSlot: Int, parentID: Int, policy: Retention) {
+        s.assertLocked()
+        guard s.contains(parentSlot), s.retainedParents[parentID] == nil else { return }
+        let parent = s[parentSlot]
+        guard parent.state == .executing || parent.state == .notExecuted else { return }
+        let k = parent.kindIndex
+        let longLived = k == KindIndex.scope || k == KindIndex.span || k == KindIndex.service
+        guard longLived || parent.children.count > Swift.max(0, policy.maxFinishedChildren) else { return }
+        let entry = ChildRetention()
+        // Children that finished before: in subtask order, the nearest to finishing order known.
+        for c in parent.children {
+            guard let slot = s.slot(of: c.rawValue) else { continue }
+            let r = s[slot]
+            guard r.state.isSettled else { continue }
+            if r.failed { entry.failed.append(c.rawValue) } else { entry.ok.append(c.rawValue) }
+        }
+        s.retainedParents[parentID] = entry
+    }
+
+    /// Node `id` (in `slot`, under `parent`, -1 for a root) moved to `state`: keeps the times
+    /// its duration is made from (roots, and children of counted parents), and when a child
+    /// of a counted running parent settles, drops the oldest finished children beyond the
+    /// policy. Called with the policy set.
+    func retentionTransitionLocked(
+        _ s: Stripe, _ slot: Int, id: Int, parent: Int, state: TaskState, failed: Bool, policy: Retention
+    ) {
+        s.assertLocked()
+        let counted = parent < 0 || (!s.retainedParents.isEmpty && s.retainedParents[parent] != nil)
+        if counted, !keepsStartTimes {
+            if state == .executing { s.setStart(slot, clock.now) } else if state.isSettled { s.setEnd(slot, clock.now) }
+        }
+        guard state.isSettled else { return }
+        if !s.retainedParents.isEmpty, let own = s.retainedParents[id] {
+            if own.tally == nil { s.retainedParents[id] = nil } else { own.settle() }
+        }
+        guard parent >= 0, counted, let entry = s.retainedParents[parent], let parentSlot = s.slot(of: parent),
+            s[parentSlot].state == .executing
+        else { return }
+        if failed { entry.failed.append(id) } else { entry.ok.append(id) }
+        let maxFinished = Swift.max(0, policy.maxFinishedChildren)
+        let maxFailed = Swift.max(0, policy.maxFailedChildren)
+        var drop: [NodeID] = []
+        var tally = entry.tally ?? ChildTally()
+        while true {
+            let child: Int
+            if entry.failedCount > maxFailed {
+                child = entry.popFailed()
+            } else if entry.okCount + entry.failedCount > maxFinished {
+                child = entry.okCount > 0 ? entry.popOK() : entry.popFailed()
+            } else {
+                break
+            }
+            guard let c = s.slot(of: child) else { continue }
+            let r = s[c]
+            tally.add(state: r.state, failed: r.failed, duration: durationLocked(s, c))
+            collectSubtree(s, child, into: &drop)
+            s.modify(parentSlot) { $0.children.remove(NodeID(child)) }
+        }
+        guard !drop.isEmpty else { return }
+        entry.tally = tally
+        dropLocked(s, drop)
+        emit(s, .summary(id: NodeID(parent), root: nil, summary: tally.summary))
+    }
+
+    /// How long the node in `slot` ran, when its start and end were kept.
+    func durationLocked(_ s: Stripe, _ slot: Int) -> Double? {
+        s.assertLocked()
+        guard let start = s.start(slot), let end = s.end(slot) else { return nil }
+        return Swift.max(0, end - start)
+    }
+
+    /// Adds the root in `slot` (about to be dropped) to the summary of its name; returns the name.
+    func tallyDroppedRootLocked(_ s: Stripe, _ slot: Int) -> String {
+        s.assertLocked()
+        let r = s[slot]
+        var name = r.name
+        if s.droppedRoots[name] == nil && s.droppedRoots.count >= maxDroppedRootNames {
+            name = ChildRetention.otherRoots
+        }
+        s.droppedRoots[name, default: ChildTally()].add(
+            state: r.state, failed: r.failed, duration: durationLocked(s, slot))
+        return name
+    }
+
+    /// Forgets the records of `drop` (whole subtrees) and tells observers (`dropped`).
+    func dropLocked(_ s: Stripe, _ drop: [NodeID]) {
+        s.assertLocked()
+        for d in drop {
+            if let slot = s.slot(of: d.rawValue) { s.drop(slot) }
+            if !s.retainedParents.isEmpty { s.retainedParents[d.rawValue] = nil }
+        }
+        emit(s, .dropped(ids: drop))
+    }
+
+    /// What retention dropped of roots, by root name, over every stripe. All stripes locked.
+    func droppedRootsLocked() -> [String: ChildTally] {
+        assertAllStripesLocked()
+        var out: [String: ChildTally] = [:]
+        for s in stripes {
+            for (name, tally) in s.droppedRoots { out[name, default: ChildTally()].merge(tally) }
+        }
+        return out
+    }
+
+    /// The summaries of dropped children of the live nodes of every stripe, by node id.
+    func droppedChildrenLocked() -> [Int: ChildSummary] {
+        assertAllStripesLocked()
+        var out: [Int: ChildSummary] = [:]
+        for s in stripes {
+            for (id, entry) in s.retainedParents {
+                if let tally = entry.tally { out[id] = tally.summary }
+            }
+        }
+        return out
+    }
+
+    /// The finished roots retention dropped, summarized per root name (`GraphNode.name`):
+    /// counts by outcome and their durations' p50/p95/max. Empty for a graph without
+    /// retention, or before it dropped any.
+    public var droppedRoots: [String: ChildSummary] {
+        withAllStripes { droppedRootsLocked() }.mapValues(\.summary)
+    }
+}
