@@ -36,6 +36,15 @@ final class ChildRetention {
         return failed[failedHead]
     }
 
+    /// Takes the oldest finished children beyond the limits off the queues: failed ones beyond
+    /// `maxFailed`, then any beyond `maxFinished`, those that did not fail first.
+    func takeBeyond(maxFinished: Int, maxFailed: Int) -> [Int] {
+        var out: [Int] = []
+        while failedCount > maxFailed { out.append(popFailed()) }
+        while okCount + failedCount > maxFinished { out.append(okCount > 0 ? popOK() : popFailed()) }
+        return out
+    }
+
     /// Forgets the queues (the parent settled: its children are no longer retention's).
     func settle() {
         ok = []
@@ -99,19 +108,20 @@ extension Graph {
             s[parentSlot].state == .executing
         else { return }
         if failed { entry.failed.append(id) } else { entry.ok.append(id) }
-        let maxFinished = Swift.max(0, policy.maxFinishedChildren)
-        let maxFailed = Swift.max(0, policy.maxFailedChildren)
+        let beyond = entry.takeBeyond(
+            maxFinished: Swift.max(0, policy.maxFinishedChildren), maxFailed: Swift.max(0, policy.maxFailedChildren))
+        guard !beyond.isEmpty else { return }
+        dropChildrenLocked(s, beyond, of: entry, parent: parent, parentSlot: parentSlot)
+    }
+
+    /// Drops the finished `children` of the running `parent` (whole subtrees), adds them to
+    /// the parent's tally and records the new summary. (Its own function: the loop inside
+    /// `retentionTransitionLocked` crashed Swift 6.3's optimizer.)
+    func dropChildrenLocked(_ s: Stripe, _ children: [Int], of entry: ChildRetention, parent: Int, parentSlot: Int) {
+        s.assertLocked()
         var drop: [NodeID] = []
         var tally = entry.tally ?? ChildTally()
-        while true {
-            let child: Int
-            if entry.failedCount > maxFailed {
-                child = entry.popFailed()
-            } else if entry.okCount + entry.failedCount > maxFinished {
-                child = entry.okCount > 0 ? entry.popOK() : entry.popFailed()
-            } else {
-                break
-            }
+        for child in children {
             guard let c = s.slot(of: child) else { continue }
             let r = s[c]
             tally.add(state: r.state, failed: r.failed, duration: durationLocked(s, c))
