@@ -131,6 +131,14 @@ final class ViewFixture {
         for e in EventFactory.events(nodes: nodes, progressPerLeaf: 2, settle: false) { replica.apply(e) }
         var model = DashboardModel(title: "taskgraph-bench")
         model.tree = TreeModel(snapshot: replica.snapshot)
+        // One node in 50 warned about (issue 43: warnings cost the frame nothing users feel);
+        // groups with running children draw their why-lines.
+        var seq = replica.snapshot.sequence
+        for id in stride(from: 1, to: nodes, by: 50) {
+            seq += 1
+            let warn = GraphChange.warn(id: NodeID(id), rule: WarningRule.slow, text: "slow: 3.4× its usual 12s")
+            model.absorb(GraphEvent(sequence: seq, time: 1, change: warn))
+        }
         model.refreshDerived()
         return model
     }
