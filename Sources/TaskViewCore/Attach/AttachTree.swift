@@ -75,20 +75,20 @@ package struct AttachTree {
         }
     }
 
-    package private(set) var programs: [Program] = []
+    package internal(set) var programs: [Program] = []
     /// By local id: the program index and remote id of each live node (not program rows).
     /// A dictionary, emptied as nodes are dropped: an array indexed by local id grew with
     /// every node a long-running program ever made.
-    private var owner: [Int: Owner] = [:]
+    var owner: [Int: Owner] = [:]
     /// Local ids mapped to a program's node (tests: memory follows the live nodes).
     var mappedCount: Int { owner.count }
 
-    private struct Owner: Sendable {
+    struct Owner: Sendable {
         var program: Int32 = -1
         var remote = 0
     }
     private var nextLocal = 0
-    private var sequence: UInt64 = 0
+    var sequence: UInt64 = 0
 
     /// No programs yet.
     package init() {}
@@ -216,12 +216,12 @@ package struct AttachTree {
 
     // MARK: - translation
 
-    private mutating func allocate() -> Int {
+    mutating func allocate() -> Int {
         defer { nextLocal += 1 }
         return nextLocal
     }
 
-    private mutating func local(_ remote: Int, _ p: Int) -> Int {
+    mutating func local(_ remote: Int, _ p: Int) -> Int {
         if let l = programs[p].localOf[remote] { return l }
         let l = allocate()
         programs[p].localOf[remote] = l
@@ -229,13 +229,13 @@ package struct AttachTree {
         return l
     }
 
-    private mutating func time(_ t: Double, _ p: Int, now: Double) -> Double {
+    mutating func time(_ t: Double, _ p: Int, now: Double) -> Double {
         if programs[p].clockOffset == nil { programs[p].clockOffset = t - now }
         return max(0, t - (programs[p].clockOffset ?? 0))
     }
 
     /// `absorb` false: the tree already holds it (a bulk load); only recorded.
-    private mutating func emit(
+    mutating func emit(
         _ change: GraphChange, at t: Double, into tree: inout TreeModel,
         absorb: Bool = true
     ) {
@@ -276,268 +276,6 @@ package struct AttachTree {
             guard let change = e.change.mappingIDs({ known[$0.rawValue].map { NodeID($0) } }) else { return }
             emit(change, at: t, into: &tree)
         }
-    }
-
-    /// A snapshot (the first one, a resync's, the program's last) brings the program's
-    /// subtree up to date. The first goes into the tree in one pass; a later one is compared
-    /// with what the tree has: nodes it still has keep their local ids and their times (so
-    /// selection, folding and durations survive a resync), what the tree lacked is added
-    /// with the program's own start and end times, outcomes missed meanwhile are recorded at
-    /// the time they happened, and only nodes the program no longer has are dropped. A
-    /// recording never sees the program's tree dropped and added again (truth.md).
-    private mutating func replace(
-        _ p: Int, nodes: [LogModel.Node], roots: [Int], time snapTime: Double,
-        tree: inout TreeModel, now: Double
-    ) {
-        let t = time(snapTime, p, now: now)
-        let row = programs[p].row
-        // `nodes` ascend by id: positions by binary search, no table.
-        func position(_ id: Int) -> Int? {
-            var lo = 0
-            var hi = nodes.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if Int(nodes[mid].id) < id { lo = mid + 1 } else { hi = mid }
-            }
-            return lo < nodes.count && Int(nodes[lo].id) == id ? lo : nil
-        }
-        // What the program no longer has goes (children before their parents).
-        let previous = programs[p].localOf
-        var gone: [NodeID] = []
-        for (r, l) in previous where position(r) == nil && tree.contains(l) { gone.append(NodeID(l)) }
-        if !gone.isEmpty {
-            gone.sort { $0.rawValue > $1.rawValue }
-            emit(.dropped(ids: gone), at: t, into: &tree)
-        }
-        // Local id of each snapshot node, by position.
-        var localAt: [Int] = []
-        localAt.reserveCapacity(nodes.count)
-        var keep: [Int: Int] = [:]
-        keep.reserveCapacity(nodes.count)
-        var isNew: [Bool] = []
-        isNew.reserveCapacity(nodes.count)
-        for n in nodes {
-            let r = Int(n.id)
-            let known = previous[r].flatMap { tree.contains($0) ? $0 : nil }
-            let l = known ?? allocate()
-            localAt.append(l)
-            isNew.append(known == nil)
-            keep[r] = l
-            owner[l] = Owner(program: Int32(p), remote: r)
-        }
-        for (r, l) in previous where keep[r] == nil { owner[l] = nil }
-        programs[p].localOf = keep
-        var order: [Int] = [] // indices into nodes, parents before children
-        order.reserveCapacity(nodes.count)
-        for r in roots { if let k = position(r) { order.append(k) } }
-        var head = 0
-        while head < order.count {
-            for c in nodes[order[head]].children { if let k = position(Int(c)) { order.append(k) } }
-            head += 1
-        }
-        // Each node's parent and its place there: the recorded `add` lines carry the index,
-        // so the log replays children in this order (an `add` without one goes first).
-        var parents: [Int] = []
-        var indices: [Int] = []
-        parents.reserveCapacity(order.count)
-        indices.reserveCapacity(order.count)
-        var childCount = [Int](repeating: 0, count: nodes.count)
-        var rowCount = tree.contains(row) ? tree[row].children.count : 0
-        for k in order {
-            let n = nodes[k]
-            if n.parent >= 0, let q = position(Int(n.parent)) {
-                parents.append(localAt[q])
-                indices.append(childCount[q])
-                childCount[q] += 1
-            } else if isNew[k] {
-                parents.append(row)
-                indices.append(rowCount)
-                rowCount += 1
-            } else {
-                parents.append(row)
-                indices.append(tree.contains(localAt[k]) ? Int(tree[localAt[k]].index) : rowCount)
-            }
-        }
-        // The node's own times (the snapshot's `started` and `ended`, on the program's clock)
-        // on the viewer's: work begun before attaching shows how long it has run, and work
-        // settled before (or while the viewer lagged) how long it took. Never after the
-        // snapshot; an older program's snapshot without them: the snapshot's time.
-        let offset = programs[p].clockOffset ?? 0
-        func start(_ n: LogModel.Node) -> Double { min(t, (n.started ?? .infinity) - offset) }
-        func end(_ n: LogModel.Node) -> Double {
-            let e = min(t, (n.ended ?? .infinity) - offset)
-            return n.started == nil ? e : max(start(n), e)
-        }
-        if !order.contains(where: { !isNew[$0] }) {
-            addAll(
-                nodes, under: row, order: order, parents: parents, indices: indices, localAt: localAt, keep: keep,
-                time: t, start: start, end: end, tree: &tree)
-        } else {
-            for (o, k) in order.enumerated() {
-                if isNew[k] {
-                    addOne(
-                        nodes[k], local: localAt[k], parent: parents[o], index: indices[o], keep: keep, at: t,
-                        start: start(nodes[k]), end: end(nodes[k]), tree: &tree)
-                } else {
-                    update(
-                        localAt[k], to: nodes[k], parent: parents[o], index: indices[o], at: t,
-                        start: start(nodes[k]), end: end(nodes[k]), tree: &tree)
-                }
-            }
-        }
-        // Restarts' attempts once their trees are whole (drawn in the rows they replace).
-        for k in order where isNew[k] && nodes[k].attemptOf >= 0 {
-            guard let of = keep[Int(nodes[k].attemptOf)] else { continue }
-            emit(.attempt(id: NodeID(localAt[k]), of: NodeID(of)), at: t, into: &tree)
-        }
-        // Warnings as the program has them now: begun or ended while the viewer was away.
-        for k in order {
-            let had = tree.warnings[localAt[k]] ?? [:]
-            let now = nodes[k].warnings
-            guard had != now else { continue }
-            for rule in Set(had.keys).union(now.keys).sorted() where had[rule] != now[rule] {
-                emit(.warn(id: NodeID(localAt[k]), rule: rule, text: now[rule]), at: t, into: &tree)
-            }
-        }
-    }
-
-    /// Whether a snapshot node ran: executing or completed, or cancelled after it began (a
-    /// node cancelled before it ran has no start).
-    private static func began(_ n: LogModel.Node) -> Bool {
-        n.state == .executing || n.state == .completed || (n.state == .cancelled && n.started != nil)
-    }
-
-    /// Whether a snapshot node's progress is worth an event (a success's implied 1 is not).
-    private static func hasOwnProgress(_ n: LogModel.Node) -> Bool {
-        (n.fraction > 0 || n.info != nil) && !(n.state == .completed && !n.failed && n.fraction == 1 && n.info == nil)
-    }
-
-    /// The program's whole subtree is new here (the first snapshot, or everything was
-    /// dropped): it goes into the tree in one pass, as the events would leave it; they are
-    /// still written to the recorder one by one, so the log is what it was.
-    private mutating func addAll(
-        _ nodes: [LogModel.Node], under row: Int, order: [Int], parents: [Int], indices: [Int], localAt: [Int],
-        keep: [Int: Int], time t: Double, start: (LogModel.Node) -> Double, end: (LogModel.Node) -> Double,
-        tree: inout TreeModel
-    ) {
-        let loaded = bulkNodes(
-            nodes, order: order, parents: parents, localAt: localAt, keep: keep, time: t, start: start, end: end)
-        let bulk = tree.canLoad(loaded, under: row)
-        for (o, k) in order.enumerated() {
-            let n = nodes[k]
-            emit(
-                .added(
-                    id: NodeID(localAt[k]), kind: n.kind, name: n.name, weight: n.weight,
-                    parent: NodeID(parents[o]), index: indices[o]), at: t, into: &tree, absorb: !bulk)
-        }
-        for k in order where nodes[k].refOf >= 0 {
-            guard let of = keep[Int(nodes[k].refOf)] else { continue }
-            emit(.ref(id: NodeID(localAt[k]), of: NodeID(of)), at: t, into: &tree, absorb: !bulk)
-        }
-        for k in order where Self.began(nodes[k]) {
-            emit(
-                .stateChanged(id: NodeID(localAt[k]), state: .executing, failed: false, message: nil),
-                at: start(nodes[k]), into: &tree, absorb: !bulk)
-        }
-        for k in order.reversed() where nodes[k].state.isSettled {
-            let n = nodes[k]
-            emit(
-                .stateChanged(id: NodeID(localAt[k]), state: n.state, failed: n.failed, message: n.message),
-                at: end(n), into: &tree, absorb: !bulk)
-        }
-        for k in order where Self.hasOwnProgress(nodes[k]) {
-            let n = nodes[k]
-            emit(
-                .progress(id: NodeID(localAt[k]), progress: TaskProgress(n.fraction, info: n.info)),
-                at: t, into: &tree, absorb: !bulk)
-        }
-        if bulk { tree.load(loaded, sequence: sequence, time: t) }
-    }
-
-    /// A node the tree lacked (begun, or settled, while the viewer was behind), with its
-    /// own times.
-    private mutating func addOne(
-        _ n: LogModel.Node, local l: Int, parent: Int, index: Int, keep: [Int: Int], at t: Double,
-        start: Double, end: Double, tree: inout TreeModel
-    ) {
-        emit(
-            .added(id: NodeID(l), kind: n.kind, name: n.name, weight: n.weight, parent: NodeID(parent), index: index),
-            at: t, into: &tree)
-        if n.refOf >= 0, let of = keep[Int(n.refOf)] { emit(.ref(id: NodeID(l), of: NodeID(of)), at: t, into: &tree) }
-        if Self.began(n) {
-            emit(.stateChanged(id: NodeID(l), state: .executing, failed: false, message: nil), at: start, into: &tree)
-        }
-        if Self.hasOwnProgress(n) {
-            emit(.progress(id: NodeID(l), progress: TaskProgress(n.fraction, info: n.info)), at: t, into: &tree)
-        }
-        if n.state.isSettled {
-            emit(
-                .stateChanged(id: NodeID(l), state: n.state, failed: n.failed, message: n.message), at: end, into: &tree
-            )
-        }
-    }
-
-    /// A node the tree has: what changed while the viewer was behind, each change at its
-    /// own time where the snapshot gives it.
-    private mutating func update(
-        _ l: Int, to n: LogModel.Node, parent: Int, index: Int, at t: Double, start: Double, end: Double,
-        tree: inout TreeModel
-    ) {
-        let had = tree[l]
-        if Int(had.parent) != parent {
-            emit(.parentSet(id: NodeID(l), parent: NodeID(parent), index: index), at: t, into: &tree)
-        }
-        if had.name != Sanitizer.clean(n.name) { emit(.renamed(id: NodeID(l), name: n.name), at: t, into: &tree) }
-        if had.weight != n.weight { emit(.weightChanged(id: NodeID(l), weight: n.weight), at: t, into: &tree) }
-        if had.state == .notExecuted && Self.began(n) {
-            emit(.stateChanged(id: NodeID(l), state: .executing, failed: false, message: nil), at: start, into: &tree)
-        }
-        let progressed = Self.hasOwnProgress(n) && (had.fraction != n.fraction || had.info != n.info)
-        if progressed && !had.state.isSettled {
-            emit(.progress(id: NodeID(l), progress: TaskProgress(n.fraction, info: n.info)), at: t, into: &tree)
-        }
-        if n.state.isSettled && !had.state.isSettled { // an outcome missed, when it happened
-            emit(
-                .stateChanged(id: NodeID(l), state: n.state, failed: n.failed, message: n.message), at: end, into: &tree
-            )
-        }
-    }
-
-    /// The snapshot's nodes (in `order`) as the `added`, `ref`, state and progress events
-    /// of `replace` leave them in the tree.
-    private func bulkNodes(
-        _ nodes: [LogModel.Node], order: [Int], parents: [Int], localAt: [Int],
-        keep: [Int: Int], time t: Double, start: (LogModel.Node) -> Double, end: (LogModel.Node) -> Double
-    ) -> [TreeModel.Loaded] {
-        var out: [TreeModel.Loaded] = []
-        out.reserveCapacity(order.count)
-        for (o, k) in order.enumerated() {
-            let n = nodes[k]
-            var node = TreeModel.Node()
-            node.kind = n.kind
-            node.name = Sanitizer.clean(n.name)
-            node.weight = n.weight
-            node.addedAt = t
-            if n.refOf >= 0, let of = keep[Int(n.refOf)] { node.refOf = Int32(of) }
-            if Self.began(n) {
-                node.state = .executing
-                node.startedAt = start(n)
-            }
-            if n.state.isSettled {
-                node.state = n.state
-                node.failed = n.failed
-                node.message = n.failed ? n.message : nil
-                node.endedAt = end(n)
-                if n.state == .completed && !n.failed { node.fraction = 1 }
-            }
-            if Self.hasOwnProgress(n) {
-                let p = TaskProgress(n.fraction, info: n.info)
-                node.fraction = p.fraction
-                node.info = p.info
-            }
-            out.append(TreeModel.Loaded(id: localAt[k], parent: parents[o], node: node))
-        }
-        return out
     }
 
     private mutating func setStatus(_ p: Int, _ status: Status, tree: inout TreeModel, now: Double) {

@@ -1,4 +1,3 @@
-import Synchronization
 import TaskGraph
 
 /// The run the dashboard compares with (docs/taskview.md, "Comparing with another run"):
@@ -11,7 +10,7 @@ package struct Baseline: Sendable {
     /// How the detail pane names it: `previous run`, or the log's file name.
     package var name: String
     /// Row paths found so far (copies share it; it knows which tree structure it holds).
-    private let paths = PathMemo()
+    private let paths = NodePathCache()
 
     package init(record: RunRecord, name: String, minChange: Double = RunComparison.defaultMinChange) {
         self.record = record
@@ -52,30 +51,6 @@ package struct Baseline: Sendable {
         line += (seconds.map { Format.seconds3($0) + "s " } ?? "") + n.display.reportKey
         if let s = seconds, let b = base.seconds { line += ", " + RunComparison.signed(s - b, decimals: 3) + "s" }
         return line
-    }
-}
-
-/// Paths of rows by id, kept until the tree's structure changes (finding one costs the
-/// node's depth times its siblings; a frame asks for the rows it draws).
-private final class PathMemo: Sendable {
-    private struct State {
-        var structure: (version: UInt64, slots: Int) = (.max, -1)
-        var paths: [Int: String] = [:]
-    }
-    private let state = Mutex(State())
-
-    func path(_ id: Int, in tree: TreeModel) -> String {
-        state.withLock { s in
-            let structure = (tree.structureVersion, tree.nodes.count)
-            if s.structure != structure {
-                s.structure = structure
-                s.paths.removeAll(keepingCapacity: true)
-            }
-            if let known = s.paths[id] { return known }
-            let p = NodePath.of(id, in: tree)
-            s.paths[id] = p
-            return p
-        }
     }
 }
 

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Which nodes are flaky (docs/taskview.md, "Flaky nodes"): a node that both failed and
 /// succeeded with the same input key (`InputKey`) in the last `window` runs, this run
 /// counted once its node has settled. Nodes are matched across runs by `NodePath`.
@@ -43,7 +41,7 @@ package struct FlakyHistory: Sendable {
     /// When this run started: seconds since 1970 (UTC).
     package var start = 0.0
     /// Row paths, kept until the tree's structure changes (copies share it).
-    private let paths = PathCache()
+    private let paths = NodePathCache()
 
     package init() {}
 
@@ -149,29 +147,5 @@ extension FlakyHistory: Equatable {
     /// Equal runs and keys (the path cache aside).
     package static func == (a: FlakyHistory, b: FlakyHistory) -> Bool {
         a.runs == b.runs && a.current == b.current
-    }
-}
-
-/// Row paths by node id for one structure of a tree (finding a path costs the node's depth
-/// times its siblings; rows are drawn every frame).
-private final class PathCache: Sendable {
-    private struct State: Sendable {
-        var structure: (version: UInt64, slots: Int) = (.max, -1)
-        var paths: [Int: String] = [:]
-    }
-    private let state = Mutex(State())
-
-    func path(_ id: Int, in tree: TreeModel) -> String {
-        state.withLock { s in
-            let structure = (tree.structureVersion, tree.nodes.count)
-            if s.structure != structure {
-                s.structure = structure
-                s.paths.removeAll(keepingCapacity: true)
-            }
-            if let known = s.paths[id] { return known }
-            let p = NodePath.of(id, in: tree)
-            s.paths[id] = p
-            return p
-        }
     }
 }

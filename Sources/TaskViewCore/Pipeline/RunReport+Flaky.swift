@@ -127,9 +127,7 @@ extension RunReport {
 
     /// `flaky` as a JSON array: `{path, name, failures, runs, sameRun, firstFailureOutput}`.
     func writeFlaky(to w: inout JSONWriter) {
-        w.raw("[")
-        for (i, f) in flaky.enumerated() {
-            if i > 0 { w.raw(",") }
+        w.list(flaky) { w, f in
             w.raw("{\"path\":")
             w.string(f.path)
             w.raw(",\"name\":")
@@ -139,13 +137,9 @@ extension RunReport {
             w.raw(",\"runs\":")
             w.int(f.runs)
             w.raw(f.sameRun ? ",\"sameRun\":true" : ",\"sameRun\":false")
-            w.raw(",\"firstFailureOutput\":[")
-            for (k, line) in f.firstFailureOutput.enumerated() {
-                if k > 0 { w.raw(",") }
-                w.string(line)
-            }
-            w.raw("]}")
+            w.raw(",\"firstFailureOutput\":")
+            w.list(f.firstFailureOutput) { w, line in w.string(line) }
+            w.raw("}")
         }
-        w.raw("]")
     }
 }

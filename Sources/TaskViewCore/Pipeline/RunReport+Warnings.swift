@@ -31,9 +31,7 @@ extension RunReport {
 
     /// `[{"id":0,"path":"build/core","rule":"silent","text":"no output for 2m","time":3.059}]`.
     func writeWarnings(to w: inout JSONWriter) {
-        w.raw("[")
-        for (i, x) in warnings.enumerated() {
-            if i > 0 { w.raw(",") }
+        w.list(warnings) { w, x in
             w.raw("{\"id\":")
             w.int(x.id)
             w.raw(",\"path\":")
@@ -46,6 +44,5 @@ extension RunReport {
             w.double(x.time)
             w.raw("}")
         }
-        w.raw("]")
     }
 }
