@@ -47,6 +47,8 @@ public final class GraphServer: GraphObservation, @unchecked Sendable { // state
     static let pumpWaitSeconds = 0.002
     /// How long the server thread lets events gather after being woken (latency to viewers).
     static let batchMicroseconds: UInt32 = 2000
+    /// How often the program's own CPU and memory go to viewers.
+    static let programUsageSeconds = 1.0
     /// How long `stop()` lets viewers take the final snapshot and `end` (seconds).
     static let finalFlushSeconds = 1.0
     /// The error line a viewer of another user gets before its connection is closed.
@@ -390,6 +392,14 @@ extension LogBuffer {
         lineStart(seq: seq, t: t, ev: "resync")
         nextKey("skipped")
         int(skipped)
+        lineEnd()
+    }
+
+    /// `{"seq":N,"t":T,"ev":"usage","program":true,"cpu":S,"rss":B}`: the program's own cost.
+    mutating func programUsage(_ usage: NodeUsage, seq: UInt64, t: Double) {
+        lineStart(seq: seq, t: t, ev: "usage")
+        raw(",\"program\":true")
+        usageFields(usage)
         lineEnd()
     }
 

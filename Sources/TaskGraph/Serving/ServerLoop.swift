@@ -28,6 +28,7 @@ extension GraphServer {
         var stopDeadline: Double?
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         var lastPump = 0.0
+        var nextUsage = 0.0
         while true {
             var more = false
             let letGo = lock.withLock { () -> (any GraphObservation)? in
@@ -43,6 +44,10 @@ extension GraphServer {
                 return letGoIfNobodyReadsLocked()
             }
             letGo?.cancel()
+            if !active.isEmpty, monotonicNow() >= nextUsage {
+                sendProgramUsage()
+                nextUsage = monotonicNow() + GraphServer.programUsageSeconds
+            }
             for c in active { refill(c) }
             var gone: [ViewerConnection] = []
             for c in active {
@@ -87,6 +92,11 @@ extension GraphServer {
             // Sleeping until woken: the next event's append wakes this thread (through the
             // pipe), unless events are waiting already.
             if timeout == -1 && !lock.withLock({ markSpoolIdleLocked() }) { timeout = 0 }
+            // The program's own usage is due once a second while someone watches.
+            if !active.isEmpty {
+                let due = Int32(max(0, min(10, nextUsage - monotonicNow())) * 1000) + 1
+                if timeout < 0 || timeout > due { timeout = due }
+            }
             // A closing connection is closed at its deadline even if it never becomes writable.
             if active.contains(where: \.closeAfterSending) && (timeout < 0 || timeout > 50) { timeout = 50 }
             let n = poll(&fds, nfds_t(fds.count), timeout)
@@ -289,6 +299,8 @@ extension GraphServer {
                 return true
             case .invalid(let message):
                 say(message, to: c)
+            case .usage:
+                lock.withLock { c.wantsUsage = true }
             case .cancel(let id):
                 if !allowCancel {
                     say("cancel is not allowed: this program serves with allowCancel: false", to: c)
@@ -304,6 +316,26 @@ extension GraphServer {
         }
         c.input.removeFirst(start)
         return c.input.count <= GraphServer.maxCommandBytes
+    }
+
+    /// Queues the program's own CPU and memory on the streams of the viewers that asked.
+    private func sendProgramUsage() {
+        guard lock.withLock({ connections.contains { $0.wantsUsage } }), let usage = ProgramUsage.sample() else {
+            return
+        }
+        lock.withLock {
+            guard !stopping else { return }
+            let t = max(now, lastT)
+            lastT = t
+            for c in connections where c.wantsUsage && !c.overflowed && !c.closeAfterSending {
+                // Counted against the buffer like events: a viewer that reads nothing overflows.
+                guard c.eventBytes + c.inFlightEventBytes + 128 <= GraphServer.bufferBytes else { continue }
+                c.seq += 1
+                let before = c.pending.count
+                c.pending.programUsage(usage, seq: c.seq, t: t)
+                c.eventBytes += c.pending.count - before
+            }
+        }
     }
 
     /// Queues an error line on the connection's stream.

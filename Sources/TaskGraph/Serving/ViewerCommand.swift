@@ -2,6 +2,9 @@
 enum ViewerCommand: Equatable {
     /// `{"cmd":"cancel","id":N}`.
     case cancel(Int)
+    /// `{"cmd":"usage"}`: send this viewer the program's own CPU and memory about once a
+    /// second (`{"ev":"usage","program":true,...}` lines; viewers that never ask get none).
+    case usage
     /// Valid JSON that is not a command the server knows: answered with an error line.
     case invalid(String)
     /// Not UTF-8 JSON: the connection is closed.
@@ -41,8 +44,12 @@ enum ViewerCommand: Equatable {
             self = .invalid("\"cmd\" must be a string")
             return
         }
+        if name == "usage" {
+            self = .usage
+            return
+        }
         guard name == "cancel" else {
-            self = .invalid("unknown command \"\(ViewerCommand.clip(name))\" (known: cancel)")
+            self = .invalid("unknown command \"\(ViewerCommand.clip(name))\" (known: cancel, usage)")
             return
         }
         guard let id = members["id"] else {

@@ -36,6 +36,8 @@ final class ViewerConnection: @unchecked Sendable { // see field comments
     /// it takes no more events (lock: it is marked `overflowed` too, so the event path skips
     /// it without a check of its own, and `closing` keeps it from being resynced).
     @exclusivity(unchecked) var closeAfterSending = false
+    /// The viewer asked for the program's own usage (`{"cmd":"usage"}`; lock).
+    @exclusivity(unchecked) var wantsUsage = false
     /// When a closing connection is closed even if the viewer has not read everything
     /// (server thread).
     @exclusivity(unchecked) var closeDeadline = Double.infinity

@@ -162,6 +162,10 @@ package struct AttachTree {
             setStatus(p, .resynced(skipped: skipped), tree: &tree, now: now)
         case .end:
             setStatus(p, .exited(rootsOutcome(p, tree: tree)), tree: &tree, now: now)
+        case .programUsage(let usage):
+            // The program's own CPU and memory, on its row (`u`), recorded like a command's.
+            guard tree.contains(programs[p].row) else { return }
+            emit(.usage(id: NodeID(programs[p].row), usage: usage), at: now, into: &tree)
         case .error(let message):
             // Before the header: the program refuses us (the connection closes next).
             if programs[p].status == .connecting { programs[p].refusal = String(message.prefix(300)) }

@@ -43,6 +43,12 @@ final class AttachConnection: @unchecked Sendable {
         }
     }
 
+    /// Asks for the program's own CPU and memory (`{"cmd":"usage"}`); false when the
+    /// connection is gone.
+    func requestUsage() -> Bool {
+        UnixSocket.send(fd, "{\"cmd\":\"usage\"}\n")
+    }
+
     /// Sends `{"cmd":"cancel","id":N}`; false when the connection is gone.
     func sendCancel(remote id: Int) -> Bool {
         UnixSocket.send(fd, "{\"cmd\":\"cancel\",\"id\":\(id)}\n")

@@ -44,6 +44,7 @@ public final class AttachSession {
             let c = AttachConnection(fd: fd, program: p, path: path)
             connections.append(c)
             c.start(inbox: inbox)
+            _ = c.requestUsage() // the program's row shows its own CPU and memory (`u`)
         }
     }
 

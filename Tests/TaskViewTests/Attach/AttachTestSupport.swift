@@ -58,6 +58,9 @@ final class FakeServer: Sendable {
     }
 
     var received: [String] { lines.withLock { $0 } }
+    /// The viewer's lines but its request for the program's usage (`{"cmd":"usage"}`).
+    var commands: [String] { received.filter { $0 != Self.usageRequest } }
+    static let usageRequest = #"{"cmd":"usage"}"#
 
     func send(_ text: String) {
         let fd = conn.withLock { $0 }

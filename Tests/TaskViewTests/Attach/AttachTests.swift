@@ -32,6 +32,7 @@ import Testing
                     case .resync(let n): kinds.append("resync \(n)")
                     case .end: kinds.append("end")
                     case .error(let m): kinds.append("error \(m)")
+                    case .programUsage(let u): kinds.append("usage \(u.cpu)")
                     }
                 }
                 at = end
@@ -266,8 +267,10 @@ import Testing
         // x on `job a` sends the program's own id.
         #expect(session.cancel(local: job, name: "job a", tree: tree) == "Cancel of job a sent to svc (pid 77)")
         let deadline = AttachLines.monotonic() + 30
-        while server.received.isEmpty && AttachLines.monotonic() < deadline { session.wait(seconds: 0.02) }
-        #expect(server.received == [#"{"cmd":"cancel","id":101}"#])
+        while server.commands.isEmpty && AttachLines.monotonic() < deadline { session.wait(seconds: 0.02) }
+        #expect(server.commands == [#"{"cmd":"cancel","id":101}"#])
+        // The viewer asked for the program's own CPU and memory first (its row's `u` columns).
+        #expect(server.received.first == FakeServer.usageRequest)
         // The program's cancel events come back.
         server.send(
             #"{"seq":3,"t":2.5,"ev":"cancel","id":101,"source":"attach"}"# + "\n"
@@ -276,8 +279,8 @@ import Testing
         #expect(tree[job].cancelSource == "attach")
         // The row itself cancels the program's unsettled roots.
         _ = session.cancel(local: row, name: "svc (pid 77)", tree: tree)
-        while server.received.count < 2 && AttachLines.monotonic() < deadline + 30 { session.wait(seconds: 0.02) }
-        #expect(server.received.last == #"{"cmd":"cancel","id":100}"#)
+        while server.commands.count < 2 && AttachLines.monotonic() < deadline + 30 { session.wait(seconds: 0.02) }
+        #expect(server.commands.last == #"{"cmd":"cancel","id":100}"#)
         // An error line becomes the dashboard's message.
         server.send(#"{"ev":"error","message":"cancel is not allowed"}"# + "\n")
         #expect(pump(session, &tree, errors: &errors) { _, e in !e.isEmpty })
@@ -318,8 +321,8 @@ import Testing
         #expect(effects == [.cancel(node: NodeIndex(root), source: "keyboard")])
         for e in effects { source.perform(e, key: .char("y"), model: &model) }
         #expect(model.view.message == "Cancel of root sent to svc (pid 9)")
-        while server.received.isEmpty && AttachLines.monotonic() < deadline { session.wait(seconds: 0.02) }
-        #expect(server.received == [#"{"cmd":"cancel","id":0}"#])
+        while server.commands.isEmpty && AttachLines.monotonic() < deadline { session.wait(seconds: 0.02) }
+        #expect(server.commands == [#"{"cmd":"cancel","id":0}"#])
         // Lines still in flight (a loaded machine) are absorbed first; after that, nothing
         // new: no redraw asked (the header clock shows the same tenth).
         var spins = 0
@@ -360,7 +363,7 @@ import Testing
         let effects = Reducer.reduce(&model, key: .char("X"), rows: 20)
         for e in effects { source.perform(e, key: .char("X"), model: &model) }
         #expect(model.view.message == "Cancel of job a sent to svc (pid 9)")
-        while server.received.isEmpty && AttachLines.monotonic() < deadline { session.wait(seconds: 0.02) }
+        while server.commands.isEmpty && AttachLines.monotonic() < deadline { session.wait(seconds: 0.02) }
         // The job had succeeded in the program before the cancel arrived: its end is the answer.
         server.send(#"{"seq":2,"t":2,"ev":"state","id":1,"state":"completed"}"# + "\n")
         while model.tree[job].display != .succeeded && AttachLines.monotonic() < deadline {

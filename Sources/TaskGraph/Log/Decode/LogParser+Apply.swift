@@ -57,6 +57,11 @@ extension LogParser {
         case .name:
             change = .renamed(id: NodeID(try existing(f.id)), name: try need(f.name, "name"))
         case .usage:
+            if f.program {
+                // The serving program's own CPU and memory: no node of its graph.
+                programUsage = NodeUsage(cpu: try need(f.cpu, "cpu"), rss: try need(f.rss, "rss"))
+                return
+            }
             let id = NodeID(try existing(f.id))
             change = .usage(id: id, usage: NodeUsage(cpu: try need(f.cpu, "cpu"), rss: try need(f.rss, "rss")))
         case .warn:

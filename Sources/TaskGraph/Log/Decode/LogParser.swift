@@ -54,6 +54,8 @@ struct LogParser {
         /// A `warn` line's.
         var rule: String?
         var cleared = false
+        /// A `usage` line about the serving program itself (`"program":true`, no `id`).
+        var program = false
         /// A snapshot node's warnings.
         var warns: [String: String]?
         var level: String?
@@ -95,6 +97,9 @@ struct LogParser {
     var pending: PendingSnapshot?
     /// Accept gaps in `seq` (a live stream: the server's `resync` counts what it skipped).
     var allowSeqGaps = false
+    /// What the serving program itself costs, from the last `usage` line with
+    /// `"program":true` (attach streams), nil once taken.
+    var programUsage: NodeUsage?
     /// The `skipped` count of the last `resync` line (attach streams), nil once taken.
     var resyncSkipped: Int?
     /// The message of the last server `error` line that carried a `seq` (attach), nil once taken.
@@ -280,6 +285,7 @@ struct LogParser {
             guard !r.isEmpty, r.utf8.count <= 64 else { throw LineError("invalid warning rule") }
             f.rule = r
         case 7 where key.equals("cleared"): f.cleared = try s.bool()
+        case 7 where key.equals("program"): f.program = try s.bool()
         case 4 where key.equals("warn"):
             var list: [String: String] = [:]
             try s.object { s, k in

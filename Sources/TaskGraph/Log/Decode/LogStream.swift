@@ -18,6 +18,9 @@ public enum StreamItem: Sendable {
     case end
     /// An error line from the server (`{"ev":"error","message":...}`): the connection stays.
     case error(String)
+    /// What the serving program itself costs so far (CPU seconds, current RSS), about once a
+    /// second while a viewer is attached (`{"ev":"usage","program":true,...}`).
+    case programUsage(NodeUsage)
 }
 
 /// A stream that cannot be read on: the line and the problem.
@@ -116,6 +119,11 @@ public struct LogStream {
                 parser.serverError = nil
                 flush(&out)
                 out.append(.error(message))
+            }
+            if let usage = parser.programUsage {
+                parser.programUsage = nil
+                flush(&out)
+                out.append(.programUsage(usage))
             }
             if let skipped = parser.resyncSkipped {
                 parser.resyncSkipped = nil
