@@ -148,6 +148,19 @@ test_cancel_subtree() {
     kill "$PROG_PID"
 }
 
+# `u` on an attached program's row: the program's own CPU share and RSS (it sends them to a
+# viewer that asks, about once a second).
+test_program_usage() {
+    local s=program_usage
+    start_program usage || return 1
+    t new-session -d -s $s -x 160 -y 30 "env TERM=tmux-256color '$BIN' attach --no-record '$PROG_SOCK'; sleep 5"
+    wait_for $s '\(pid [0-9]+\) .*connected' 30 || return 1
+    keys $s u
+    wait_for $s '\(pid [0-9]+\).* [0-9]+% +[0-9.]+[KMG]iB' 20 || { show $s; return 1; }
+    keys $s q
+    kill "$PROG_PID"
+}
+
 test_killed_program_stays() {
     local s=killed_program_stays
     start_program victim || return 1
@@ -286,6 +299,7 @@ run_test headless_until_exit test_headless_until_exit
 run_test headless_outcomes test_headless_outcomes
 run_test headless_two_programs_prefixed test_headless_two_programs_prefixed
 run_test cancel_subtree test_cancel_subtree
+[ -z "$PROGRAM" ] || run_test program_usage test_program_usage # the fake server sends no usage
 run_test killed_program_stays test_killed_program_stays
 run_test sighup_viewer test_sighup_viewer
 
