@@ -8,9 +8,9 @@
 /// finished roots of one name dropped by retention (`Graph.droppedRoots`): counts by outcome
 /// and duration statistics.
 ///
-/// The quantiles come from a fixed-size sketch (log-spaced buckets), not a list of
-/// durations: `p50` and `p95` are within 1 % of the exact nearest-rank quantile of the
-/// dropped durations; `max` is exact. Children whose start the graph did not keep (those
+/// The quantiles are the exact nearest-rank quantiles of the dropped durations while at most
+/// 64 had a duration; beyond that they come from a fixed-size sketch (log-spaced buckets),
+/// within 1 % of the exact ones. `max` is always exact. Children whose start the graph did not keep (those
 /// that began before their parent had more than `Retention.maxFinishedChildren` children,
 /// when the parent is not a scope, span or service) are counted but have no duration.
 public struct ChildSummary: Sendable, Equatable {
@@ -46,7 +46,10 @@ public struct ChildSummary: Sendable, Equatable {
 
 /// A log-bucketed histogram of durations: constant memory (`bucketCount` counters, made on
 /// the first duration), relative error of a quantile at most `(γ - 1) / (γ + 1)` < 1 %.
+/// The first `exactLimit` durations are kept too, so small sets have exact quantiles.
 struct DurationSketch: Sendable, Equatable {
+    /// Up to this many durations, quantiles are exact.
+    static let exactLimit = 64
     /// Bucket growth factor γ.
     static let gamma = 1.02
     /// Durations up to this many seconds share bucket 0.
@@ -58,6 +61,8 @@ struct DurationSketch: Sendable, Equatable {
     private(set) var buckets: [Int] = []
     private(set) var count = 0
     private(set) var max: Double?
+    /// The durations while there are at most `exactLimit`; nil beyond.
+    private(set) var exact: [Double]? = []
 
     mutating func add(_ seconds: Double) {
         guard seconds.isFinite else { return }
@@ -66,6 +71,7 @@ struct DurationSketch: Sendable, Equatable {
         buckets[Self.bucket(d)] += 1
         count += 1
         max = Swift.max(max ?? d, d)
+        if count <= Self.exactLimit { exact?.append(d) } else if exact != nil { exact = nil }
     }
 
     mutating func merge(_ other: DurationSketch) {
@@ -74,6 +80,11 @@ struct DurationSketch: Sendable, Equatable {
         for i in 0..<Self.bucketCount { buckets[i] += other.buckets[i] }
         count += other.count
         max = Swift.max(max ?? 0, other.max ?? 0)
+        if count <= Self.exactLimit, let mine = exact, let theirs = other.exact {
+            exact = mine + theirs
+        } else {
+            exact = nil
+        }
     }
 
     static func bucket(_ d: Double) -> Int {
@@ -91,6 +102,7 @@ struct DurationSketch: Sendable, Equatable {
     func quantile(_ q: Double) -> Double? {
         guard count > 0, let max else { return nil }
         let rank = Swift.max(1, Int(ceil(q * Double(count))))
+        if let exact, exact.count == count { return exact.sorted()[rank - 1] }
         var seen = 0
         for (i, n) in buckets.enumerated() where n > 0 {
             seen += n

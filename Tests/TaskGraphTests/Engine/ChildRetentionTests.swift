@@ -12,6 +12,12 @@ import Testing
         return abs(value - expected) <= expected * 0.01
     }
 
+    /// Exact but for the virtual clock's sums of Doubles.
+    func exact(_ value: Double?, _ expected: Double) -> Bool {
+        guard let value else { return false }
+        return abs(value - expected) < 1e-9
+    }
+
     /// A running scope "server" runs 20 requests one after the other, request i taking i ms;
     /// requests 5, 10, 15 and 20 fail. Returns the server's id.
     func serve(_ g: Graph, _ clock: VirtualClock, check: (NodeID) -> Void = { _ in }) async -> NodeID {
@@ -45,8 +51,8 @@ import Testing
         #expect(summary.cancelled == 0)
         #expect(summary.count == 16)
         // Durations 1-14, 16, 17 ms: nearest rank 8 of 16 is 8 ms, rank 16 is 17 ms.
-        #expect(near(summary.p50, 0.008), "\(String(describing: summary.p50))")
-        #expect(near(summary.p95, 0.017), "\(String(describing: summary.p95))")
+        #expect(exact(summary.p50, 0.008), "\(String(describing: summary.p50))")
+        #expect(exact(summary.p95, 0.017), "\(String(describing: summary.p95))")
         #expect(abs(summary.max! - 0.017) < 1e-9) // exact, but for the clock's sums
         // Only the graph's nodes that exist: the server, its kept children.
         #expect(snap.nodes.count == 5)
@@ -102,12 +108,12 @@ import Testing
         let roots = g.droppedRoots
         #expect(roots.keys.sorted() == ["/fast", "/slow"])
         #expect(roots["/fast"]?.succeeded == 10)
-        #expect(near(roots["/fast"]?.p50, 0.003))
+        #expect(exact(roots["/fast"]?.p50, 0.003))
         #expect(abs(roots["/fast"]!.max! - 0.003) < 1e-9)
         #expect(roots["/slow"]?.succeeded == 2)
         #expect(roots["/slow"]?.failed == 1)
         #expect(abs(roots["/slow"]!.max! - 0.3) < 1e-9)
-        #expect(near(roots["/slow"]?.p50, 0.2))
+        #expect(exact(roots["/slow"]?.p50, 0.2))
         let snap = g.snapshot()
         #expect(snap.droppedRoots == roots)
         #expect(snap.roots.count == 2)
@@ -163,9 +169,25 @@ import Testing
         #expect(sketch.max == 1)
         #expect(near(sketch.quantile(0.5), 0.5))
         #expect(near(sketch.quantile(0.95), 0.95))
+        #expect(sketch.exact == nil)
         var empty = DurationSketch()
         #expect(empty.quantile(0.5) == nil)
         empty.add(0)
         #expect(empty.quantile(0.5) == 0)
+    }
+
+    @Test func upTo64DurationsTheQuantilesAreExactAndBeyondThemTheSketchsWithinOnePercent() {
+        var a = DurationSketch()
+        var b = DurationSketch()
+        for i in 1...32 { a.add(Double(i) * 0.0011) }
+        for i in 33...64 { b.add(Double(i) * 0.0011) }
+        a.merge(b)
+        // Nearest rank 32 of 64 and 61 of 64: exact, where a bucket's midpoint is not.
+        #expect(a.quantile(0.5) == 32 * 0.0011)
+        #expect(a.quantile(0.95) == 61 * 0.0011)
+        a.add(0.0011)
+        #expect(a.exact == nil)
+        #expect(a.quantile(0.5) != 32 * 0.0011)
+        #expect(near(a.quantile(0.5), 32 * 0.0011))
     }
 }
