@@ -53,6 +53,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(
+            name: "server-bench",
+            dependencies: [
+                .product(name: "TaskGraph", package: "taskgraph"),
+                .product(name: "TaskGraphTracing", package: "taskgraph"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]),
+        .executableTarget(
             name: "attach-bench",
             dependencies: [
                 .product(name: "TaskGraph", package: "taskgraph"),
