@@ -2,55 +2,48 @@
 /// ones are kept longer), and what retention dropped of them so far (`Retention`'s child
 /// rule). Lives in its stripe's `retainedParents`, guarded by that stripe's lock.
 final class ChildRetention {
-    /// Finished children that did not fail (succeeded or cancelled), oldest first from `okHead`.
-    var ok: [Int] = []
-    var okHead = 0
-    /// Failed children, oldest first from `failedHead`.
-    var failed: [Int] = []
-    var failedHead = 0
+    /// Finished children that did not fail (succeeded or cancelled), oldest first.
+    var ok = IDQueue()
+    /// Failed children, oldest first.
+    var failed = IDQueue()
     /// What the dropped ones add up to; nil until the first is dropped.
     var tally: ChildTally?
-
-    var okCount: Int { ok.count - okHead }
-    var failedCount: Int { failed.count - failedHead }
-
-    func popOK() -> Int {
-        defer {
-            okHead += 1
-            if okHead > 256 && okHead * 2 > ok.count {
-                ok.removeFirst(okHead)
-                okHead = 0
-            }
-        }
-        return ok[okHead]
-    }
-
-    func popFailed() -> Int {
-        defer {
-            failedHead += 1
-            if failedHead > 256 && failedHead * 2 > failed.count {
-                failed.removeFirst(failedHead)
-                failedHead = 0
-            }
-        }
-        return failed[failedHead]
-    }
 
     /// Takes the oldest finished children beyond the limits off the queues: failed ones beyond
     /// `maxFailed`, then any beyond `maxFinished`, those that did not fail first.
     func takeBeyond(maxFinished: Int, maxFailed: Int) -> [Int] {
         var out: [Int] = []
-        while failedCount > maxFailed { out.append(popFailed()) }
-        while okCount + failedCount > maxFinished { out.append(okCount > 0 ? popOK() : popFailed()) }
+        while failed.count > maxFailed { out.append(failed.pop()) }
+        while ok.count + failed.count > maxFinished { out.append(ok.count > 0 ? ok.pop() : failed.pop()) }
         return out
     }
 
     /// Forgets the queues (the parent settled: its children are no longer retention's).
     func settle() {
-        ok = []
-        okHead = 0
-        failed = []
-        failedHead = 0
+        ok = IDQueue()
+        failed = IDQueue()
+    }
+}
+
+/// Node ids, first in first out: an array read from `head`, compacted once more than half of
+/// it (and over 256) was taken.
+struct IDQueue {
+    private var items: [Int] = []
+    private var head = 0
+
+    var count: Int { items.count - head }
+
+    mutating func append(_ id: Int) { items.append(id) }
+
+    /// The oldest id (the queue is not empty).
+    mutating func pop() -> Int {
+        let id = items[head]
+        head += 1
+        if head > 256 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        return id
     }
 }
 
