@@ -18,7 +18,9 @@ package enum Signals {
     static let received = Atomic<Int32>(0)
     /// The pipe the handlers write a byte into, read by the reacting thread (-1: none yet).
     static let wakeWrite = Atomic<Int32>(-1)
-    private static let reaction = Mutex<(@Sendable (Int32) -> Void)?>(nil)
+    /// The reaction, in a class (`WatcherBody`'s reason: a `Mutex` holding a closure itself
+    /// wraps it in more thunks on every read).
+    private static let reaction = Mutex<Reaction?>(nil)
     private static let watcher = Mutex<Bool>(false)
 
     /// Clears the signal mask inherited from the parent (Swift Testing blocks SIGINT,
@@ -59,7 +61,8 @@ package enum Signals {
     package static func react(_ action: (@Sendable (Int32) -> Void)?) {
         install()
         startWatcher()
-        reaction.withLock { $0 = action }
+        let box = action.map(Reaction.init)
+        reaction.withLock { $0 = box }
         let sig = pending
         if sig != 0, let action { action(sig) }
     }
@@ -110,9 +113,15 @@ package enum Signals {
             if n < 0 && errno == EINTR { continue }
             guard n == 1 else { return }
             let sig = Int32(byte)
-            if let action = reaction.withLock({ $0 }) { action(sig) }
+            if let box = reaction.withLock({ $0 }) { box.action(sig) }
         }
     }
+}
+
+/// The action each signal runs.
+private final class Reaction: Sendable {
+    let action: @Sendable (Int32) -> Void
+    init(_ action: @escaping @Sendable (Int32) -> Void) { self.action = action }
 }
 
 /// A closure carried through `pthread_create`'s context pointer.

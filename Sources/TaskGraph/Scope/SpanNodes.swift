@@ -10,19 +10,16 @@ package enum SpanNodes {
 
     /// Whether a tracer installed `contextSpan` (read with a relaxed load by every scope).
     static let lookupInstalled = Atomic<Bool>(false)
-    private static let lookup = Mutex<(@Sendable () -> AnyGraphTask?)?>(nil)
+    private static let lookup = ContextLookupSlot()
 
     /// Lets scopes find the span node the current trace context names (their parent when it
     /// is the innermost). The last call wins.
     package static func installContextLookup(_ lookup: @escaping @Sendable () -> AnyGraphTask?) {
-        self.lookup.withLock { $0 = lookup }
+        self.lookup.install(lookup)
         lookupInstalled.store(true, ordering: .relaxed)
     }
 
-    static func contextSpan() -> AnyGraphTask? {
-        let f = lookup.withLock { $0 }
-        return f?()
-    }
+    static func contextSpan() -> AnyGraphTask? { lookup.find() }
 
     /// Whether `a` is `b` or one of its ancestors.
     static func isAncestor(_ a: AnyGraphTask, of b: AnyGraphTask) -> Bool {
