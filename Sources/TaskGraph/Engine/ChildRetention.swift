@@ -47,9 +47,17 @@ struct IDQueue {
     }
 }
 
-/// Root names `Graph.droppedRoots` keeps apart per stripe; roots of further names are summed
-/// under `ChildRetention.otherRoots`.
+/// Root names `Graph.droppedRoots` keeps apart; roots of further names are summed under
+/// `ChildRetention.otherRoots`.
 let maxDroppedRootNames = 1000
+
+/// A finished root retention drops, as the summary of its name counts it.
+struct DroppedRoot {
+    let name: String
+    let state: TaskState
+    let failed: Bool
+    let duration: Double?
+}
 
 extension ChildRetention {
     /// The name the dropped roots beyond `maxDroppedRootNames` names are summed under.
@@ -134,17 +142,29 @@ extension Graph {
         return Swift.max(0, end - start)
     }
 
-    /// Adds the root in `slot` (about to be dropped) to the summary of its name; returns the name.
-    func tallyDroppedRootLocked(_ s: Stripe, _ slot: Int) -> String {
+    /// What the summary of its name needs of the root in `slot` (about to be dropped).
+    func droppedRootLocked(_ s: Stripe, _ slot: Int) -> DroppedRoot {
         s.assertLocked()
         let r = s[slot]
-        var name = r.name
-        if s.droppedRoots[name] == nil && s.droppedRoots.count >= maxDroppedRootNames {
-            name = ChildRetention.otherRoots
+        return DroppedRoot(name: r.name, state: r.state, failed: r.failed, duration: durationLocked(s, slot))
+    }
+
+    /// Adds `roots` (just dropped from stripe `s`) to the whole graph's summaries of their
+    /// names and tells observers each changed one (`summary`, after the `dropped`).
+    func tallyDroppedRootsLocked(_ s: Stripe, _ roots: [DroppedRoot]) {
+        s.assertLocked()
+        droppedRootTallies.withLock { tallies in
+            var names: [String] = []
+            for r in roots {
+                var name = r.name
+                if tallies[name] == nil && tallies.count >= maxDroppedRootNames { name = ChildRetention.otherRoots }
+                tallies[name, default: ChildTally()].add(state: r.state, failed: r.failed, duration: r.duration)
+                if !names.contains(name) { names.append(name) }
+            }
+            for name in names {
+                if let tally = tallies[name] { emit(s, .summary(id: nil, root: name, summary: tally.summary)) }
+            }
         }
-        s.droppedRoots[name, default: ChildTally()].add(
-            state: r.state, failed: r.failed, duration: durationLocked(s, slot))
-        return name
     }
 
     /// Forgets the records of `drop` (whole subtrees) and tells observers (`dropped`).
@@ -157,14 +177,11 @@ extension Graph {
         emit(s, .dropped(ids: drop))
     }
 
-    /// What retention dropped of roots, by root name, over every stripe. All stripes locked.
+    /// What retention dropped of roots, by root name, over every stripe. All stripes locked
+    /// (so it agrees with the records a snapshot copies).
     func droppedRootsLocked() -> [String: ChildTally] {
         assertAllStripesLocked()
-        var out: [String: ChildTally] = [:]
-        for s in stripes {
-            for (name, tally) in s.droppedRoots { out[name, default: ChildTally()].merge(tally) }
-        }
-        return out
+        return droppedRootTallies.withLock { $0 }
     }
 
     /// The summaries of dropped children of the live nodes of every stripe, by node id.

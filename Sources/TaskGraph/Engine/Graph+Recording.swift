@@ -308,7 +308,7 @@ extension Graph {
         let now = clock.now
         s.finishedRoots.append((id, now))
         var drop: [NodeID] = []
-        var names: [String] = []
+        var roots: [DroppedRoot] = []
         while s.finishedRootsHead < s.finishedRoots.count {
             let (root, time) = s.finishedRoots[s.finishedRootsHead]
             let live = s.finishedRoots.count - s.finishedRootsHead
@@ -316,8 +316,7 @@ extension Graph {
             guard live > policy.maxFinishedRoots || tooOld else { break }
             s.finishedRootsHead += 1
             guard let slot = s.slot(of: root) else { continue }
-            let name = tallyDroppedRootLocked(s, slot)
-            if !names.contains(name) { names.append(name) }
+            roots.append(droppedRootLocked(s, slot))
             collectSubtree(s, root, into: &drop)
         }
         if s.finishedRootsHead > 1024 && s.finishedRootsHead * 2 > s.finishedRoots.count {
@@ -326,9 +325,7 @@ extension Graph {
         }
         guard !drop.isEmpty else { return }
         dropLocked(s, drop)
-        for name in names {
-            if let tally = s.droppedRoots[name] { emit(s, .summary(id: nil, root: name, summary: tally.summary)) }
-        }
+        tallyDroppedRootsLocked(s, roots)
     }
 
     func collectSubtree(_ s: Stripe, _ root: Int, into out: inout [NodeID]) {

@@ -48,8 +48,6 @@ final class Stripe: @unchecked Sendable { // mutable state behind `lock`
     @exclusivity(unchecked) var finishedRootsHead = 0
     /// Parents whose finished children retention counts (`ChildRetention`), by node id.
     @exclusivity(unchecked) var retainedParents: [Int: ChildRetention] = [:]
-    /// What the finished roots retention dropped add up to, by root name.
-    @exclusivity(unchecked) var droppedRoots: [String: ChildTally] = [:]
     // Keeps the next stripe's hot fields off this one's cache lines.
     private let padding = CacheLinePadding()
 

@@ -56,6 +56,11 @@ public final class Graph: @unchecked Sendable { // mutable state behind the stri
     /// Events counted before the stripes' own counters (see `sequenceLocked`).
     @exclusivity(unchecked) var baseSequence: UInt64 = 0
 
+    /// What the finished roots retention dropped add up to, by root name, over every stripe:
+    /// each `summary` event of a root name carries the whole graph's figures (a tally per
+    /// stripe made each event tell one stripe's). Taken inside a stripe lock, and around the
+    /// emission of those events, so they leave in the order of their counts.
+    let droppedRootTallies = Mutex<[String: ChildTally]>([:])
     /// Guards the observers and the sequence of observed events; taken inside a stripe lock.
     /// While one stripe alone records (`soleStripe`), that stripe's lock does this for the
     /// events: see `withDeliveriesPaused`.

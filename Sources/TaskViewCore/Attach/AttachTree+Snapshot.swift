@@ -124,6 +124,11 @@ extension AttachTree {
                 emit(.warn(id: NodeID(localAt[k]), rule: rule, text: now[rule]), at: t, into: &tree)
             }
         }
+        // What retention dropped of each node's children, as the program counts it now.
+        for k in order {
+            guard let dropped = nodes[k].droppedChildren, tree.droppedSummaries[localAt[k]] != dropped else { continue }
+            emit(.summary(id: NodeID(localAt[k]), root: nil, summary: dropped), at: t, into: &tree)
+        }
     }
 
     /// Whether a snapshot node ran: executing or completed, or cancelled after it began (a

@@ -123,6 +123,28 @@ import Testing
         #expect(log.replica.snapshot == snap)
     }
 
+    /// Roots finished on four threads (each its own stripe) are one tally per name: every
+    /// `summary` event carries the whole graph's counts, so the last one is what the graph
+    /// has (a tally per stripe made each event tell one thread's share).
+    @Test func rootsDroppedOnSeveralThreadsAreSummarizedAsOneRun() {
+        let g = Graph(retention: Retention(maxFinishedRoots: 1))
+        let log = EventLog(g)
+        OneGraphStress.onThreads(4) { _ in
+            for _ in 0..<300 { GraphTask<Int, TestError>(name: "/r", graph: g) { s, _ in s(1) }.execute() }
+        }
+        let snap = g.snapshot()
+        let dropped = snap.droppedRoots["/r"]?.succeeded ?? 0
+        #expect(dropped + snap.roots.count == 1200)
+        #expect(snap.roots.count <= 4) // one kept a stripe
+        let last = log.changes.last { if case .summary(nil, "/r", _) = $0 { true } else { false } }
+        guard case .summary(_, _, let summary)? = last else {
+            Issue.record("no summary of /r")
+            return
+        }
+        #expect(summary.succeeded == dropped)
+        #expect(log.replica.snapshot.droppedRoots == snap.droppedRoots)
+    }
+
     @Test func aLateRecorderAndAReplayOfTheLogSeeTheSameSummaries() async throws {
         let clock = VirtualClock()
         let g = Graph(

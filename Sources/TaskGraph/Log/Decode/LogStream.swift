@@ -10,7 +10,8 @@ public enum StreamItem: Sendable {
     /// Graph events, in order.
     case events([GraphEvent])
     /// A complete snapshot: it replaces everything known about the producer's graph.
-    /// Nodes in ascending id order; `roots` in creation order.
+    /// Nodes in ascending id order; `roots` in creation order. When retention dropped roots,
+    /// `events` with their `summary` changes (one a root name) follow it.
     case snapshot(nodes: [LogModel.Node], roots: [Int], time: Double)
     /// The server dropped `skipped` events for a slow viewer; a snapshot follows.
     case resync(skipped: Int)
@@ -135,6 +136,18 @@ public struct LogStream {
                 flush(&out)
                 // The parser has just built its model from this snapshot.
                 out.append(.snapshot(nodes: parser.model.liveNodesByID(), roots: parser.model.rootIDs, time: cp.time))
+                // What retention dropped of roots so far, as the `summary` events that keep it
+                // current: a viewer that joins late or resyncs counts the whole run.
+                let roots = parser.model.droppedRoots.sorted { $0.key < $1.key }
+                if !roots.isEmpty {
+                    out.append(
+                        .events(
+                            roots.map {
+                                GraphEvent(
+                                    sequence: UInt64(parser.lastSeq), time: cp.time,
+                                    change: .summary(id: nil, root: $0.key, summary: $0.value))
+                            }))
+                }
                 parser.log.checkpoints.removeAll()
             }
             if parser.log.end != nil && !ended {
