@@ -44,7 +44,7 @@ extension Graph {
     /// About how many records the stripes hold, each stripe locked in turn: the capture's
     /// storage is allocated (and its pages touched) from it before the whole graph is locked.
     func nodeCountHint() -> Int {
-        stripes.reduce(0) { n, s in s.lock.withLock { n + s.own.count + s.foreign.count } }
+        stripes.reduce(0) { n, s in s.lock.withLock { n + s.own.liveCount + s.foreign.liveCount } }
     }
 
     /// What a snapshot needs, copied while every stripe is locked; the snapshot itself is
@@ -54,7 +54,8 @@ extension Graph {
     func captureLocked(into nodes: inout [NodeCapture]) -> GraphCapture {
         assertAllStripesLocked()
         unrecordedProgress.recordAllLocked()
-        nodes.reserveCapacity(stripes.reduce(0) { $0 + $1.own.count + $1.foreign.count })
+        // Live records only: a long-running graph with retention has used millions of slots.
+        nodes.reserveCapacity(stripes.reduce(0) { $0 + $1.own.liveCount + $1.foreign.liveCount })
         let summaries = droppedChildrenLocked()
         for s in stripes {
             s.assertInvariants() // O(records), as the copy is

@@ -204,6 +204,8 @@ struct NodeTable {
     private var chunks: UnsafeMutablePointer<Chunk>?
     private var chunkCapacity = 0
     private(set) var count = 0
+    /// Records not dropped (`count` counts every slot ever used): what a capture copies.
+    private(set) var liveCount = 0
     /// Failure messages by slot, kept aside because few nodes have one.
     var messages: [Int: String] = [:]
     /// `ref` node -> the shared node it stands for, kept aside because few nodes are refs.
@@ -235,6 +237,7 @@ struct NodeTable {
         (chunk.pointee.base.unsafelyUnwrapped + (id & (Self.chunkSize - 1))).initialize(to: record)
         chunk.pointee.live += 1
         count += 1
+        liveCount += 1
         return id
     }
 
@@ -272,6 +275,7 @@ struct NodeTable {
         if !refs.isEmpty { refs[id] = nil }
         let chunk = chunks.unsafelyUnwrapped + c
         chunk.pointee.live -= 1
+        liveCount -= 1
         guard chunk.pointee.live == 0 && filled(c) == Self.chunkSize, let base = chunk.pointee.base else { return nil }
         base.deinitialize(count: Self.chunkSize)
         pool.give(base)
@@ -338,9 +342,12 @@ struct NodeTable {
             return "\(count) records in \(chunkCapacity) chunks"
         }
         guard (chunks == nil) == (chunkCapacity == 0) else { return "chunk array and capacity disagree" }
+        var live = 0
         for c in 0..<chunkCount {
             if let problem = verifyChunk(c, counting: true) { return problem }
+            if chunks.unsafelyUnwrapped[c].base != nil { live += chunks.unsafelyUnwrapped[c].live }
         }
+        if live != liveCount { return "\(liveCount) live records counted, \(live) held" }
         if let slot = messages.keys.first(where: { !contains($0) }) { return "a message for slot \(slot), not live" }
         if let slot = refs.keys.first(where: { !contains($0) }) { return "a ref for slot \(slot), not live" }
         return nil

@@ -145,6 +145,15 @@ import Testing
         #expect(log.replica.snapshot.droppedRoots == snap.droppedRoots)
     }
 
+    /// A snapshot reserves room for the live nodes, not for every node the graph has made: a
+    /// server's resync after a million requests reserved 556 MB for 4,000 nodes.
+    @Test func aSnapshotOfALongRunningGraphReservesForItsLiveNodesOnly() {
+        let g = Graph(retention: Retention(maxFinishedRoots: 2))
+        for _ in 0..<5000 { GraphTask<Int, TestError>(name: "/r", graph: g) { s, _ in s(1) }.execute() }
+        #expect(g.snapshot().nodes.count == 2)
+        #expect(g.nodeCountHint() == 2)
+    }
+
     @Test func aLateRecorderAndAReplayOfTheLogSeeTheSameSummaries() async throws {
         let clock = VirtualClock()
         let g = Graph(
