@@ -81,7 +81,7 @@ final class AttachConnection: @unchecked Sendable {
             }
             do {
                 let items = try stream.feed(UnsafeRawBufferPointer(rebasing: buf[0..<n]))
-                inbox.post(items.map { .item(program: program, $0) })
+                inbox.post(items.map { .item(program: program, $0) }) { stopped.load(ordering: .acquiring) }
             } catch {
                 inbox.post([.closed(program: program, error: "bad stream: \(error)")])
                 shutdown(fd, Int32(SHUT_RDWR))

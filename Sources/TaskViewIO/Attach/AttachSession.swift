@@ -80,12 +80,15 @@ public final class AttachSession {
         programs.programs.map { $0.label + ": " + $0.status.word }
     }
 
-    /// Absorbs what the connections posted; returns whether anything changed and the
+    /// Absorbs what the connections posted, the oldest first, up to about `limit` events
+    /// (what is left wakes the next call at once); returns whether anything changed and the
     /// program error lines received (`NAME (pid N): MESSAGE`, sanitized).
-    package func pump(tree: inout TreeModel, now: Double) -> (changed: Bool, errors: [String]) {
+    package func pump(
+        tree: inout TreeModel, now: Double, limit: Int = .max
+    ) -> (changed: Bool, errors: [String]) {
         var changed = rescan(now: now)
         var errors: [String] = []
-        var messages = inbox.drain()
+        var messages = inbox.drain(limit: limit)
         // Progress a later event of the same batch replaces is never absorbed nor recorded.
         fold.reset()
         for k in messages.indices.reversed() {

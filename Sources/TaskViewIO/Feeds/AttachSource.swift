@@ -21,6 +21,11 @@ public final class AttachSource: DashboardSource {
         self.onKey = onKey
     }
 
+    /// What one tick takes at most: an attached event costs about 10 µs (translated, folded,
+    /// recorded), so about 20 ms of work; a live run's in-process events are cheaper
+    /// (`LiveGraphSource.eventsPerTick`).
+    package static let eventsPerTick = 2048
+
     /// Sets the title and takes what has arrived (see `DashboardSource.start`).
     public func start(model: inout DashboardModel) {
         model.title = title
@@ -30,7 +35,8 @@ public final class AttachSource: DashboardSource {
     /// Takes what the connections received (see `DashboardSource.tick`).
     public func tick(realElapsed: Double, model: inout DashboardModel) -> Bool {
         let before = Format.duration(model.clockNow)
-        let (changed, errors) = session.pump(tree: &model.tree, now: realElapsed)
+        // A tick's worth at most: a key waits for one bounded batch.
+        let (changed, errors) = session.pump(tree: &model.tree, now: realElapsed, limit: Self.eventsPerTick)
         if let last = errors.last {
             model.view.message = last
             sentCancel = nil
