@@ -90,6 +90,19 @@ static inline int tv_read_mouse(int *y, int *x) {
     return 0;
 }
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+// At most two malloc arenas (glibc makes up to 8 per core): a reader thread allocates what
+// the main thread frees, and with an arena per thread the freed memory stayed spread over
+// them (an attached viewer grew by 68 MiB over a million requests instead of 33).
+static inline void tv_limit_malloc_arenas(void) {
+#if defined(__GLIBC__) && defined(M_ARENA_MAX)
+    mallopt(M_ARENA_MAX, 2);
+#endif
+}
+
 // Empties the signal mask (processes spawned by Swift Testing inherit blocked signals).
 static inline void tv_unblock_signals(void) {
     sigset_t none;

@@ -29,6 +29,13 @@ package enum Signals {
         tv_unblock_signals()
     }
 
+    /// Caps the process's malloc arenas at two (glibc; elsewhere nothing): memory one
+    /// thread allocates and another frees is reused instead of spread over many arenas.
+    /// Call at program start, before other threads exist.
+    package static func limitMallocArenas() {
+        tv_limit_malloc_arenas()
+    }
+
     /// Installs the handlers (before curses starts, so ncurses keeps its hands off them).
     /// No SA_RESTART: a signal interrupts the key wait at once.
     package static func install() {

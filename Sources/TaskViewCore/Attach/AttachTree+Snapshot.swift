@@ -16,6 +16,7 @@ extension AttachTree {
     ) {
         let t = time(snapTime, p, now: now)
         let row = programs[p].row
+        tree.flushReindex() // children's positions are read below
         // `nodes` ascend by id: positions by binary search, no table.
         func position(_ id: Int) -> Int? {
             var lo = 0

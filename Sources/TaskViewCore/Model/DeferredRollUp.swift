@@ -4,13 +4,15 @@
 /// up in one pass, touching each affected node once (O(nodes touched), no recursion).
 extension TreeModel {
     /// Runs `body` (events absorbed in a batch) with the subtree counts brought up to date
-    /// once at the end. Nothing in `body` may read `subtree` (the counts lag until then).
+    /// once at the end, and children's positions (`index`) renumbered once. Nothing in `body`
+    /// may read `subtree` (the counts lag until then), nor `index` without `flushReindex()`.
     package mutating func withDeferredRollUp<R>(_ body: (inout TreeModel) throws -> R) rethrows -> R {
         if pendingRollUp != nil { return try body(&self) } // already deferring: the outer call flushes
         pendingRollUp = [:]
         defer {
             flushRollUp()
             pendingRollUp = nil
+            flushReindex()
         }
         return try body(&self)
     }

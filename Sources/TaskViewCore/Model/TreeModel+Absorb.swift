@@ -113,7 +113,27 @@ extension TreeModel {
         }
     }
 
+    /// Numbers `p`'s children from `start` on: at once, or (while deferring) once for the
+    /// batch, from the lowest position any change asked for.
     private mutating func reindex(_ p: Int, from start: Int) {
+        if pendingRollUp != nil {
+            let key = Int32(p)
+            pendingReindex[key] = Swift.min(pendingReindex[key] ?? Int32.max, Int32(start))
+            return
+        }
+        renumber(p, from: start)
+    }
+
+    /// Brings every deferred `reindex` up to date; call before reading a child's `index`
+    /// inside a deferred batch.
+    package mutating func flushReindex() {
+        guard !pendingReindex.isEmpty else { return }
+        let pending = pendingReindex
+        pendingReindex = [:]
+        for (p, from) in pending where contains(Int(p)) { renumber(Int(p), from: Int(from)) }
+    }
+
+    private mutating func renumber(_ p: Int, from start: Int) {
         let kids = nodes.read(p) { $0.children }
         var k = start
         while k < kids.count {

@@ -143,6 +143,10 @@ public struct TreeModel: Sendable {
     /// Subtree-count deltas not yet carried to the ancestors (`withDeferredRollUp`); nil when
     /// every change goes up at once.
     var pendingRollUp: [Int32: SubtreeCounts]?
+    /// While deferring (`withDeferredRollUp`): parents whose children's `index` is stale from
+    /// that position on (`flushReindex`). A server's oldest request dropped from the front
+    /// of thousands of siblings renumbered them all, per request.
+    var pendingReindex: [Int32: Int32] = [:]
 
     package init() {}
 
