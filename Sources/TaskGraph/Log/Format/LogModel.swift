@@ -72,8 +72,11 @@ public struct LogModel: Sendable {
     }
 
     private(set) var nodes: [Node] = []
+    /// Slots of ids `slotBase ..< slotBase + slotOf.count` (-1: none).
     private var slotOf: [Int32] = []
-    /// Slots of ids beyond the flat table.
+    /// The first id of the flat table: 0 until dropped nodes were compacted away.
+    private var slotBase = 0
+    /// Slots of ids outside the flat table.
     private var sparse: [Int: Int32] = [:]
     private(set) var liveCount = 0
     /// The dropped finished roots' summaries by root name (the last `summary` event of each).
@@ -86,8 +89,9 @@ public struct LogModel: Sendable {
     @inline(__always)
     func slot(_ id: Int) -> Int? {
         let s: Int
-        if id >= 0 && id < slotOf.count {
-            s = Int(slotOf[id])
+        let k = id &- slotBase
+        if k >= 0 && k < slotOf.count {
+            s = Int(slotOf[k])
         } else if id >= 0, !sparse.isEmpty, let t = sparse[id] {
             s = Int(t)
         } else {
@@ -104,22 +108,24 @@ public struct LogModel: Sendable {
     @discardableResult
     public mutating func add(_ node: Node) -> Int {
         let id = Int(node.id)
-        if id >= slotOf.count && id < 2 * nodes.count + 4096 {
-            slotOf.append(contentsOf: repeatElement(-1, count: id + 1 - slotOf.count))
+        let k = id - slotBase
+        if k >= slotOf.count && k < 2 * nodes.count + 4096 {
+            slotOf.append(contentsOf: repeatElement(-1, count: k + 1 - slotOf.count))
             if !sparse.isEmpty {
-                for (k, v) in sparse where k < slotOf.count {
-                    slotOf[k] = v
-                    sparse[k] = nil
+                for (i, v) in sparse where i - slotBase >= 0 && i - slotBase < slotOf.count {
+                    slotOf[i - slotBase] = v
+                    sparse[i] = nil
                 }
             }
         }
-        let existing = id < slotOf.count ? Int(slotOf[id]) : Int(sparse[id] ?? -1)
+        let inTable = k >= 0 && k < slotOf.count
+        let existing = inTable ? Int(slotOf[k]) : Int(sparse[id] ?? -1)
         if existing >= 0 {
             if !nodes[existing].live { liveCount += 1 }
             nodes[existing] = node
             return existing
         }
-        if id < slotOf.count { slotOf[id] = Int32(nodes.count) } else { sparse[id] = Int32(nodes.count) }
+        if inTable { slotOf[k] = Int32(nodes.count) } else { sparse[id] = Int32(nodes.count) }
         nodes.append(node)
         liveCount += 1
         return nodes.count - 1
@@ -151,16 +157,43 @@ public struct LogModel: Sendable {
             nodes[s].children = []
             liveCount -= 1
         }
+        compactIfMostlyDropped()
+    }
+
+    /// Forgets the dropped nodes once they are most of the table: a stream from a program
+    /// with retention (an attached server) drops as many nodes as it adds, for as long as it
+    /// runs, and a viewer's model grew by every request it had seen. The flat table then
+    /// covers the newest ids only (twice the live nodes, plus 4,096); older live ids go to
+    /// `sparse`. Slots change: no caller keeps one across a `drop`.
+    private mutating func compactIfMostlyDropped() {
+        let dropped = nodes.count - liveCount
+        guard dropped >= 16_384, dropped > 2 * liveCount else { return }
+        let live = liveNodesByID()
+        let newest = live.last.map { Int($0.id) } ?? -1
+        slotBase = Swift.max(0, newest + 1 - (2 * live.count + 4096))
+        slotOf = [Int32](repeating: -1, count: Swift.max(0, newest + 1 - slotBase))
+        sparse = [:]
+        nodes = []
+        nodes.reserveCapacity(live.count)
+        liveCount = 0
+        for n in live { add(n) }
     }
 
     /// Calls `body(id, slot)` for every slot in ascending id order.
     private func forEachSlotByID(_ body: (Int, Int) -> Void) {
-        for id in 0..<slotOf.count {
-            let s = Int(slotOf[id])
-            if s >= 0 { body(id, s) }
+        let outside = sparse.isEmpty ? [] : sparse.sorted(by: { $0.key < $1.key })
+        var o = 0
+        while o < outside.count && outside[o].key < slotBase {
+            body(outside[o].key, Int(outside[o].value))
+            o += 1
         }
-        if !sparse.isEmpty {
-            for (id, s) in sparse.sorted(by: { $0.key < $1.key }) { body(id, Int(s)) }
+        for k in 0..<slotOf.count {
+            let s = Int(slotOf[k])
+            if s >= 0 { body(slotBase + k, s) }
+        }
+        while o < outside.count {
+            body(outside[o].key, Int(outside[o].value))
+            o += 1
         }
     }
 
