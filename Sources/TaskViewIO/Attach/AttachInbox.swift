@@ -35,8 +35,10 @@ final class AttachInbox: Sendable {
     static let maxQueued = 1 << 15
 
     private struct Queue {
-        var messages: [Message] = []
-        /// `messages[head...]` wait; the taken ones before it are removed now and then.
+        /// `messages[head...]` wait. A taken one is set to nil at once (its events are freed
+        /// while the main thread lags: a lagging viewer kept thousands of taken reads, tens of
+        /// MiB); the nils before `head` are removed now and then.
+        var messages: [Message?] = []
         var head = 0
         var cost = 0
         var isEmpty: Bool { head == messages.count }
@@ -59,7 +61,7 @@ final class AttachInbox: Sendable {
         let cost = messages.reduce(0) { $0 + $1.cost }
         let (wasEmpty, full) = queue.withLock { q in
             let empty = q.isEmpty
-            q.messages.append(contentsOf: messages)
+            q.messages.append(contentsOf: messages.lazy.map { $0 })
             q.cost += cost
             return (empty, q.cost > Self.maxQueued)
         }
@@ -76,6 +78,9 @@ final class AttachInbox: Sendable {
         _ = write(wakeWrite, &b, 1)
     }
 
+    /// Messages the queue still holds (tests: a taken one is not among them).
+    var messagesHeld: Int { queue.withLock { q in q.messages.reduce(0) { $0 + ($1 == nil ? 0 : 1) } } }
+
     /// Readable while messages wait (nil when no pipe could be made).
     var wakeDescriptor: Int32? { wakeRead >= 0 ? wakeRead : nil }
 
@@ -90,11 +95,13 @@ final class AttachInbox: Sendable {
             let wasFull = q.cost > Self.maxQueued
             var end = q.head
             var taken = 0
-            while end < q.messages.count && (end == q.head || taken + q.messages[end].cost <= limit) {
-                taken += q.messages[end].cost
+            var out: [Message] = []
+            while end < q.messages.count, let next = q.messages[end], end == q.head || taken + next.cost <= limit {
+                taken += next.cost
+                out.append(next)
+                q.messages[end] = nil
                 end += 1
             }
-            let out = Array(q.messages[q.head..<end])
             q.cost -= taken
             q.head = end
             if q.isEmpty {

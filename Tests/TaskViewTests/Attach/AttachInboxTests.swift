@@ -40,6 +40,18 @@ import Testing
         #expect(inbox.drain(limit: 4096).map(\.cost) == [1])
     }
 
+    @Test func aTakenMessageIsLetGoWhileOthersStillWait() {
+        // A viewer that lags keeps a queue that never empties: what it took must not stay
+        // behind in it (it held tens of MiB of events under a flood).
+        let inbox = AttachInbox()
+        inbox.post((0..<5).map { _ in Self.events(100) })
+        #expect(inbox.drain(limit: 300).map(\.cost) == [100, 100, 100])
+        #expect(inbox.messagesHeld == 2)
+        inbox.post([Self.events(100)])
+        #expect(inbox.drain(limit: 100).map(\.cost) == [100])
+        #expect(inbox.messagesHeld == 2)
+    }
+
     @Test func aPostThatFindsTheInboxFullReturnsOnceTheDashboardTakesSome() async {
         let inbox = AttachInbox()
         inbox.post([Self.events(AttachInbox.maxQueued)])
