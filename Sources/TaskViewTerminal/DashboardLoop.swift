@@ -108,7 +108,7 @@ package enum DashboardLoop {
                 pacer.keyPressed()
             }
             let elapsed = monotonicSeconds() - t0
-            if (pressed || pacer.takesData(at: elapsed)) && source.tick(realElapsed: elapsed, model: &model) {
+            if pacer.takesData(at: elapsed, afterKey: pressed) && source.tick(realElapsed: elapsed, model: &model) {
                 pacer.changed()
             }
         }

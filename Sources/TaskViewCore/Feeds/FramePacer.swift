@@ -48,6 +48,15 @@ package struct FramePacer: Sendable {
         !takesDataPerFrame || !dirty || now >= nextFrame
     }
 
+    /// Whether the loop takes the source's data at `now`, `pressed` telling whether it has
+    /// just handled a key. A key's answer is drawn before a per-frame source's next batch
+    /// (up to a tick's worth of events, or a resync's whole snapshot) is taken: the batch
+    /// comes right after that frame. Other sources (a replay seeking on a key) take their
+    /// data at once, so the frame shows what the key did.
+    package func takesData(at now: Double, afterKey pressed: Bool) -> Bool {
+        pressed ? !takesDataPerFrame : takesData(at: now)
+    }
+
     /// How long the loop may wait at `now`: the source's own next tick, or the pending
     /// frame if that comes first.
     package func wait(at now: Double, sourceWait: Double) -> Double {

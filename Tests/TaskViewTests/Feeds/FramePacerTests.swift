@@ -73,4 +73,21 @@ import Testing
         #expect(pacer.shouldDraw(at: 100.01) && pacer.takesData(at: 100.01))
         #expect(pacer.draws == 2)
     }
+
+    @Test func aKeyIsDrawnBeforeAnAttachedProgramsNextBatchIsTaken() {
+        // A flood keeps a batch (or a resync's snapshot) waiting at every turn: the key's
+        // frame must not wait for it.
+        var attach = FramePacer(takesDataPerFrame: true)
+        attach.drew(at: 0)
+        attach.keyPressed()
+        #expect(!attach.takesData(at: 0.01, afterKey: true))
+        #expect(attach.shouldDraw(at: 0.01))
+        attach.drew(at: 0.01)
+        #expect(attach.takesData(at: 0.011, afterKey: false)) // right after the key's frame
+        // A replay seeks on a key: its data is taken first, so the frame shows the seek.
+        var replay = FramePacer(takesDataPerFrame: false)
+        replay.drew(at: 0)
+        replay.keyPressed()
+        #expect(replay.takesData(at: 0.01, afterKey: true))
+    }
 }
