@@ -42,8 +42,8 @@ extension AttachTree {
         keep.reserveCapacity(nodes.count)
         var isNew: [Bool] = []
         isNew.reserveCapacity(nodes.count)
-        for n in nodes {
-            let r = Int(n.id)
+        for k in nodes.indices {
+            let r = Int(nodes[k].id)
             let known = previous[r].flatMap { tree.contains($0) ? $0 : nil }
             let l = known ?? allocate()
             localAt.append(l)
@@ -70,8 +70,8 @@ extension AttachTree {
         var childCount = [Int](repeating: 0, count: nodes.count)
         var rowCount = tree.contains(row) ? tree[row].children.count : 0
         for k in order {
-            let n = nodes[k]
-            if n.parent >= 0, let q = position(Int(n.parent)) {
+            let parent = Int(nodes[k].parent)
+            if parent >= 0, let q = position(parent) {
                 parents.append(localAt[q])
                 indices.append(childCount[q])
                 childCount[q] += 1
@@ -155,10 +155,9 @@ extension AttachTree {
             nodes, order: order, parents: parents, localAt: localAt, keep: keep, time: t, start: start, end: end)
         let bulk = tree.canLoad(loaded, under: row)
         for (o, k) in order.enumerated() {
-            let n = nodes[k]
             emit(
                 .added(
-                    id: NodeID(localAt[k]), kind: n.kind, name: n.name, weight: n.weight,
+                    id: NodeID(localAt[k]), kind: nodes[k].kind, name: nodes[k].name, weight: nodes[k].weight,
                     parent: NodeID(parents[o]), index: indices[o]), at: t, into: &tree, absorb: !bulk)
         }
         for k in order where nodes[k].refOf >= 0 {
@@ -171,15 +170,14 @@ extension AttachTree {
                 at: start(nodes[k]), into: &tree, absorb: !bulk)
         }
         for k in order.reversed() where nodes[k].state.isSettled {
-            let n = nodes[k]
             emit(
-                .stateChanged(id: NodeID(localAt[k]), state: n.state, failed: n.failed, message: n.message),
-                at: end(n), into: &tree, absorb: !bulk)
+                .stateChanged(
+                    id: NodeID(localAt[k]), state: nodes[k].state, failed: nodes[k].failed, message: nodes[k].message),
+                at: end(nodes[k]), into: &tree, absorb: !bulk)
         }
         for k in order where Self.hasOwnProgress(nodes[k]) {
-            let n = nodes[k]
             emit(
-                .progress(id: NodeID(localAt[k]), progress: TaskProgress(n.fraction, info: n.info)),
+                .progress(id: NodeID(localAt[k]), progress: TaskProgress(nodes[k].fraction, info: nodes[k].info)),
                 at: t, into: &tree, absorb: !bulk)
         }
         if bulk { tree.load(loaded, sequence: sequence, time: t) }
@@ -242,31 +240,34 @@ extension AttachTree {
     ) -> [TreeModel.Loaded] {
         var out: [TreeModel.Loaded] = []
         out.reserveCapacity(order.count)
-        for (o, k) in order.enumerated() {
-            let n = nodes[k]
-            var node = TreeModel.Node()
-            node.kind = n.kind
-            node.name = Sanitizer.clean(n.name)
-            node.weight = n.weight
-            node.addedAt = t
-            if n.refOf >= 0, let of = keep[Int(n.refOf)] { node.refOf = Int32(of) }
-            if Self.began(n) {
-                node.state = .executing
-                node.startedAt = start(n)
+        // Read in place: a snapshot node is 256 bytes and a dozen references, which a copy
+        // per node retained and released (a resync's thousands of nodes, in one tick).
+        nodes.withUnsafeBufferPointer { b in
+            for (o, k) in order.enumerated() {
+                var node = TreeModel.Node()
+                node.kind = b[k].kind
+                node.name = Sanitizer.clean(b[k].name)
+                node.weight = b[k].weight
+                node.addedAt = t
+                if b[k].refOf >= 0, let of = keep[Int(b[k].refOf)] { node.refOf = Int32(of) }
+                if Self.began(b[k]) {
+                    node.state = .executing
+                    node.startedAt = start(b[k])
+                }
+                if b[k].state.isSettled {
+                    node.state = b[k].state
+                    node.failed = b[k].failed
+                    node.message = b[k].failed ? b[k].message : nil
+                    node.endedAt = end(b[k])
+                    if b[k].state == .completed && !b[k].failed { node.fraction = 1 }
+                }
+                if Self.hasOwnProgress(b[k]) {
+                    let p = TaskProgress(b[k].fraction, info: b[k].info)
+                    node.fraction = p.fraction
+                    node.info = p.info
+                }
+                out.append(TreeModel.Loaded(id: localAt[k], parent: parents[o], node: node))
             }
-            if n.state.isSettled {
-                node.state = n.state
-                node.failed = n.failed
-                node.message = n.failed ? n.message : nil
-                node.endedAt = end(n)
-                if n.state == .completed && !n.failed { node.fraction = 1 }
-            }
-            if Self.hasOwnProgress(n) {
-                let p = TaskProgress(n.fraction, info: n.info)
-                node.fraction = p.fraction
-                node.info = p.info
-            }
-            out.append(TreeModel.Loaded(id: localAt[k], parent: parents[o], node: node))
         }
         return out
     }

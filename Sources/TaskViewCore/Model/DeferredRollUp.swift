@@ -28,7 +28,7 @@ extension TreeModel {
     /// Applies the kept deltas: each touched node gets the sum of the deltas kept at it and
     /// below it, counted from the touched nodes with no touched child upwards (a topological
     /// pass over the paths to the roots). Deferring goes on; a change of structure that reads
-    /// `subtree` (a re-added or dropped node) calls it first.
+    /// `subtree` (a re-added node, a restart's attempt) calls it first.
     mutating func flushRollUp() {
         guard let pending = pendingRollUp, !pending.isEmpty else { return }
         pendingRollUp = [:]

@@ -80,14 +80,39 @@ extension TreeModel {
             if at < kids.count && kids[at] == Int32(i) {
                 kids.remove(at: at)
                 from = at // the siblings before it keep their places
-            } else {
-                kids.removeAll { $0 == Int32(i) }
+            } else if let k = kids.firstIndex(of: Int32(i)) {
+                // Positions not yet renumbered in this batch: a server drops its oldest
+                // request, near the front of thousands of siblings.
+                kids.remove(at: k)
+                from = k
             }
             nodes[p].children = kids
             reindex(p, from: from)
             addToAncestors(from: p, SubtreeCounts() &- nodes.read(i) { $0.subtree })
         }
         nodes[i].parent = -1
+    }
+
+    /// Detaches several children of `p` in one pass over its list: a resync drops thousands
+    /// of a program row's children at once, which one by one shifted the row's list per child.
+    private mutating func detach(_ leaving: [Int], from p: Int) {
+        guard leaving.count > 1 else {
+            if let i = leaving.first { detach(i) }
+            return
+        }
+        let set = Set(leaving.map { Int32($0) })
+        var kids = nodes[p].children
+        nodes[p].children = []
+        let from = kids.firstIndex { set.contains($0) } ?? kids.count
+        kids.removeAll { set.contains($0) }
+        nodes[p].children = kids
+        reindex(p, from: from)
+        var total = SubtreeCounts()
+        for i in leaving {
+            total &+= nodes.read(i) { $0.subtree }
+            nodes[i].parent = -1
+        }
+        addToAncestors(from: p, SubtreeCounts() &- total)
     }
 
     private mutating func attach(_ i: Int, to p: Int, at index: Int) {
@@ -206,25 +231,36 @@ extension TreeModel {
     }
 
     private mutating func drop(_ ids: [NodeID]) {
-        flushRollUp() // detaching reads subtree counts
         let gone = Set(ids.map(\.rawValue))
-        for i in gone.sorted() where contains(i) {
+        // No roll-up first: a delta kept at a node has reached neither it nor its ancestors,
+        // so its parent's list loses the node's counts without it, and a delta kept inside
+        // what goes goes with it (a server drops a request every few events of a batch).
+        if pendingRollUp?.isEmpty == false {
+            for i in gone { pendingRollUp![Int32(truncatingIfNeeded: i)] = nil }
+        }
+        let sorted = gone.sorted()
+        var leaving: [Int: [Int]] = [:] // by parent: each parent's list is gone through once
+        for i in sorted where contains(i) {
             let p = Int(nodes[i].parent)
             if p < 0 {
                 rootTombstones += 1
             } else if contains(p) && !gone.contains(p) {
-                detach(i)
+                leaving[p, default: []].append(i)
             }
+        }
+        for (p, children) in leaving { detach(children, from: p) }
+        for i in sorted where contains(i) {
             countNode(nodes[i].display, nodes[i].counted, -1)
             nodes[i] = Node()
-            outputs[i] = nil
-            commands[i] = nil
-            attributes[i] = nil
+            // Most of these are empty for a server's requests: no hashing then.
+            if !outputs.isEmpty { outputs[i] = nil }
+            if !commands.isEmpty { commands[i] = nil }
+            if !attributes.isEmpty { attributes[i] = nil }
             if !usages.isEmpty { usages[i] = nil }
-            runningSince[i] = nil
+            if !runningSince.isEmpty { runningSince[i] = nil }
             if !warnings.isEmpty { clearWarnings(i) }
-            logs[i] = nil
-            logCounts[i] = nil
+            if !logs.isEmpty { logs[i] = nil }
+            if !logCounts.isEmpty { logCounts[i] = nil }
             if !droppedSummaries.isEmpty { droppedSummaries[i] = nil }
         }
         structureVersion &+= 1
