@@ -167,6 +167,10 @@ if lat:
         lat[len(lat) // 2], lat[min(len(lat) - 1, len(lat) * 95 // 100)], lat[-1], len(lat),
         ", %d unanswered in 5 s" % timeouts if timeouts else ""))
 print("| server RSS by requests | %s |" % ", ".join("%dk: %s" % (n // 1000, mib(k)) for n, k, _ in marks))
+by_mark = {}  # the viewer's largest RSS while the server's last figure was at n requests
+for n, k in viewer_rss:
+    by_mark[n] = max(k, by_mark.get(n, 0))
+print("| viewer RSS by requests | %s |" % ", ".join("%dk: %s" % (n // 1000, mib(k)) for n, k in sorted(by_mark.items())))
 # One truth: a dropped request counts once, a kept one as its span and three scopes.
 expected = sum(dropped_roots) + (REQUESTS - sum(dropped_roots)) * 4
 try:
