@@ -41,37 +41,23 @@ import Testing
     @Test func oneDropOfManySiblingsKeepsTheRestInOrderWithTheirCounts() {
         // A resync drops what the program no longer has in one event: thousands of a
         // program row's children, each with a child of its own, gone in one pass.
-        var tree = TreeModel()
-        var seq: UInt64 = 0
-        func send(_ change: GraphChange) {
-            seq += 1
-            tree.absorb(GraphEvent(sequence: seq, time: 0, change: change))
-        }
-        send(.added(id: NodeID(0), kind: NodeKind.concurrent, name: "server", weight: 1, parent: nil, index: nil))
+        var s = EventScript()
+        s.add(0, "server", kind: NodeKind.concurrent)
         for id in 1...3000 {
-            send(.added(id: NodeID(id), kind: NodeKind.task, name: "r\(id)", weight: 1, parent: NodeID(0), index: nil))
-            send(
-                .added(
-                    id: NodeID(10_000 + id), kind: NodeKind.task, name: "s\(id)", weight: 1, parent: NodeID(id),
-                    index: nil))
-            send(.stateChanged(id: NodeID(id), state: .executing, failed: false, message: nil))
-            if id % 3 == 0 { send(.stateChanged(id: NodeID(id), state: .completed, failed: false, message: nil)) }
+            s.add(id, "r\(id)", parent: 0)
+            s.add(10_000 + id, "s\(id)", parent: id)
+            s.start(id)
+            if id % 3 == 0 { s.succeed(id) }
         }
+        let before = s.events.count
+        // Counts still kept at nodes when the drop comes: some of the dropped, some not.
+        for id in [1, 2, 5, 8, 2999] { s.start(10_000 + id) }
         let odd = (1...3000).filter { $0 % 2 == 1 }
+        s.emit(.dropped(ids: odd.flatMap { [NodeID(10_000 + $0), NodeID($0)] }))
+        var tree = TreeModel()
+        for e in s.events[..<before] { tree.absorb(e) }
         tree.withDeferredRollUp { tree in
-            // Counts still kept at nodes when the drop comes: some of the dropped, some not.
-            for id in [1, 2, 5, 8, 2999] {
-                seq += 1
-                tree.absorb(
-                    GraphEvent(
-                        sequence: seq, time: 1,
-                        change: .stateChanged(id: NodeID(10_000 + id), state: .executing, failed: false, message: nil)))
-            }
-            seq += 1
-            tree.absorb(
-                GraphEvent(
-                    sequence: seq, time: 1,
-                    change: .dropped(ids: odd.flatMap { [NodeID(10_000 + $0), NodeID($0)] })))
+            for e in s.events[before...] { tree.absorb(e) }
         }
         let kids = tree[0].children.map { Int($0) }
         #expect(kids == Array(stride(from: 2, through: 3000, by: 2)))
