@@ -8,28 +8,17 @@ import Testing
 /// them all each time. After the batch every position is right again.
 @Suite struct DeferredReindexTests {
     @Test func positionsAreRightAfterABatchOfDropsAndInsertsAtTheFront() {
+        var s = EventScript()
+        s.add(0, "server", kind: NodeKind.concurrent)
+        for id in 1...1000 { s.add(id, "r\(id)", parent: 0) }
+        let before = s.events.count
+        for id in 1...500 { s.emit(.dropped(ids: [NodeID(id)])) }
+        s.emit(.added(id: NodeID(2000), kind: NodeKind.task, name: "first", weight: 1, parent: NodeID(0), index: 0))
+        s.emit(.added(id: NodeID(2001), kind: NodeKind.task, name: "third", weight: 1, parent: NodeID(0), index: 2))
         var tree = TreeModel()
-        var seq: UInt64 = 0
-        func send(_ change: GraphChange, into tree: inout TreeModel) {
-            seq += 1
-            tree.absorb(GraphEvent(sequence: seq, time: 0, change: change))
-        }
-        send(
-            .added(id: NodeID(0), kind: NodeKind.concurrent, name: "server", weight: 1, parent: nil, index: nil),
-            into: &tree)
-        for id in 1...1000 {
-            send(
-                .added(id: NodeID(id), kind: NodeKind.task, name: "r\(id)", weight: 1, parent: NodeID(0), index: nil),
-                into: &tree)
-        }
+        for e in s.events[..<before] { tree.absorb(e) }
         tree.withDeferredRollUp { tree in
-            for id in 1...500 { send(.dropped(ids: [NodeID(id)]), into: &tree) }
-            send(
-                .added(id: NodeID(2000), kind: NodeKind.task, name: "first", weight: 1, parent: NodeID(0), index: 0),
-                into: &tree)
-            send(
-                .added(id: NodeID(2001), kind: NodeKind.task, name: "third", weight: 1, parent: NodeID(0), index: 2),
-                into: &tree)
+            for e in s.events[before...] { tree.absorb(e) }
         }
         let kids = tree[0].children.map { Int($0) }
         #expect(kids.count == 502)
