@@ -29,11 +29,12 @@ package enum Signals {
         tv_unblock_signals()
     }
 
-    /// Caps the process's malloc arenas at two (glibc; elsewhere nothing): memory one
-    /// thread allocates and another frees is reused instead of spread over many arenas.
-    /// Call at program start, before other threads exist.
-    package static func limitMallocArenas() {
-        tv_limit_malloc_arenas()
+    /// Caps the process's malloc arenas at two and fixes its mmap threshold at 256 KiB
+    /// (glibc; elsewhere nothing): memory one thread allocates and another frees is reused
+    /// instead of spread over many arenas, and large arrays are mapped and unmapped instead
+    /// of fragmenting the arenas. Call at program start, before other threads exist.
+    package static func tuneMalloc() {
+        tv_tune_malloc()
     }
 
     /// Installs the handlers (before curses starts, so ncurses keeps its hands off them).

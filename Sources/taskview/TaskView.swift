@@ -50,7 +50,7 @@ struct TaskView: ParsableCommand {
 enum Main {
     static func main() {
         Signals.unblockAll()
-        Signals.limitMallocArenas()
+        Signals.tuneMalloc()
         let args = JobsArgument.normalize(Array(CommandLine.arguments.dropFirst()))
         let status: Int32
         let names = Set(TaskView.subcommandTypes.map { $0._commandName })
