@@ -89,6 +89,9 @@ package struct AttachTree {
     }
     private var nextLocal = 0
     var sequence: UInt64 = 0
+    /// The program whose dropped roots a root name counts (the first to report it); another
+    /// program's roots of that name count under `rootName(_:of:)`'s longer name.
+    private var rootNameProgram: [String: Int] = [:]
 
     /// No programs yet.
     package init() {}
@@ -272,6 +275,8 @@ package struct AttachTree {
                 locals.append(NodeID(l))
             }
             if !locals.isEmpty { emit(.dropped(ids: locals), at: t, into: &tree) }
+        case .summary(id: nil, let root?, let summary):
+            emit(.summary(id: nil, root: rootName(root, of: p), summary: summary), at: t, into: &tree)
         default:
             // Every other change is about nodes the program already named: only ids change.
             // The map is read in place: a copy taken before `added` or `dropped` changed it
@@ -280,6 +285,15 @@ package struct AttachTree {
             guard let change = e.change.mappingIDs({ known[$0.rawValue].map { NodeID($0) } }) else { return }
             emit(change, at: t, into: &tree)
         }
+    }
+
+    /// The name program `p`'s dropped roots called `name` count under: `name` for the first
+    /// program to report it, `name (LABEL)` for another (two replicas of one server): each
+    /// program's summary replaces only its own, so the header counts every program's.
+    mutating func rootName(_ name: String, of p: Int) -> String {
+        let first = rootNameProgram[name] ?? p
+        rootNameProgram[name] = first
+        return first == p ? name : "\(name) (\(programs[p].label))"
     }
 
     private mutating func setStatus(_ p: Int, _ status: Status, tree: inout TreeModel, now: Double) {

@@ -48,4 +48,29 @@ import Testing
         #expect(tree.droppedSummaries[server]?.succeeded == 90)
         #expect(tree.counts[DisplayState.succeeded.rawValue] == 19_000 + 1_000 + 90)
     }
+
+    /// Two replicas of one server, both with dropped `GET /fast` roots: the header counts
+    /// both, and each replica's later summary replaces only its own.
+    @Test func twoProgramsWithTheSameRootNamesAreBothCounted() throws {
+        var a = AttachTree()
+        var tree = TreeModel()
+        let one = a.addProgram(name: "/s/1.sock", pid: nil)
+        let two = a.addProgram(name: "/s/2.sock", pid: nil)
+        try a.apply(AttachLines.header(pid: 11) + Self.snapshot(seq: 1, children: 40), program: one, tree: &tree)
+        try a.apply(AttachLines.header(pid: 12) + Self.snapshot(seq: 1, children: 60), program: two, tree: &tree)
+        let secondFast = try #require(tree.droppedRoots.keys.first { $0.hasPrefix("GET /fast (") })
+        #expect(secondFast.contains("pid 12"))
+        #expect(tree.droppedRoots["GET /fast"]?.succeeded == 9000)
+        #expect(tree.droppedRoots[secondFast]?.succeeded == 9000)
+        #expect(tree.droppedRoots.count == 4)
+        // 2 × (9,000 + 1,000) dropped roots, 40 + 60 dropped children; 2 × 2 failed.
+        #expect(tree.counts[DisplayState.succeeded.rawValue] == 20_100)
+        #expect(tree.counts[DisplayState.failed.rawValue] == 4)
+        let later = ChildSummary(succeeded: 9500, failed: 0, cancelled: 0)
+        let event = GraphEvent(sequence: 2, time: 2, change: .summary(id: nil, root: "GET /fast", summary: later))
+        a.apply(.events([event]), program: two, tree: &tree, now: 0)
+        #expect(tree.droppedRoots["GET /fast"]?.succeeded == 9000)
+        #expect(tree.droppedRoots[secondFast]?.succeeded == 9500)
+        #expect(tree.counts[DisplayState.succeeded.rawValue] == 20_600)
+    }
 }
