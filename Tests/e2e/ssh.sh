@@ -68,9 +68,12 @@ start_program() {
     PROG_SOCK=$(sed -n 's/^serving at //p' "$PROG_OUT" | head -1)
 }
 
-# Nothing of a session is left: no ssh forward, no temporary directory.
+tmp_empty() { [ -z "$(ls -A "$WORK/tmp")" ]; }
+
+# Nothing of a session is left (within 10 s): no ssh forward, no temporary directory.
 nothing_left() {
     local left
+    poll 10 tmp_empty
     left=$(ls -A "$WORK/tmp")
     [ -z "$left" ] || { echo "  left in TMPDIR: $left"; return 1; }
     if pgrep -f -- "-L $WORK/tmp/" >/dev/null; then echo "  an ssh forward is still running"; return 1; fi
@@ -99,7 +102,7 @@ test_list_without_remote_taskview() {
 }
 
 test_attach_cancel_quit() {
-    local s=attach_ssh
+    local s=$NAME # run_test ends the session, also when a step fails
     start_program remote || return 1
     local pid
     pid=$("$BIN" attach --ssh 127.0.0.1 --list | sed -n "s/^\([0-9]*\)  remote  .*/\1/p" | head -1)
@@ -108,13 +111,15 @@ test_attach_cancel_quit() {
     sleep 0.3
     keys $s "'$BIN' attach --ssh 127.0.0.1 --no-record $pid; echo EXIT=\$?" Enter
     wait_for $s 'remote \(pid [0-9]+\) .*connected' 30 || { show $s; return 1; }
+    # Down to a node of the program (not its row) and `x`, each step awaited: a busy machine
+    # draws late, and a key pressed before the prompt is drawn answers it.
     local i=0 name=""
-    keys $s j
     while [ $i -lt 15 ] && [ -z "$name" ]; do
         keys $s j x
-        sleep 0.4
-        name=$(screen $s | sed -n 's/.*Cancel \(.*\) in .* (pid [0-9]*)\( and its [0-9]* running subtasks\{0,1\}\| (it is running)\)\{0,1\}? \[y\/N\].*/\1/p' | head -1)
         i=$((i + 1))
+        poll 10 on_screen $s '\[y/N\]' || continue
+        name=$(screen $s | sed -n 's/.*Cancel \(.*\) in .* (pid [0-9]*)\( and its [0-9]* running subtasks\{0,1\}\| (it is running)\)\{0,1\}? \[y\/N\].*/\1/p' | head -1)
+        [ -n "$name" ] || { keys $s n; poll 10 off_screen $s '\[y/N\]'; }
     done
     [ -n "$name" ] || { echo "  no cancel prompt"; show $s; return 1; }
     keys $s y
