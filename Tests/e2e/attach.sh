@@ -124,9 +124,11 @@ test_cancel_subtree() {
     sleep 0.3
     keys $s "stty -g > '$WORK/$s.before'; '$BIN' attach --record '$WORK/attach.jsonl' '$PROG_SOCK'; echo EXIT=\$?; stty -g > '$WORK/$s.after'" Enter
     wait_for $s '\(pid [0-9]+\) .*connected' 30 || return 1
-    # Down to a node of the program (not its row) and `x`, each step awaited: a busy machine
-    # draws late, and a key pressed before the prompt is drawn answers it.
+    # Down to the first node below the program's root (cancelling the root would end the
+    # program) and `x`, each step awaited: a busy machine draws late, and a key pressed
+    # before the prompt is drawn answers it.
     local i=0 name=""
+    keys $s j
     while [ $i -lt 15 ] && [ -z "$name" ]; do
         keys $s j x
         i=$((i + 1))

@@ -111,9 +111,11 @@ test_attach_cancel_quit() {
     sleep 0.3
     keys $s "'$BIN' attach --ssh 127.0.0.1 --no-record $pid; echo EXIT=\$?" Enter
     wait_for $s 'remote \(pid [0-9]+\) .*connected' 30 || { show $s; return 1; }
-    # Down to a node of the program (not its row) and `x`, each step awaited: a busy machine
-    # draws late, and a key pressed before the prompt is drawn answers it.
+    # Down to the first node below the program's root (cancelling the root would end the
+    # program) and `x`, each step awaited: a busy machine draws late, and a key pressed
+    # before the prompt is drawn answers it.
     local i=0 name=""
+    keys $s j
     while [ $i -lt 15 ] && [ -z "$name" ]; do
         keys $s j x
         i=$((i + 1))
