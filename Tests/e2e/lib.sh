@@ -106,6 +106,24 @@ on_screen() { screen "$1" | grep -qE -- "$2"; }
 off_screen() { ! on_screen "$@"; }
 in_file() { grep -qE -- "$2" "$1" 2>/dev/null; }
 
+# cancel_prompt SESSION: in an attach dashboard, down to the first node below the program's
+# root (cancelling the root would end the program) and `x`, one row further on each try,
+# until a prompt to cancel a node of a program is drawn; prints that node's name (nothing
+# after 15 tries). Each step is awaited: a busy machine draws late, and a key pressed before
+# the prompt is drawn answers it.
+cancel_prompt() {
+    local s=$1 i=0 name=""
+    keys $s j
+    while [ $i -lt 15 ] && [ -z "$name" ]; do
+        keys $s j x
+        i=$((i + 1))
+        poll 10 on_screen $s '\[y/N\]' || continue
+        name=$(screen $s | sed -n 's/.*Cancel \(.*\) in .* (pid [0-9]*)\( and its [0-9]* running subtasks\{0,1\}\| (it is running)\)\{0,1\}? \[y\/N\].*/\1/p' | head -1)
+        [ -n "$name" ] || { keys $s n; poll 10 off_screen $s '\[y/N\]'; }
+    done
+    printf '%s' "$name"
+}
+
 # wait_for SESSION REGEX [SECONDS]: REGEX on the screen within SECONDS (30); else the screen.
 wait_for() {
     poll "${3:-30}" on_screen "$1" "$2" && return 0

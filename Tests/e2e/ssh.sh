@@ -111,18 +111,8 @@ test_attach_cancel_quit() {
     sleep 0.3
     keys $s "'$BIN' attach --ssh 127.0.0.1 --no-record $pid; echo EXIT=\$?" Enter
     wait_for $s 'remote \(pid [0-9]+\) .*connected' 30 || { show $s; return 1; }
-    # Down to the first node below the program's root (cancelling the root would end the
-    # program) and `x`, each step awaited: a busy machine draws late, and a key pressed
-    # before the prompt is drawn answers it.
-    local i=0 name=""
-    keys $s j
-    while [ $i -lt 15 ] && [ -z "$name" ]; do
-        keys $s j x
-        i=$((i + 1))
-        poll 10 on_screen $s '\[y/N\]' || continue
-        name=$(screen $s | sed -n 's/.*Cancel \(.*\) in .* (pid [0-9]*)\( and its [0-9]* running subtasks\{0,1\}\| (it is running)\)\{0,1\}? \[y\/N\].*/\1/p' | head -1)
-        [ -n "$name" ] || { keys $s n; poll 10 off_screen $s '\[y/N\]'; }
-    done
+    local name
+    name=$(cancel_prompt $s)
     [ -n "$name" ] || { echo "  no cancel prompt"; show $s; return 1; }
     keys $s y
     wait_file "$PROG_OUT" "^cancelled: .*\(attach\)" 20 || { echo "  the cancel did not reach the program"; return 1; }
