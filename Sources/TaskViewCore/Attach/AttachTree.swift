@@ -291,8 +291,10 @@ package struct AttachTree {
     /// program to report it, `name (LABEL)` for another (two replicas of one server): each
     /// program's summary replaces only its own, so the header counts every program's.
     mutating func rootName(_ name: String, of p: Int) -> String {
-        let first = rootNameProgram[name] ?? p
-        rootNameProgram[name] = first
+        guard let first = rootNameProgram[name] else {
+            rootNameProgram[name] = p
+            return name
+        }
         return first == p ? name : "\(name) (\(programs[p].label))"
     }
 
